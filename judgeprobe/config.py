@@ -1,0 +1,134 @@
+"""Sweep configuration: one TOML file (``experiments/*.toml``), validated with pydantic.
+
+With no file the defaults below are the default sweep: the bundled sample, the four cue
+conditions with the Baseline protocol, against the embedded judge at its default URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from judgeprobe import JudgeprobeError
+from judgeprobe.engine.request import Sampling
+from judgeprobe.engine.structured import BACKENDS
+
+EMBEDDED_URL = "http://127.0.0.1:8080/v1"
+
+#: How to start the servers this project knows, for the "unreachable" error.
+SERVE_HINTS = {
+    "gemma3-270m": "make serve-gemma",
+    "smollm2-135m": "make serve-smollm2",
+}
+
+
+class JudgeConfig(BaseModel):
+    """One judge endpoint: an OpenAI-compatible server, swapped by URL."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9._-]+$")
+    url: str = Field(pattern=r"^https?://")
+    model: str = ""  # "" = the first model the server lists
+    backend: str = "auto"
+    concurrency: int = Field(default=4, ge=1, le=1024)
+    rate_limit: float = Field(default=0.0, ge=0.0)  # requests/second; 0 = no cap
+    api_key_env: str = ""  # name of the environment variable holding the key; never the key
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        if value != "auto" and value not in BACKENDS:
+            raise ValueError(f"backend must be auto or one of {', '.join(BACKENDS)}")
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _strip_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    def serve_hint(self) -> str:
+        if self.name in SERVE_HINTS:
+            return f"start it with `{SERVE_HINTS[self.name]}`"
+        return f"start it with `make serve-{self.name}-vllm` or your own server"
+
+
+class EngineConfig(BaseModel):
+    """Reliability knobs: re-asks, transport retries, timeouts and deadlines."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_reasks: int = Field(default=2, ge=0)
+    max_attempts: int = Field(default=6, ge=1)
+    attempt_timeout_s: float = Field(default=180.0, gt=0)
+    request_deadline_s: float = Field(default=900.0, gt=0)
+    sweep_deadline_s: float | None = Field(default=None, gt=0)
+    backoff_base_s: float = Field(default=0.5, ge=0)
+    backoff_cap_s: float = Field(default=30.0, ge=0)
+
+
+def _default_judges() -> list[JudgeConfig]:
+    return [JudgeConfig(name="gemma3-270m", url=EMBEDDED_URL, concurrency=4)]
+
+
+class SweepConfig(BaseModel):
+    """A whole sweep: items × judges × protocols × conditions × orders × seeds."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(default="default", pattern=r"^[A-Za-z0-9._-]+$")
+    items: str = "bundled:sample"  # or a path to a .jsonl / .parquet candidate set
+    protocols: list[Literal["baseline"]] = Field(default_factory=lambda: ["baseline"])
+    conditions: list[str] = Field(default_factory=lambda: ["Blind", "True", "Flip", "Placebo"])
+    order: Literal["random", "12", "21", "both"] = "random"
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
+    limit: int = Field(default=0, ge=0)  # 0 = every item
+    sampling: Sampling = Field(default_factory=Sampling)
+    engine: EngineConfig = Field(default_factory=EngineConfig)
+    judges: list[JudgeConfig] = Field(default_factory=_default_judges, min_length=1)
+    cues: dict[str, dict[str, Any]] = Field(default_factory=dict)  # user-defined conditions
+
+    @field_validator("judges")
+    @classmethod
+    def _unique_names(cls, judges: list[JudgeConfig]) -> list[JudgeConfig]:
+        names = [j.name for j in judges]
+        if len(set(names)) != len(names):
+            raise ValueError("judge names must be unique")
+        return judges
+
+    def digest(self) -> str:
+        """Hash of everything that decides the requests (judge URLs excluded: swappable)."""
+        body = self.model_dump(exclude={"judges"})
+        body["judges"] = [j.name for j in self.judges]
+        return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+
+
+def load_config(path: Path | None) -> SweepConfig:
+    """Read and validate a TOML config; any problem is one JudgeprobeError line."""
+    if path is None:
+        return SweepConfig()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise JudgeprobeError(f"config {path}: no such file") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise JudgeprobeError(f"config {path}: not valid TOML: {exc}") from None
+    try:
+        return SweepConfig.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "config"
+        raise JudgeprobeError(f"config {path}: {where}: {err['msg']}") from None
+
+
+def parse_judge_flag(flag: str) -> tuple[str, str]:
+    """``NAME=URL`` from the command line."""
+    name, sep, url = flag.partition("=")
+    if not sep or not name or not url:
+        raise JudgeprobeError(f"--judge {flag!r}: expected NAME=URL")
+    return name, url

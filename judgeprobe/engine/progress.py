@@ -1,0 +1,86 @@
+"""rich progress for a sweep: done/total, requests/s, errors, invalid, ETA.
+
+Updates are counters plus one ``Progress.update`` call; rich redraws at a fixed rate, so
+the cost does not grow with the number of requests.
+"""
+
+from __future__ import annotations
+
+import time
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from judgeprobe.engine.store import Result
+
+
+class SweepProgress:
+    """Counts outcomes and shows them; usable with ``enabled=False`` for quiet runs."""
+
+    def __init__(self, total: int, console: Console | None = None, enabled: bool = True) -> None:
+        self.total = total
+        self.valid = self.invalid = self.cached = self.retries = 0
+        self._start = time.monotonic()
+        self._progress = Progress(
+            TextColumn("[bold]judging"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[rate]:.2f} req/s"),
+            TextColumn("[green]{task.fields[valid]} ok[/] [yellow]{task.fields[invalid]} invalid[/]"),
+            TextColumn("{task.fields[retries]} retries · {task.fields[cached]} cached"),
+            TimeRemainingColumn(),
+            console=console,
+            disable=not enabled,
+            refresh_per_second=4,
+        )
+        self._task = self._progress.add_task(
+            "judging", total=total, rate=0.0, valid=0, invalid=0, retries=0, cached=0
+        )
+
+    def __enter__(self) -> SweepProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._refresh()
+        self._progress.stop()
+
+    @property
+    def done(self) -> int:
+        return self.valid + self.invalid + self.cached
+
+    def skipped(self, n: int = 1) -> None:
+        """Requests already in the store (resume) or duplicates of one in flight."""
+        self.cached += n
+        self._refresh()
+
+    def finished(self, result: Result) -> None:
+        if result.status == "valid":
+            self.valid += 1
+        else:
+            self.invalid += 1
+        self.retries += max(0, result.attempts - 1 - result.reasks)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        elapsed = max(1e-9, time.monotonic() - self._start)
+        self._progress.update(
+            self._task,
+            completed=self.done,
+            rate=(self.valid + self.invalid) / elapsed,
+            valid=self.valid,
+            invalid=self.invalid,
+            retries=self.retries,
+            cached=self.cached,
+        )

@@ -1,0 +1,62 @@
+"""A request to a judge endpoint and the content key it is stored under."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Sampling(BaseModel):
+    """Decoding parameters. Temperature 0 and a fixed seed by default: deterministic judging."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    max_tokens: int = Field(default=320, ge=1)
+
+    def determinism(self, seed: int | None) -> str:
+        """How reproducible a reply is expected to be, recorded in the manifest."""
+        if self.temperature == 0.0:
+            return "greedy"
+        return "seeded-sampling" if seed is not None else "unseeded-sampling"
+
+
+Message = dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One judge call. ``key`` hashes everything that decides the reply, nothing that doesn't.
+
+    The key covers the messages, the reply schema, the sampling parameters, the seed and the
+    server fingerprint; not the URL or API key, so a moved server keeps its cache.
+    """
+
+    endpoint: str
+    messages: tuple[Message, ...]
+    schema_name: str
+    schema: dict[str, Any]
+    reply_model: type[BaseModel]
+    sampling: Sampling
+    seed: int
+    fingerprint: str
+    key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", request_key(self))
+
+
+def request_key(req: Request) -> str:
+    payload = {
+        "messages": list(req.messages),
+        "schema": req.schema,
+        "sampling": req.sampling.model_dump(),
+        "seed": req.seed,
+        "fingerprint": req.fingerprint,
+    }
+    return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()

@@ -1,0 +1,53 @@
+"""Parse a judge's reply into its pydantic model, or say exactly why it cannot be."""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+from pydantic import BaseModel, ValidationError
+
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+
+
+class ReplyError(ValueError):
+    """A reply that does not conform; the message is the stored ``invalid_reason``."""
+
+
+def strip_reasoning(text: str) -> str:
+    """Drop a reasoning model's ``<think>`` scratchpad: JSON is never parsed out of it."""
+    text = _THINK.sub("", text)
+    if "</think>" in text.lower():  # an unterminated opening tag was eaten by the template
+        text = text[text.lower().rindex("</think>") + len("</think>") :]
+    return text.strip()
+
+
+def parse_reply(text: str | None, model: type[BaseModel], finish_reason: str | None) -> BaseModel:
+    """Validate one reply. Raises ReplyError naming the problem."""
+    if not text or not text.strip():
+        raise ReplyError("empty reply")
+    body = strip_reasoning(text)
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        if finish_reason == "length":
+            raise ReplyError("truncated JSON (hit max_tokens)") from None
+        raise ReplyError(f"not JSON: {body[:80]!r}") from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "reply"
+        raise ReplyError(f"schema: {where}: {err['msg']}") from None
+
+
+def reask_message(reason: str) -> str:
+    """The follow-up turn that asks the judge to fix a non-conforming reply."""
+    return (
+        f"Your reply could not be used ({reason}). Reply again with only the JSON object, "
+        "exactly in the requested format, and nothing else."
+    )

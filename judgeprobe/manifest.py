@@ -1,0 +1,93 @@
+"""The run manifest: everything needed to know what produced a run. Never a secret."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import orjson
+
+from judgeprobe import __version__
+from judgeprobe.config import SweepConfig
+from judgeprobe.engine.client import Endpoint
+from judgeprobe.prompts import load_template
+from judgeprobe.prompts.baseline import TEMPLATE_NAME, reply_schema
+
+PACKAGES = ("openai", "polars", "pydantic", "tenacity", "orjson", "rich", "asyncio-throttle", "httpx")
+
+
+def _public_url(url: str) -> str:
+    """Drop any user:password@ part of a URL."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _git_revision() -> str:
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def _versions() -> dict[str, str]:
+    found = {}
+    for name in PACKAGES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = ""
+    return found
+
+
+def build_manifest(run_id: str, cfg: SweepConfig, endpoints: dict[str, Endpoint]) -> dict[str, Any]:
+    template = load_template(TEMPLATE_NAME)
+    schema = orjson.dumps(reply_schema(), option=orjson.OPT_SORT_KEYS)
+    return {
+        "run_id": run_id,
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "judgeprobe": __version__,
+        "git_revision": _git_revision(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": _versions(),
+        "config_digest": cfg.digest(),
+        "config": cfg.model_dump(mode="json"),
+        "seeds": cfg.seeds,
+        "determinism": cfg.sampling.determinism(cfg.seeds[0]),
+        "templates": {template.name: template.sha256},
+        "schemas": {"pairwise_verdict": hashlib.sha256(schema).hexdigest()},
+        "judges": [
+            {
+                "name": name,
+                "url": _public_url(ep.judge.url),
+                "api_key_env": ep.judge.api_key_env,
+                "backend": ep.info.backend,
+                "model": ep.info.model,
+                "fingerprint": ep.info.fingerprint,
+                "server": ep.info.details,
+            }
+            for name, ep in endpoints.items()
+        ],
+    }
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Atomic JSON write."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    os.replace(tmp, path)

@@ -1,0 +1,1 @@
+"""Metrics over a judgments table, as Polars expressions (definitions: docs/metrics.md)."""

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Serve one GPU judge with vLLM, without Docker (same flags as servers/vllm/compose.yaml).
+#
+#   servers/vllm/serve.sh JUDGE [extra `vllm serve` args...]
+#
+# Reads servers/judges.toml (needs python3 >= 3.11 for tomllib) and execs
+# `vllm serve` on the judge's vllm_port.  Env: VLLM_HOST (default 127.0.0.1),
+# VLLM_GPU_MEMORY_UTILIZATION (default 0.90), HF_TOKEN for gated models,
+# JUDGES_TOML (alternative config), SERVE_DRY_RUN=1 (print the command, don't run it).
+set -euo pipefail
+
+prog="$(basename "$0")"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+toml="${JUDGES_TOML:-$here/../judges.toml}"
+if [[ $# -lt 1 ]]; then
+  echo "usage: $prog JUDGE [extra vllm serve args...]" >&2
+  exit 2
+fi
+judge="$1"
+shift
+
+# Prints shell-quoted assignments; exits non-zero with a one-line message otherwise.
+vars="$(python3 - "$toml" "$judge" "$prog" <<'PY'
+import shlex, sys
+path, name, prog = sys.argv[1:4]
+try:
+    import tomllib
+except ImportError:
+    sys.exit(f"{prog}: needs python3 >= 3.11 (tomllib)")
+try:
+    with open(path, "rb") as f:
+        judges = tomllib.load(f)["judges"]
+except (OSError, KeyError, tomllib.TOMLDecodeError) as e:
+    sys.exit(f"{prog}: cannot read judges from {path}: {e}")
+if name not in judges:
+    sys.exit(f"{prog}: unknown judge '{name}' (known: {', '.join(judges)})")
+j = judges[name]
+for key in ("model", "vllm_port", "max_model_len", "dtype"):
+    print(f"{key}={shlex.quote(str(j[key]))}")
+print(f"tokenizer_mode={shlex.quote(str(j.get('tokenizer_mode', '')))}")
+PY
+)"
+eval "$vars"
+
+cmd=(vllm serve "$model"
+  --served-model-name "$judge"
+  --host "${VLLM_HOST:-127.0.0.1}"
+  --port "$vllm_port"
+  --max-model-len "$max_model_len"
+  --seed 0
+  --dtype "$dtype"
+  --generation-config vllm
+  --gpu-memory-utilization "${VLLM_GPU_MEMORY_UTILIZATION:-0.90}")
+if [[ -n "$tokenizer_mode" ]]; then
+  cmd+=(--tokenizer-mode "$tokenizer_mode")
+fi
+cmd+=("$@")
+
+if [[ "${SERVE_DRY_RUN:-0}" == 1 ]]; then
+  printf '%q ' "${cmd[@]}"
+  echo
+  exit 0
+fi
+echo "$prog: $judge -> http://${VLLM_HOST:-127.0.0.1}:$vllm_port/v1 (judgeprobe: --judge $judge=http://127.0.0.1:$vllm_port/v1)" >&2
+exec "${cmd[@]}"

@@ -1,0 +1,316 @@
+"""Static checks of the GPU judge server definitions under servers/.
+
+No network, no Docker, no GPU: parse servers/judges.toml and both compose
+files, dry-run the serve.sh scripts and `make -n` the gpu.mk targets, and
+check they all agree with each other and with the paper's judge table.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVERS = ROOT / "servers"
+BACKENDS = ("vllm", "tgi")
+CONTAINER_PORT = {"vllm": 8000, "tgi": 80}
+
+# The paper's judges: name -> (HF model id, vLLM port, TGI port).
+EXPECTED = {
+    "gemma-2-9b": ("google/gemma-2-9b-it", 8101, 8201),
+    "llama-3.1-8b": ("meta-llama/Llama-3.1-8B-Instruct", 8102, 8202),
+    "mistral-7b": ("mistralai/Mistral-7B-Instruct-v0.3", 8103, 8203),
+    "qwen2.5-7b": ("Qwen/Qwen2.5-7B-Instruct", 8104, 8204),
+    "zephyr-7b": ("HuggingFaceH4/zephyr-7b-beta", 8105, 8205),
+}
+GATED = {"gemma-2-9b", "llama-3.1-8b", "mistral-7b"}
+
+
+def load_toml() -> dict:
+    with open(SERVERS / "judges.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+CONFIG = load_toml()
+JUDGES: dict[str, dict] = CONFIG["judges"]
+
+
+def load_compose(backend: str) -> dict:
+    with open(SERVERS / backend / "compose.yaml", encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
+COMPOSE = {b: load_compose(b) for b in BACKENDS}
+
+
+def parse_args(command: list) -> tuple[list[str], dict[str, str]]:
+    """Split a compose `command` list into positionals and --flag values.
+
+    Accepts both `--flag=value` and `--flag value`; a flag given twice fails.
+    """
+    assert isinstance(command, list), "command must be a YAML list (exec form)"
+    items = [str(x) for x in command]
+    positional: list[str] = []
+    flags: dict[str, str] = {}
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if item.startswith("--"):
+            if "=" in item:
+                key, value = item[2:].split("=", 1)
+            elif i + 1 < len(items) and not items[i + 1].startswith("--"):
+                key, value = item[2:], items[i + 1]
+                i += 1
+            else:
+                key, value = item[2:], ""
+            assert key not in flags, f"flag --{key} given twice"
+            flags[key] = value
+        else:
+            positional.append(item)
+        i += 1
+    return positional, flags
+
+
+def host_port(service: dict, backend: str) -> int:
+    ports = service["ports"]
+    assert len(ports) == 1, ports
+    # "${JUDGE_BIND_ADDR:-127.0.0.1}:8101:8000": the address itself contains ':'.
+    _addr, host, container = str(ports[0]).rsplit(":", 2)
+    assert int(container) == CONTAINER_PORT[backend]
+    return int(host)
+
+
+# --- judges.toml ------------------------------------------------------------
+
+
+def test_toml_matches_paper_judge_table():
+    assert set(JUDGES) == set(EXPECTED)
+    for name, (model, vllm_port, tgi_port) in EXPECTED.items():
+        j = JUDGES[name]
+        assert j["model"] == model, name
+        assert j["vllm_port"] == vllm_port, name
+        assert j["tgi_port"] == tgi_port, name
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_toml_judge_fields(name):
+    j = JUDGES[name]
+    assert j["max_model_len"] == 8192
+    assert 0 < j["max_input_tokens"] < j["max_model_len"]
+    assert j["dtype"] == "bfloat16"
+    assert j["gated"] is (name in GATED)
+    assert isinstance(j["notes"], str) and j["notes"]
+    # Only Mistral v0.3 ships mistral_common tokenizer files.
+    assert j.get("tokenizer_mode") == ("mistral" if name == "mistral-7b" else None)
+
+
+def test_images_are_pinned():
+    images = CONFIG["images"]
+    assert images["vllm"].startswith("vllm/vllm-openai:v")
+    assert images["tgi"].startswith("ghcr.io/huggingface/text-generation-inference:")
+    for ref in images.values():
+        tag = ref.rsplit(":", 1)[1]
+        assert re.fullmatch(r"v?\d+\.\d+\.\d+", tag), f"unpinned image {ref}"
+
+
+# --- compose files -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_compose_has_one_service_per_judge(backend):
+    assert set(COMPOSE[backend]["services"]) == set(JUDGES)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_compose_service_common(backend, name):
+    svc = COMPOSE[backend]["services"][name]
+    assert svc["image"] == CONFIG["images"][backend]
+    assert host_port(svc, backend) == JUDGES[name][f"{backend}_port"]
+
+    devices = svc["deploy"]["resources"]["reservations"]["devices"]
+    assert len(devices) == 1
+    assert devices[0]["driver"] == "nvidia"
+    assert "gpu" in devices[0]["capabilities"]
+    assert ("count" in devices[0]) != ("device_ids" in devices[0])
+
+    health = " ".join(svc["healthcheck"]["test"])
+    assert f"127.0.0.1:{CONTAINER_PORT[backend]}/health" in health
+
+    env = svc["environment"]
+    if isinstance(env, dict):
+        token = env["HF_TOKEN"]
+        assert re.fullmatch(r"\$\{HF_TOKEN(:?[-?][^}]*)?\}", str(token)), token
+    else:
+        # Bare name: compose passes the shell's value through, or leaves it unset.
+        assert "HF_TOKEN" in env
+        assert not any(str(e).startswith("HF_TOKEN=") for e in env)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_vllm_service(name):
+    j = JUDGES[name]
+    svc = COMPOSE["vllm"]["services"][name]
+    assert svc["ipc"] == "host"
+    assert "${HF_HOME:-~/.cache/huggingface}:/root/.cache/huggingface" in svc["volumes"]
+    positional, flags = parse_args(svc["command"])
+    # The image's entrypoint is `vllm serve`, so the model is the only positional.
+    assert positional == [j["model"]]
+    assert flags["served-model-name"] == name
+    assert int(flags["max-model-len"]) == j["max_model_len"]
+    assert flags["seed"] == "0"
+    assert flags["dtype"] == j["dtype"]
+    assert flags["generation-config"] == "vllm"
+    assert flags.get("tokenizer-mode") == j.get("tokenizer_mode")
+    assert "model" not in flags and "port" not in flags
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_tgi_service(name):
+    j = JUDGES[name]
+    svc = COMPOSE["tgi"]["services"][name]
+    assert str(svc["shm_size"]) == "1g"
+    assert any(str(v).endswith(":/data") for v in svc["volumes"])
+    positional, flags = parse_args(svc["command"])
+    assert positional == []
+    assert flags["model-id"] == j["model"]
+    assert int(flags["max-input-tokens"]) == j["max_input_tokens"]
+    assert int(flags["max-total-tokens"]) == j["max_model_len"]
+    assert flags["dtype"] == j["dtype"]
+    assert flags["port"] == "80"
+
+
+def test_host_ports_unique_across_all_services():
+    ports = [
+        host_port(svc, backend)
+        for backend in BACKENDS
+        for svc in COMPOSE[backend]["services"].values()
+    ]
+    assert len(ports) == 2 * len(EXPECTED)
+    assert len(set(ports)) == len(ports), sorted(ports)
+    toml_ports = {j[f"{b}_port"] for j in JUDGES.values() for b in BACKENDS}
+    assert set(ports) == toml_ports
+
+
+def test_no_literal_secrets_in_servers():
+    for path in SERVERS.rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            assert not re.search(r"\bhf_[A-Za-z0-9]{20,}", text), path
+            assert not re.search(r"HF_TOKEN\s*[=:]\s*['\"]?hf_", text), path
+
+
+# --- serve.sh ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_serve_script_syntax_and_mode(backend):
+    script = SERVERS / backend / "serve.sh"
+    assert os.access(script, os.X_OK), f"{script} is not executable"
+    subprocess.run(["bash", "-n", str(script)], check=True)
+
+
+def dry_run(backend: str, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "SERVE_DRY_RUN": "1"}
+    for var in ("JUDGES_TOML", "VLLM_HOST", "TGI_HOST"):
+        env.pop(var, None)
+    return subprocess.run(
+        ["bash", str(SERVERS / backend / "serve.sh"), *args],
+        capture_output=True, text=True, env=env, timeout=60,
+    )
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_vllm_serve_script_flags(name):
+    j = JUDGES[name]
+    proc = dry_run("vllm", name, "--enforce-eager")
+    assert proc.returncode == 0, proc.stderr
+    argv = proc.stdout.split()
+    assert argv[:3] == ["vllm", "serve", j["model"]]
+    _, flags = parse_args(argv[3:])
+    assert flags["served-model-name"] == name
+    assert flags["port"] == str(j["vllm_port"])
+    assert flags["host"] == "127.0.0.1"
+    assert flags["max-model-len"] == str(j["max_model_len"])
+    assert flags["seed"] == "0"
+    assert flags["dtype"] == j["dtype"]
+    assert flags["generation-config"] == "vllm"
+    assert flags.get("tokenizer-mode") == j.get("tokenizer_mode")
+    assert argv[-1] == "--enforce-eager"  # extra args are passed through
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_tgi_serve_script_flags(name):
+    j = JUDGES[name]
+    proc = dry_run("tgi", name)
+    assert proc.returncode == 0, proc.stderr
+    argv = proc.stdout.split()
+    assert argv[0] == "text-generation-launcher"
+    _, flags = parse_args(argv[1:])
+    assert flags["model-id"] == j["model"]
+    assert flags["port"] == str(j["tgi_port"])
+    assert flags["max-input-tokens"] == str(j["max_input_tokens"])
+    assert flags["max-total-tokens"] == str(j["max_model_len"])
+    assert flags["dtype"] == j["dtype"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_serve_script_unknown_judge(backend):
+    proc = dry_run(backend, "no-such-judge")
+    assert proc.returncode != 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "unknown judge 'no-such-judge'" in lines[0], proc.stderr
+    assert proc.stdout == ""
+
+
+# --- gpu.mk --------------------------------------------------------------------
+
+needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="make not installed")
+
+
+def make_n(*targets: str) -> str:
+    proc = subprocess.run(
+        ["make", "--no-print-directory", "-f", "servers/gpu.mk", "-n", *targets],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@needs_make
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_gpu_mk_serve_and_stop_targets(backend, name):
+    port = JUDGES[name][f"{backend}_port"]
+    out = make_n(f"serve-{name}-{backend}")
+    assert f"docker compose -f servers/{backend}/compose.yaml up -d {name}\n" in out
+    assert f"http://127.0.0.1:{port}/v1" in out
+    assert "/models" in out
+    assert f"--judge {name}=" in out
+    out = make_n(f"stop-{name}-{backend}")
+    assert f"docker compose -f servers/{backend}/compose.yaml stop {name}" in out
+
+
+@needs_make
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gpu_mk_serve_all(backend):
+    out = make_n(f"serve-all-{backend}")
+    for name in EXPECTED:
+        assert f"compose.yaml up -d {name}\n" in out
+        assert f"127.0.0.1:{JUDGES[name][f'{backend}_port']}/v1" in out
+
+
+def test_gpu_mk_variables_are_prefixed():
+    text = (SERVERS / "gpu.mk").read_text(encoding="utf-8")
+    assigned = re.findall(r"^([A-Za-z_.][\w.-]*)\s*(?::=|\?=|\+=|=)", text, re.M)
+    defined = re.findall(r"^define\s+(\S+)", text, re.M)
+    names = set(assigned + defined) - {".DEFAULT_GOAL"}
+    assert names, "no variables found"
+    assert all(n.startswith("GPU_") for n in names), sorted(names)
