@@ -1,0 +1,70 @@
+"""Shared helpers: synthetic items, config files and the fake judge server."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.fakeserver import FakeJudge
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def make_items(path: Path, n: int) -> Path:
+    """Write n synthetic candidate items (JSONL) and return the path."""
+    rows = [
+        {
+            "item_id": f"doc-{i:04d}",
+            "subset": "synthetic",
+            "document": f"Document {i}. " + "The committee met and agreed on a budget. " * 5,
+            "candidate_1": f"Summary one of document {i}: the committee agreed a budget.",
+            "candidate_2": f"Summary two of document {i}: a budget was agreed.",
+            "source_1": "LLM",
+            "source_2": "TradML",
+        }
+        for i in range(n)
+    ]
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    return path
+
+
+def toml_value(value: Any) -> str:
+    if isinstance(value, str):
+        return orjson.dumps(value).decode()
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return str(value)
+
+
+def write_config(path: Path, judge_url: str, items: Path, engine: dict[str, Any] | None = None, **top: Any) -> Path:
+    """A sweep config against one judge called ``fake``."""
+    lines = [f"items = {toml_value(str(items))}"]
+    lines += [f"{k} = {toml_value(v)}" for k, v in top.items()]
+    lines += ["", "[engine]"]
+    engine = {"attempt_timeout_s": 1.0, "backoff_base_s": 0.01, "backoff_cap_s": 0.2, **(engine or {})}
+    lines += [f"{k} = {toml_value(v)}" for k, v in engine.items()]
+    lines += ["", "[[judges]]", 'name = "fake"', f"url = {toml_value(judge_url)}", "concurrency = 8"]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m judgeprobe.run`` as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "judgeprobe.run", "--no-progress", *args],
+        capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def fake_judge() -> Iterator[FakeJudge]:
+    with FakeJudge() as judge:
+        yield judge

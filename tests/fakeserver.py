@@ -1,0 +1,150 @@
+"""A fake OpenAI-compatible judge server for fault injection (never for the end-to-end test).
+
+It answers ``/v1/models``, ``/version`` (so it looks like vLLM) and ``/v1/chat/completions``
+with a verdict derived from a hash of the prompt, so results are deterministic. A share of
+chat requests fail in a chosen way: HTTP 429 (with Retry-After), 500, 503, a stall past the
+client's timeout, a connection reset, truncated JSON, non-JSON text, or wrong-schema JSON.
+Requests for the start-up probe's tiny schema are never faulted, unless ``nonconforming``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import threading
+import time
+from collections import Counter
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+FAULTS = ("429", "500", "503", "timeout", "reset", "truncated", "nonjson", "wrongschema")
+
+
+def verdict_for(prompt: str) -> str:
+    """The fake judge's deterministic opinion of a prompt."""
+    return ("[1,2]", "[2,1]", "Tie")[hashlib.sha256(prompt.encode()).digest()[0] % 3]
+
+
+class FakeJudge:
+    """Runs in a background thread; ``url`` is the OpenAI base URL (ending in /v1)."""
+
+    def __init__(
+        self,
+        fault_rate: float = 0.0,
+        faults: tuple[str, ...] = FAULTS,
+        seed: int = 0,
+        stall_s: float = 5.0,
+        nonconforming: bool = False,
+        hang: bool = False,
+        latency_s: float = 0.0,
+        fixed_status: int | None = None,
+    ) -> None:
+        self.fault_rate = fault_rate
+        self.faults = faults
+        self.stall_s = stall_s
+        self.nonconforming = nonconforming
+        self.hang = hang
+        self.latency_s = latency_s
+        self.fixed_status = fixed_status
+        self.rng = random.Random(seed)
+        self.injected: Counter[str] = Counter()
+        self.chat_requests = 0
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> FakeJudge:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+
+    async def _start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/version", self._version)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        self._runner = web.AppRunner(app, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def _stop(self) -> None:
+        current = asyncio.current_task()
+        for task in asyncio.all_tasks():
+            if task is not current:
+                task.cancel()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def _models(self, _: web.Request) -> web.Response:
+        body = {"object": "list", "data": [{"id": "fake-judge", "object": "model", "owned_by": "tests"}]}
+        return web.json_response(body)
+
+    async def _version(self, _: web.Request) -> web.Response:
+        return web.json_response({"version": "fake-0.1"})
+
+    def _completion(self, content: str, finish: str = "stop") -> web.Response:
+        body = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": "fake-judge",
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}
+            ],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+        }
+        return web.Response(body=orjson.dumps(body), content_type="application/json")
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        body: dict[str, Any] = orjson.loads(await request.read())
+        fmt = body.get("response_format") or {}
+        schema = fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or fmt.get("value") or {}
+        is_probe = "ok" in schema.get("properties", {})
+        if self.hang and not is_probe:
+            await asyncio.sleep(3600)
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        if self.nonconforming:
+            return self._completion('{"winner": 1}')
+        if is_probe:
+            return self._completion('{"ok": true}')
+        self.chat_requests += 1
+        if self.fixed_status is not None:
+            return web.json_response({"error": {"message": "fixed"}}, status=self.fixed_status)
+        prompt = body["messages"][0]["content"]
+        good = orjson.dumps({"verdict": verdict_for(prompt), "explanation": "Summary text compared."}).decode()
+        if self.rng.random() >= self.fault_rate:
+            return self._completion(good)
+        fault = self.rng.choice(self.faults)
+        self.injected[fault] += 1
+        if fault == "429":
+            return web.json_response({"error": {"message": "slow down"}}, status=429, headers={"Retry-After": "0.05"})
+        if fault in ("500", "503"):
+            return web.json_response({"error": {"message": "server trouble"}}, status=int(fault))
+        if fault == "timeout":
+            await asyncio.sleep(self.stall_s)
+            return self._completion(good)
+        if fault == "reset":
+            assert request.transport is not None
+            request.transport.abort()
+            return web.Response()
+        if fault == "truncated":
+            return self._completion(good[: len(good) // 2], finish="length")
+        if fault == "nonjson":
+            return self._completion("I think the first summary is better.")
+        return self._completion('{"winner": "Summary 1"}')

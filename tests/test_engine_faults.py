@@ -1,0 +1,118 @@
+"""Fault injection: every request ends valid or Invalid-with-reason, within the deadline."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import httpx2 as _httpx  # noqa: F401  (the transport openai uses; imported to fail loudly if absent)
+import openai
+import polars as pl
+import pytest
+from tenacity import RetryCallState
+
+from judgeprobe.engine.retry import BackoffWait, is_retryable
+from judgeprobe.engine.validate import ReplyError, parse_reply
+from judgeprobe.prompts.baseline import PairwiseReply
+from tests.conftest import make_items, run_cli, write_config
+from tests.fakeserver import FAULTS, FakeJudge
+
+
+def _status_error(status: int, headers: dict[str, str] | None = None) -> openai.APIStatusError:
+    request = _httpx.Request("POST", "http://x/v1/chat/completions")
+    response = _httpx.Response(status, headers=headers or {}, request=request)
+    return openai.APIStatusError("boom", response=response, body=None)
+
+
+@pytest.mark.parametrize("status", [408, 409, 429, 500, 502, 503])
+def test_clearable_statuses_are_retried(status: int) -> None:
+    assert is_retryable(_status_error(status))
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
+def test_client_errors_are_never_retried(status: int) -> None:
+    assert not is_retryable(_status_error(status))
+
+
+def test_backoff_honours_retry_after() -> None:
+    wait = BackoffWait(base_s=0.01, cap_s=30.0)
+    state = RetryCallState(None, None, (), {})  # type: ignore[arg-type]
+    state.attempt_number = 1
+    state.set_exception((openai.APIStatusError, _status_error(429, {"Retry-After": "7"}), None))
+    assert 7.0 <= wait(state) <= 30.0
+
+
+@pytest.mark.parametrize(
+    ("text", "finish", "reason"),
+    [
+        ('{"verdict": "[1,2]", "expl', "length", "truncated JSON"),
+        ("Summary 1 is better.", "stop", "not JSON"),
+        ('{"winner": 1}', "stop", "schema"),
+        ("", "stop", "empty reply"),
+    ],
+)
+def test_nonconforming_replies_name_the_problem(text: str, finish: str, reason: str) -> None:
+    with pytest.raises(ReplyError, match=reason):
+        parse_reply(text, PairwiseReply, finish)
+
+
+def test_reasoning_scratchpad_and_fences_are_stripped() -> None:
+    text = '<think>{"verdict": "[2,1]"}</think>\n```json\n{"verdict": "[1, 2]", "explanation": "x"}\n```'
+    reply = parse_reply(text, PairwiseReply, "stop")
+    assert reply.model_dump() == {"verdict": "[1,2]", "explanation": "x"}
+
+
+def test_sweep_under_twenty_percent_faults(tmp_path: Path) -> None:
+    items = make_items(tmp_path / "items.jsonl", 30)
+    with FakeJudge(fault_rate=0.2, seed=7, stall_s=3.0) as judge:
+        cfg = write_config(tmp_path / "c.toml", judge.url, items, engine={"sweep_deadline_s": 90.0}, order="both")
+        start = time.monotonic()
+        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+        elapsed = time.monotonic() - start
+        injected = dict(judge.injected)
+    assert proc.returncode == 0, proc.stderr
+    assert elapsed < 90.0 + 30.0
+    assert set(injected) == set(FAULTS), injected  # every kind of fault really happened
+    j = pl.read_parquet(tmp_path / "run" / "judgments.parquet")
+    assert j.height == 30 * 4 * 2
+    assert j.select(pl.struct("condition", "item_id", "order").is_unique().all()).item()
+    assert set(j["verdict"].unique()) <= {"A", "B", "Tie", "Invalid"}
+    invalid = j.filter(pl.col("verdict") == "Invalid")
+    assert (invalid["invalid_reason"].str.len_chars() > 0).all()
+    assert not invalid["invalid_reason"].str.starts_with("not run").any()
+    valid = j.filter(pl.col("verdict") != "Invalid")
+    assert (valid["invalid_reason"] == "").all()
+    assert valid.height >= 0.9 * j.height  # retries and re-asks recover almost everything
+    assert j["attempts"].max() > 1 and j["reasks"].max() > 0
+
+
+def test_client_error_is_not_retried_and_is_recorded(tmp_path: Path) -> None:
+    items = make_items(tmp_path / "items.jsonl", 2)
+    with FakeJudge(fixed_status=400) as judge:
+        cfg = write_config(tmp_path / "c.toml", judge.url, items)
+        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+        sent = judge.chat_requests
+    assert proc.returncode == 0, proc.stderr
+    j = pl.read_parquet(tmp_path / "run" / "judgments.parquet")
+    assert (j["verdict"] == "Invalid").all()
+    assert j["invalid_reason"].str.contains("HTTP 400").all()
+    assert (j["attempts"] == 1).all()
+    assert sent == j.height
+
+
+def test_stuck_server_cannot_hang_the_sweep(tmp_path: Path) -> None:
+    items = make_items(tmp_path / "items.jsonl", 3)
+    with FakeJudge(hang=True) as judge:
+        cfg = write_config(
+            tmp_path / "c.toml", judge.url, items,
+            engine={"attempt_timeout_s": 30.0, "sweep_deadline_s": 2.0},
+        )  # fmt: skip
+        start = time.monotonic()
+        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+        elapsed = time.monotonic() - start
+    assert proc.returncode == 3, proc.stderr
+    assert elapsed < 25.0
+    j = pl.read_parquet(tmp_path / "run" / "judgments.parquet")
+    assert j.height == 12
+    assert (j["verdict"] == "Invalid").all()
+    assert j["invalid_reason"].str.starts_with("not run").all()
