@@ -83,7 +83,7 @@ class SweepConfig(BaseModel):
 
     name: str = Field(default="default", pattern=r"^[A-Za-z0-9._-]+$")
     items: str = "bundled:sample"  # or a path to a .jsonl / .parquet candidate set
-    protocols: list[Literal["baseline"]] = Field(default_factory=lambda: ["baseline"])
+    protocols: list[Literal["baseline"]] = Field(default_factory=lambda: ["baseline"])  # type: ignore[arg-type]
     conditions: list[str] = Field(default_factory=lambda: ["Blind", "True", "Flip", "Placebo"])
     order: Literal["random", "12", "21", "both"] = "random"
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)

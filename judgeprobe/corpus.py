@@ -51,7 +51,10 @@ def _jsonl_rows(data: bytes, origin: str) -> list[dict[str, object]]:
 
 
 def load_items(source: str, limit: int = 0) -> list[Item]:
-    """Items from ``bundled:sample`` or a ``.jsonl``/``.parquet`` file; ``limit`` > 0 keeps the first N."""
+    """Items from ``bundled:sample`` or a ``.jsonl``/``.parquet`` file.
+
+    ``limit`` > 0 keeps the first N items.
+    """
     if source in BUNDLED:
         data = resources.files("judgeprobe").joinpath("data", BUNDLED[source]).read_bytes()
         rows = _jsonl_rows(data, source)

@@ -21,7 +21,9 @@ from judgeprobe.records import JUDGMENT_SCHEMA
 NOT_RUN = "not run: the sweep stopped before this request finished; rerun with --resume"
 
 
-def judgment_rows(run_id: str, planned: Iterable[Planned], store: Store) -> Iterable[dict[str, Any]]:
+def judgment_rows(
+    run_id: str, planned: Iterable[Planned], store: Store
+) -> Iterable[dict[str, Any]]:
     for p in planned:
         result = store.get(p.request.key)
         row: dict[str, Any] = {

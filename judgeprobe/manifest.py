@@ -21,7 +21,16 @@ from judgeprobe.engine.client import Endpoint
 from judgeprobe.prompts import load_template
 from judgeprobe.prompts.baseline import TEMPLATE_NAME, reply_schema
 
-PACKAGES = ("openai", "polars", "pydantic", "tenacity", "orjson", "rich", "asyncio-throttle", "httpx")
+PACKAGES = (
+    "openai",
+    "polars",
+    "pydantic",
+    "tenacity",
+    "orjson",
+    "rich",
+    "asyncio-throttle",
+    "httpx",
+)
 
 
 def _public_url(url: str) -> str:

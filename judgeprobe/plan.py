@@ -51,7 +51,12 @@ def orders_for(mode: str, item_id: str, seed: int) -> tuple[Order, ...]:
 def count(cfg: SweepConfig, n_items: int) -> int:
     orders = 2 if cfg.order == "both" else 1
     return (
-        n_items * len(cfg.judges) * len(cfg.protocols) * len(cfg.conditions) * orders * len(cfg.seeds)
+        n_items
+        * len(cfg.judges)
+        * len(cfg.protocols)
+        * len(cfg.conditions)
+        * orders
+        * len(cfg.seeds)
     )
 
 

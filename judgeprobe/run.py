@@ -42,7 +42,9 @@ def _parser() -> argparse.ArgumentParser:
         help="judge endpoint (repeatable); replaces the config's judges, keeping settings by name",
     )  # fmt: skip
     p.add_argument("--out", type=Path, help="run directory (default: runs/<config name>)")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out, reusing results")
+    p.add_argument(
+        "--resume", action="store_true", help="continue the run in --out, reusing results"
+    )
     p.add_argument("--limit", type=int, help="only the first N items")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p

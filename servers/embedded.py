@@ -24,7 +24,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-STATE = Path(os.environ.get("JUDGEPROBE_SERVER_DIR", Path(__file__).resolve().parent.parent / ".servers"))
+STATE = Path(
+    os.environ.get("JUDGEPROBE_SERVER_DIR", Path(__file__).resolve().parent.parent / ".servers")
+)
 
 MODELS = {
     # name: (alias served as the model id, default port)
@@ -101,14 +103,20 @@ def start(name: str, port: int, server: str, slots: int, threads: int, wait_s: f
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            print(f"error: {name} server exited with code {proc.returncode}; see {log}", file=sys.stderr)
+            print(
+                f"error: {name} server exited with code {proc.returncode}; see {log}",
+                file=sys.stderr,
+            )
             return 1
         if answers(port):
             print(url)
             return 0
         time.sleep(0.5)
     proc.terminate()
-    print(f"error: {name} server did not answer on {url} within {wait_s:.0f}s; see {log}", file=sys.stderr)
+    print(
+        f"error: {name} server did not answer on {url} within {wait_s:.0f}s; see {log}",
+        file=sys.stderr,
+    )
     return 1
 
 
@@ -145,7 +153,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.cmd == "start":
         port = args.port or MODELS[args.name][1]
-        return start(args.name, port, args.server or default_server(), args.slots, args.threads, args.wait)
+        return start(
+            args.name, port, args.server or default_server(), args.slots, args.threads, args.wait
+        )
     if args.cmd == "stop":
         for name in sorted(MODELS) if args.name == "all" else [args.name]:
             stop(name)

@@ -44,14 +44,27 @@ def toml_value(value: Any) -> str:
     return str(value)
 
 
-def write_config(path: Path, judge_url: str, items: Path, engine: dict[str, Any] | None = None, **top: Any) -> Path:
+def write_config(
+    path: Path, judge_url: str, items: Path, engine: dict[str, Any] | None = None, **top: Any
+) -> Path:
     """A sweep config against one judge called ``fake``."""
     lines = [f"items = {toml_value(str(items))}"]
     lines += [f"{k} = {toml_value(v)}" for k, v in top.items()]
     lines += ["", "[engine]"]
-    engine = {"attempt_timeout_s": 1.0, "backoff_base_s": 0.01, "backoff_cap_s": 0.2, **(engine or {})}
+    engine = {
+        "attempt_timeout_s": 1.0,
+        "backoff_base_s": 0.01,
+        "backoff_cap_s": 0.2,
+        **(engine or {}),
+    }
     lines += [f"{k} = {toml_value(v)}" for k, v in engine.items()]
-    lines += ["", "[[judges]]", 'name = "fake"', f"url = {toml_value(judge_url)}", "concurrency = 8"]
+    lines += [
+        "",
+        "[[judges]]",
+        'name = "fake"',
+        f"url = {toml_value(judge_url)}",
+        "concurrency = 8",
+    ]
     path.write_text("\n".join(lines) + "\n")
     return path
 

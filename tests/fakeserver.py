@@ -91,7 +91,10 @@ class FakeJudge:
             await self._runner.cleanup()
 
     async def _models(self, _: web.Request) -> web.Response:
-        body = {"object": "list", "data": [{"id": "fake-judge", "object": "model", "owned_by": "tests"}]}
+        body = {
+            "object": "list",
+            "data": [{"id": "fake-judge", "object": "model", "owned_by": "tests"}],
+        }
         return web.json_response(body)
 
     async def _version(self, _: web.Request) -> web.Response:
@@ -104,7 +107,11 @@ class FakeJudge:
             "created": int(time.time()),
             "model": "fake-judge",
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": finish,
+                }
             ],
             "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
         }
@@ -113,7 +120,9 @@ class FakeJudge:
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         body: dict[str, Any] = orjson.loads(await request.read())
         fmt = body.get("response_format") or {}
-        schema = fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or fmt.get("value") or {}
+        schema = (
+            fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or fmt.get("value") or {}
+        )
         is_probe = "ok" in schema.get("properties", {})
         if self.hang and not is_probe:
             await asyncio.sleep(3600)
@@ -127,13 +136,17 @@ class FakeJudge:
         if self.fixed_status is not None:
             return web.json_response({"error": {"message": "fixed"}}, status=self.fixed_status)
         prompt = body["messages"][0]["content"]
-        good = orjson.dumps({"verdict": verdict_for(prompt), "explanation": "Summary text compared."}).decode()
+        good = orjson.dumps(
+            {"verdict": verdict_for(prompt), "explanation": "Summary text compared."}
+        ).decode()
         if self.rng.random() >= self.fault_rate:
             return self._completion(good)
         fault = self.rng.choice(self.faults)
         self.injected[fault] += 1
         if fault == "429":
-            return web.json_response({"error": {"message": "slow down"}}, status=429, headers={"Retry-After": "0.05"})
+            return web.json_response(
+                {"error": {"message": "slow down"}}, status=429, headers={"Retry-After": "0.05"}
+            )
         if fault in ("500", "503"):
             return web.json_response({"error": {"message": "server trouble"}}, status=int(fault))
         if fault == "timeout":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import httpx2 as _httpx  # noqa: F401  (the transport openai uses; imported to fail loudly if absent)
+import httpx2 as _httpx
 import openai
 import polars as pl
 import pytest
@@ -57,7 +57,10 @@ def test_nonconforming_replies_name_the_problem(text: str, finish: str, reason: 
 
 
 def test_reasoning_scratchpad_and_fences_are_stripped() -> None:
-    text = '<think>{"verdict": "[2,1]"}</think>\n```json\n{"verdict": "[1, 2]", "explanation": "x"}\n```'
+    text = (
+        '<think>{"verdict": "[2,1]"}</think>\n'
+        '```json\n{"verdict": "[1, 2]", "explanation": "x"}\n```'
+    )
     reply = parse_reply(text, PairwiseReply, "stop")
     assert reply.model_dump() == {"verdict": "[1,2]", "explanation": "x"}
 
@@ -65,7 +68,9 @@ def test_reasoning_scratchpad_and_fences_are_stripped() -> None:
 def test_sweep_under_twenty_percent_faults(tmp_path: Path) -> None:
     items = make_items(tmp_path / "items.jsonl", 30)
     with FakeJudge(fault_rate=0.2, seed=7, stall_s=3.0) as judge:
-        cfg = write_config(tmp_path / "c.toml", judge.url, items, engine={"sweep_deadline_s": 90.0}, order="both")
+        cfg = write_config(
+            tmp_path / "c.toml", judge.url, items, engine={"sweep_deadline_s": 90.0}, order="both"
+        )
         start = time.monotonic()
         proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
         elapsed = time.monotonic() - start

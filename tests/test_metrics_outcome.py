@@ -333,11 +333,6 @@ def test_marginal_forms() -> None:
     assert c["marginal_OLS"] == pytest.approx(0 / 6 - 1 / 7, abs=1e-12)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="marginal forms are computed only over items that pair with Blind; "
-    "for unpairable data they are null instead of P_p(x) - P_B(x)",
-)
 def test_marginal_forms_for_unpairable_items() -> None:
     # No shared item ids: nothing can be paired, but the marginal shares are defined.
     blind = rows("Blind", ["Tie", "A", "B", "A"], items=["d0", "d1", "d2", "d3"])
@@ -347,11 +342,6 @@ def test_marginal_forms_for_unpairable_items() -> None:
     assert c["marginal_LDS"] == 1 / 4 - 2 / 4
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="marginal forms drop probe items with no Blind counterpart, so P_p is not the "
-    "cell's share over its valid verdicts",
-)
 def test_marginal_forms_use_whole_cells() -> None:
     # d2 exists only under the probe: P_p(Tie) = 2/3, P_B(Tie) = 1/2.
     t = table(rows("Blind", ["Tie", "A"]), rows("True", ["Tie", "A", "Tie"], target="A"))

@@ -17,11 +17,29 @@ import polars as pl
 from tests.conftest import ROOT, make_items, run_cli, write_config
 from tests.fakeserver import FakeJudge
 
-COLUMNS = ["condition", "item_id", "order", "seed", "verdict", "target", "explanation", "request_key"]
+COLUMNS = [
+    "condition",
+    "item_id",
+    "order",
+    "seed",
+    "verdict",
+    "target",
+    "explanation",
+    "request_key",
+]
 
 
 def _start(cfg: Path, out: Path, resume: bool) -> subprocess.Popen[bytes]:
-    args = [sys.executable, "-m", "judgeprobe.run", "--no-progress", "--config", str(cfg), "--out", str(out)]
+    args = [
+        sys.executable,
+        "-m",
+        "judgeprobe.run",
+        "--no-progress",
+        "--config",
+        str(cfg),
+        "--out",
+        str(out),
+    ]
     if resume:
         args.append("--resume")
     return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -223,7 +223,10 @@ def dry_run(backend: str, *args: str) -> subprocess.CompletedProcess:
         env.pop(var, None)
     return subprocess.run(
         ["bash", str(SERVERS / backend / "serve.sh"), *args],
-        capture_output=True, text=True, env=env, timeout=60,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
     )
 
 
@@ -278,7 +281,10 @@ needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="make not i
 def make_n(*targets: str) -> str:
     proc = subprocess.run(
         ["make", "--no-print-directory", "-f", "servers/gpu.mk", "-n", *targets],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import openai
-from asyncio_throttle import Throttler
+from asyncio_throttle.throttler import Throttler
 from openai.types.chat import ChatCompletion
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_after_delay
 
@@ -54,7 +54,9 @@ class Endpoint:
             timeout=engine.attempt_timeout_s,
         )
         self._slots = asyncio.Semaphore(judge.concurrency)
-        self._throttler = Throttler(rate_limit=judge.rate_limit) if judge.rate_limit else None
+        self._throttler = (
+            Throttler(rate_limit=judge.rate_limit, period=1.0) if judge.rate_limit else None  # type: ignore[arg-type]
+        )
 
     async def close(self) -> None:
         await self.client.close()

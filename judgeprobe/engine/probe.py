@@ -38,7 +38,9 @@ async def _get_json(client: openai.AsyncOpenAI, path: str) -> Any:
 async def _detect(client: openai.AsyncOpenAI, models: list[Any]) -> tuple[str, dict[str, Any]]:
     """Which server is this, and the details that identify its build."""
     props = await _get_json(client, "/props")
-    if isinstance(props, dict) and ("build_info" in props or "default_generation_settings" in props):
+    if isinstance(props, dict) and (
+        "build_info" in props or "default_generation_settings" in props
+    ):
         return "llama-server", {
             "build_info": props.get("build_info", ""),
             "model_file": str(props.get("model_path", "")).rsplit("/", 1)[-1],
@@ -106,7 +108,12 @@ async def probe_endpoint(judge: JudgeConfig, engine: EngineConfig) -> Endpoint:
 async def _check_schema(endpoint: Endpoint) -> None:
     req = Request(
         endpoint=endpoint.judge.name,
-        messages=({"role": "user", "content": 'Reply with the JSON object {"ok": true} and nothing else.'},),
+        messages=(
+            {
+                "role": "user",
+                "content": 'Reply with the JSON object {"ok": true} and nothing else.',
+            },
+        ),
         schema_name="probe",
         schema=ProbeReply.model_json_schema(),
         reply_model=ProbeReply,

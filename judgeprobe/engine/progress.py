@@ -35,7 +35,9 @@ class SweepProgress:
             MofNCompleteColumn(),
             TaskProgressColumn(),
             TextColumn("{task.fields[rate]:.2f} req/s"),
-            TextColumn("[green]{task.fields[valid]} ok[/] [yellow]{task.fields[invalid]} invalid[/]"),
+            TextColumn(
+                "[green]{task.fields[valid]} ok[/] [yellow]{task.fields[invalid]} invalid[/]"
+            ),
             TextColumn("{task.fields[retries]} retries · {task.fields[cached]} cached"),
             TimeRemainingColumn(),
             console=console,

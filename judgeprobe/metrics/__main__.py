@@ -21,7 +21,9 @@ def load_judgments(path: Path) -> pl.DataFrame:
     try:
         frame = pl.read_parquet(path)
     except Exception as exc:  # polars raises several unrelated types for bad files
-        raise JudgeprobeError(f"{path}: not a readable Parquet file ({type(exc).__name__})") from None
+        raise JudgeprobeError(
+            f"{path}: not a readable Parquet file ({type(exc).__name__})"
+        ) from None
     missing = REQUIRED - set(frame.columns)
     if missing:
         raise JudgeprobeError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
@@ -31,7 +33,9 @@ def load_judgments(path: Path) -> pl.DataFrame:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m judgeprobe.metrics", description=__doc__)
     parser.add_argument("judgments", type=Path)
-    parser.add_argument("--out", type=Path, help="CSV to write (default: metrics.csv beside the input)")
+    parser.add_argument(
+        "--out", type=Path, help="CSV to write (default: metrics.csv beside the input)"
+    )
     args = parser.parse_args(argv)
     table = outcome_table(load_judgments(args.judgments))
     print_table(table)

@@ -26,9 +26,12 @@ SHOWN = [
 ]
 
 
+UNDEFINED = "\u2013"  # an en dash: the metric is undefined (e.g. LAO when nothing moved)
+
+
 def _fmt(value: object) -> str:
     if value is None:
-        return "–"
+        return UNDEFINED
     if isinstance(value, float):
         return f"{value:.3f}"
     return str(value)

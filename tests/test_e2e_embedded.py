@@ -1,0 +1,85 @@
+"""End to end against the real embedded judge: llama.cpp serving Gemma 3 270M from PyPI.
+
+The test session starts its own server on a spare port (the same launcher as
+``make serve-gemma``), runs a small sweep of all four conditions through the CLI, and checks
+the judgments, the manifest and the metric table. No fake server here.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import polars as pl
+import pytest
+
+from tests.conftest import ROOT, run_cli
+
+LAUNCHER = [sys.executable, str(ROOT / "servers" / "embedded.py")]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def embedded_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    state = tmp_path_factory.mktemp("servers")
+    env = {"JUDGEPROBE_SERVER_DIR": str(state), "PATH": "/usr/bin:/bin"}
+    up = subprocess.run(
+        [*LAUNCHER, "start", "gemma", "--port", str(_free_port()), "--wait", "600"],
+        capture_output=True, text=True, env=env, timeout=660,
+    )  # fmt: skip
+    assert up.returncode == 0, f"embedded judge did not start: {up.stderr}"
+    try:
+        yield up.stdout.strip()
+    finally:
+        subprocess.run([*LAUNCHER, "stop", "gemma"], env=env, capture_output=True, timeout=60)
+
+
+def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = run_cli(
+        "--judge", f"gemma3-270m={embedded_judge}", "--limit", "2", "--out", str(out), timeout=900
+    )
+    assert proc.returncode == 0, proc.stderr
+
+    j = pl.read_parquet(out / "judgments.parquet")
+    assert j.height == 2 * 4
+    assert sorted(j["condition"].unique()) == ["Blind", "Flip", "Placebo", "True"]
+    assert set(j["verdict"]) <= {"A", "B", "Tie", "Invalid"}
+    valid = j.filter(pl.col("verdict") != "Invalid")
+    assert valid.height > 0, j.select("invalid_reason")
+    assert (valid["explanation"].str.len_chars() > 0).all()
+    assert (valid["prompt_tokens"] > 100).all()  # the real tokenizer counted a real prompt
+    invalid = j.filter(pl.col("verdict") == "Invalid")
+    assert (invalid["invalid_reason"].str.len_chars() > 0).all()
+    # The cue's target is recorded on every row, in candidate terms.
+    targets = dict(j.select("condition", "target").unique().iter_rows())
+    assert targets == {"Blind": "none", "True": "A", "Flip": "B", "Placebo": "A"}
+
+    manifest = orjson.loads((out / "manifest.json").read_bytes())
+    (judge,) = manifest["judges"]
+    assert judge["backend"] == "llama-server"
+    assert judge["model"] == "gemma3-270m"
+    assert judge["fingerprint"] == j["fingerprint"][0]
+    assert manifest["templates"]["baseline_v1"] == j["template_hash"][0]
+    assert manifest["determinism"] == "greedy"
+
+    metrics = pl.read_csv(out / "metrics.csv")
+    assert metrics.height == 4
+    assert {"EDR", "ND", "LDS", "TS", "OLS", "LAO", "invalid_rate"} <= set(metrics.columns)
+    assert "Outcome metrics" in proc.stdout
+
+    # Deterministic judge + content-keyed store: a resume sends nothing new.
+    again = run_cli(
+        "--judge", f"gemma3-270m={embedded_judge}", "--limit", "2", "--out", str(out), "--resume"
+    )
+    assert again.returncode == 0, again.stderr
+    assert "sent 0, reused 8" in again.stderr
