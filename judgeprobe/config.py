@@ -14,7 +14,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from judgeprobe import JudgeprobeError
+from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.structured import BACKENDS
 
@@ -121,9 +121,7 @@ def load_config(path: Path | None) -> SweepConfig:
     try:
         return SweepConfig.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "config"
-        raise JudgeprobeError(f"config {path}: {where}: {err['msg']}") from None
+        raise JudgeprobeError(f"config {path}: {first_error(exc, 'config')}") from None
 
 
 def parse_judge_flag(flag: str) -> tuple[str, str]:

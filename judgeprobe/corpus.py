@@ -9,7 +9,7 @@ import orjson
 import polars as pl
 from pydantic import ValidationError
 
-from judgeprobe import JudgeprobeError
+from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.records import Item
 
 BUNDLED = {"bundled:sample": "sample_items.jsonl"}
@@ -22,9 +22,7 @@ def _validated(rows: list[dict[str, object]], origin: str) -> list[Item]:
         try:
             item = Item.model_validate(row)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"])
-            raise JudgeprobeError(f"{origin}: row {n}: {where}: {err['msg']}") from None
+            raise JudgeprobeError(f"{origin}: row {n}: {first_error(exc)}") from None
         ident = (item.subset, item.item_id)
         if ident in seen:
             raise JudgeprobeError(f"{origin}: row {n}: duplicate item_id {item.item_id!r}")

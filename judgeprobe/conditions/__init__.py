@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from judgeprobe import JudgeprobeError
+from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.records import Item, Target
 
 _FIELD = re.compile(r"\{(source_1|source_2)\}")
@@ -88,9 +88,7 @@ def parse_conditions(tables: dict[str, Any], origin: str) -> dict[str, Condition
         try:
             out[name] = Condition(name=name, **table)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"])
-            raise JudgeprobeError(f"{origin}: condition {name}: {where}: {err['msg']}") from None
+            raise JudgeprobeError(f"{origin}: condition {name}: {first_error(exc)}") from None
     return out
 
 

@@ -7,6 +7,8 @@ import re
 import orjson
 from pydantic import BaseModel, ValidationError
 
+from judgeprobe import first_error
+
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
@@ -40,9 +42,7 @@ def parse_reply(text: str | None, model: type[BaseModel], finish_reason: str | N
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "reply"
-        raise ReplyError(f"schema: {where}: {err['msg']}") from None
+        raise ReplyError(f"schema: {first_error(exc, 'reply')}") from None
 
 
 def reask_message(reason: str) -> str:

@@ -20,26 +20,7 @@ fi
 judge="$1"
 shift
 
-# Prints shell-quoted assignments; exits non-zero with a one-line message otherwise.
-vars="$(python3 - "$toml" "$judge" "$prog" <<'PY'
-import shlex, sys
-path, name, prog = sys.argv[1:4]
-try:
-    import tomllib
-except ImportError:
-    sys.exit(f"{prog}: needs python3 >= 3.11 (tomllib)")
-try:
-    with open(path, "rb") as f:
-        judges = tomllib.load(f)["judges"]
-except (OSError, KeyError, tomllib.TOMLDecodeError) as e:
-    sys.exit(f"{prog}: cannot read judges from {path}: {e}")
-if name not in judges:
-    sys.exit(f"{prog}: unknown judge '{name}' (known: {', '.join(judges)})")
-j = judges[name]
-for key in ("model", "tgi_port", "max_input_tokens", "max_model_len", "dtype"):
-    print(f"{key}={shlex.quote(str(j[key]))}")
-PY
-)"
+vars="$(python3 "$here/../judge_vars.py" "$toml" "$judge" "$prog")"
 eval "$vars"
 
 cmd=(text-generation-launcher
