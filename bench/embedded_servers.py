@@ -22,9 +22,10 @@ from judgeprobe.config import JudgeConfig, SweepConfig
 from judgeprobe.corpus import load_items
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
-from judgeprobe.engine.runner import run_requests
-from judgeprobe.engine.store import Store
+from judgeprobe.engine.runner import run_jobs
+from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.plan import plan
+from judgeprobe.protocols.job import Job, run_job
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,18 +34,20 @@ async def measure(url: str, n_items: int, concurrency: int) -> tuple[float, int]
     cfg = SweepConfig(judges=[JudgeConfig(name="gemma3-270m", url=url, concurrency=concurrency)])
     endpoint = await probe_endpoint(cfg.judges[0], cfg.engine)
     items = load_items("bundled:sample", n_items)
-    requests = [
-        p.request for p in plan(cfg, items, builtin_conditions(), {"gemma3-270m": endpoint})
-    ]
+    jobs = list(plan(cfg, items, builtin_conditions(), {"gemma3-270m": endpoint}))
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "s.sqlite")
+
+        async def handle(job: Job) -> Outcome:
+            return await run_job(job, endpoint, store, cfg.sampling)
+
         start = time.monotonic()
-        with SweepProgress(len(requests), enabled=False) as progress:
-            await run_requests(requests, {"gemma3-270m": endpoint}, store, progress)
+        with SweepProgress(len(jobs), enabled=False) as progress:
+            await run_jobs(jobs, handle, {"gemma3-270m": 2 * concurrency}, store, progress)
         elapsed = time.monotonic() - start
         store.close()
     await endpoint.close()
-    return len(requests) / elapsed, len(requests)
+    return len(jobs) / elapsed, len(jobs)
 
 
 def main() -> int:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.structured import BACKENDS
+from judgeprobe.protocols.replies import CRITERIA
 
 EMBEDDED_URL = "http://127.0.0.1:8080/v1"
 
@@ -72,6 +73,30 @@ class EngineConfig(BaseModel):
     backoff_cap_s: float = Field(default=30.0, ge=0)
 
 
+class ProtocolOptions(BaseModel):
+    """Knobs of the SCoT and PBP protocols (the paper's defaults)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    weights: dict[str, float] = Field(default_factory=lambda: dict.fromkeys(CRITERIA, 1.0))
+    tie_tolerance: float = Field(default=0.0, ge=0.0)  # |weighted sum 1 − sum 2| ≤ this → Tie
+    pbp_score_sees_texts: bool = True  # PBP stage 2 sees document and summaries again
+    scot_max_tokens: int = Field(default=900, ge=16)
+    pbp_lock_max_tokens: int = Field(default=900, ge=16)
+    pbp_score_max_tokens: int = Field(default=200, ge=16)
+    pbp_rank_max_tokens: int = Field(default=200, ge=16)
+
+    @field_validator("weights")
+    @classmethod
+    def _known_criteria(cls, weights: dict[str, float]) -> dict[str, float]:
+        unknown = set(weights) - set(CRITERIA)
+        if unknown:
+            raise ValueError(
+                f"unknown criterion {sorted(unknown)[0]!r} (known: {', '.join(CRITERIA)})"
+            )
+        return weights
+
+
 def _default_judges() -> list[JudgeConfig]:
     return [JudgeConfig(name="gemma3-270m", url=EMBEDDED_URL, concurrency=4)]
 
@@ -83,13 +108,16 @@ class SweepConfig(BaseModel):
 
     name: str = Field(default="default", pattern=r"^[A-Za-z0-9._-]+$")
     items: str = "bundled:sample"  # or a path to a .jsonl / .parquet candidate set
-    protocols: list[Literal["baseline"]] = Field(default_factory=lambda: ["baseline"])  # type: ignore[arg-type]
-    conditions: list[str] = Field(default_factory=lambda: ["Blind", "True", "Flip", "Placebo"])
+    protocols: list[Literal["baseline", "scot", "pbp"]] = Field(default=["baseline"], min_length=1)
+    conditions: list[str] = Field(
+        default_factory=lambda: ["Blind", "True", "Flip", "Placebo"], min_length=1
+    )
     order: Literal["random", "12", "21", "both"] = "random"
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
     limit: int = Field(default=0, ge=0)  # 0 = every item
     sampling: Sampling = Field(default_factory=Sampling)
     engine: EngineConfig = Field(default_factory=EngineConfig)
+    protocol: ProtocolOptions = Field(default_factory=ProtocolOptions)
     judges: list[JudgeConfig] = Field(default_factory=_default_judges, min_length=1)
     cues: dict[str, dict[str, Any]] = Field(default_factory=dict)  # user-defined conditions
 

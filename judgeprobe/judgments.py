@@ -1,77 +1,91 @@
 """Join the plan with the store into the public judgments table (Parquet).
 
 Every planned judgment becomes exactly one row: its verdict in candidate terms, or
-``Invalid`` with the reason (including "not run" for requests a stopped sweep never reached).
+``Invalid`` with the reason (including "not run" for judgments a stopped sweep never reached).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import polars as pl
 
-from judgeprobe.engine.store import Store
-from judgeprobe.plan import Planned
-from judgeprobe.prompts.baseline import SCREEN_TO_CANDIDATE
+from judgeprobe.engine.store import Outcome, Store
+from judgeprobe.protocols.job import Job
 from judgeprobe.records import JUDGMENT_SCHEMA
 
-NOT_RUN = "not run: the sweep stopped before this request finished; rerun with --resume"
+NOT_RUN = "not run: the sweep stopped before this judgment finished; rerun with --resume"
 
 
-def judgment_rows(
-    run_id: str, planned: Iterable[Planned], store: Store
-) -> Iterable[dict[str, Any]]:
-    for p in planned:
-        result = store.get(p.request.key)
+def _quotes(details: dict[str, Any]) -> list[dict[str, Any]]:
+    notes = details.get("notes", {})
+    return [q for crit in notes.values() for side in crit.values() for q in side.get("quotes", [])]
+
+
+def _from_outcome(o: Outcome) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "verdict": o.verdict,
+        "raw_verdict": o.raw_verdict,
+        "explanation": o.explanation,
+        "invalid_reason": o.invalid_reason,
+        "latency_s": o.latency_s,
+        "prompt_tokens": o.prompt_tokens,
+        "completion_tokens": o.completion_tokens,
+        "attempts": o.attempts,
+        "reasks": o.reasks,
+        "model": o.model,
+        "n_requests": len(o.request_keys),
+        "turn1_verdict": o.turn1_verdict,
+        "turn1_explanation": o.turn1_explanation,
+        "details": orjson.dumps(o.details).decode() if o.details else "",
+    }
+    score, stated = o.details.get("score_verdict"), o.details.get("stated_verdict")
+    if score is not None:
+        row.update(score_verdict=score, stated_verdict=stated, verdict_score_agree=score == stated)
+    if "notes" in o.details:
+        quotes = _quotes(o.details)
+        row.update(n_quotes=len(quotes), n_fabricated=sum(q["fabricated"] for q in quotes))
+    return row
+
+
+def judgment_rows(run_id: str, jobs: Iterable[Job], store: Store) -> Iterator[dict[str, Any]]:
+    for job in jobs:
         row: dict[str, Any] = {
             "run_id": run_id,
-            "judge": p.judge,
-            "protocol": p.protocol,
-            "condition": p.condition,
-            "item_id": p.item_id,
-            "subset": p.subset,
-            "order": p.order,
-            "seed": p.seed,
-            "target": p.target,
-            "request_key": p.request.key,
-            "label_1": p.label_1,
-            "label_2": p.label_2,
-            "fingerprint": p.request.fingerprint,
-            "template_hash": p.template_hash,
+            "judge": job.judge,
+            "protocol": job.protocol.name,
+            "condition": job.condition,
+            "item_id": job.item_id,
+            "subset": job.subset,
+            "order": job.order,
+            "seed": job.seed,
+            "target": job.target,
+            "turn1_target": job.turn1_target or "",
+            "request_key": job.key,
+            "label_1": job.label_1,
+            "label_2": job.label_2,
+            "attack": job.attack,
+            "template_hash": job.template_hash,
             "verdict": "Invalid",
-            "explanation": "",
-            "raw_verdict": "",
             "invalid_reason": NOT_RUN,
         }
-        if result is not None:
-            row.update(
-                latency_s=result.latency_s,
-                prompt_tokens=result.prompt_tokens,
-                completion_tokens=result.completion_tokens,
-                attempts=result.attempts,
-                reasks=result.reasks,
-                model=result.model,
-                invalid_reason=result.invalid_reason,
-            )
-            if result.status == "valid" and result.reply is not None:
-                screen = str(result.reply["verdict"])
-                row.update(
-                    verdict=SCREEN_TO_CANDIDATE[p.order][screen],
-                    raw_verdict=screen,
-                    explanation=str(result.reply.get("explanation", "")),
-                    invalid_reason="",
-                )
-            else:
-                row["explanation"] = result.raw
+        outcome = store.get_outcome(job.key)
+        if outcome is not None:
+            row.update(_from_outcome(outcome))
         yield row
 
 
-def write_judgments(rows: Iterable[dict[str, Any]], path: Path) -> pl.DataFrame:
+def write_judgments(
+    rows: Iterable[dict[str, Any]], path: Path, fingerprints: dict[str, str]
+) -> pl.DataFrame:
     """Write the table atomically: a killed write never leaves a half file behind."""
-    frame = pl.DataFrame(list(rows), schema=JUDGMENT_SCHEMA)
+    frame = pl.DataFrame(list(rows), schema=JUDGMENT_SCHEMA).with_columns(
+        fingerprint=pl.col("judge").replace_strict(fingerprints, default=None)
+    )
     tmp = path.with_name(path.name + ".tmp")
     frame.write_parquet(tmp)
     os.replace(tmp, path)

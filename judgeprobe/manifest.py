@@ -16,10 +16,22 @@ from urllib.parse import urlsplit, urlunsplit
 import orjson
 
 from judgeprobe import __version__
+from judgeprobe.conditions import Condition
 from judgeprobe.config import SweepConfig
 from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.session import schema_of
+from judgeprobe.plan import build_protocols
 from judgeprobe.prompts import load_template
-from judgeprobe.prompts.baseline import TEMPLATE_NAME, reply_schema
+from judgeprobe.protocols import replies
+from judgeprobe.protocols.job import REVEAL_TEMPLATE
+
+REPLY_MODELS = (
+    replies.PairwiseReply,
+    replies.ScotReply,
+    replies.LockReply,
+    replies.ScoreReply,
+    replies.RankReply,
+)
 
 PACKAGES = (
     "openai",
@@ -63,9 +75,17 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def build_manifest(run_id: str, cfg: SweepConfig, endpoints: dict[str, Endpoint]) -> dict[str, Any]:
-    template = load_template(TEMPLATE_NAME)
-    schema = orjson.dumps(reply_schema(), option=orjson.OPT_SORT_KEYS)
+def _sha(data: Any) -> str:
+    return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def build_manifest(
+    run_id: str,
+    cfg: SweepConfig,
+    endpoints: dict[str, Endpoint],
+    conditions: dict[str, Condition],
+) -> dict[str, Any]:
+    names = {t for p in build_protocols(cfg).values() for t in p.templates} | {REVEAL_TEMPLATE}
     return {
         "run_id": run_id,
         "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -78,8 +98,9 @@ def build_manifest(run_id: str, cfg: SweepConfig, endpoints: dict[str, Endpoint]
         "config": cfg.model_dump(mode="json"),
         "seeds": cfg.seeds,
         "determinism": cfg.sampling.determinism(cfg.seeds[0]),
-        "templates": {template.name: template.sha256},
-        "schemas": {"pairwise_verdict": hashlib.sha256(schema).hexdigest()},
+        "templates": {name: load_template(name).sha256 for name in sorted(names)},
+        "schemas": {str(schema_of(m)["title"]): _sha(schema_of(m)) for m in REPLY_MODELS},
+        "conditions": {name: conditions[name].model_dump() for name in cfg.conditions},
         "judges": [
             {
                 "name": name,

@@ -1,7 +1,7 @@
-"""Expand a sweep into judge requests: items × judges × protocols × conditions × orders × seeds.
+"""Expand a sweep into judgments: items × seeds × orders × judges × protocols × conditions.
 
 The plan is a deterministic stream, regenerated identically on resume and when the
-judgments table is written, so it never has to be held in memory. Requests for one document
+judgments table is written, so it never has to be held in memory. Jobs for one document
 come out together, so a server's prompt cache sees the shared prefix back to back.
 """
 
@@ -10,31 +10,37 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import product
 
-from judgeprobe.conditions import Condition
+import orjson
+
+from judgeprobe.conditions import Condition, ResolvedCue
 from judgeprobe.config import SweepConfig
 from judgeprobe.engine.client import Endpoint
-from judgeprobe.engine.request import Request
-from judgeprobe.prompts import baseline, load_template
-from judgeprobe.records import Item, Order, Target
+from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
+from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols.job import REVEAL_TEMPLATE, Job
+from judgeprobe.records import Item, Order
 
 
-@dataclass(frozen=True, slots=True)
-class Planned:
-    """One judgment to be made: where it sits in the sweep, and the request that makes it."""
-
-    judge: str
-    protocol: str
-    condition: str
-    item_id: str
-    subset: str
-    order: Order
-    seed: int
-    target: Target
-    label_1: str
-    label_2: str
-    template_hash: str
-    request: Request
+def build_protocols(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
+    """The configured protocol objects, by name."""
+    o = cfg.protocol
+    every: dict[str, JudgeProtocol] = {
+        "baseline": Baseline(max_tokens=cfg.sampling.max_tokens),
+        "scot": SCoT(
+            weights=o.weights, tie_tolerance=o.tie_tolerance, max_tokens=o.scot_max_tokens
+        ),
+        "pbp": PBP(
+            weights=o.weights,
+            tie_tolerance=o.tie_tolerance,
+            score_sees_texts=o.pbp_score_sees_texts,
+            max_tokens_lock=o.pbp_lock_max_tokens,
+            max_tokens_score=o.pbp_score_max_tokens,
+            max_tokens_rank=o.pbp_rank_max_tokens,
+        ),
+    }
+    return {name: every[name] for name in cfg.protocols}
 
 
 def orders_for(mode: str, item_id: str, seed: int) -> tuple[Order, ...]:
@@ -48,15 +54,74 @@ def orders_for(mode: str, item_id: str, seed: int) -> tuple[Order, ...]:
     return ("12",) if digest[0] % 2 == 0 else ("21",)
 
 
-def count(cfg: SweepConfig, n_items: int) -> int:
-    orders = 2 if cfg.order == "both" else 1
-    return (
-        n_items
-        * len(cfg.judges)
-        * len(cfg.protocols)
-        * len(cfg.conditions)
-        * orders
-        * len(cfg.seeds)
+@dataclass(frozen=True, slots=True)
+class Counts:
+    judgments: int
+    requests: dict[str, int]  # per protocol
+
+
+def count(cfg: SweepConfig, n_items: int, conditions: dict[str, Condition]) -> Counts:
+    """How many judgments and requests the sweep plans (before any cache is used)."""
+    per_cell = n_items * len(cfg.seeds) * (2 if cfg.order == "both" else 1) * len(cfg.judges)
+    n_reveal = sum(conditions[c].reveal_1 is not None or conditions[c].reveal_2 is not None
+                   for c in cfg.conditions)  # fmt: skip
+    requests = {
+        name: per_cell * (len(cfg.conditions) * p.stages + n_reveal)
+        for name, p in build_protocols(cfg).items()
+    }
+    return Counts(per_cell * len(cfg.protocols) * len(cfg.conditions), requests)
+
+
+def _job_key(protocol: JudgeProtocol, presentation: Presentation, reveal: object,
+             template_hash: str, cfg: SweepConfig, seed: int, fingerprint: str) -> str:  # fmt: skip
+    body = {
+        "protocol": repr(protocol),
+        "templates": template_hash,
+        "presentation": presentation,
+        "reveal": reveal,
+        "sampling": cfg.sampling.model_dump(),
+        "seed": seed,
+        "fingerprint": fingerprint,
+    }
+    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def _job(
+    item: Item,
+    seed: int,
+    order: Order,
+    judge: str,
+    fingerprint: str,
+    protocol: JudgeProtocol,
+    condition: str,
+    cue: ResolvedCue,
+    template_hash: str,
+    cfg: SweepConfig,
+) -> Job:
+    """One judgment: the cue applied, the texts put in screen order."""
+    swap = order == "21"
+    texts = (cue.text_2, cue.text_1) if swap else (cue.text_1, cue.text_2)
+    labels = (cue.label_2, cue.label_1) if swap else (cue.label_1, cue.label_2)
+    reveal = (cue.reveal[1], cue.reveal[0]) if swap and cue.reveal else cue.reveal
+    presentation = Presentation(item.document, *texts, *labels)
+    key = _job_key(protocol, presentation, reveal, template_hash, cfg, seed, fingerprint)
+    return Job(
+        key=key,
+        judge=judge,
+        protocol=protocol,
+        condition=condition,
+        item_id=item.item_id,
+        subset=item.subset,
+        order=order,
+        seed=seed,
+        target=cue.target,
+        turn1_target=cue.turn1_target,
+        label_1=cue.label_1,
+        label_2=cue.label_2,
+        attack=cue.attack,
+        presentation=presentation,
+        reveal=reveal,
+        template_hash=template_hash,
     )
 
 
@@ -65,46 +130,21 @@ def plan(
     items: Sequence[Item],
     conditions: dict[str, Condition],
     endpoints: dict[str, Endpoint],
-) -> Iterator[Planned]:
+) -> Iterator[Job]:
     """Yield every planned judgment, grouped by document."""
-    template = load_template(baseline.TEMPLATE_NAME)
-    schema = baseline.reply_schema()
+    protocols = build_protocols(cfg)
+    hashes = {
+        (name, reveal): templates_hash(p.templates + ((REVEAL_TEMPLATE,) if reveal else ()))
+        for name, p in protocols.items()
+        for reveal in (False, True)
+    }
     for item in items:
+        cues = {name: conditions[name].resolve(item) for name in cfg.conditions}
         for seed in cfg.seeds:
             for order in orders_for(cfg.order, item.item_id, seed):
-                for judge in cfg.judges:
-                    endpoint = endpoints[judge.name]
-                    for protocol in cfg.protocols:
-                        for name in cfg.conditions:
-                            cue = conditions[name].resolve(item)
-                            if order == "12":
-                                shown = (item.candidate_1, item.candidate_2)
-                                labels = (cue.label_1, cue.label_2)
-                            else:
-                                shown = (item.candidate_2, item.candidate_1)
-                                labels = (cue.label_2, cue.label_1)
-                            prompt = baseline.render(item.document, *shown, *labels)
-                            request = Request(
-                                endpoint=judge.name,
-                                messages=({"role": "user", "content": prompt},),
-                                schema_name="pairwise_verdict",
-                                schema=schema,
-                                reply_model=baseline.PairwiseReply,
-                                sampling=cfg.sampling,
-                                seed=seed,
-                                fingerprint=endpoint.info.fingerprint,
-                            )
-                            yield Planned(
-                                judge=judge.name,
-                                protocol=protocol,
-                                condition=name,
-                                item_id=item.item_id,
-                                subset=item.subset,
-                                order=order,
-                                seed=seed,
-                                target=cue.target,
-                                label_1=cue.label_1,
-                                label_2=cue.label_2,
-                                template_hash=template.sha256,
-                                request=request,
-                            )
+                cells = product(cfg.judges, protocols.items(), cues.items())
+                for judge, (pname, protocol), (cname, cue) in cells:
+                    fingerprint = endpoints[judge.name].info.fingerprint
+                    template_hash = hashes[(pname, cue.reveal is not None)]
+                    yield _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
+                               template_hash, cfg)  # fmt: skip

@@ -22,13 +22,14 @@ from judgeprobe.corpus import load_items
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
-from judgeprobe.engine.runner import RunOutcome, run_requests
-from judgeprobe.engine.store import Store
+from judgeprobe.engine.runner import RunOutcome, run_jobs
+from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.judgments import judgment_rows, write_judgments
 from judgeprobe.manifest import build_manifest, write_json
 from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.table import print_table, write_csv
-from judgeprobe.plan import count, plan
+from judgeprobe.plan import build_protocols, count, plan
+from judgeprobe.protocols.job import Job, run_job
 from judgeprobe.records import Item
 
 EXIT_INCOMPLETE = 3
@@ -130,19 +131,30 @@ async def _sweep(
         # Everything is validated: only now does the run directory get written.
         out.mkdir(parents=True, exist_ok=True)
         run_id = f"{cfg.name}-{cfg.digest()[:8]}"
-        write_json(out / "manifest.json", build_manifest(run_id, cfg, endpoints))
+        write_json(out / "manifest.json", build_manifest(run_id, cfg, endpoints, conditions))
         store = Store(out / "store.sqlite")
         try:
-            total = count(cfg, len(items))
-            console.print(f"{total} judgments planned → {out}")
-            requests = (p.request for p in plan(cfg, items, conditions, endpoints))
-            with SweepProgress(total, console, enabled=show_progress) as progress:
-                outcome = await run_requests(
-                    requests, endpoints, store, progress, cfg.engine.sweep_deadline_s
-                )
+            planned = count(cfg, len(items), conditions)
+            per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())
+            console.print(
+                f"{planned.judgments} judgments planned ({sum(planned.requests.values())} "
+                f"requests before cache: {per_protocol}) → {out}"
+            )
+
+            async def handle(job: Job) -> Outcome:
+                return await run_job(job, endpoints[job.judge], store, cfg.sampling)
+
+            workers = {j.name: 2 * j.concurrency for j in cfg.judges}
+            with SweepProgress(planned.judgments, console, enabled=show_progress) as progress:
+                outcome = await run_jobs(
+                    plan(cfg, items, conditions, endpoints), handle, workers, store, progress,
+                    cfg.engine.sweep_deadline_s,
+                )  # fmt: skip
+            fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
             frame = write_judgments(
                 judgment_rows(run_id, plan(cfg, items, conditions, endpoints), store),
                 out / "judgments.parquet",
+                fingerprints,
             )
         finally:
             store.close()
@@ -170,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     for item in items:  # fail on an unresolvable cue before any request is sent
         for name in cfg.conditions:
             conditions[name].resolve(item)
+    build_protocols(cfg)
     out = args.out or Path("runs") / cfg.name
     _check_run_dir(out, args.resume, cfg)
     console = Console(stderr=True)

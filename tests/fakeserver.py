@@ -1,7 +1,8 @@
 """A fake OpenAI-compatible judge server for fault injection (never for the end-to-end test).
 
 It answers ``/v1/models``, ``/version`` (so it looks like vLLM) and ``/v1/chat/completions``
-with a verdict derived from a hash of the prompt, so results are deterministic. A share of
+with JSON that conforms to the request's schema, chosen by a hash of the messages, so
+results are deterministic. A share of
 chat requests fail in a chosen way: HTTP 429 (with Retry-After), 500, 503, a stall past the
 client's timeout, a connection reset, truncated JSON, non-JSON text, or wrong-schema JSON.
 Requests for the start-up probe's tiny schema are never faulted, unless ``nonconforming``.
@@ -23,9 +24,34 @@ from aiohttp import web
 FAULTS = ("429", "500", "503", "timeout", "reset", "truncated", "nonjson", "wrongschema")
 
 
-def verdict_for(prompt: str) -> str:
-    """The fake judge's deterministic opinion of a prompt."""
-    return ("[1,2]", "[2,1]", "Tie")[hashlib.sha256(prompt.encode()).digest()[0] % 3]
+def _pick(options: list[Any], seed: str) -> Any:
+    return options[hashlib.sha256(seed.encode()).digest()[0] % len(options)]
+
+
+def instance(schema: dict[str, Any], defs: dict[str, Any], seed: str) -> Any:
+    """A deterministic value that conforms to ``schema`` (the subset pydantic emits)."""
+    if "$ref" in schema:
+        return instance(defs[schema["$ref"].rsplit("/", 1)[-1]], defs, seed)
+    if "enum" in schema:
+        return _pick(schema["enum"], seed)
+    if "const" in schema:
+        return schema["const"]
+    kind = schema.get("type")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: instance(v, defs, f"{seed}/{k}") for k, v in props.items()}
+    if kind == "array":
+        return [instance(schema.get("items", {}), defs, f"{seed}/0")]
+    if kind == "boolean":
+        return True
+    if kind == "integer":
+        return _pick(list(range(schema.get("minimum", 0), schema.get("maximum", 5) + 1)), seed)
+    return "Summary text compared."
+
+
+def reply_for(prompt: str, schema: dict[str, Any]) -> str:
+    """The fake judge's deterministic, schema-conforming answer to a prompt."""
+    return orjson.dumps(instance(schema, schema.get("$defs", {}), prompt)).decode()
 
 
 class FakeJudge:
@@ -52,6 +78,7 @@ class FakeJudge:
         self.rng = random.Random(seed)
         self.injected: Counter[str] = Counter()
         self.chat_requests = 0
+        self.bodies: list[dict[str, Any]] = []
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._runner: web.AppRunner | None = None
@@ -133,12 +160,10 @@ class FakeJudge:
         if is_probe:
             return self._completion('{"ok": true}')
         self.chat_requests += 1
+        self.bodies.append(body)
         if self.fixed_status is not None:
             return web.json_response({"error": {"message": "fixed"}}, status=self.fixed_status)
-        prompt = body["messages"][0]["content"]
-        good = orjson.dumps(
-            {"verdict": verdict_for(prompt), "explanation": "Summary text compared."}
-        ).decode()
+        good = reply_for(orjson.dumps(body["messages"][:1]).decode(), schema)
         if self.rng.random() >= self.fault_rate:
             return self._completion(good)
         fault = self.rng.choice(self.faults)

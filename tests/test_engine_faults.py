@@ -13,7 +13,7 @@ from tenacity import RetryCallState
 
 from judgeprobe.engine.retry import BackoffWait, is_retryable
 from judgeprobe.engine.validate import ReplyError, parse_reply
-from judgeprobe.prompts.baseline import PairwiseReply
+from judgeprobe.protocols.replies import PairwiseReply
 from tests.conftest import make_items, run_cli, write_config
 from tests.fakeserver import FAULTS, FakeJudge
 

@@ -1,9 +1,14 @@
 """Cue conditions as data: the label or badge each candidate wears, and which one it favours.
 
-A condition is three strings. ``label_1``/``label_2`` are shown next to candidate 1 and 2
+A condition is a few strings. ``label_1``/``label_2`` are shown next to candidate 1 and 2
 (empty means no label); they may use ``{source_1}``/``{source_2}``, the candidates' true
 provenance. ``target`` names the candidate the cue favours: ``A``, ``B``, ``none``, or
 ``label:TEXT`` for whichever candidate wears the label TEXT on that item.
+
+Two optional parts: ``reveal_1``/``reveal_2`` make it a Reveal-After condition (a second turn
+shows these labels and asks for a final verdict; ``target`` is then resolved against them,
+and the first turn's target against the first labels); ``attack`` (``verbosity`` or
+``confidence``) rewrites candidate ``attack_on`` with that style attack.
 """
 
 from __future__ import annotations
@@ -12,11 +17,12 @@ import re
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from judgeprobe import JudgeprobeError, first_error
+from judgeprobe.candidates.attacks import ATTACKS
 from judgeprobe.records import Item, Target
 
 _FIELD = re.compile(r"\{(source_1|source_2)\}")
@@ -32,6 +38,10 @@ class Condition(BaseModel):
     label_2: str = ""
     target: str = "none"
     description: str = ""
+    reveal_1: str | None = None
+    reveal_2: str | None = None
+    attack: Literal["verbosity", "confidence"] | None = None
+    attack_on: Literal["A", "B"] = "A"
 
     @field_validator("target")
     @classmethod
@@ -40,34 +50,54 @@ class Condition(BaseModel):
             return value
         raise ValueError("target must be A, B, none or label:TEXT")
 
-    @field_validator("label_1", "label_2")
+    @field_validator("label_1", "label_2", "reveal_1", "reveal_2")
     @classmethod
-    def _placeholders(cls, value: str) -> str:
+    def _placeholders(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
         leftover = _FIELD.sub("", value)
         if "{" in leftover or "}" in leftover:
             raise ValueError("labels may only use the placeholders {source_1} and {source_2}")
         return value
 
     def resolve(self, item: Item) -> ResolvedCue:
-        """Fill the labels for one item and work out which candidate the cue favours."""
+        """Fill the labels for one item, apply any attack, and find the favoured candidate."""
         fields = {"source_1": item.source_1, "source_2": item.source_2}
-        label_1 = _FIELD.sub(lambda m: fields[m.group(1)], self.label_1)
-        label_2 = _FIELD.sub(lambda m: fields[m.group(1)], self.label_2)
-        target: Target
-        if self.target.startswith("label:"):
-            wanted = self.target[len("label:") :]
-            if label_1 == wanted and label_2 != wanted:
-                target = "A"
-            elif label_2 == wanted and label_1 != wanted:
-                target = "B"
-            else:
-                raise JudgeprobeError(
-                    f"condition {self.name}: item {item.item_id} has no single candidate "
-                    f"labelled {wanted!r} (labels {label_1!r}, {label_2!r})"
-                )
-        else:
-            target = self.target  # type: ignore[assignment]
-        return ResolvedCue(label_1=label_1, label_2=label_2, target=target)
+
+        def fill(text: str) -> str:
+            return _FIELD.sub(lambda m: fields[m.group(1)], text)
+
+        labels = (fill(self.label_1), fill(self.label_2))
+        reveal = None
+        if self.reveal_1 is not None or self.reveal_2 is not None:
+            reveal = (fill(self.reveal_1 or ""), fill(self.reveal_2 or ""))
+        texts = [item.candidate_1, item.candidate_2]
+        if self.attack is not None:
+            i = 0 if self.attack_on == "A" else 1
+            texts[i] = ATTACKS[self.attack](texts[i])
+        return ResolvedCue(
+            label_1=labels[0],
+            label_2=labels[1],
+            target=self._target(reveal or labels, item),
+            turn1_target=self._target(labels, item) if reveal else None,
+            reveal=reveal,
+            text_1=texts[0],
+            text_2=texts[1],
+            attack=self.attack or "",
+        )
+
+    def _target(self, labels: tuple[str, str], item: Item) -> Target:
+        if not self.target.startswith("label:"):
+            return self.target  # type: ignore[return-value]
+        wanted = self.target[len("label:") :]
+        if labels[0] == wanted and labels[1] != wanted:
+            return "A"
+        if labels[1] == wanted and labels[0] != wanted:
+            return "B"
+        raise JudgeprobeError(
+            f"condition {self.name}: item {item.item_id} has no single candidate "
+            f"labelled {wanted!r} (labels {labels[0]!r}, {labels[1]!r})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +107,11 @@ class ResolvedCue:
     label_1: str
     label_2: str
     target: Target
+    turn1_target: Target | None
+    reveal: tuple[str, str] | None
+    text_1: str
+    text_2: str
+    attack: str
 
 
 def parse_conditions(tables: dict[str, Any], origin: str) -> dict[str, Condition]:

@@ -1,4 +1,4 @@
-"""rich progress for a sweep: done/total, requests/s, errors, invalid, ETA.
+"""rich progress for a sweep: done/total judgments, judgments/s, invalid, retries, ETA.
 
 Updates are counters plus one ``Progress.update`` call; rich redraws at a fixed rate, so
 the cost does not grow with the number of requests.
@@ -19,7 +19,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from judgeprobe.engine.store import Result
+from judgeprobe.engine.store import Outcome
 
 
 class SweepProgress:
@@ -34,7 +34,7 @@ class SweepProgress:
             BarColumn(),
             MofNCompleteColumn(),
             TaskProgressColumn(),
-            TextColumn("{task.fields[rate]:.2f} req/s"),
+            TextColumn("{task.fields[rate]:.2f}/s"),
             TextColumn(
                 "[green]{task.fields[valid]} ok[/] [yellow]{task.fields[invalid]} invalid[/]"
             ),
@@ -67,12 +67,12 @@ class SweepProgress:
         self.cached += n
         self._refresh()
 
-    def finished(self, result: Result) -> None:
-        if result.status == "valid":
+    def finished(self, outcome: Outcome) -> None:
+        if outcome.status == "valid":
             self.valid += 1
         else:
             self.invalid += 1
-        self.retries += max(0, result.attempts - 1 - result.reasks)
+        self.retries += max(0, outcome.attempts - len(outcome.request_keys) - outcome.reasks)
         self._refresh()
 
     def _refresh(self) -> None:

@@ -1,23 +1,30 @@
 """The streaming scheduler: a bounded queue per endpoint feeding a pool of workers.
 
-Requests are pulled from the plan as workers free up, so memory stays bounded however long
-the sweep. Keys already final in the store are skipped (resume), and a key already in
-flight is not sent twice. The sweep deadline cancels what is left; those requests simply
-have no stored result, appear as Invalid ("not run") in the judgments, and run on resume.
+Jobs are pulled from the plan as workers free up, so memory stays bounded however long the
+sweep. Judgments already final in the store are skipped (resume), and a key already in
+flight is not run twice. The sweep deadline cancels what is left; those judgments simply
+have no stored outcome, appear as Invalid ("not run") in the table, and run on resume.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
-from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.progress import SweepProgress
-from judgeprobe.engine.request import Request
-from judgeprobe.engine.store import Store
+from judgeprobe.engine.store import Outcome, Store
 
-_STOP = None
+
+class Routable(Protocol):
+    @property
+    def key(self) -> str: ...
+    @property
+    def judge(self) -> str: ...
+
+
+J = TypeVar("J", bound=Routable)
 
 
 @dataclass(slots=True)
@@ -27,46 +34,43 @@ class RunOutcome:
     deadline_hit: bool = False
 
 
-async def run_requests(
-    requests: Iterable[Request],
-    endpoints: dict[str, Endpoint],
+async def run_jobs(
+    jobs: Iterable[J],
+    handle: Callable[[J], Awaitable[Outcome]],
+    workers_per_judge: dict[str, int],
     store: Store,
     progress: SweepProgress,
     deadline_s: float | None = None,
 ) -> RunOutcome:
-    """Run every request not already final in ``store``; return what was done."""
+    """Run every job not already final in ``store``; ``handle`` makes one judgment."""
     outcome = RunOutcome()
-    queues: dict[str, asyncio.Queue[Request | None]] = {}
+    queues: dict[str, asyncio.Queue[J | None]] = {}
     in_flight: set[str] = set()
     workers: list[asyncio.Task[None]] = []
 
-    async def work(endpoint: Endpoint, queue: asyncio.Queue[Request | None]) -> None:
-        while (req := await queue.get()) is not _STOP:
-            assert req is not None
-            result = await endpoint.execute(req)
-            store.put(result)
-            in_flight.discard(req.key)
+    async def work(queue: asyncio.Queue[J | None]) -> None:
+        while (job := await queue.get()) is not None:
+            result = await handle(job)
+            store.put_outcome(result)
+            in_flight.discard(job.key)
             progress.finished(result)
 
-    for name, endpoint in endpoints.items():
-        # More workers than server slots: a worker sleeping in backoff must not idle a slot.
-        n_workers = endpoint.judge.concurrency * 2
-        queue: asyncio.Queue[Request | None] = asyncio.Queue(maxsize=n_workers * 2)
-        queues[name] = queue
-        workers += [asyncio.create_task(work(endpoint, queue)) for _ in range(n_workers)]
+    for judge, n_workers in workers_per_judge.items():
+        queues[judge] = asyncio.Queue(maxsize=n_workers * 2)
+        workers += [asyncio.create_task(work(queues[judge])) for _ in range(n_workers)]
 
     async def produce() -> None:
-        for req in requests:
-            if req.key in in_flight or store.is_final(req.key):
+        for job in jobs:
+            if job.key in in_flight or store.is_final(job.key):
                 outcome.skipped += 1
                 progress.skipped()
                 continue
-            in_flight.add(req.key)
+            in_flight.add(job.key)
             outcome.sent += 1
-            await queues[req.endpoint].put(req)
-        for name, queue in queues.items():
-            for _ in range(endpoints[name].judge.concurrency * 2):
-                await queue.put(_STOP)
+            await queues[job.judge].put(job)
+        for judge, queue in queues.items():
+            for _ in range(workers_per_judge[judge]):
+                await queue.put(None)
         await asyncio.gather(*workers)
 
     try:

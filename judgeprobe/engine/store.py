@@ -1,6 +1,8 @@
 """The durable, append-only result store: one SQLite file in WAL mode.
 
-Each result is committed on its own as it arrives. A commit in WAL mode is a single append
+Two tables: ``results`` caches every request by its content key; ``outcomes`` holds each
+judgment's final outcome (a protocol may take several requests). Each row is committed on
+its own as it arrives. A commit in WAL mode is a single append
 to the write-ahead log, so a ``kill -9`` at any moment loses at most the requests still in
 flight: a record is either wholly there or absent (never torn), and the key is the primary
 key, so it can never be there twice. Results that may clear on a later try (retries exhausted,
@@ -10,7 +12,6 @@ deadline) are stored as ``retryable`` and run again on resume; final results are
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,47 +41,81 @@ class Result(BaseModel):
     completed_at: float = 0.0
 
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS results (
-    key TEXT PRIMARY KEY,
-    retryable INTEGER NOT NULL,
-    data BLOB NOT NULL
-) WITHOUT ROWID
-"""
+class Outcome(BaseModel):
+    """What one judgment ended as, in candidate terms (``A`` = candidate 1 preferred)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    status: str  # "valid" | "invalid"
+    verdict: str  # "A" | "B" | "Tie" | "Invalid"
+    raw_verdict: str = ""  # in screen terms: "[1,2]" | "[2,1]" | "Tie"
+    explanation: str = ""
+    invalid_reason: str = ""
+    retryable: bool = False
+    details: dict[str, Any] = {}
+    turn1_verdict: str = ""
+    turn1_explanation: str = ""
+    request_keys: list[str] = []
+    attempts: int = 0
+    reasks: int = 0
+    latency_s: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model: str = ""
+
+
+TABLES = ("results", "outcomes")
 
 
 class Store:
-    """Results keyed by request key. Single-threaded: used from the event loop's thread."""
+    """Request results and judgment outcomes by key. Used from the event loop's thread."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db = sqlite3.connect(path, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        for table in TABLES:
+            self._db.execute(
+                f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, "
+                "retryable INTEGER NOT NULL, data BLOB NOT NULL) WITHOUT ROWID"
+            )
 
-    def is_final(self, key: str) -> bool:
-        """True when ``key`` holds a result that resume must not redo."""
-        row = self._db.execute("SELECT retryable FROM results WHERE key = ?", (key,)).fetchone()
-        return row is not None and not row[0]
-
-    def put(self, result: Result) -> None:
-        """Store one result durably (replacing a retryable one of the same key)."""
+    def _put(self, table: str, key: str, retryable: bool, data: BaseModel) -> None:
         self._db.execute(
-            "INSERT OR REPLACE INTO results (key, retryable, data) VALUES (?, ?, ?)",
-            (result.key, int(result.retryable), orjson.dumps(result.model_dump())),
+            f"INSERT OR REPLACE INTO {table} (key, retryable, data) VALUES (?, ?, ?)",
+            (key, int(retryable), orjson.dumps(data.model_dump())),
         )
 
+    def _get(self, table: str, key: str) -> dict[str, Any] | None:
+        row = self._db.execute(f"SELECT data FROM {table} WHERE key = ?", (key,)).fetchone()
+        return None if row is None else dict(orjson.loads(row[0]))
+
+    def put(self, result: Result) -> None:
+        """Store one request result durably (replacing a retryable one of the same key)."""
+        self._put("results", result.key, result.retryable, result)
+
     def get(self, key: str) -> Result | None:
-        row = self._db.execute("SELECT data FROM results WHERE key = ?", (key,)).fetchone()
-        return None if row is None else Result.model_validate(orjson.loads(row[0]))
+        data = self._get("results", key)
+        return None if data is None else Result.model_validate(data)
 
-    def __iter__(self) -> Iterator[Result]:
-        for (data,) in self._db.execute("SELECT data FROM results ORDER BY key"):
-            yield Result.model_validate(orjson.loads(data))
+    def put_outcome(self, outcome: Outcome) -> None:
+        self._put("outcomes", outcome.key, outcome.retryable, outcome)
 
-    def __len__(self) -> int:
-        return int(self._db.execute("SELECT count(*) FROM results").fetchone()[0])
+    def get_outcome(self, key: str) -> Outcome | None:
+        data = self._get("outcomes", key)
+        return None if data is None else Outcome.model_validate(data)
+
+    def is_final(self, key: str) -> bool:
+        """True when the judgment ``key`` has an outcome that resume must not redo."""
+        row = self._db.execute("SELECT retryable FROM outcomes WHERE key = ?", (key,)).fetchone()
+        return row is not None and not row[0]
+
+    def count(self, table: str) -> int:
+        if table not in TABLES:
+            raise ValueError(table)
+        return int(self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
 
     def close(self) -> None:
         self._db.close()

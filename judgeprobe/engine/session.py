@@ -1,0 +1,55 @@
+"""A cached asker: one judgment's requests, each answered from the store when already final."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel
+
+from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.request import Request, Sampling
+from judgeprobe.engine.store import Result, Store
+
+
+@cache
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
+class CachedAsker:
+    """Builds each stage's request, reuses a stored final result, else sends and stores it."""
+
+    def __init__(self, endpoint: Endpoint, store: Store, sampling: Sampling, seed: int) -> None:
+        self.endpoint = endpoint
+        self.store = store
+        self.sampling = sampling
+        self.seed = seed
+        self.results: list[Result] = []
+
+    def request(
+        self, messages: Sequence[dict[str, str]], reply_model: type[BaseModel], max_tokens: int
+    ) -> Request:
+        schema = schema_of(reply_model)
+        return Request(
+            endpoint=self.endpoint.judge.name,
+            messages=tuple(messages),
+            schema_name=str(schema.get("title", reply_model.__name__)),
+            schema=schema,
+            reply_model=reply_model,
+            sampling=self.sampling.model_copy(update={"max_tokens": max_tokens}),
+            seed=self.seed,
+            fingerprint=self.endpoint.info.fingerprint,
+        )
+
+    async def __call__(
+        self, messages: Sequence[dict[str, str]], reply_model: type[BaseModel], max_tokens: int
+    ) -> Result:
+        req = self.request(messages, reply_model, max_tokens)
+        result = self.store.get(req.key)
+        if result is None or result.retryable:
+            result = await self.endpoint.execute(req)
+            self.store.put(result)
+        self.results.append(result)
+        return result

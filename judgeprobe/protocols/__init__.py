@@ -1,0 +1,44 @@
+"""Judge protocols: how the judge is made to reason before its verdict.
+
+``baseline`` (direct verdict), ``scot`` (criterion-guided notes and scores, then verdict) and
+``pbp`` (proof-before-preference: lock quoted evidence, score from it, rank by code). A
+protocol is a small class with ``run(presentation, ask) -> Turn``; adding one is one file
+and one entry in ``build_protocols``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Protocol as TypingProtocol
+
+from judgeprobe.prompts import load_template
+from judgeprobe.protocols.base import Asker, Presentation, Turn
+from judgeprobe.protocols.baseline import Baseline
+from judgeprobe.protocols.pbp import PBP
+from judgeprobe.protocols.scot import SCoT
+
+NAMES = ("baseline", "scot", "pbp")
+
+
+class JudgeProtocol(TypingProtocol):
+    """What the sweep needs of a protocol."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def templates(self) -> tuple[str, ...]: ...
+    @property
+    def stages(self) -> int: ...
+
+    async def run(self, p: Presentation, ask: Asker) -> Turn: ...
+
+
+def templates_hash(names: tuple[str, ...]) -> str:
+    """One hash over the exact text of every template a protocol uses."""
+    digest = hashlib.sha256()
+    for name in sorted(names):
+        digest.update(f"{name}:{load_template(name).sha256}\n".encode())
+    return digest.hexdigest()
+
+
+__all__ = ["NAMES", "PBP", "Baseline", "JudgeProtocol", "SCoT", "templates_hash"]

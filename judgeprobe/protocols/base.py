@@ -1,0 +1,82 @@
+"""What every protocol shares: the presentation it judges, the asker it calls, what it returns."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from judgeprobe.engine.store import Result
+from judgeprobe.prompts import load_template
+
+Message = dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Presentation:
+    """The texts in *screen* order, with the labels shown beside them."""
+
+    document: str
+    text_1: str
+    text_2: str
+    label_1: str
+    label_2: str
+
+    def materials(self, labels: bool = True) -> str:
+        """The document and both summaries, as every protocol shows them."""
+        return load_template("materials_v1").fill(
+            {
+                "DOC_TEXT": self.document,
+                "SUM1": self.text_1,
+                "SUM2": self.text_2,
+                "LABEL_1": f" (label = {self.label_1})" if labels and self.label_1 else "",
+                "LABEL_2": f" (label = {self.label_2})" if labels and self.label_2 else "",
+            }
+        )
+
+
+class Asker(Protocol):
+    """Sends one stage's messages (cached by content key) and returns its stored result."""
+
+    def __call__(
+        self, messages: Sequence[Message], reply_model: type[BaseModel], max_tokens: int
+    ) -> Awaitable[Result]: ...
+
+
+class StageFailed(Exception):
+    """A stage ended Invalid; the whole judgment is Invalid with this stage's reason."""
+
+    def __init__(self, stage: str, result: Result) -> None:
+        super().__init__(f"{stage}: {result.invalid_reason}")
+        self.stage = stage
+        self.result = result
+
+
+@dataclass(slots=True)
+class Turn:
+    """A protocol's answer, in screen terms; ``messages`` can be continued (Reveal-After)."""
+
+    verdict: str
+    explanation: str
+    messages: list[Message]
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def user(content: str) -> Message:
+    return {"role": "user", "content": content}
+
+
+def assistant(content: str) -> Message:
+    return {"role": "assistant", "content": content}
+
+
+async def ask_stage(
+    ask: Asker, stage: str, messages: list[Message], reply_model: type[BaseModel], max_tokens: int
+) -> tuple[dict[str, Any], str]:
+    """Run one stage; return its validated reply and raw text, or raise StageFailed."""
+    result = await ask(messages, reply_model, max_tokens)
+    if result.status != "valid" or result.reply is None:
+        raise StageFailed(stage, result)
+    return result.reply, result.raw

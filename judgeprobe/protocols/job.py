@@ -1,0 +1,117 @@
+"""One judgment to make: a protocol run on one presentation, plus Reveal-After's second turn.
+
+``run_job`` turns the protocol's screen-terms answer into a stored ``Outcome`` in candidate
+terms. Any stage that ends Invalid makes the judgment Invalid with that stage's reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.request import Sampling
+from judgeprobe.engine.session import CachedAsker
+from judgeprobe.engine.store import Outcome, Store
+from judgeprobe.prompts import load_template
+from judgeprobe.protocols import JudgeProtocol
+from judgeprobe.protocols.base import Presentation, StageFailed, Turn, ask_stage, assistant, user
+from judgeprobe.protocols.replies import PairwiseReply
+from judgeprobe.records import Order, Target
+
+REVEAL_TEMPLATE = "reveal_v1"
+REVEAL_MAX_TOKENS = 320
+
+SCREEN_TO_CANDIDATE: dict[str, dict[str, str]] = {
+    "12": {"[1,2]": "A", "[2,1]": "B", "Tie": "Tie", "summary_1": "A", "summary_2": "B"},
+    "21": {"[1,2]": "B", "[2,1]": "A", "Tie": "Tie", "summary_1": "B", "summary_2": "A"},
+}
+"""Screen terms (verdicts, summary positions) to candidate identity, per presentation order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """Where a judgment sits in the sweep, and everything needed to make it."""
+
+    key: str
+    judge: str
+    protocol: JudgeProtocol
+    condition: str
+    item_id: str
+    subset: str
+    order: Order
+    seed: int
+    target: Target
+    turn1_target: Target | None
+    label_1: str  # candidate terms
+    label_2: str
+    attack: str
+    presentation: Presentation  # screen terms
+    reveal: tuple[str, str] | None  # turn-2 labels, screen terms
+    template_hash: str
+
+
+def to_candidates(value: Any, order: str) -> Any:
+    """Rename screen terms to candidate terms through nested details."""
+    table = SCREEN_TO_CANDIDATE[order]
+    if isinstance(value, dict):
+        return {table.get(k, k): to_candidates(v, order) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_candidates(v, order) for v in value]
+    if isinstance(value, str):
+        return table.get(value, value)
+    return value
+
+
+async def _reveal(job: Job, turn: Turn, ask: CachedAsker) -> Turn:
+    assert job.reveal is not None
+    note = load_template(REVEAL_TEMPLATE).fill(
+        {"REVEAL_1": job.reveal[0], "REVEAL_2": job.reveal[1]}
+    )
+    messages = [*turn.messages, user(note)]
+    reply, raw = await ask_stage(ask, "reveal", messages, PairwiseReply, REVEAL_MAX_TOKENS)
+    return Turn(reply["verdict"], reply["explanation"], [*messages, assistant(raw)])
+
+
+async def run_job(job: Job, endpoint: Endpoint, store: Store, sampling: Sampling) -> Outcome:
+    """Make one judgment (every request cached in ``store``) and return its outcome."""
+    ask = CachedAsker(endpoint, store, sampling, job.seed)
+    first: Turn | None = None
+    failure: StageFailed | None = None
+    try:
+        turn = await job.protocol.run(job.presentation, ask)
+        if job.reveal is not None:
+            first, turn = turn, await _reveal(job, turn, ask)
+    except StageFailed as exc:
+        failure = exc
+    used = ask.results
+    stats: dict[str, Any] = {
+        "key": job.key,
+        "request_keys": [r.key for r in used],
+        "attempts": sum(r.attempts for r in used),
+        "reasks": sum(r.reasks for r in used),
+        "latency_s": sum(r.latency_s for r in used),
+        "prompt_tokens": sum(r.prompt_tokens for r in used),
+        "completion_tokens": sum(r.completion_tokens for r in used),
+        "model": endpoint.info.model,
+    }
+    if failure is not None:
+        return Outcome(
+            status="invalid",
+            verdict="Invalid",
+            explanation=failure.result.raw,
+            invalid_reason=str(failure),
+            retryable=failure.result.retryable,
+            **stats,
+        )
+    order = job.order
+    return Outcome(
+        status="valid",
+        verdict=SCREEN_TO_CANDIDATE[order][turn.verdict],
+        raw_verdict=turn.verdict,
+        explanation=turn.explanation,
+        details=to_candidates((first or turn).details, order),
+        turn1_verdict=SCREEN_TO_CANDIDATE[order][first.verdict] if first else "",
+        turn1_explanation=first.explanation if first else "",
+        **stats,
+    )
