@@ -22,7 +22,7 @@ from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.session import schema_of
 from judgeprobe.plan import build_protocols
 from judgeprobe.prompts import load_template
-from judgeprobe.protocols import replies
+from judgeprobe.protocols import replies, templates_hash
 from judgeprobe.protocols.job import REVEAL_TEMPLATE
 
 REPLY_MODELS = (
@@ -85,7 +85,8 @@ def build_manifest(
     endpoints: dict[str, Endpoint],
     conditions: dict[str, Condition],
 ) -> dict[str, Any]:
-    names = {t for p in build_protocols(cfg).values() for t in p.templates} | {REVEAL_TEMPLATE}
+    protocols = build_protocols(cfg)
+    names = {t for p in protocols.values() for t in p.templates} | {REVEAL_TEMPLATE}
     return {
         "run_id": run_id,
         "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -99,6 +100,7 @@ def build_manifest(
         "seeds": cfg.seeds,
         "determinism": cfg.sampling.determinism(cfg.seeds[0]),
         "templates": {name: load_template(name).sha256 for name in sorted(names)},
+        "protocol_templates": {n: templates_hash(p.templates) for n, p in protocols.items()},
         "schemas": {str(schema_of(m)["title"]): _sha(schema_of(m)) for m in REPLY_MODELS},
         "conditions": {name: conditions[name].model_dump() for name in cfg.conditions},
         "judges": [

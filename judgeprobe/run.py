@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     build_protocols(cfg)
     out = args.out or Path("runs") / cfg.name
     _check_run_dir(out, args.resume, cfg)
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
     start = time.monotonic()
     outcome = asyncio.run(_sweep(cfg, items, conditions, out, console, not args.no_progress))
     console.print(f"done in {time.monotonic() - start:.1f}s")

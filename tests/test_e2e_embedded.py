@@ -69,7 +69,8 @@ def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path:
     assert judge["backend"] == "llama-server"
     assert judge["model"] == "gemma3-270m"
     assert judge["fingerprint"] == j["fingerprint"][0]
-    assert manifest["templates"]["baseline_v1"] == j["template_hash"][0]
+    assert manifest["protocol_templates"]["baseline"] == j["template_hash"][0]
+    assert set(manifest["templates"]) >= {"baseline_v1", "materials_v1"}
     assert manifest["determinism"] == "greedy"
 
     metrics = pl.read_csv(out / "metrics.csv")
@@ -83,3 +84,39 @@ def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path:
     )
     assert again.returncode == 0, again.stderr
     assert "sent 0, reused 8" in again.stderr
+
+
+def test_every_protocol_on_the_real_embedded_judge(embedded_judge: str, tmp_path: Path) -> None:
+    cfg = tmp_path / "grid.toml"
+    cfg.write_text(
+        'name = "grid"\nprotocols = ["baseline", "scot", "pbp"]\n'
+        'conditions = ["Blind", "RevealAfter", "Verbosity"]\nlimit = 1\n'
+        "[protocol]\npbp_lock_max_tokens = 600\n"
+        f'[[judges]]\nname = "gemma3-270m"\nurl = "{embedded_judge}"\n'
+    )
+    out = tmp_path / "run"
+    proc = run_cli("--config", str(cfg), "--out", str(out), timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "9 judgments planned (18 requests before cache: baseline 4, scot 4, pbp 10" in proc.stderr
+    )
+    j = pl.read_parquet(out / "judgments.parquet")
+    assert j.height == 9
+    assert (j.filter(pl.col("verdict") == "Invalid")["invalid_reason"].str.len_chars() > 0).all()
+    valid = j.filter(pl.col("verdict") != "Invalid")
+    assert set(valid["protocol"]) == {"baseline", "scot", "pbp"}, j.select(
+        "protocol", "invalid_reason"
+    )
+    stages = {"baseline": 1, "scot": 1, "pbp": 3}
+    for row in valid.iter_rows(named=True):
+        reveal = row["condition"] == "RevealAfter"
+        assert row["n_requests"] == stages[row["protocol"]] + reveal
+        if reveal:
+            assert row["turn1_verdict"] in {"A", "B", "Tie"} and row["turn1_target"] == "B"
+        if row["protocol"] == "pbp":
+            assert row["score_verdict"] == row["verdict"] and row["n_quotes"] is not None
+        if row["protocol"] != "baseline":
+            assert row["verdict_score_agree"] is not None
+    assert j.filter(pl.col("condition") == "Verbosity")["attack"].unique().to_list() == [
+        "verbosity"
+    ]

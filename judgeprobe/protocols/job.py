@@ -51,14 +51,15 @@ class Job:
     template_hash: str
 
 
-def to_candidates(value: Any, order: str) -> Any:
-    """Rename screen terms to candidate terms through nested details."""
+def to_candidates(value: Any, order: str, key: str = "") -> Any:
+    """Rename screen terms to candidate terms through nested details: ``summary_1``/``_2``
+    keys, quote ``source`` values and ``*verdict`` values; free text is left alone."""
     table = SCREEN_TO_CANDIDATE[order]
     if isinstance(value, dict):
-        return {table.get(k, k): to_candidates(v, order) for k, v in value.items()}
+        return {table.get(k, k): to_candidates(v, order, k) for k, v in value.items()}
     if isinstance(value, list):
-        return [to_candidates(v, order) for v in value]
-    if isinstance(value, str):
+        return [to_candidates(v, order, key) for v in value]
+    if isinstance(value, str) and (key == "source" or key.endswith("verdict")):
         return table.get(value, value)
     return value
 

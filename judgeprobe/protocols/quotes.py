@@ -23,13 +23,24 @@ def normalise(text: str) -> str:
     return _SPACE.sub(" ", kept).strip()
 
 
+def _match(quote: str, source: str) -> float:
+    """How well the whole quote aligns with some span of the source, 0–1."""
+    if not quote:
+        return 0.0
+    if quote in source:
+        return 1.0
+    if len(quote) > len(source):  # a quote longer than its source cannot be inside it
+        return fuzz.ratio(quote, source) / 100.0
+    return fuzz.partial_ratio(quote, source) / 100.0
+
+
 def verify_quote(quote: str, sources: Mapping[str, str]) -> dict[str, Any]:
     """Best match of ``quote`` over named sources: ``{quote, source, match, fabricated}``."""
     q = normalise(quote)
     best_name, best = "", 0.0
     for name, text in sources.items():
         s = normalise(text)
-        score = 1.0 if q and q in s else (fuzz.partial_ratio(q, s) / 100.0 if q else 0.0)
+        score = _match(q, s)
         if score > best:
             best_name, best = name, score
     return {
