@@ -40,6 +40,7 @@ class JudgeConfig(BaseModel):
     concurrency: int = Field(default=4, ge=1, le=1024)
     rate_limit: float = Field(default=0.0, ge=0.0)  # requests/second; 0 = no cap
     api_key_env: str = ""  # name of the environment variable holding the key; never the key
+    disable_thinking: bool = False  # reasoning models: ask the chat template not to think
 
     @field_validator("backend")
     @classmethod

@@ -61,6 +61,14 @@ class Endpoint:
     async def close(self) -> None:
         await self.client.close()
 
+    def _extra_body(self, req: Request) -> dict[str, object]:
+        body: dict[str, object] = {
+            "response_format": response_format(self.info.backend, req.schema_name, req.schema)
+        }
+        if self.judge.disable_thinking:  # vLLM, llama-server and SGLang read this
+            body["chat_template_kwargs"] = {"enable_thinking": False}
+        return body
+
     async def _once(self, messages: list[dict[str, str]], req: Request) -> ChatCompletion:
         async with self._slots:
             if self._throttler is not None:
@@ -74,11 +82,7 @@ class Endpoint:
                     top_p=req.sampling.top_p,
                     max_tokens=req.sampling.max_tokens,
                     seed=req.seed,
-                    extra_body={
-                        "response_format": response_format(
-                            self.info.backend, req.schema_name, req.schema
-                        )
-                    },
+                    extra_body=self._extra_body(req),
                 ),
                 timeout=self.engine.attempt_timeout_s,
             )
