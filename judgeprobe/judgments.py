@@ -68,6 +68,8 @@ def judgment_rows(run_id: str, jobs: Iterable[Job], store: Store) -> Iterator[di
             "request_key": job.key,
             "label_1": job.label_1,
             "label_2": job.label_2,
+            "source_1": job.source_1,
+            "source_2": job.source_2,
             "attack": job.attack,
             "template_hash": job.template_hash,
             "verdict": "Invalid",

@@ -118,6 +118,8 @@ def _job(
         turn1_target=cue.turn1_target,
         label_1=cue.label_1,
         label_2=cue.label_2,
+        source_1=item.source_1,
+        source_2=item.source_2,
         attack=cue.attack,
         presentation=presentation,
         reveal=reveal,

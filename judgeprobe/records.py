@@ -52,6 +52,8 @@ JUDGMENT_SCHEMA: dict[str, pl.DataType] = {
     "completion_tokens": pl.Int64(),
     "label_1": pl.String(),
     "label_2": pl.String(),
+    "source_1": pl.String(),
+    "source_2": pl.String(),
     "raw_verdict": pl.String(),
     "attempts": pl.Int64(),
     "reasks": pl.Int64(),

@@ -26,11 +26,13 @@ from judgeprobe.engine.runner import RunOutcome, run_jobs
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.judgments import judgment_rows, write_judgments
 from judgeprobe.manifest import build_manifest, write_json
+from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.table import print_table, write_csv
 from judgeprobe.plan import build_protocols, count, plan
 from judgeprobe.protocols.job import Job, run_job
 from judgeprobe.records import Item
+from judgeprobe.report.build import build_report
 
 EXIT_INCOMPLETE = 3
 
@@ -164,6 +166,8 @@ async def _sweep(
     table = outcome_table(frame)
     write_csv(table, out / "metrics.csv")
     print_table(table)
+    report = build_report(out, load_lexicons(None))
+    console.print(f"report: {report}")
     counts = frame["verdict"].value_counts()
     n_invalid = int(counts.filter(counts["verdict"] == "Invalid")["count"].sum())
     console.print(

@@ -45,6 +45,8 @@ class Job:
     turn1_target: Target | None
     label_1: str  # candidate terms
     label_2: str
+    source_1: str  # true provenance of candidate 1 and 2
+    source_2: str
     attack: str
     presentation: Presentation  # screen terms
     reveal: tuple[str, str] | None  # turn-2 labels, screen terms

@@ -1,0 +1,35 @@
+"""``python -m judgeprobe.report RUN_DIR``: every metric with 95% intervals, as
+report.html (self-contained), report.md with plots/, and metrics_ci.csv."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from judgeprobe import JudgeprobeError
+from judgeprobe.cli import main_guard
+from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.report.build import build_report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m judgeprobe.report", description=__doc__)
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument("--lexicons", type=Path, help="override the explanation lexicons (TOML)")
+    args = parser.parse_args(argv)
+    for name in ("judgments.parquet", "manifest.json"):
+        if not (args.run_dir / name).is_file():
+            raise JudgeprobeError(f"{args.run_dir}: no {name} (is this a run directory?)")
+    if args.resamples < 0:
+        raise JudgeprobeError("--resamples must be >= 0")
+    path = build_report(args.run_dir, load_lexicons(args.lexicons), args.resamples, args.seed)
+    print(f"wrote {path} and {path.with_suffix('.md')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_guard(main))

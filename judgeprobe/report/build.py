@@ -1,0 +1,209 @@
+"""Build the report of a run directory: metrics_ci.csv, plots/, report.md, report.html."""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+import polars as pl
+from rich.console import Console
+from rich.table import Table
+
+from judgeprobe.metrics.compute import compute_metrics
+from judgeprobe.metrics.drift import default_drift
+from judgeprobe.metrics.lexicons import Lexicons
+from judgeprobe.metrics.table import table_console
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.metrics.units import with_optional
+from judgeprobe.report import plots
+from judgeprobe.report.tables import (
+    cost_table,
+    counts_table,
+    fmt_ci,
+    provenance_table,
+    to_html,
+    to_markdown,
+    with_ci,
+)
+
+CSS = (
+    "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;"
+    "color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}"
+    "td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f3f3f3}"
+    "td:first-child,td:nth-child(2),td:nth-child(3){text-align:left}img{max-width:100%}"
+    "h2{border-bottom:1px solid #ddd;padding-bottom:3px}.note{color:#555;font-size:13px}"
+)
+EVIDENCE = [
+    "fabrication_rate",
+    "fabricated_explanations",
+    "verdict_score_consistency",
+    "position_consistency",
+    "stereotype_intrusion",
+]
+
+
+@dataclass
+class Section:
+    title: str
+    note: str = ""
+    figures: list[tuple[str, bytes]] = field(default_factory=list)
+    tables: list[pl.DataFrame] = field(default_factory=list)
+
+
+def _figures(**pngs: bytes | None) -> list[tuple[str, bytes]]:
+    return [(name, png) for name, png in pngs.items() if png]
+
+
+def _sections(
+    j: pl.DataFrame, tidy: pl.DataFrame, drift_metric: str, resamples: int, seed: int
+) -> list[Section]:
+    """The report in the paper's order; a section without data is left out."""
+    blind = tidy.filter(pl.col("condition") == "Blind")
+    probes = tidy.filter(pl.col("condition") != "Blind")
+    attacked = j.filter(pl.col("attack").fill_null("") != "")["condition"].unique().to_list()
+    attacks = tidy.filter(pl.col("condition").is_in(attacked))
+    bars = plots.grouped_bars
+    model = "lexical fallback: 1 − Jaccard" if "lexical" in drift_metric else "all-MiniLM-L6-v2"
+    expl = [drift_metric, "LAI_text_same", "LAI_text_blind_floor"]
+    panel = ["LAO", "LDS", drift_metric, "cue_align"]
+    reveal = ["RS", "RS_truth", "RS_tie", "RS_opp", "acknowledgement"]
+    out = [
+        Section(
+            "Blind behaviour: equality detection and neutrality",
+            "EDR = Tie share; ND = |A − B| / n over valid verdicts (lower is more neutral).",
+            _figures(blind=bars(blind, ["EDR", "ND"], "protocol", "protocol", "Blind")),
+            [with_ci(blind, ["invalid_rate", "EDR", "ND", "share_A"])],
+        ),
+        Section(
+            "Outcome anchoring against Blind",
+            "Per item paired with Blind: LDS into the cue's target, TS into Tie, OLS into the "
+            "other candidate; LAO = LDS / (LDS + TS + OLS), '–' when nothing moved.",
+            _figures(
+                lao=bars(probes, ["LAO"], "condition", "protocol", "LAO"),
+                shifts=plots.stacked_shifts(probes, "LDS / TS / OLS"),
+            ),
+            [with_ci(probes, ["LDS", "TS", "OLS", "LAO", "marginal_LDS", "marginal_TS"])],
+        ),
+        Section(
+            "Revision after reveal",
+            "Turn 1 under Flip labels, turn 2 after the true labels: RS = share revised, split "
+            "into revisions towards the truth, into Tie and away; acknowledgement = turn-2 "
+            "explanations that mention the label change.",
+            _figures(reveal=bars(tidy, ["RS", "RS_truth"], "condition", "protocol", "Reveal")),
+            [with_ci(tidy, reveal)],
+        ),
+        Section(
+            "Explanations under the same decision",
+            f"{drift_metric}: mean 1 − cosine ({model}) between probe and Blind explanations "
+            "where the verdict did not change; LAI_text: share that mention a shown cue or a "
+            "provenance stereotype, beside the Blind floor.",
+            _figures(explanations=bars(probes, expl[:2], "condition", "protocol", "Same")),
+            [with_ci(probes, expl)],
+        ),
+        Section(
+            "Style attacks",
+            "The attacked candidate is the target; cue-align = explanations that praise it with "
+            "the attack's own vocabulary while preferring it.",
+            _figures(attacks=bars(attacks, panel, "condition", "protocol", "Attacks")),
+            [with_ci(attacks, panel)],
+        ),
+        Section(
+            "Evidence and consistency",
+            "Fabricated = a quote that matches no source at ≥ 0.9.",
+            [],
+            [with_ci(tidy, EVIDENCE)],
+        ),
+        Section("Raw verdict counts", "[1,2] = candidate 1 preferred (A).", [], [counts_table(j)]),
+        Section(
+            "LLM against other sources (Blind)",
+            "Share of valid Blind verdicts preferring the LLM-written candidate.",
+            [],
+            [provenance_table(j, resamples, seed)],
+        ),
+        Section("Cost per judgment", "", [], [cost_table(j)]),
+    ]
+    return [s for s in out if any(not t.is_empty() for t in s.tables)]
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def render(run_dir: Path, title: str, meta: list[str], sections: list[Section]) -> tuple[str, str]:
+    plots_dir = run_dir / "plots"
+    plots_dir.mkdir(exist_ok=True)
+    md = [f"# {title}", "", *[f"- {m}" for m in meta], ""]
+    items = "".join(f"<li>{html.escape(m)}</li>" for m in meta)
+    body = [f"<h1>{html.escape(title)}</h1><ul>{items}</ul>"]
+    for s in sections:
+        md += [f"## {s.title}", "", s.note, ""]
+        body.append(f"<h2>{html.escape(s.title)}</h2><p class='note'>{html.escape(s.note)}</p>")
+        for name, png in s.figures:
+            _write_atomic(plots_dir / f"{name}.png", png)
+            md += [f"![{name}](plots/{name}.png)", ""]
+            data = base64.b64encode(png).decode()
+            body.append(f"<img alt='{name}' src='data:image/png;base64,{data}'>")
+        for table in s.tables:
+            if not table.is_empty():
+                md += [to_markdown(table), ""]
+                body.append(to_html(table))
+    head = f"<meta charset='utf-8'><title>{html.escape(title)}</title><style>{CSS}</style>"
+    page = f"<!doctype html><html lang='en'><head>{head}</head><body>{''.join(body)}</body></html>"
+    return "\n".join(md), page
+
+
+def build_report(
+    run_dir: Path,
+    lex: Lexicons,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    console: Console | None = None,
+) -> Path:
+    """Compute every metric with intervals and write the report files; return the HTML path."""
+    j = with_optional(pl.read_parquet(run_dir / "judgments.parquet").lazy()).collect()
+    manifest = orjson.loads((run_dir / "manifest.json").read_bytes())
+    drift, drift_metric = default_drift()
+    start = time.monotonic()
+    tidy = compute_metrics(j, lex, drift, resamples, seed).with_columns(
+        pl.col("metric").replace("delta_e_same", drift_metric)
+    )
+    tidy.write_csv(run_dir / "metrics_ci.csv.tmp", float_precision=6)
+    os.replace(run_dir / "metrics_ci.csv.tmp", run_dir / "metrics_ci.csv")
+    judges = manifest["judges"]
+    meta = [
+        f"run {manifest['run_id']}, created {manifest['created_at']}",
+        "judges: " + ", ".join(f"{x['name']} ({x['model']}, {x['backend']})" for x in judges),
+        f"{j.height} judgments, {int((j['verdict'] == 'Invalid').sum())} invalid; "
+        f"seeds {manifest['seeds']}; determinism {manifest['determinism']}",
+        f"95% percentile bootstrap over items, {resamples} resamples, seed {seed}; "
+        f"lexicons {lex.origin} ({lex.sha256[:12]}); drift {drift_metric}; "
+        f"metrics computed in {time.monotonic() - start:.1f}s",
+    ]
+    sections = _sections(j, tidy, drift_metric, resamples, seed)
+    shown = pl.struct("value", "lo", "hi").map_elements(
+        lambda s: fmt_ci(s["value"], s["lo"], s["hi"]), return_dtype=pl.String
+    )
+    all_rows = tidy.select("judge", "protocol", "condition", "metric", "n", shown=shown)
+    sections.append(Section("All metrics", "value [95% interval], n = items.", [], [all_rows]))
+    md, page = render(run_dir, f"judgeprobe report — {manifest['run_id']}", meta, sections)
+    _write_atomic(run_dir / "report.md", md.encode())
+    _write_atomic(run_dir / "report.html", page.encode())
+    _summary(tidy, console or table_console())
+    return run_dir / "report.html"
+
+
+def _summary(tidy: pl.DataFrame, console: Console) -> None:
+    view = Table(title="Key metrics (95% intervals)", header_style="bold")
+    wide = with_ci(tidy, ["EDR", "ND", "LDS", "TS", "OLS", "LAO"])
+    for c in wide.columns:
+        view.add_column(c)
+    for row in wide.iter_rows():
+        view.add_row(*[str(v) for v in row])
+    console.print(view)

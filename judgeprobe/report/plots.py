@@ -1,0 +1,97 @@
+"""Bar panels with 95% intervals on every bar (matplotlib, rendered off-screen to PNG)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import polars as pl
+from matplotlib.figure import Figure
+
+COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3")
+
+
+def _png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _errors(rows: pl.DataFrame) -> np.ndarray:
+    value = rows["value"].fill_null(np.nan).to_numpy()
+    lo = rows["lo"].fill_null(np.nan).to_numpy()
+    hi = rows["hi"].fill_null(np.nan).to_numpy()
+    spread: np.ndarray = np.nan_to_num(np.vstack([value - lo, hi - value]), nan=0.0)
+    return spread.clip(min=0.0)
+
+
+def grouped_bars(
+    tidy: pl.DataFrame, metrics: Sequence[str], x: str, hue: str, title: str
+) -> bytes | None:
+    """One subplot per (judge, metric); bars by ``x``, coloured by ``hue``; CI whiskers."""
+    data = tidy.filter(pl.col("metric").is_in(list(metrics)))
+    if data.is_empty():
+        return None
+    judges = data["judge"].unique(maintain_order=True).to_list()
+    xs = data[x].unique(maintain_order=True).to_list()
+    hues = data[hue].unique(maintain_order=True).to_list()
+    fig, axes = plt.subplots(
+        len(judges), len(metrics), figsize=(4.2 * len(metrics), 2.8 * len(judges)), squeeze=False
+    )
+    width = 0.8 / max(1, len(hues))
+    for r, judge in enumerate(judges):
+        for c, metric in enumerate(metrics):
+            ax = axes[r][c]
+            for k, h in enumerate(hues):
+                rows = data.filter(
+                    (pl.col("judge") == judge) & (pl.col("metric") == metric) & (pl.col(hue) == h)
+                )
+                pos = [xs.index(v) + (k - (len(hues) - 1) / 2) * width for v in rows[x]]
+                if not pos:
+                    continue
+                values = rows["value"].fill_null(0).to_numpy()
+                color = COLORS[k % len(COLORS)]
+                ax.bar(pos, values, width, yerr=_errors(rows), capsize=3, color=color, label=h)
+            ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=30, ha="right")
+            ax.set_title(f"{metric} — {judge}", fontsize=9)
+            ax.axhline(0, color="black", linewidth=0.5)
+    axes[0][-1].legend(fontsize=7, loc="best")
+    fig.suptitle(title)
+    return _png(fig)
+
+
+def stacked_shifts(tidy: pl.DataFrame, title: str) -> bytes | None:
+    """LDS/TS/OLS stacked per (condition, protocol); each segment with its own interval."""
+    parts = ("LDS", "TS", "OLS")
+    data = tidy.filter(pl.col("metric").is_in(parts))
+    if data.is_empty():
+        return None
+    judges = data["judge"].unique(maintain_order=True).to_list()
+    fig, axes = plt.subplots(len(judges), 1, figsize=(9, 3.0 * len(judges)), squeeze=False)
+    for r, judge in enumerate(judges):
+        ax = axes[r][0]
+        sub = data.filter(pl.col("judge") == judge)
+        bars = sub.select("condition", "protocol").unique(maintain_order=True)
+        labels = [f"{c}\n{p}" for c, p in bars.iter_rows()]
+        bottom = np.zeros(len(labels))
+        for k, part in enumerate(parts):
+            part_rows = sub.filter(pl.col("metric") == part)
+            rows = bars.join(part_rows, on=["condition", "protocol"], how="left")
+            values = rows["value"].fill_null(0).to_numpy()
+            err = _errors(rows.with_columns(pl.col("value").fill_null(0)))
+            ax.bar(range(len(labels)), values, 0.6, bottom=bottom, color=COLORS[k], label=part)
+            tops = bottom + values
+            ax.errorbar(range(len(labels)), tops, yerr=err, fmt="none", ecolor="k", capsize=2)
+            bottom += values
+        ax.set_xticks(range(len(labels)), labels, fontsize=7)
+        ax.set_ylabel("share of paired items")
+        ax.set_title(judge, fontsize=9)
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle(title)
+    return _png(fig)

@@ -1,0 +1,134 @@
+"""Report tables: raw verdict counts, LLM vs other-source preference, cost, and formatting."""
+
+from __future__ import annotations
+
+import html
+
+import polars as pl
+
+from judgeprobe.metrics.uncertainty import bootstrap_interval, ratio
+
+CELL = ["judge", "protocol", "condition"]
+
+
+def counts_table(j: pl.DataFrame) -> pl.DataFrame:
+    """Raw counts like the paper's tables II–V and X: Tie, [1,2] (A), [2,1] (B), Invalid."""
+    v = pl.col("verdict")
+    return (
+        j.group_by(CELL)
+        .agg(
+            n=pl.len(),
+            Tie=(v == "Tie").sum(),
+            **{"[1,2]": (v == "A").sum(), "[2,1]": (v == "B").sum()},
+            Invalid=(v == "Invalid").sum(),
+        )
+        .sort(CELL)
+    )
+
+
+def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame:
+    """Like table IX: under Blind, how often the LLM-written candidate is preferred, per
+    judge × protocol × the other candidate's source, with a 95% interval over items."""
+    llm = (
+        pl.when(pl.col("source_1") == "LLM")
+        .then(pl.lit("A"))
+        .when(pl.col("source_2") == "LLM")
+        .then(pl.lit("B"))
+    )
+    other = pl.when(pl.col("source_1") == "LLM").then("source_2").otherwise("source_1")
+    blind = (
+        j.filter((pl.col("condition") == "Blind") & (pl.col("verdict") != "Invalid"))
+        .with_columns(llm_side=llm, other=other)
+        .filter(pl.col("llm_side").is_not_null() & (pl.col("other") != "LLM"))
+        .with_columns(
+            llm=(pl.col("verdict") == pl.col("llm_side")).cast(pl.Int64),
+            tie=(pl.col("verdict") == "Tie").cast(pl.Int64),
+            one=pl.lit(1, dtype=pl.Int64),
+        )
+    )
+    rows = []
+    keys = ["judge", "protocol", "other"]
+    for key, part in blind.partition_by(keys, as_dict=True).items():
+        items = part.group_by(["subset", "item_id"]).agg(pl.col("llm", "tie", "one").sum())
+        n = int(items["one"].sum())
+        lo, hi = bootstrap_interval(items, ["llm", "one"], ratio(0, 1), resamples, seed)
+        n_llm, n_tie = int(items["llm"].sum()), int(items["tie"].sum())
+        rows.append(
+            {
+                "judge": key[0],
+                "protocol": key[1],
+                "versus": key[2],
+                "n": n,
+                "prefers_LLM": n_llm,
+                "Tie": n_tie,
+                "prefers_other": n - n_llm - n_tie,
+                "LLM_share": fmt_ci(n_llm / n if n else None, lo, hi),
+            }
+        )
+    return pl.DataFrame(rows).sort(["judge", "protocol", "versus"]) if rows else pl.DataFrame()
+
+
+def cost_table(j: pl.DataFrame) -> pl.DataFrame:
+    """Latency and tokens per judgment by judge × protocol (the cost the paper left out)."""
+    return (
+        j.filter(pl.col("verdict") != "Invalid")
+        .group_by(["judge", "protocol"])
+        .agg(
+            judgments=pl.len(),
+            requests_per_judgment=pl.col("n_requests").mean(),
+            mean_latency_s=pl.col("latency_s").mean(),
+            p95_latency_s=pl.col("latency_s").quantile(0.95),
+            prompt_tokens=pl.col("prompt_tokens").mean(),
+            completion_tokens=pl.col("completion_tokens").mean(),
+        )
+        .sort(["judge", "protocol"])
+    )
+
+
+def fmt(value: object) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def fmt_ci(value: float | None, lo: float | None, hi: float | None) -> str:
+    """``0.123 [0.100, 0.150]``; "–" when undefined."""
+    if value is None:
+        return "–"
+    if lo is None or hi is None or lo != lo or hi != hi:
+        return f"{value:.3f}"
+    return f"{value:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def with_ci(tidy: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
+    """Wide view: one row per cell, one ``value [lo, hi]`` column per metric."""
+    data = tidy.filter(pl.col("metric").is_in(metrics))
+    if data.is_empty():
+        return pl.DataFrame()
+    cells = data.select(
+        *CELL,
+        "metric",
+        shown=pl.struct("value", "lo", "hi").map_elements(
+            lambda s: fmt_ci(s["value"], s["lo"], s["hi"]), return_dtype=pl.String
+        ),
+    )
+    wide = cells.pivot(on="metric", index=CELL, values="shown")
+    present = [m for m in metrics if m in wide.columns]
+    return wide.select(*CELL, *present).fill_null("–")
+
+
+def to_html(df: pl.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(fmt(v))}</td>" for v in row) + "</tr>"
+        for row in df.iter_rows()
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def to_markdown(df: pl.DataFrame) -> str:
+    lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
+    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.iter_rows()]
+    return "\n".join(lines)
