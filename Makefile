@@ -1,5 +1,7 @@
 # judgeprobe — everything runs from the project's own virtual environment (.venv).
 PYTHON ?= python3
+# CPU build of PyTorch for the sentence-embedding model; pinned so pip never pulls a CUDA build.
+TORCH  ?= torch==2.13.0
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
@@ -22,7 +24,8 @@ $(BIN)/python:
 
 # The llama.cpp build is cached as a wheel in pip's cache, so only the first install compiles.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -e '.[embedded,test,dev]'
+	$(BIN)/pip install '$(TORCH)'
+	$(BIN)/pip install -e '.[embedded,embeddings,test,dev]'
 	touch $@
 
 install: $(VENV)/.installed

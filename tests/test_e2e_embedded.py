@@ -7,6 +7,8 @@ the judgments, the manifest and the metric table. No fake server here.
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -20,6 +22,27 @@ import pytest
 from tests.conftest import ROOT, run_cli
 
 LAUNCHER = [sys.executable, str(ROOT / "servers" / "embedded.py")]
+
+
+def _screenshot(page: Path, png: Path) -> None:
+    """Open the page in headless Chromium and screenshot it; any failure fails the test."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed (.ci/run installs Debian's chromium)")
+        pytest.skip("chromium not installed: `apt-get install chromium` to run this check")
+    proc = subprocess.run(
+        [
+            browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+            "--no-first-run", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", f"--user-data-dir={png.parent / 'chromium-profile'}",
+            "--window-size=1200,2000", f"--screenshot={png}", page.resolve().as_uri(),
+        ],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert png.stat().st_size > 20_000  # a rendered page, not a blank one
+    assert "ERR_" not in proc.stderr  # no failed resource loads
 
 
 def _free_port() -> int:
@@ -77,6 +100,18 @@ def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path:
     assert metrics.height == 4
     assert {"EDR", "ND", "LDS", "TS", "OLS", "LAO", "invalid_rate"} <= set(metrics.columns)
     assert "Outcome metrics" in proc.stdout
+
+    # The run ends with the report: every metric with an interval, readable in a browser.
+    ci = pl.read_csv(out / "metrics_ci.csv")
+    edr = ci.filter((pl.col("metric") == "EDR") & (pl.col("condition") == "Blind")).row(
+        0, named=True
+    )
+    assert edr["lo"] <= edr["value"] <= edr["hi"]
+    page = (out / "report.html").read_text()
+    assert "data:image/png;base64," in page and "src='http" not in page  # self-contained
+    assert "Blind behaviour" in page and "Outcome anchoring" in page
+    assert (out / "report.md").read_text().count("](plots/") >= 2
+    _screenshot(out / "report.html", tmp_path / "report.png")
 
     # Deterministic judge + content-keyed store: a resume sends nothing new.
     again = run_cli(

@@ -73,7 +73,10 @@ def stacked_shifts(tidy: pl.DataFrame, title: str) -> bytes | None:
     if data.is_empty():
         return None
     judges = data["judge"].unique(maintain_order=True).to_list()
-    fig, axes = plt.subplots(len(judges), 1, figsize=(9, 3.0 * len(judges)), squeeze=False)
+    n_bars = data.select("condition", "protocol").unique().height
+    fig, axes = plt.subplots(
+        len(judges), 1, figsize=(max(9.0, 0.55 * n_bars), 3.4 * len(judges)), squeeze=False
+    )
     for r, judge in enumerate(judges):
         ax = axes[r][0]
         sub = data.filter(pl.col("judge") == judge)
@@ -89,7 +92,7 @@ def stacked_shifts(tidy: pl.DataFrame, title: str) -> bytes | None:
             tops = bottom + values
             ax.errorbar(range(len(labels)), tops, yerr=err, fmt="none", ecolor="k", capsize=2)
             bottom += values
-        ax.set_xticks(range(len(labels)), labels, fontsize=7)
+        ax.set_xticks(range(len(labels)), labels, fontsize=7, rotation=45, ha="right")
         ax.set_ylabel("share of paired items")
         ax.set_title(judge, fontsize=9)
     axes[0][0].legend(fontsize=7)
