@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ import pytest
 from tests.fakeserver import FakeJudge
 
 ROOT = Path(__file__).resolve().parent.parent
+LAUNCHER = [sys.executable, str(ROOT / "servers" / "embedded.py")]
 
 
 def make_items(path: Path, n: int) -> Path:
@@ -81,3 +83,24 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
 def fake_judge() -> Iterator[FakeJudge]:
     with FakeJudge() as judge:
         yield judge
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def embedded_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    state = tmp_path_factory.mktemp("servers")
+    env = {"JUDGEPROBE_SERVER_DIR": str(state), "PATH": "/usr/bin:/bin"}
+    up = subprocess.run(
+        [*LAUNCHER, "start", "gemma", "--port", str(_free_port()), "--wait", "600"],
+        capture_output=True, text=True, env=env, timeout=660,
+    )  # fmt: skip
+    assert up.returncode == 0, f"embedded judge did not start: {up.stderr}"
+    try:
+        yield up.stdout.strip()
+    finally:
+        subprocess.run([*LAUNCHER, "stop", "gemma"], env=env, capture_output=True, timeout=60)

@@ -9,20 +9,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
 import polars as pl
 import pytest
 
-from tests.conftest import ROOT, run_cli
-
-LAUNCHER = [sys.executable, str(ROOT / "servers" / "embedded.py")]
-
+from tests.conftest import run_cli
 
 def _screenshot(page: Path, png: Path) -> None:
     """Open the page in headless Chromium and screenshot it; any failure fails the test."""
@@ -43,27 +37,6 @@ def _screenshot(page: Path, png: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert png.stat().st_size > 20_000  # a rendered page, not a blank one
     assert "ERR_" not in proc.stderr  # no failed resource loads
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="session")
-def embedded_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    state = tmp_path_factory.mktemp("servers")
-    env = {"JUDGEPROBE_SERVER_DIR": str(state), "PATH": "/usr/bin:/bin"}
-    up = subprocess.run(
-        [*LAUNCHER, "start", "gemma", "--port", str(_free_port()), "--wait", "600"],
-        capture_output=True, text=True, env=env, timeout=660,
-    )  # fmt: skip
-    assert up.returncode == 0, f"embedded judge did not start: {up.stderr}"
-    try:
-        yield up.stdout.strip()
-    finally:
-        subprocess.run([*LAUNCHER, "stop", "gemma"], env=env, capture_output=True, timeout=60)
 
 
 def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path: Path) -> None:
