@@ -109,6 +109,7 @@ class SweepConfig(BaseModel):
 
     name: str = Field(default="default", pattern=r"^[A-Za-z0-9._-]+$")
     items: str = "bundled:sample"  # or a path to a .jsonl / .parquet candidate set
+    subsets: list[str] = Field(default_factory=list)  # keep only these subsets; [] = all
     protocols: list[Literal["baseline", "scot", "pbp"]] = Field(default=["baseline"], min_length=1)
     conditions: list[str] = Field(
         default_factory=lambda: ["Blind", "True", "Flip", "Placebo"], min_length=1

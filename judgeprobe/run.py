@@ -182,7 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     cfg = _apply_flags(load_config(args.config), args.judge, args.limit)
     conditions = _conditions(cfg)
-    items = load_items(cfg.items, cfg.limit)
+    items = [i for i in load_items(cfg.items) if not cfg.subsets or i.subset in cfg.subsets]
+    if not items:
+        raise JudgeprobeError(f"items {cfg.items}: no item in subsets {', '.join(cfg.subsets)}")
+    items = items[: cfg.limit] if cfg.limit else items
     for item in items:  # fail on an unresolvable cue before any request is sent
         for name in cfg.conditions:
             conditions[name].resolve(item)
