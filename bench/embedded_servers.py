@@ -34,7 +34,7 @@ async def measure(url: str, n_items: int, concurrency: int) -> tuple[float, int]
     cfg = SweepConfig(judges=[JudgeConfig(name="gemma3-270m", url=url, concurrency=concurrency)])
     endpoint = await probe_endpoint(cfg.judges[0], cfg.engine)
     items = load_items("bundled:sample", n_items)
-    jobs = list(plan(cfg, items, builtin_conditions(), {"gemma3-270m": endpoint}))
+    jobs = list(plan(cfg, items, builtin_conditions(), {"gemma3-270m": endpoint.info.fingerprint}))
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "s.sqlite")
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import hashlib
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.engine.request import Sampling
@@ -29,12 +29,18 @@ SERVE_HINTS = {
 
 
 class JudgeConfig(BaseModel):
-    """One judge endpoint: an OpenAI-compatible server, swapped by URL."""
+    """One judge: an OpenAI-compatible server swapped by URL, or several replicas of it.
+
+    ``url`` names one server; ``urls`` names replicas serving the same model (requests are
+    balanced over them, and ``concurrency`` applies to each). Give either; with ``urls``,
+    ``url`` becomes the first replica. ``replicas`` lists them all in both cases.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9._-]+$")
     url: str = Field(pattern=r"^https?://")
+    urls: tuple[str, ...] = ()
     model: str = ""  # "" = the first model the server lists
     backend: str = "auto"
     concurrency: int = Field(default=4, ge=1, le=1024)
@@ -49,10 +55,38 @@ class JudgeConfig(BaseModel):
             raise ValueError(f"backend must be auto or one of {', '.join(BACKENDS)}")
         return value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _replicas(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not data.get("urls"):
+            return data
+        urls = data["urls"]
+        if isinstance(urls, str) or not all(isinstance(u, str) for u in urls):
+            raise ValueError("urls must be a list of URLs")
+        urls = [u.rstrip("/") for u in urls]
+        if data.get("url") and data["url"].rstrip("/") != urls[0]:
+            raise ValueError("give either url or urls (replicas), not both")
+        if len(set(urls)) != len(urls):
+            raise ValueError("urls must not repeat a replica")
+        return {**data, "url": urls[0], "urls": urls}
+
     @field_validator("url")
     @classmethod
     def _strip_slash(cls, value: str) -> str:
         return value.rstrip("/")
+
+    @field_validator("urls")
+    @classmethod
+    def _http_urls(cls, urls: tuple[str, ...]) -> tuple[str, ...]:
+        for url in urls:
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"replica URL {url!r} must start with http:// or https://")
+        return urls
+
+    @property
+    def replicas(self) -> tuple[str, ...]:
+        """Every replica's base URL (one when only ``url`` is configured)."""
+        return self.urls or (self.url,)
 
     def serve_hint(self) -> str:
         if self.name in SERVE_HINTS:
@@ -138,10 +172,14 @@ class SweepConfig(BaseModel):
         return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 
-def load_config(path: Path | None) -> SweepConfig:
-    """Read and validate a TOML config; any problem is one JudgeprobeError line."""
+M = TypeVar("M", bound=BaseModel)
+
+
+def load_toml(path: Path | None, model: type[M]) -> M:
+    """Read and validate a TOML config (defaults when ``path`` is None); any problem is one
+    JudgeprobeError line. Shared by the sweep and the rubric probe."""
     if path is None:
-        return SweepConfig()
+        return model()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -149,9 +187,14 @@ def load_config(path: Path | None) -> SweepConfig:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise JudgeprobeError(f"config {path}: not valid TOML: {exc}") from None
     try:
-        return SweepConfig.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         raise JudgeprobeError(f"config {path}: {first_error(exc, 'config')}") from None
+
+
+def load_config(path: Path | None) -> SweepConfig:
+    """The sweep config in ``path``, or the default sweep."""
+    return load_toml(path, SweepConfig)
 
 
 def parse_judge_flag(flag: str) -> tuple[str, str]:

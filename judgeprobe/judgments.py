@@ -2,12 +2,17 @@
 
 Every planned judgment becomes exactly one row: its verdict in candidate terms, or
 ``Invalid`` with the reason (including "not run" for judgments a stopped sweep never reached).
+Rows are written in chunks of ``CHUNK_ROWS`` and streamed into one file, so a 10^6-judgment
+table never exists as Python rows all at once.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterable, Iterator
+from itertools import count, islice
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +23,7 @@ from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.protocols.job import Job
 from judgeprobe.records import JUDGMENT_SCHEMA
 
+CHUNK_ROWS = 50_000
 NOT_RUN = "not run: the sweep stopped before this judgment finished; rerun with --resume"
 
 
@@ -84,11 +90,21 @@ def judgment_rows(run_id: str, jobs: Iterable[Job], store: Store) -> Iterator[di
 def write_judgments(
     rows: Iterable[dict[str, Any]], path: Path, fingerprints: dict[str, str]
 ) -> pl.DataFrame:
-    """Write the table atomically: a killed write never leaves a half file behind."""
-    frame = pl.DataFrame(list(rows), schema=JUDGMENT_SCHEMA).with_columns(
-        fingerprint=pl.col("judge").replace_strict(fingerprints, default=None)
-    )
-    tmp = path.with_name(path.name + ".tmp")
-    frame.write_parquet(tmp)
-    os.replace(tmp, path)
-    return frame
+    """Write the table atomically (a killed write never leaves a half file behind), chunk by
+    chunk, and return it as read back."""
+    parts = Path(tempfile.mkdtemp(prefix=".judgments-", dir=path.parent))
+    try:
+        stream = iter(rows)
+        for n in count():
+            chunk = list(islice(stream, CHUNK_ROWS))
+            if not chunk and n:
+                break
+            pl.DataFrame(chunk, schema=JUDGMENT_SCHEMA).with_columns(
+                fingerprint=pl.col("judge").replace_strict(fingerprints, default=None)
+            ).write_parquet(parts / f"{n:06d}.parquet")
+        tmp = path.with_name(path.name + ".tmp")
+        pl.scan_parquet(sorted(parts.glob("*.parquet"))).sink_parquet(tmp)
+        os.replace(tmp, path)
+    finally:
+        shutil.rmtree(parts, ignore_errors=True)
+    return pl.read_parquet(path)

@@ -2,7 +2,8 @@
 
 The plan is a deterministic stream, regenerated identically on resume and when the
 judgments table is written, so it never has to be held in memory. Jobs for one document
-come out together, so a server's prompt cache sees the shared prefix back to back.
+come out together, so a server's prompt cache sees the shared prefix back to back (the
+scheduler keeps them together: ``document_of`` is its grouping key).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import orjson
 
 from judgeprobe.conditions import Condition, ResolvedCue
 from judgeprobe.config import SweepConfig
-from judgeprobe.engine.client import Endpoint
 from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.job import REVEAL_TEMPLATE, Job
@@ -131,9 +131,9 @@ def plan(
     cfg: SweepConfig,
     items: Sequence[Item],
     conditions: dict[str, Condition],
-    endpoints: dict[str, Endpoint],
+    fingerprints: dict[str, str],
 ) -> Iterator[Job]:
-    """Yield every planned judgment, grouped by document."""
+    """Yield every planned judgment, grouped by document; ``fingerprints`` by judge name."""
     protocols = build_protocols(cfg)
     hashes = {
         (name, reveal): templates_hash(p.templates + ((REVEAL_TEMPLATE,) if reveal else ()))
@@ -146,7 +146,12 @@ def plan(
             for order in orders_for(cfg.order, item.item_id, seed):
                 cells = product(cfg.judges, protocols.items(), cues.items())
                 for judge, (pname, protocol), (cname, cue) in cells:
-                    fingerprint = endpoints[judge.name].info.fingerprint
+                    fingerprint = fingerprints[judge.name]
                     template_hash = hashes[(pname, cue.reveal is not None)]
                     yield _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
                                template_hash, cfg)  # fmt: skip
+
+
+def document_of(job: Job) -> str:
+    """The prefix-sharing group of a job: its document (the long part every prompt shares)."""
+    return job.presentation.document

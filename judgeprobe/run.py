@@ -2,16 +2,26 @@
 
 config → items → probe judges → plan → engine → store → judgments.parquet → metrics.
 With no arguments: the default sweep on the bundled sample against the embedded judge.
+
+Scaling out: ``--shard I/N`` runs one machine's share (unite the shards with
+``python -m judgeprobe.merge``); ``--export-batch`` writes the pending requests as an OpenAI
+batch file (``vllm run-batch``, batch APIs) and ``--import-batch`` ingests its answers.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import orjson
+import polars as pl
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
@@ -19,17 +29,19 @@ from judgeprobe.cli import main_guard
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.config import JudgeConfig, SweepConfig, load_config, parse_judge_flag
 from judgeprobe.corpus import load_items
+from judgeprobe.engine.batch import BatchEndpoint, batch_info, ingest, walk
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import RunOutcome, run_jobs
+from judgeprobe.engine.shard import Shard
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.judgments import judgment_rows, write_judgments
 from judgeprobe.manifest import build_manifest, write_json
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.table import print_table, write_csv
-from judgeprobe.plan import build_protocols, count, plan
+from judgeprobe.plan import build_protocols, count, document_of, plan
 from judgeprobe.protocols.job import Job, run_job
 from judgeprobe.records import Item
 from judgeprobe.report.build import build_report
@@ -50,6 +62,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--limit", type=int, help="only the first N items")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--shard", metavar="I/N", help="run only shard I of N (by document hash); see merge"
+    )
+    batch = p.add_mutually_exclusive_group()
+    batch.add_argument(
+        "--export-batch", type=Path, metavar="JSONL",
+        help="write the pending requests as an OpenAI batch file; send nothing",
+    )  # fmt: skip
+    batch.add_argument(
+        "--import-batch", type=Path, metavar="JSONL",
+        help="ingest a batch output file into the run in --out, then write the tables",
+    )  # fmt: skip
     return p
 
 
@@ -60,13 +84,10 @@ def _apply_flags(cfg: SweepConfig, judge_flags: list[str], limit: int | None) ->
         judges = []
         for flag in judge_flags:
             name, url = parse_judge_flag(flag)
-            base = known.get(name)
+            urls = url.split(",")  # NAME=URL1,URL2: replicas
+            base = known[name].model_dump(exclude={"url", "urls"}) if name in known else {}
             try:
-                judges.append(
-                    base.model_copy(update={"url": url.rstrip("/")})
-                    if base
-                    else JudgeConfig(name=name, url=url)
-                )
+                judges.append(JudgeConfig.model_validate({**base, "name": name, "urls": urls}))
             except ValueError as exc:
                 raise JudgeprobeError(f"--judge {flag!r}: {exc}") from None
         update["judges"] = judges
@@ -93,24 +114,114 @@ def _conditions(cfg: SweepConfig) -> dict[str, Condition]:
     return conditions
 
 
-def _check_run_dir(out: Path, resume: bool, cfg: SweepConfig) -> None:
+def read_manifest(out: Path) -> dict[str, Any] | None:
+    """A run directory's manifest; None when there is none or it is unreadable."""
+    try:
+        data = orjson.loads((out / "manifest.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _check_run_dir(out: Path, resume: bool, cfg: SweepConfig, shard: Shard | None) -> None:
     manifest = out / "manifest.json"
     if manifest.exists() and not resume:
         raise JudgeprobeError(
             f"{out} already holds a run; pass --resume to continue it or choose another --out"
         )
     if manifest.exists():
-        import orjson
-
-        try:
-            previous = orjson.loads(manifest.read_bytes()).get("config_digest")
-        except orjson.JSONDecodeError:
-            previous = None
-        if previous != cfg.digest():
+        previous = read_manifest(out) or {}
+        if previous.get("config_digest") != cfg.digest():
             raise JudgeprobeError(
                 f"{out} was made with a different config; resume it with the same config "
                 "or choose another --out"
             )
+        if previous.get("shard") != shard_record(shard):
+            raise JudgeprobeError(
+                f"{out} holds shard {previous.get('shard')}, not {shard_record(shard)}; "
+                "resume a shard with the same --shard"
+            )
+
+
+def shard_record(shard: Shard | None) -> dict[str, int] | None:
+    return None if shard is None else {"index": shard.index, "count": shard.count}
+
+
+def finish(out: Path, frame: pl.DataFrame, console: Console) -> int:
+    """Metrics, the printed table and the report from a judgments table; invalid count."""
+    table = outcome_table(frame)
+    write_csv(table, out / "metrics.csv")
+    print_table(table)
+    report = build_report(out, load_lexicons(None))
+    console.print(f"report: {report}")
+    counts = frame["verdict"].value_counts()
+    return int(counts.filter(counts["verdict"] == "Invalid")["count"].sum())
+
+
+@dataclass(frozen=True, slots=True)
+class Mode:
+    """What this invocation does besides a plain sweep."""
+
+    shard: Shard | None = None
+    export_batch: Path | None = None
+    import_batch: Path | None = None
+
+    @property
+    def batch(self) -> bool:
+        return self.export_batch is not None or self.import_batch is not None
+
+
+async def _probe_all(cfg: SweepConfig, console: Console) -> dict[str, Endpoint]:
+    """Probe every judge (every replica); close what was opened if one fails."""
+    endpoints: dict[str, Endpoint] = {}
+    try:
+        for judge in cfg.judges:
+            endpoints[judge.name] = await probe_endpoint(judge, cfg.engine)
+            info = endpoints[judge.name].info
+            replicas = f" (+{len(judge.replicas) - 1} replicas)" if len(judge.replicas) > 1 else ""
+            console.print(
+                f"judge [bold]{judge.name}[/] at {judge.url}{replicas}: {info.model} "
+                f"({info.backend}, fingerprint {info.fingerprint})"
+            )
+    except BaseException:
+        for endpoint in endpoints.values():
+            await endpoint.close()
+        raise
+    return endpoints
+
+
+async def _run_batch(
+    mode: Mode, jobs: Iterable[Job], handle: Callable[[Job], Awaitable[Outcome]],
+    store: Store, endpoints: dict[str, Endpoint], console: Console,
+) -> RunOutcome:  # fmt: skip
+    """One batch pass: export the pending requests, or ingest a batch's answers."""
+    if mode.export_batch is not None:
+        tmp = mode.export_batch.with_name(mode.export_batch.name + ".tmp")
+        with tmp.open("wb") as out:
+            found = await walk(jobs, handle, store, out)
+        os.replace(tmp, mode.export_batch)
+        console.print(
+            f"exported {found.lines} requests for {found.pending} pending judgments to "
+            f"{mode.export_batch} ({found.already + found.finished} already answered)"
+        )
+        return RunOutcome(sent=found.lines, skipped=found.already)
+    assert mode.import_batch is not None
+    offered = ingest(mode.import_batch, store)
+    found = await walk(jobs, handle, store)
+    matched = set().union(
+        *(ep.matched for ep in endpoints.values() if isinstance(ep, BatchEndpoint))
+    )
+    used = len(offered & matched)
+    if offered and not used:
+        raise JudgeprobeError(
+            f"--import-batch {mode.import_batch}: no answer matches a request of this run "
+            "(exported from another config or run?)"
+        )
+    console.print(
+        f"imported {used} of {len(offered)} answers: {found.finished} judgments completed, "
+        f"{found.pending} still pending" + ("; export again" if found.pending else "")
+    )
+    return RunOutcome(sent=used, skipped=found.already, deadline_hit=found.pending > 0)
 
 
 async def _sweep(
@@ -120,56 +231,66 @@ async def _sweep(
     out: Path,
     console: Console,
     show_progress: bool,
+    mode: Mode,
 ) -> RunOutcome:
-    endpoints: dict[str, Endpoint] = {}
+    if mode.batch:
+        for judge in cfg.judges:  # validate before anything is written
+            batch_info(judge)
+        endpoints: dict[str, Endpoint] = {}
+    else:
+        endpoints = await _probe_all(cfg, console)
+    # Everything is validated: only now does the run directory get written.
+    out.mkdir(parents=True, exist_ok=True)
+    store = Store(out / "store.sqlite")
     try:
-        for judge in cfg.judges:
-            endpoints[judge.name] = await probe_endpoint(judge, cfg.engine)
-            info = endpoints[judge.name].info
-            console.print(
-                f"judge [bold]{judge.name}[/] at {judge.url}: {info.model} "
-                f"({info.backend}, fingerprint {info.fingerprint})"
-            )
-        # Everything is validated: only now does the run directory get written.
-        out.mkdir(parents=True, exist_ok=True)
+        if mode.batch:
+            importing = mode.import_batch is not None
+            endpoints = {j.name: BatchEndpoint(j, cfg.engine, store, importing) for j in cfg.judges}
         run_id = f"{cfg.name}-{cfg.digest()[:8]}"
-        write_json(out / "manifest.json", build_manifest(run_id, cfg, endpoints, conditions))
-        store = Store(out / "store.sqlite")
-        try:
-            planned = count(cfg, len(items), conditions)
-            per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())
-            console.print(
-                f"{planned.judgments} judgments planned ({sum(planned.requests.values())} "
-                f"requests before cache: {per_protocol}) → {out}"
-            )
+        manifest = build_manifest(run_id, cfg, endpoints, conditions)
+        write_json(out / "manifest.json", {**manifest, "shard": shard_record(mode.shard)})
+        fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
+        planned = count(cfg, len(items), conditions)
+        per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())
+        share = f" (shard {mode.shard})" if mode.shard else ""
+        console.print(
+            f"{planned.judgments} judgments planned{share} ({sum(planned.requests.values())} "
+            f"requests before cache: {per_protocol}) → {out}"
+        )
 
-            async def handle(job: Job) -> Outcome:
-                return await run_job(job, endpoints[job.judge], store, cfg.sampling)
+        async def handle(job: Job) -> Outcome:
+            return await run_job(job, endpoints[job.judge], store, cfg.sampling)
 
-            workers = {j.name: 2 * j.concurrency for j in cfg.judges}
+        jobs = plan(cfg, items, conditions, fingerprints)
+        if mode.batch:
+            outcome = await _run_batch(mode, jobs, handle, store, endpoints, console)
+            if mode.export_batch is not None:
+                return outcome
+        else:
+            # One lane per server slot: a lane's requests reuse its slot's prompt cache.
+            lanes = {j.name: j.concurrency * len(j.replicas) for j in cfg.judges}
             with SweepProgress(planned.judgments, console, enabled=show_progress) as progress:
                 outcome = await run_jobs(
-                    plan(cfg, items, conditions, endpoints), handle, workers, store, progress,
-                    cfg.engine.sweep_deadline_s,
+                    jobs, handle, lanes, store, progress, cfg.engine.sweep_deadline_s,
+                    group=document_of,
                 )  # fmt: skip
-            fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
-            frame = write_judgments(
-                judgment_rows(run_id, plan(cfg, items, conditions, endpoints), store),
-                out / "judgments.parquet",
-                fingerprints,
-            )
-        finally:
-            store.close()
+        store.flush()
+        frame = write_judgments(
+            judgment_rows(run_id, plan(cfg, items, conditions, fingerprints), store),
+            out / "judgments.parquet",
+            fingerprints,
+        )
     finally:
+        store.close()
         for endpoint in endpoints.values():
             await endpoint.close()
-    table = outcome_table(frame)
-    write_csv(table, out / "metrics.csv")
-    print_table(table)
-    report = build_report(out, load_lexicons(None))
-    console.print(f"report: {report}")
-    counts = frame["verdict"].value_counts()
-    n_invalid = int(counts.filter(counts["verdict"] == "Invalid")["count"].sum())
+    if mode.shard is not None:
+        console.print(
+            f"shard {mode.shard}: {frame.height} judgments in {out}/judgments.parquet; "
+            "unite the shards with `python -m judgeprobe.merge --out DIR SHARD_DIR...`"
+        )
+        return outcome
+    n_invalid = finish(out, frame, console)
     console.print(
         f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
         f"sent {outcome.sent}, reused {outcome.skipped}; wrote {out}/judgments.parquet, "
@@ -181,24 +302,36 @@ async def _sweep(
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     cfg = _apply_flags(load_config(args.config), args.judge, args.limit)
+    mode = Mode(
+        shard=Shard.parse(args.shard) if args.shard else None,
+        export_batch=args.export_batch,
+        import_batch=args.import_batch,
+    )
     conditions = _conditions(cfg)
-    items = [i for i in load_items(cfg.items) if not cfg.subsets or i.subset in cfg.subsets]
-    if not items:
-        raise JudgeprobeError(f"items {cfg.items}: no item in subsets {', '.join(cfg.subsets)}")
-    items = items[: cfg.limit] if cfg.limit else items
+    items = load_items(cfg.items, cfg.limit)
+    if mode.shard is not None:
+        items = [item for item in items if mode.shard.owns(item.document)]
     for item in items:  # fail on an unresolvable cue before any request is sent
         for name in cfg.conditions:
             conditions[name].resolve(item)
     build_protocols(cfg)
     out = args.out or Path("runs") / cfg.name
-    _check_run_dir(out, args.resume, cfg)
+    if mode.import_batch is not None and not (out / "store.sqlite").exists():
+        raise JudgeprobeError(f"{out} holds no run: export a batch into it first")
+    _check_run_dir(out, args.resume or mode.batch, cfg, mode.shard)
     console = Console(stderr=True, soft_wrap=True)
     start = time.monotonic()
-    outcome = asyncio.run(_sweep(cfg, items, conditions, out, console, not args.no_progress))
+    outcome = asyncio.run(_sweep(cfg, items, conditions, out, console, not args.no_progress, mode))
     console.print(f"done in {time.monotonic() - start:.1f}s")
+    if mode.export_batch is not None:
+        return 0
     if outcome.deadline_hit:
-        console.print("[yellow]sweep deadline reached: unfinished requests are Invalid (not run); "
-                      "rerun with --resume[/]")  # fmt: skip
+        if mode.import_batch is not None:
+            console.print("[yellow]some judgments still wait for batch answers: they are "
+                          "Invalid (not run) until imported[/]")  # fmt: skip
+        else:
+            console.print("[yellow]sweep deadline reached: unfinished requests are Invalid "
+                          "(not run); rerun with --resume[/]")  # fmt: skip
         return EXIT_INCOMPLETE
     return 0
 

@@ -1,32 +1,47 @@
-"""One judge endpoint: bounded concurrency, an optional rate cap, transport retries and re-asks.
+"""One judge endpoint: its replicas, bounded concurrency, a rate cap, retries and re-asks.
 
 Transport retries (tenacity) and re-asks (the reply did not conform) are counted apart. Every
 call ends as a ``Result``: valid, or invalid with the raw text and the reason. Never a default
-verdict, never a dropped request.
+verdict, never a dropped request. The HTTP hot path is aiohttp with orjson bodies: the
+orchestrator must cost far less than the judge it drives (see bench/RESULTS.md).
+
+``converse`` is the retry and re-ask policy on its own, over any ``send`` function, so a
+batch file's answers (judgeprobe.engine.batch) are validated exactly as live ones.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import openai
+import orjson
 from asyncio_throttle.throttler import Throttler
-from openai.types.chat import ChatCompletion
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_after_delay
 
 from judgeprobe.config import EngineConfig, JudgeConfig
-from judgeprobe.engine.request import Request
-from judgeprobe.engine.retry import BackoffWait, describe, is_retryable
+from judgeprobe.engine.replicas import ReplicaPool
+from judgeprobe.engine.request import Message, Request
+from judgeprobe.engine.retry import (
+    BackoffWait,
+    BadResponse,
+    HTTPStatusError,
+    describe,
+    is_replica_fault,
+    is_retryable,
+    status_of,
+)
 from judgeprobe.engine.store import Result
 from judgeprobe.engine.structured import response_format
 from judgeprobe.engine.validate import ReplyError, parse_reply, reask_message
 
 #: Statuses that are not worth retrying now but may be fixed by the user before a resume.
 _CONFIG_STATUS = frozenset({401, 403, 404})
+
+#: Leading prompt characters that identify a shared prefix (instructions and document start).
+PREFIX_CHARS = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,114 +54,194 @@ class ServerInfo:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """The parts of a chat completion the engine uses."""
+
+    text: str
+    finish_reason: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class Deferred(Exception):
+    """The request was handed elsewhere (a batch file line); its judgment waits for it."""
+
+    def __init__(self, custom_id: str, line: bytes) -> None:
+        super().__init__(custom_id)
+        self.custom_id = custom_id
+        self.line = line
+
+
+#: Sends one conversation (the re-ask round is the int) and returns the judge's completion.
+Send = Callable[[list[Message], int], Awaitable[Completion]]
+
+
+def chat_body(
+    req: Request, messages: list[Message], info: ServerInfo, judge: JudgeConfig
+) -> dict[str, Any]:
+    """The OpenAI chat-completions body for one attempt (live or in a batch file)."""
+    body: dict[str, Any] = {
+        "model": info.model,
+        "messages": messages,
+        "temperature": req.sampling.temperature,
+        "top_p": req.sampling.top_p,
+        "max_tokens": req.sampling.max_tokens,
+        "seed": req.seed,
+        "response_format": response_format(info.backend, req.schema_name, req.schema),
+    }
+    penalty = req.sampling.repetition_penalty
+    if penalty is not None:  # llama.cpp's name for it differs
+        llama = info.backend in ("llama-server", "llama-cpp-python")
+        body["repeat_penalty" if llama else "repetition_penalty"] = penalty
+    if judge.disable_thinking:  # vLLM, llama-server and SGLang read this
+        body["chat_template_kwargs"] = {"enable_thinking": False}
+    return body
+
+
+def parse_completion(data: Any) -> Completion:
+    """Read a chat-completion JSON object; BadResponse when it is not one."""
+    try:
+        choices = data["choices"]
+        choice = choices[0] if choices else None
+        usage = data.get("usage") or {}
+        return Completion(
+            text=((choice["message"].get("content") or "") if choice else ""),
+            finish_reason=((choice.get("finish_reason") or "") if choice else ""),
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+        )
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        raise BadResponse(f"not a chat completion ({type(exc).__name__})") from None
+
+
+def _error_message(raw: bytes) -> str:
+    try:
+        data = orjson.loads(raw)
+        return str(data["error"]["message"] if isinstance(data.get("error"), dict) else data)
+    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
+        return raw[:200].decode(errors="replace")
+
+
+async def converse(
+    req: Request, send: Send, engine: EngineConfig, model: str, endpoint: str
+) -> Result:
+    """Run one request to its end: a valid result or an explicit Invalid one.
+
+    ``Deferred`` from ``send`` passes through: the request is not over, only handed on.
+    """
+    start = time.monotonic()
+    messages = [dict(m) for m in req.messages]
+    attempts = reasks = prompt_tokens = completion_tokens = 0
+    deadline = start + engine.request_deadline_s
+
+    def done(**fields: object) -> Result:
+        return Result(
+            key=req.key,
+            attempts=attempts,
+            reasks=reasks,
+            latency_s=time.monotonic() - start,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            model=model,
+            endpoint=endpoint,
+            completed_at=time.time(),
+            **fields,  # type: ignore[arg-type]
+        )
+
+    while True:
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(is_retryable),
+            stop=stop_after_attempt(engine.max_attempts)
+            | stop_after_delay(max(0.0, deadline - time.monotonic())),
+            wait=BackoffWait(engine.backoff_base_s, engine.backoff_cap_s),
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    reply = await send(messages, reasks)
+        except Deferred:
+            raise
+        except Exception as exc:
+            return done(
+                status="invalid",
+                invalid_reason=f"transport: {describe(exc)} after {attempts} attempt(s)",
+                retryable=is_retryable(exc) or status_of(exc) in _CONFIG_STATUS,
+            )
+        prompt_tokens += reply.prompt_tokens
+        completion_tokens += reply.completion_tokens
+        text, finish = reply.text, reply.finish_reason
+        try:
+            parsed = parse_reply(text, req.reply_model, finish)
+        except ReplyError as exc:
+            if reasks < engine.max_reasks and time.monotonic() < deadline:
+                reasks += 1
+                messages += [
+                    {"role": "assistant", "content": text},
+                    {"role": "user", "content": reask_message(str(exc))},
+                ]
+                continue
+            return done(status="invalid", raw=text, invalid_reason=str(exc), finish_reason=finish)
+        return done(status="valid", reply=parsed.model_dump(), raw=text, finish_reason=finish)
+
+
 class Endpoint:
-    """Sends requests to one OpenAI-compatible server."""
+    """Sends requests to one judge: one OpenAI-compatible server or several replicas."""
 
     def __init__(self, judge: JudgeConfig, engine: EngineConfig, info: ServerInfo) -> None:
         self.judge = judge
         self.engine = engine
         self.info = info
         api_key = os.environ.get(judge.api_key_env, "") if judge.api_key_env else ""
-        self.client = openai.AsyncOpenAI(
-            base_url=judge.url,
-            api_key=api_key or "not-needed",
-            max_retries=0,
-            timeout=engine.attempt_timeout_s,
+        headers = {"Content-Type": "application/json"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self.pool = ReplicaPool(
+            judge.replicas, judge.concurrency, headers, engine.attempt_timeout_s
         )
-        self._slots = asyncio.Semaphore(judge.concurrency)
         self._throttler = (
             Throttler(rate_limit=judge.rate_limit, period=1.0) if judge.rate_limit else None  # type: ignore[arg-type]
         )
 
     async def close(self) -> None:
-        await self.client.close()
+        await self.pool.close()
 
-    def _extra_body(self, req: Request) -> dict[str, object]:
-        body: dict[str, object] = {
-            "response_format": response_format(self.info.backend, req.schema_name, req.schema)
-        }
-        if self.judge.disable_thinking:  # vLLM, llama-server and SGLang read this
-            body["chat_template_kwargs"] = {"enable_thinking": False}
-        return body
-
-    async def _once(self, messages: list[dict[str, str]], req: Request) -> ChatCompletion:
-        async with self._slots:
-            if self._throttler is not None:
-                async with self._throttler:
-                    pass
-            return await asyncio.wait_for(
-                self.client.chat.completions.create(
-                    model=self.info.model,
-                    messages=messages,  # type: ignore[arg-type]
-                    temperature=req.sampling.temperature,
-                    top_p=req.sampling.top_p,
-                    max_tokens=req.sampling.max_tokens,
-                    seed=req.seed,
-                    extra_body=self._extra_body(req),
-                ),
-                timeout=self.engine.attempt_timeout_s,
-            )
+    async def _post(self, body: bytes, prefix: int) -> Completion:
+        replica = self.pool.pick(prefix)
+        replica.outstanding += 1
+        try:
+            async with replica.slots:
+                if self._throttler is not None:
+                    async with self._throttler:
+                        pass
+                replica.sent += 1
+                async with replica.session.post(replica.chat_url, data=body) as resp:
+                    raw = await resp.read()
+                    if resp.status >= 300:
+                        retry_after = resp.headers.get("Retry-After")
+                        raise HTTPStatusError(resp.status, _error_message(raw), retry_after)
+            try:
+                completion = parse_completion(orjson.loads(raw))
+            except orjson.JSONDecodeError:
+                raise BadResponse("body is not JSON") from None
+        except Exception as exc:
+            if is_replica_fault(exc):
+                self.pool.failed(replica)
+            raise
+        finally:
+            replica.outstanding -= 1
+        self.pool.succeeded(replica)
+        return completion
 
     async def execute(self, req: Request) -> Result:
         """Run one request to its end: a valid result or an explicit Invalid one."""
-        start = time.monotonic()
-        messages = [dict(m) for m in req.messages]
-        attempts = reasks = prompt_tokens = completion_tokens = 0
-        deadline = start + self.engine.request_deadline_s
+        prefix = hash(req.messages[0]["content"][:PREFIX_CHARS]) if req.messages else 0
 
-        def done(**fields: object) -> Result:
-            return Result(
-                key=req.key,
-                attempts=attempts,
-                reasks=reasks,
-                latency_s=time.monotonic() - start,
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                model=self.info.model,
-                endpoint=self.judge.name,
-                completed_at=time.time(),
-                **fields,  # type: ignore[arg-type]
+        async def send(messages: list[Message], _round: int) -> Completion:
+            return await self._post(
+                orjson.dumps(chat_body(req, messages, self.info, self.judge)), prefix
             )
 
-        while True:
-            retrying = AsyncRetrying(
-                retry=retry_if_exception(is_retryable),
-                stop=stop_after_attempt(self.engine.max_attempts)
-                | stop_after_delay(max(0.0, deadline - time.monotonic())),
-                wait=BackoffWait(self.engine.backoff_base_s, self.engine.backoff_cap_s),
-                reraise=True,
-            )
-            try:
-                async for attempt in retrying:
-                    with attempt:
-                        attempts += 1
-                        resp = await self._once(messages, req)
-            except Exception as exc:
-                status = getattr(exc, "status_code", None)
-                return done(
-                    status="invalid",
-                    invalid_reason=f"transport: {describe(exc)} after {attempts} attempt(s)",
-                    retryable=is_retryable(exc) or status in _CONFIG_STATUS,
-                )
-            if resp.usage is not None:
-                prompt_tokens += resp.usage.prompt_tokens
-                completion_tokens += resp.usage.completion_tokens
-            choice = resp.choices[0] if resp.choices else None
-            text = (choice.message.content or "") if choice else ""
-            finish = choice.finish_reason if choice else None
-            try:
-                reply = parse_reply(text, req.reply_model, finish)
-            except ReplyError as exc:
-                if reasks < self.engine.max_reasks and time.monotonic() < deadline:
-                    reasks += 1
-                    messages += [
-                        {"role": "assistant", "content": text},
-                        {"role": "user", "content": reask_message(str(exc))},
-                    ]
-                    continue
-                return done(
-                    status="invalid", raw=text, invalid_reason=str(exc), finish_reason=finish or ""
-                )
-            return done(
-                status="valid", reply=reply.model_dump(), raw=text, finish_reason=finish or ""
-            )
+        return await converse(req, send, self.engine, self.info.model, self.judge.name)

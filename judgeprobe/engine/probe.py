@@ -2,7 +2,8 @@
 schema-conforming JSON to one tiny request, or the sweep refuses to start with one line.
 
 The server fingerprint (backend, version, model, build) goes into every request key, so a
-changed model or server build never reuses another's cached verdicts.
+changed model or server build never reuses another's cached verdicts. Every replica of a
+judge is probed and must show the same fingerprint: replicas serve one model, one build.
 """
 
 from __future__ import annotations
@@ -57,49 +58,68 @@ async def _detect(client: openai.AsyncOpenAI, models: list[Any]) -> tuple[str, d
     return "openai", {}
 
 
-async def _list_models(client: openai.AsyncOpenAI, judge: JudgeConfig) -> list[Any]:
+async def _list_models(client: openai.AsyncOpenAI, judge: JudgeConfig, url: str) -> list[Any]:
     try:
         listing = await client.get("/v1/models", cast_to=object)
     except openai.APIStatusError as exc:
         raise JudgeprobeError(
-            f"judge {judge.name}: {judge.url}/models answered HTTP {exc.status_code}; "
+            f"judge {judge.name}: {url}/models answered HTTP {exc.status_code}; "
             "is this an OpenAI-compatible server (URL ending in /v1)?"
         ) from None
     except openai.APIError as exc:
         raise JudgeprobeError(
-            f"judge {judge.name}: cannot reach {judge.url} ({describe(exc)}); {judge.serve_hint()}"
+            f"judge {judge.name}: cannot reach {url} ({describe(exc)}); {judge.serve_hint()}"
         ) from None
     except ValueError:
         listing = None
     if not isinstance(listing, dict) or not isinstance(listing.get("data"), list):
-        raise JudgeprobeError(f"judge {judge.name}: {judge.url}/models is not an OpenAI model list")
+        raise JudgeprobeError(f"judge {judge.name}: {url}/models is not an OpenAI model list")
     return list(listing["data"])
 
 
-async def probe_endpoint(judge: JudgeConfig, engine: EngineConfig) -> Endpoint:
-    """Check one endpoint and return it ready to use; raise one clear line otherwise."""
-    root = judge.url.removesuffix("/v1")
+def server_info(backend: str, model: str, details: dict[str, Any]) -> ServerInfo:
+    """Identity of a server build; its fingerprint goes into every request key."""
+    ident = {"backend": backend, "model": model, **details}
+    fingerprint = hashlib.sha256(orjson.dumps(ident, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+    return ServerInfo(backend=backend, model=model, fingerprint=fingerprint, details=ident)
+
+
+async def _identify(judge: JudgeConfig, engine: EngineConfig, url: str) -> ServerInfo:
+    """What one replica serves."""
     client = openai.AsyncOpenAI(
-        base_url=root, api_key="probe", max_retries=1, timeout=min(30.0, engine.attempt_timeout_s)
+        base_url=url.removesuffix("/v1"),
+        api_key="probe",
+        max_retries=1,
+        timeout=min(30.0, engine.attempt_timeout_s),
     )
     try:
-        models = await _list_models(client, judge)
+        models = await _list_models(client, judge, url)
         ids = [str(m.get("id")) for m in models if isinstance(m, dict)]
         if judge.model and judge.model not in ids:
             raise JudgeprobeError(
-                f"judge {judge.name}: model {judge.model!r} not served at {judge.url} "
+                f"judge {judge.name}: model {judge.model!r} not served at {url} "
                 f"(it serves {', '.join(ids) or 'nothing'})"
             )
         if not ids:
-            raise JudgeprobeError(f"judge {judge.name}: {judge.url} serves no model")
+            raise JudgeprobeError(f"judge {judge.name}: {url} serves no model")
         model = judge.model or ids[0]
         detected, details = await _detect(client, models)
     finally:
         await client.close()
-    backend = detected if judge.backend == "auto" else judge.backend
-    ident = {"backend": backend, "model": model, **details}
-    fingerprint = hashlib.sha256(orjson.dumps(ident, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
-    info = ServerInfo(backend=backend, model=model, fingerprint=fingerprint, details=ident)
+    return server_info(detected if judge.backend == "auto" else judge.backend, model, details)
+
+
+async def probe_endpoint(judge: JudgeConfig, engine: EngineConfig) -> Endpoint:
+    """Check one judge (every replica) and return it ready to use; else raise one line."""
+    infos = [await _identify(judge, engine, url) for url in judge.replicas]
+    info = infos[0]
+    for url, other in zip(judge.replicas[1:], infos[1:], strict=True):
+        if other.fingerprint != info.fingerprint:
+            raise JudgeprobeError(
+                f"judge {judge.name}: replica {url} serves {other.model} ({other.backend}, "
+                f"fingerprint {other.fingerprint}) but {judge.url} serves {info.model} "
+                f"({info.backend}, fingerprint {info.fingerprint}); replicas must be identical"
+            )
     endpoint = Endpoint(judge, engine, info)
     await _check_schema(endpoint)
     return endpoint

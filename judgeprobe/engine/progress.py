@@ -1,7 +1,7 @@
 """rich progress for a sweep: done/total judgments, judgments/s, invalid, retries, ETA.
 
-Updates are counters plus one ``Progress.update`` call; rich redraws at a fixed rate, so
-the cost does not grow with the number of requests.
+Updates are counters; the display is told at most every ``REFRESH_S`` seconds (and on
+exit), so the cost per request is a few additions however fast requests complete.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from rich.progress import (
 
 from judgeprobe.engine.store import Outcome
 
+REFRESH_S = 0.1
+
 
 class SweepProgress:
     """Counts outcomes and shows them; usable with ``enabled=False`` for quiet runs."""
@@ -28,7 +30,7 @@ class SweepProgress:
     def __init__(self, total: int, console: Console | None = None, enabled: bool = True) -> None:
         self.total = total
         self.valid = self.invalid = self.cached = self.retries = 0
-        self._start = time.monotonic()
+        self._start = self._shown = time.monotonic()
         self._progress = Progress(
             TextColumn("[bold]judging"),
             BarColumn(),
@@ -55,7 +57,7 @@ class SweepProgress:
     def __exit__(
         self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self._refresh()
+        self._refresh(force=True)
         self._progress.stop()
 
     @property
@@ -75,8 +77,12 @@ class SweepProgress:
         self.retries += max(0, outcome.attempts - len(outcome.request_keys) - outcome.reasks)
         self._refresh()
 
-    def _refresh(self) -> None:
-        elapsed = max(1e-9, time.monotonic() - self._start)
+    def _refresh(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._shown < REFRESH_S:
+            return
+        self._shown = now
+        elapsed = max(1e-9, now - self._start)
         self._progress.update(
             self._task,
             completed=self.done,

@@ -2,7 +2,8 @@
 
 Only failures that can clear are retried: 408, 409, 429, 5xx, connection errors and timeouts.
 400/401/403/404/422 never are. The wait is jittered exponential backoff, or the server's
-Retry-After when it names a longer one.
+Retry-After when it names a longer one. Failures come from the engine's own HTTP transport
+(``HTTPStatusError``, aiohttp errors) or from the openai client the start-up probe uses.
 """
 
 from __future__ import annotations
@@ -10,23 +11,63 @@ from __future__ import annotations
 import asyncio
 import random
 
+import aiohttp
 import openai
 from tenacity import RetryCallState
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 
 
+class HTTPStatusError(Exception):
+    """A non-2xx answer from a judge server."""
+
+    def __init__(self, status_code: int, message: str, retry_after: str | None = None) -> None:
+        super().__init__(f"HTTP {status_code}: {message}")
+        self.status_code = status_code
+        self.message = message
+        self.retry_after = retry_after
+
+
+class BadResponse(Exception):
+    """A 2xx answer that is not a chat completion (a proxy or server fault; may clear)."""
+
+
+def status_of(exc: BaseException) -> int | None:
+    if isinstance(exc, HTTPStatusError | openai.APIStatusError):
+        return exc.status_code
+    return None
+
+
 def is_retryable(exc: BaseException) -> bool:
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in RETRYABLE_STATUS or exc.status_code >= 500
-    return isinstance(exc, openai.APIConnectionError | TimeoutError | asyncio.TimeoutError)
+    status = status_of(exc)
+    if status is not None:
+        return status in RETRYABLE_STATUS or status >= 500
+    return isinstance(
+        exc,
+        openai.APIConnectionError
+        | aiohttp.ClientError
+        | BadResponse
+        | TimeoutError
+        | asyncio.TimeoutError,
+    )
+
+
+def is_replica_fault(exc: BaseException) -> bool:
+    """A failure that says the server itself is unwell (not busy, not our request's fault)."""
+    status = status_of(exc)
+    if status is not None:
+        return status >= 500
+    return is_retryable(exc)
 
 
 def retry_after_s(exc: BaseException | None) -> float | None:
     """Seconds asked for by a ``Retry-After`` header (delta-seconds form), if any."""
-    if not isinstance(exc, openai.APIStatusError):
+    if isinstance(exc, HTTPStatusError):
+        value = exc.retry_after
+    elif isinstance(exc, openai.APIStatusError):
+        value = exc.response.headers.get("retry-after")
+    else:
         return None
-    value = exc.response.headers.get("retry-after")
     if value is None:
         return None
     try:
@@ -54,11 +95,15 @@ class BackoffWait:
 
 def describe(exc: BaseException) -> str:
     """One line naming a transport failure."""
-    if isinstance(exc, openai.APIStatusError):
+    if isinstance(exc, HTTPStatusError | openai.APIStatusError):
         return f"HTTP {exc.status_code}: {str(exc.message)[:200]}"
     if isinstance(exc, openai.APITimeoutError | TimeoutError | asyncio.TimeoutError):
         return "timeout"
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__
         return f"connection error: {cause or exc}"[:240]
+    if isinstance(exc, aiohttp.ClientError):
+        return f"connection error: {exc}"[:240]
+    if isinstance(exc, BadResponse):
+        return f"bad response: {exc}"[:240]
     return f"{type(exc).__name__}: {exc}"[:240]

@@ -1,15 +1,22 @@
-"""The streaming scheduler: a bounded queue per endpoint feeding a pool of workers.
+"""The streaming scheduler: a bounded queue per judge feeding a pool of lanes.
 
-Jobs are pulled from the plan as workers free up, so memory stays bounded however long the
+Jobs are pulled from the plan as lanes free up, so memory stays bounded however long the
 sweep. Judgments already final in the store are skipped (resume), and a key already in
 flight is not run twice. The sweep deadline cancels what is left; those judgments simply
 have no stored outcome, appear as Invalid ("not run") in the table, and run on resume.
+
+Prefix-aware scheduling: with ``group`` (e.g. the document), consecutive jobs of one group
+and judge travel together as one chunk (at most ``max_group`` jobs) and one lane runs them
+back to back. Its requests then reach the server one after another with the same long
+prefix, which lands them on the slot that has that prefix cached (llama.cpp picks the idle
+slot with the most similar prompt; vLLM's automatic prefix caching keeps recent prefixes).
+Without ``group`` every job is its own chunk.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -41,25 +48,29 @@ async def run_jobs(
     store: Store,
     progress: SweepProgress,
     deadline_s: float | None = None,
+    group: Callable[[J], Hashable] | None = None,
+    max_group: int = 16,
 ) -> RunOutcome:
     """Run every job not already final in ``store``; ``handle`` makes one judgment."""
     outcome = RunOutcome()
-    queues: dict[str, asyncio.Queue[J | None]] = {}
+    queues: dict[str, asyncio.Queue[list[J] | None]] = {}
     in_flight: set[str] = set()
     workers: list[asyncio.Task[None]] = []
 
-    async def work(queue: asyncio.Queue[J | None]) -> None:
-        while (job := await queue.get()) is not None:
-            result = await handle(job)
-            store.put_outcome(result)
-            in_flight.discard(job.key)
-            progress.finished(result)
+    async def work(queue: asyncio.Queue[list[J] | None]) -> None:
+        while (chunk := await queue.get()) is not None:
+            for job in chunk:
+                result = await handle(job)
+                store.put_outcome(result)
+                in_flight.discard(job.key)
+                progress.finished(result)
 
     for judge, n_workers in workers_per_judge.items():
         queues[judge] = asyncio.Queue(maxsize=n_workers * 2)
         workers += [asyncio.create_task(work(queues[judge])) for _ in range(n_workers)]
 
     async def produce() -> None:
+        open_chunks: dict[str, tuple[Hashable, list[J]]] = {}
         for job in jobs:
             if job.key in in_flight or store.is_final(job.key):
                 outcome.skipped += 1
@@ -67,7 +78,19 @@ async def run_jobs(
                 continue
             in_flight.add(job.key)
             outcome.sent += 1
-            await queues[job.judge].put(job)
+            if group is None:
+                await queues[job.judge].put([job])
+                continue
+            key = group(job)
+            current = open_chunks.get(job.judge)
+            if current is not None and (current[0] != key or len(current[1]) >= max_group):
+                await queues[job.judge].put(current[1])
+                current = None
+            if current is None:
+                open_chunks[job.judge] = current = (key, [])
+            current[1].append(job)
+        for judge, (_, chunk) in open_chunks.items():
+            await queues[judge].put(chunk)
         for judge, queue in queues.items():
             for _ in range(workers_per_judge[judge]):
                 await queue.put(None)
