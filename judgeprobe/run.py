@@ -190,6 +190,32 @@ async def _probe_all(cfg: SweepConfig, console: Console) -> dict[str, Endpoint]:
     return endpoints
 
 
+def _handler(
+    cfg: SweepConfig, endpoints: dict[str, Endpoint], store: Store
+) -> Callable[[Job], Awaitable[Outcome]]:
+    async def handle(job: Job) -> Outcome:
+        return await run_job(job, endpoints[job.judge], store, cfg.sampling)
+
+    return handle
+
+
+async def run_sweep(
+    cfg: SweepConfig,
+    jobs: Iterable[Job],
+    endpoints: dict[str, Endpoint],
+    store: Store,
+    progress: SweepProgress,
+    prefix_aware: bool = True,
+) -> RunOutcome:
+    """Every job through the engine into ``store``: one lane per server slot, and (prefix
+    aware) each document's jobs back to back in one lane, so its slot's prompt cache hits."""
+    lanes = {j.name: j.concurrency * len(j.replicas) for j in cfg.judges}
+    return await run_jobs(
+        jobs, _handler(cfg, endpoints, store), lanes, store, progress,
+        cfg.engine.sweep_deadline_s, group=document_of if prefix_aware else None,
+    )  # fmt: skip
+
+
 async def _run_batch(
     mode: Mode, jobs: Iterable[Job], handle: Callable[[Job], Awaitable[Outcome]],
     store: Store, endpoints: dict[str, Endpoint], console: Console,
@@ -258,22 +284,15 @@ async def _sweep(
             f"requests before cache: {per_protocol}) → {out}"
         )
 
-        async def handle(job: Job) -> Outcome:
-            return await run_job(job, endpoints[job.judge], store, cfg.sampling)
-
         jobs = plan(cfg, items, conditions, fingerprints)
         if mode.batch:
+            handle = _handler(cfg, endpoints, store)
             outcome = await _run_batch(mode, jobs, handle, store, endpoints, console)
             if mode.export_batch is not None:
                 return outcome
         else:
-            # One lane per server slot: a lane's requests reuse its slot's prompt cache.
-            lanes = {j.name: j.concurrency * len(j.replicas) for j in cfg.judges}
             with SweepProgress(planned.judgments, console, enabled=show_progress) as progress:
-                outcome = await run_jobs(
-                    jobs, handle, lanes, store, progress, cfg.engine.sweep_deadline_s,
-                    group=document_of,
-                )  # fmt: skip
+                outcome = await run_sweep(cfg, jobs, endpoints, store, progress)
         store.flush()
         frame = write_judgments(
             judgment_rows(run_id, plan(cfg, items, conditions, fingerprints), store),

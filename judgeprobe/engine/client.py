@@ -11,6 +11,7 @@ batch file's answers (judgeprobe.engine.batch) are validated exactly as live one
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -19,7 +20,13 @@ from typing import Any
 
 import orjson
 from asyncio_throttle.throttler import Throttler
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_after_delay
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_after_delay,
+)
 
 from judgeprobe.config import EngineConfig, JudgeConfig
 from judgeprobe.engine.replicas import ReplicaPool
@@ -150,18 +157,27 @@ async def converse(
         )
 
     while True:
-        retrying = AsyncRetrying(
-            retry=retry_if_exception(is_retryable),
-            stop=stop_after_attempt(engine.max_attempts)
-            | stop_after_delay(max(0.0, deadline - time.monotonic())),
-            wait=BackoffWait(engine.backoff_base_s, engine.backoff_cap_s),
-            reraise=True,
-        )
         try:
-            async for attempt in retrying:
-                with attempt:
-                    attempts += 1
-                    reply = await send(messages, reasks)
+            attempts += 1
+            try:  # the first attempt goes out directly: tenacity only once one has failed
+                reply = await send(messages, reasks)
+            except Deferred:
+                raise
+            except Exception as exc:
+                left = deadline - time.monotonic()
+                if not is_retryable(exc) or engine.max_attempts == 1 or left <= 0:
+                    raise
+                retrying = AsyncRetrying(
+                    retry=retry_if_exception(is_retryable),
+                    stop=stop_after_attempt(engine.max_attempts - 1) | stop_after_delay(left),
+                    wait=BackoffWait(engine.backoff_base_s, engine.backoff_cap_s, done=1),
+                    reraise=True,
+                )
+                await asyncio.sleep(min(left, retrying.wait(_failed_first(exc))))
+                async for attempt in retrying:
+                    with attempt:
+                        attempts += 1
+                        reply = await send(messages, reasks)
         except Deferred:
             raise
         except Exception as exc:
@@ -185,6 +201,14 @@ async def converse(
                 continue
             return done(status="invalid", raw=text, invalid_reason=str(exc), finish_reason=finish)
         return done(status="valid", reply=parsed.model_dump(), raw=text, finish_reason=finish)
+
+
+def _failed_first(exc: BaseException) -> RetryCallState:
+    """tenacity's record of a failed first attempt, to size the wait before the second."""
+    state = RetryCallState(None, None, (), {})  # type: ignore[arg-type]
+    state.attempt_number = 0  # BackoffWait(done=1) adds the direct first attempt back
+    state.set_exception((type(exc), exc, exc.__traceback__))
+    return state
 
 
 class Endpoint:

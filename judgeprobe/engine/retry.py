@@ -79,12 +79,14 @@ def retry_after_s(exc: BaseException | None) -> float | None:
 class BackoffWait:
     """tenacity wait: full-jitter exponential backoff, never shorter than Retry-After."""
 
-    def __init__(self, base_s: float = 0.5, cap_s: float = 30.0) -> None:
+    def __init__(self, base_s: float = 0.5, cap_s: float = 30.0, done: int = 0) -> None:
         self.base_s = base_s
         self.cap_s = cap_s
+        self.done = done  # attempts made before tenacity took over
 
     def __call__(self, state: RetryCallState) -> float:
-        ceiling = min(self.cap_s, self.base_s * 2 ** (state.attempt_number - 1))
+        attempt = state.attempt_number + self.done
+        ceiling = min(self.cap_s, self.base_s * 2 ** (attempt - 1))
         wait = random.uniform(0.0, ceiling)
         exc = state.outcome.exception() if state.outcome else None
         asked = retry_after_s(exc)

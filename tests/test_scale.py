@@ -1,0 +1,76 @@
+"""Prefix-aware scheduling: a document's judgments stay together, in plan and in lanes."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+
+from judgeprobe.conditions import builtin_conditions
+from judgeprobe.config import SweepConfig
+from judgeprobe.corpus import load_items
+from judgeprobe.engine.progress import SweepProgress
+from judgeprobe.engine.runner import run_jobs
+from judgeprobe.engine.store import Outcome, Store
+from judgeprobe.plan import document_of, plan
+from tests.conftest import make_items
+
+
+@dataclass(frozen=True)
+class FakeJob:
+    key: str
+    judge: str
+    document: str
+
+
+def test_plan_yields_each_documents_jobs_together(tmp_path: Path) -> None:
+    items = load_items(str(make_items(tmp_path / "items.jsonl", 12)))
+    cfg = SweepConfig(order="both", seeds=[0, 1], protocols=["baseline", "scot"])
+    docs = [
+        document_of(job) for job in plan(cfg, items, builtin_conditions(), {"gemma3-270m": "f"})
+    ]
+    runs = [doc for doc, _ in itertools.groupby(docs)]
+    assert len(runs) == len(set(runs)) == 12  # one run per document, never interleaved
+    assert len(docs) == 12 * 2 * 2 * 2 * 4
+
+
+async def test_lanes_run_a_documents_jobs_back_to_back(tmp_path: Path) -> None:
+    # 30 documents of 10 jobs on one judge, 4 lanes, chunks of at most 6 jobs.
+    jobs = [FakeJob(f"{d}-{j}", "judge", f"doc{d}") for d in range(30) for j in range(10)]
+    seen: dict[asyncio.Task[object] | None, list[str]] = {}
+
+    async def handle(job: FakeJob) -> Outcome:
+        seen.setdefault(asyncio.current_task(), []).append(job.document)
+        await asyncio.sleep(0)  # let other lanes interleave in time
+        return Outcome(key=job.key, status="valid", verdict="A")
+
+    store = Store(tmp_path / "s.sqlite")
+    with SweepProgress(len(jobs), enabled=False) as progress:
+        done = await run_jobs(
+            jobs, handle, {"judge": 4}, store, progress, group=lambda j: j.document, max_group=6
+        )
+    store.close()
+    assert done.sent == 300 and len(seen) == 4
+    for lane in seen.values():
+        runs = [(doc, len(list(group))) for doc, group in itertools.groupby(lane)]
+        # Within a lane, a document's jobs come back to back in chunks of 6 then 4.
+        assert all(n in (4, 6, 10) for _, n in runs), runs
+    per_doc = sum(len({doc for doc in lane}) for lane in seen.values())
+    assert per_doc <= 60  # each document spread over at most two chunks
+
+
+async def test_without_grouping_jobs_spread_over_lanes(tmp_path: Path) -> None:
+    jobs = [FakeJob(str(i), "judge", "same document") for i in range(40)]
+    lanes: set[asyncio.Task[object] | None] = set()
+
+    async def handle(job: FakeJob) -> Outcome:
+        lanes.add(asyncio.current_task())
+        await asyncio.sleep(0)
+        return Outcome(key=job.key, status="valid", verdict="A")
+
+    store = Store(tmp_path / "s.sqlite")
+    with SweepProgress(len(jobs), enabled=False) as progress:
+        await run_jobs(jobs, handle, {"judge": 4}, store, progress)
+    store.close()
+    assert len(lanes) == 4
