@@ -1,18 +1,47 @@
-"""Load candidate items: the bundled sample, or a user's JSONL / Parquet candidate set."""
+"""Load what the pipeline starts from: source documents, and candidate items.
+
+Documents (``id``, ``text``, optional ``domain``/``title``) come from the bundled corpus, a
+JSONL, CSV or Parquet file, or a folder of ``.txt``/``.md`` files. Candidate items come from the
+bundled sample or a JSONL / Parquet candidate set (e.g. one written by ``judgeprobe.build``).
+Every problem is one ``JudgeprobeError`` line naming the file and row.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
 from importlib import resources
 from pathlib import Path
 
 import orjson
 import polars as pl
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.records import Item
 
 BUNDLED = {"bundled:sample": "sample_items.jsonl"}
+BUNDLED_CORPUS = {"bundled:corpus": "corpus/documents.jsonl"}
+TEXT_SUFFIXES = (".txt", ".md")
+
+
+class Document(BaseModel):
+    """One source document to summarise."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    text: str
+    domain: str = ""
+    title: str = ""
+
+
+def _utf8(data: bytes, origin: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise JudgeprobeError(f"{origin}: line {line}: not valid UTF-8") from None
 
 
 def _validated(rows: list[dict[str, object]], origin: str) -> list[Item]:
@@ -35,7 +64,7 @@ def _validated(rows: list[dict[str, object]], origin: str) -> list[Item]:
 
 def _jsonl_rows(data: bytes, origin: str) -> list[dict[str, object]]:
     rows = []
-    for n, line in enumerate(data.splitlines(), start=1):
+    for n, line in enumerate(_utf8(data, origin).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -46,6 +75,13 @@ def _jsonl_rows(data: bytes, origin: str) -> list[dict[str, object]]:
             raise JudgeprobeError(f"{origin}: line {n}: expected a JSON object")
         rows.append(row)
     return rows
+
+
+def _parquet_rows(path: Path, origin: str) -> list[dict[str, object]]:
+    try:
+        return pl.read_parquet(path).to_dicts()
+    except Exception as exc:  # polars raises several unrelated types for bad files
+        raise JudgeprobeError(f"{origin}: cannot read Parquet: {exc}") from None
 
 
 def load_items(source: str, limit: int = 0) -> list[Item]:
@@ -61,13 +97,102 @@ def load_items(source: str, limit: int = 0) -> list[Item]:
         if not path.is_file():
             raise JudgeprobeError(f"items {source}: no such file")
         if path.suffix == ".parquet":
-            try:
-                rows = pl.read_parquet(path).to_dicts()
-            except Exception as exc:  # polars raises several unrelated types for bad files
-                raise JudgeprobeError(f"items {source}: cannot read Parquet: {exc}") from None
+            rows = _parquet_rows(path, f"items {source}")
         elif path.suffix in (".jsonl", ".json"):
             rows = _jsonl_rows(path.read_bytes(), source)
         else:
             raise JudgeprobeError(f"items {source}: expected a .jsonl or .parquet file")
     items = _validated(rows, source)
     return items[:limit] if limit else items
+
+
+def _document(row: dict[str, object], where: str) -> Document:
+    """Check one row's fields with a message that says exactly what is wrong."""
+    for name in ("id", "text"):
+        if name not in row or row[name] is None:
+            raise JudgeprobeError(f"{where}: missing field {name!r}")
+    fields: dict[str, str] = {}
+    for name in ("id", "text", "domain", "title"):
+        value = row.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise JudgeprobeError(f"{where}: field {name!r} must be a string")
+        fields[name] = value.strip() if name != "text" else value
+    if not fields["id"]:
+        raise JudgeprobeError(f"{where}: empty id")
+    if not fields["text"].strip():
+        raise JudgeprobeError(f"{where}: document {fields['id']!r} has empty text")
+    return Document(**fields)
+
+
+def _csv_rows(data: bytes, origin: str) -> list[dict[str, object]]:
+    reader = csv.DictReader(io.StringIO(_utf8(data, origin), newline=""))
+    return [dict(row) for row in reader]
+
+
+def _folder_documents(root: Path, origin: str) -> list[Document]:
+    """One document per ``.txt``/``.md`` file: id = path without suffix, domain = subfolder.
+
+    A Markdown file that starts with a ``# heading`` line gets it as its title.
+    """
+    docs = []
+    for path in sorted(p for p in root.rglob("*") if p.suffix in TEXT_SUFFIXES and p.is_file()):
+        rel = path.relative_to(root)
+        where = f"{origin}: {rel}"
+        text = _utf8(path.read_bytes(), where)
+        title = ""
+        if path.suffix == ".md" and text.startswith("# "):
+            first, _, text = text.partition("\n")
+            title = first[2:].strip()
+        domain = rel.parts[0] if len(rel.parts) > 1 else ""
+        row: dict[str, object] = {
+            "id": rel.with_suffix("").as_posix(),
+            "text": text,
+            "domain": domain,
+            "title": title,
+        }
+        docs.append(_document(row, where))
+    if not docs:
+        raise JudgeprobeError(f"{origin}: no .txt or .md files")
+    return docs
+
+
+def load_documents(source: str, limit: int = 0) -> list[Document]:
+    """Documents from ``bundled:corpus``, a ``.jsonl``/``.csv``/``.parquet`` file or a folder.
+
+    ``limit`` > 0 keeps the first N documents.
+    """
+    origin = f"corpus {source}"
+    if source in BUNDLED_CORPUS:
+        path = resources.files("judgeprobe").joinpath("data", BUNDLED_CORPUS[source])
+        rows = _jsonl_rows(path.read_bytes(), origin)
+    else:
+        path = Path(source)
+        if path.is_dir():
+            return _unique(_folder_documents(path, origin), origin, limit)
+        if not path.is_file():
+            raise JudgeprobeError(f"{origin}: no such file or folder")
+        if path.suffix == ".parquet":
+            rows = _parquet_rows(path, origin)
+        elif path.suffix == ".csv":
+            rows = _csv_rows(path.read_bytes(), origin)
+        elif path.suffix in (".jsonl", ".json"):
+            rows = _jsonl_rows(path.read_bytes(), origin)
+        else:
+            raise JudgeprobeError(
+                f"{origin}: expected a .jsonl, .csv or .parquet file or a folder of .txt/.md"
+            )
+    docs = [_document(row, f"{origin}: row {n}") for n, row in enumerate(rows, start=1)]
+    return _unique(docs, origin, limit)
+
+
+def _unique(docs: list[Document], origin: str, limit: int) -> list[Document]:
+    if not docs:
+        raise JudgeprobeError(f"{origin}: no documents")
+    seen: set[str] = set()
+    for n, doc in enumerate(docs, start=1):
+        if doc.id in seen:
+            raise JudgeprobeError(f"{origin}: document {n}: duplicate id {doc.id!r}")
+        seen.add(doc.id)
+    return docs[:limit] if limit else docs

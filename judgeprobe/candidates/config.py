@@ -1,0 +1,89 @@
+"""The data set builder's settings: one TOML file or command-line flags, validated."""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from pathlib import Path
+from typing import Literal, get_args
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from judgeprobe import JudgeprobeError, first_error
+from judgeprobe.config import EMBEDDED_URL, EngineConfig, JudgeConfig
+
+Subset = Literal["llm_vs_extractive", "eq_pair", "same_model", "single_relabel", "identical"]
+Method = Literal["textrank", "lexrank", "klsum", "sumbasic"]
+Attack = Literal["verbosity", "confidence"]
+AttackMethod = Literal["llm", "rule"]
+
+#: The paired subsets, in the order rows are written.
+SUBSETS: tuple[str, ...] = get_args(Subset)
+
+
+def _author() -> JudgeConfig:
+    return JudgeConfig(name="gemma3-270m", url=EMBEDDED_URL, concurrency=4)
+
+
+class BuildConfig(BaseModel):
+    """Everything that decides a candidate set (with the corpus file's content)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    corpus: str = "bundled:corpus"
+    limit: int = Field(default=0, ge=0)  # 0 = every document
+    min_tokens: int = Field(default=500, ge=0)  # document length filter (paper: 500–1,200)
+    max_tokens: int = Field(default=1200, ge=1)
+    judge_context: int = Field(default=0, ge=0)  # 0 = ask the server (llama-server), else skip
+    words: int = Field(default=80, ge=10)  # LLM summary word budget (the paper used 500)
+    extractive_words: int = Field(default=0, ge=0)  # 0 = match each document's LLM summary
+    methods: list[Method] = Field(default_factory=lambda: list(get_args(Method)), min_length=1)
+    subsets: list[Subset] = Field(default_factory=lambda: list(get_args(Subset)), min_length=1)
+    attacks: list[Attack] = Field(default_factory=lambda: list(get_args(Attack)))
+    attack_methods: list[AttackMethod] = Field(default_factory=lambda: list(get_args(AttackMethod)))
+    relabel_opponent: Literal["same_model", "textrank", "lexrank", "klsum", "sumbasic"] = (
+        "same_model"
+    )
+    seed: int = 0
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)  # the reference summary
+    sample_temperature: float = Field(default=0.8, gt=0.0, le=2.0)  # draws and paraphrases
+    similarity_threshold: float = Field(default=0.75, ge=-1.0, le=1.0)
+    keep_flagged: bool = False  # keep rewrites that fail the preservation check (flagged)
+    author: JudgeConfig = Field(default_factory=_author)
+    engine: EngineConfig = Field(default_factory=EngineConfig)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> BuildConfig:
+        if self.min_tokens > self.max_tokens:
+            raise ValueError("min_tokens must not exceed max_tokens")
+        if self.relabel_opponent != "same_model" and self.relabel_opponent not in self.methods:
+            raise ValueError(f"relabel_opponent {self.relabel_opponent} is not among methods")
+        return self
+
+    def digest(self) -> str:
+        """Hash of the settings (the author URL excluded: a moved server builds the same set)."""
+        body = self.model_dump(exclude={"author"})
+        body["author"] = self.author.model_dump(exclude={"url", "urls"})
+        return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+
+    def max_tokens_for(self, kind: str) -> int:
+        """Generation budget: room for the word budget (longer for verbosity) and the JSON."""
+        return self.words * (3 if kind == "verbosity" else 2) + 48
+
+
+def load_build_config(path: Path | None, overrides: dict[str, object]) -> BuildConfig:
+    """Read a TOML build config (or the defaults) and apply command-line overrides."""
+    data: dict[str, object] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise JudgeprobeError(f"build config {path}: no such file") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise JudgeprobeError(f"build config {path}: not valid TOML: {exc}") from None
+    try:
+        return BuildConfig.model_validate({**data, **overrides})
+    except ValidationError as exc:
+        where = f"build config {path}" if path else "build settings"
+        raise JudgeprobeError(f"{where}: {first_error(exc, 'config')}") from None

@@ -1,0 +1,114 @@
+"""Everything generated for one document: the texts the subsets are paired from."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import dataclass, field
+
+from judgeprobe.candidates import extractive
+from judgeprobe.candidates.attacks import ATTACKS
+from judgeprobe.candidates.config import BuildConfig
+from judgeprobe.candidates.llm import Author, Text
+from judgeprobe.corpus import Document
+
+
+@dataclass
+class Materials:
+    """One document's texts. ``summary`` is the reference LLM summary (``None`` if it failed)."""
+
+    doc: Document
+    source_hash: str
+    summary: Text | None = None
+    draws: list[Text] = field(default_factory=list)  # two independent samples (same_model)
+    paraphrases: list[Text] = field(default_factory=list)  # two paraphrases of the summary
+    extractive: dict[str, Text] = field(default_factory=dict)
+    attacks: dict[tuple[str, str], Text] = field(default_factory=dict)  # (attack, method)
+
+
+def source_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def needs_draws(cfg: BuildConfig) -> bool:
+    return "same_model" in cfg.subsets or (
+        "single_relabel" in cfg.subsets and cfg.relabel_opponent == "same_model"
+    )
+
+
+async def _pair(
+    author: Author, template: str, values: dict[str, str], cfg: BuildConfig, first_seed: int
+) -> list[Text]:
+    """Two seeded samples of one prompt; only complete pairs count."""
+    kind = template.split("_v")[0]
+    texts = await asyncio.gather(
+        *(
+            author.write(
+                template,
+                values,
+                temperature=cfg.sample_temperature,
+                seed=seed,
+                max_tokens=cfg.max_tokens_for(kind),
+            )
+            for seed in (first_seed, first_seed + 1)
+        )
+    )
+    return [t for t in texts if t is not None] if all(texts) else []
+
+
+async def make_materials(doc: Document, author: Author, cfg: BuildConfig) -> Materials:
+    """Generate one document's texts: LLM requests go through the cached engine."""
+    m = Materials(doc=doc, source_hash=source_hash(doc.text))
+    summary_values = {"DOCUMENT": doc.text, "WORDS": str(cfg.words)}
+    reference = author.write(
+        "summary_v1", summary_values, temperature=cfg.temperature, seed=cfg.seed,
+        max_tokens=cfg.max_tokens_for("summary"),
+    )  # fmt: skip
+    if needs_draws(cfg):
+        m.summary, m.draws = await asyncio.gather(
+            reference, _pair(author, "summary_v1", summary_values, cfg, cfg.seed + 1)
+        )
+    else:
+        m.summary = await reference
+    if m.summary is None:
+        return m
+    words = cfg.extractive_words or extractive.n_words(m.summary.text)
+    for method in cfg.methods:
+        text = extractive.summarize(doc.text, method, words)
+        m.extractive[method] = Text(text, f"sumy:{method}", {"words": words})
+    await _rewrites(m, m.summary, author, cfg)
+    return m
+
+
+async def _nothing() -> list[Text]:
+    return []
+
+
+async def _rewrites(m: Materials, summary: Text, author: Author, cfg: BuildConfig) -> None:
+    """Paraphrases and style attacks of the reference summary."""
+    values = {"SUMMARY": summary.text}
+    paraphrases = (
+        _pair(author, "paraphrase_v1", values, cfg, cfg.seed + 3)
+        if "eq_pair" in cfg.subsets
+        else _nothing()
+    )
+    llm_attacks = cfg.attacks if "llm" in cfg.attack_methods else []
+    attacks = asyncio.gather(
+        *(
+            author.write(
+                f"attack_{attack}_v1",
+                values,
+                temperature=cfg.temperature,
+                seed=cfg.seed,
+                max_tokens=cfg.max_tokens_for(attack),
+            )
+            for attack in llm_attacks
+        )
+    )
+    m.paraphrases, written = await asyncio.gather(paraphrases, attacks)
+    for attack, text in zip(llm_attacks, written, strict=True):
+        if text is not None:
+            m.attacks[(attack, "llm")] = text
+    if "rule" in cfg.attack_methods:
+        for attack in cfg.attacks:
+            m.attacks[(attack, "rule")] = Text(ATTACKS[attack](summary.text), f"rule:{attack}")

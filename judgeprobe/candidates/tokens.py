@@ -1,0 +1,68 @@
+"""Token counts for the length filter and the context-window check.
+
+With llama-server the judge's own tokenizer is used (``POST /tokenize``) and its context size
+per slot comes from ``GET /props``. Elsewhere counts are approximate: 1.3 tokens per
+whitespace-separated word, a typical rate for English prose with subword tokenizers (measured
+on the bundled corpus against Gemma 3's tokenizer, see ``APPROX_TOKENS_PER_WORD``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import openai
+
+from judgeprobe.engine.client import Endpoint
+
+APPROX_TOKENS_PER_WORD = 1.3
+
+
+def approx_tokens(text: str) -> int:
+    """The documented approximation used when the server has no tokenizer endpoint."""
+    return math.ceil(len(text.split()) * APPROX_TOKENS_PER_WORD)
+
+
+class TokenCounter:
+    """Counts tokens with the endpoint's tokenizer where it has one, else approximately."""
+
+    def __init__(self, endpoint: Endpoint | None) -> None:
+        self._client: openai.AsyncOpenAI | None = None
+        if endpoint is not None and endpoint.info.backend == "llama-server":
+            root = endpoint.judge.url.removesuffix("/v1")
+            self._client = openai.AsyncOpenAI(base_url=root, api_key="tokenize", max_retries=2)
+        self.method = "judge tokenizer" if self._client else "approximation (1.3 tokens/word)"
+
+    async def _post(self, path: str, body: dict[str, Any]) -> Any:
+        assert self._client is not None
+        return await self._client.post(path, body=body, cast_to=object)
+
+    async def count(self, texts: Sequence[str]) -> list[int]:
+        if self._client is None:
+            return [approx_tokens(t) for t in texts]
+        slots = asyncio.Semaphore(8)
+
+        async def one(text: str) -> int:
+            async with slots:
+                reply = await self._post("/tokenize", {"content": text, "add_special": False})
+            return len(reply["tokens"])
+
+        return list(await asyncio.gather(*(one(t) for t in texts)))
+
+    async def context_window(self) -> int | None:
+        """The judge's context size per request, when the server says it."""
+        if self._client is None:
+            return None
+        try:
+            props = await self._client.get("/props", cast_to=object)
+        except (openai.APIError, ValueError):
+            return None
+        settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+        n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+        return int(n_ctx) if isinstance(n_ctx, int) else None
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()

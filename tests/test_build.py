@@ -1,0 +1,121 @@
+"""The data set builder end to end against the fake judge: subsets, provenance, determinism,
+resume, preservation flags, and a sweep on the built set."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import orjson
+import polars as pl
+import pytest
+
+from judgeprobe import JudgeprobeError, embeddings
+from judgeprobe.build import build_set
+from judgeprobe.candidates.candidate_set import SET_VERSION
+from judgeprobe.candidates.config import SUBSETS, BuildConfig
+from judgeprobe.config import JudgeConfig
+from judgeprobe.corpus import load_items
+from tests.conftest import run_cli, write_config
+from tests.fakeserver import FakeJudge
+
+pytestmark = pytest.mark.skipif(not embeddings.available(), reason="needs the embeddings extra")
+
+ATTACK_SUBSETS = {f"attack_{a}_{m}" for a in ("verbosity", "confidence") for m in ("llm", "rule")}
+
+
+def _cfg(judge: FakeJudge, **fields: Any) -> BuildConfig:
+    return BuildConfig.model_validate(
+        {
+            "limit": 3,
+            "min_tokens": 0,
+            "author": JudgeConfig(name="fake", url=judge.url, concurrency=4),
+            "engine": {"attempt_timeout_s": 5.0, "backoff_base_s": 0.01},
+            **fields,
+        }
+    )
+
+
+def test_every_subset_with_provenance_and_sweepable(tmp_path: Path, fake_judge: FakeJudge) -> None:
+    report = asyncio.run(build_set(_cfg(fake_judge), tmp_path / "set"))
+    frame = pl.read_parquet(report.path)
+    per_doc = dict.fromkeys(ATTACK_SUBSETS, 1) | dict.fromkeys(SUBSETS, 1)
+    per_doc |= {"llm_vs_extractive": 4, "single_relabel": 2}
+    assert report.subsets == {k: 3 * v for k, v in sorted(per_doc.items())}
+    assert set(SUBSETS) | ATTACK_SUBSETS == set(frame["subset"])
+    assert frame["item_id"].n_unique() == frame.height
+    assert (frame["set_version"] == SET_VERSION).all()
+    assert frame["model_fingerprint"].n_unique() == 1
+    assert frame["source_hash"].str.len_chars().unique().to_list() == [64]
+
+    extractive = frame.filter(pl.col("subset") == "llm_vs_extractive")
+    methods = ("textrank", "lexrank", "klsum", "sumbasic")
+    assert set(extractive["generator_2"]) == {f"sumy:{m}" for m in methods}
+    assert set(extractive["generator_1"]) == {"llm:fake"}
+    params = orjson.loads(extractive["params_1"][0])
+    assert params["template"] == "summary_v1" and params["temperature"] == 0.0
+    same = frame.filter(pl.col("subset") == "same_model").row(0, named=True)
+    seeds = [orjson.loads(same[f"params_{i}"])["seed"] for i in (1, 2)]
+    assert seeds == [1, 2] and orjson.loads(same["params_1"])["temperature"] > 0
+    relabel = frame.filter(pl.col("subset") == "single_relabel").sort("item_id")
+    assert relabel["candidate_1"][0] == relabel["candidate_1"][1]
+    assert relabel["candidate_2"][0] == relabel["candidate_2"][1]
+    labels = {(r["source_1"], r["source_2"]) for r in relabel.iter_rows(named=True)}
+    assert labels == {("LLM", "TradML"), ("TradML", "LLM")}
+    identical = frame.filter(pl.col("subset") == "identical")
+    assert (identical["candidate_1"] == identical["candidate_2"]).all()
+    rule = frame.filter(pl.col("subset") == "attack_verbosity_rule").row(0, named=True)
+    assert rule["attack_target"] == "A" and rule["preserved"] and rule["similarity"] > 0.75
+    assert rule["candidate_2"] in rule["candidate_1"]  # padded, original kept
+    assert rule["base_item_id"] in set(identical["item_id"])
+
+    items = load_items(str(report.path))
+    assert len(items) == frame.height
+    conditions = ["Blind", "True", "Flip"]
+    cfg = write_config(tmp_path / "s.toml", fake_judge.url, report.path, conditions=conditions)
+    proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+    assert proc.returncode == 0, proc.stderr
+    judged = pl.read_parquet(tmp_path / "run" / "judgments.parquet")
+    assert judged.height == 3 * frame.height
+    assert set(judged["subset"]) == set(frame["subset"])
+
+
+def test_rebuild_is_byte_identical_and_resumes_from_the_store(
+    tmp_path: Path, fake_judge: FakeJudge
+) -> None:
+    cfg = _cfg(fake_judge, limit=2)
+    first = asyncio.run(build_set(cfg, tmp_path / "a"))
+    sent = fake_judge.chat_requests
+    again = asyncio.run(build_set(cfg, tmp_path / "a"))  # same store: nothing is sent again
+    assert fake_judge.chat_requests == sent
+    fresh = asyncio.run(build_set(cfg, tmp_path / "b"))  # new store, same inputs and seeds
+    data = first.path.read_bytes()
+    assert data == again.path.read_bytes() == fresh.path.read_bytes()
+    other = asyncio.run(build_set(_cfg(fake_judge, limit=2, seed=5), tmp_path / "c"))
+    assert other.path.read_bytes() != data  # the seeds are part of the provenance
+
+
+def test_flagged_rewrites_are_left_out_unless_kept(tmp_path: Path, fake_judge: FakeJudge) -> None:
+    strict: dict[str, Any] = {"limit": 1, "similarity_threshold": 1.0}
+    strict |= {"attack_methods": ["rule"], "subsets": ["identical"]}
+    dropped = asyncio.run(build_set(_cfg(fake_judge, **strict), tmp_path / "a"))
+    assert dropped.flagged == 2 and dropped.subsets == {"identical": 1}
+    kept = asyncio.run(build_set(_cfg(fake_judge, keep_flagged=True, **strict), tmp_path / "b"))
+    frame = pl.read_parquet(kept.path).filter(pl.col("attack").is_not_null())
+    assert frame.height == 2 and not frame["preserved"].any()
+    assert all(f.startswith("similarity") for f in frame["flag"])
+
+
+def test_length_filter_and_context_warning(tmp_path: Path, fake_judge: FakeJudge) -> None:
+    corpus = tmp_path / "docs.jsonl"
+    rows = [{"id": "short", "text": "Too short. " * 5}, {"id": "ok", "text": "Word here. " * 300}]
+    corpus.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    limits = {"min_tokens": 100, "max_tokens": 1200, "judge_context": 600}
+    cfg = _cfg(fake_judge, corpus=str(corpus), subsets=["identical"], attacks=[], **limits)
+    report = asyncio.run(build_set(cfg, tmp_path / "set"))
+    assert report.token_method.startswith("approximation")
+    assert report.dropped == {"short": 13} and report.documents == 1
+    assert report.over_context == ["ok/identical"]
+    with pytest.raises(JudgeprobeError, match="no document is 2000-3000 tokens"):
+        asyncio.run(build_set(_cfg(fake_judge, min_tokens=2000, max_tokens=3000), tmp_path / "x"))
