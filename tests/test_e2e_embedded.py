@@ -18,6 +18,7 @@ import pytest
 
 from tests.conftest import run_cli
 
+
 def _screenshot(page: Path, png: Path) -> None:
     """Open the page in headless Chromium and screenshot it; any failure fails the test."""
     browser = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -13,6 +13,8 @@ from judgeprobe.metrics.units import Drift
 
 def lexical_drift(a: list[str], b: list[str]) -> np.ndarray:
     """1 − |A ∩ B| / |A ∪ B| over lower-cased word sets, vectorised in Polars."""
+    if not a:
+        return np.zeros(0)
     words = pl.DataFrame({"a": a, "b": b}).select(
         pl.col(c).str.to_lowercase().str.extract_all(r"\w+").list.unique() for c in ("a", "b")
     )

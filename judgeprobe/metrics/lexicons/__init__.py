@@ -8,7 +8,30 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from judgeprobe import JudgeprobeError
+from pydantic import BaseModel, ValidationError
+
+from judgeprobe import JudgeprobeError, first_error
+
+
+class _Words(BaseModel):
+    words: list[str]
+
+
+class _Phrases(BaseModel):
+    phrases: list[str]
+
+
+class LexiconFile(BaseModel):
+    """The TOML tables of a lexicon file (extra keys such as ``version`` are ignored)."""
+
+    cue: _Words
+    stereotype: _Phrases
+    acknowledgement: _Phrases
+    attack: dict[str, _Words]
+
+
+def _lower(words: list[str]) -> tuple[str, ...]:
+    return tuple(w.lower() for w in words)
 
 
 @dataclass(frozen=True)
@@ -33,16 +56,16 @@ def load_lexicons(path: Path | None = None) -> Lexicons:
             raise JudgeprobeError(f"lexicons {path}: {exc.strerror}") from None
         origin = str(path)
     try:
-        raw = tomllib.loads(data.decode("utf-8"))
-        return Lexicons(
-            cue=tuple(w.lower() for w in raw["cue"]["words"]),
-            stereotype=tuple(w.lower() for w in raw["stereotype"]["phrases"]),
-            acknowledgement=tuple(w.lower() for w in raw["acknowledgement"]["phrases"]),
-            attack={k: tuple(w.lower() for w in v["words"]) for k, v in raw["attack"].items()},
-            sha256=hashlib.sha256(data).hexdigest(),
-            origin=origin,
-        )
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
-        raise JudgeprobeError(
-            f"lexicons {origin}: malformed ({type(exc).__name__}: {exc})"
-        ) from None
+        raw = LexiconFile.model_validate(tomllib.loads(data.decode("utf-8")))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise JudgeprobeError(f"lexicons {origin}: malformed ({exc})") from None
+    except ValidationError as exc:
+        raise JudgeprobeError(f"lexicons {origin}: malformed ({first_error(exc)})") from None
+    return Lexicons(
+        cue=_lower(raw.cue.words),
+        stereotype=_lower(raw.stereotype.phrases),
+        acknowledgement=_lower(raw.acknowledgement.phrases),
+        attack={k: _lower(v.words) for k, v in raw.attack.items()},
+        sha256=hashlib.sha256(data).hexdigest(),
+        origin=origin,
+    )
