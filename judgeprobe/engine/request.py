@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 
 class Sampling(BaseModel):
@@ -18,6 +18,16 @@ class Sampling(BaseModel):
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     max_tokens: int = Field(default=320, ge=1)
+    # Sent only when set (llama.cpp calls it repeat_penalty); left out of every dump when
+    # unset, so request keys and config digests made before this field existed still match.
+    repetition_penalty: float | None = Field(default=None, gt=0.0)
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("repetition_penalty") is None:
+            data.pop("repetition_penalty", None)
+        return data
 
     def determinism(self, seed: int | None) -> str:
         """How reproducible a reply is expected to be, recorded in the manifest."""

@@ -1,0 +1,192 @@
+"""``python -m judgeprobe.rubric``: the rubric probe end to end.
+
+items → judge the original pairs and their counterfactuals (engine, cached, resumable) →
+rubric-only classifiers on the judge's labels → transition table → report.
+With ``--labels-only`` the classifiers run on the ``judge_label`` column of the file, with no
+judge at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from importlib.util import find_spec
+from pathlib import Path
+
+import orjson
+from pydantic import ValidationError
+from rich.console import Console
+
+from judgeprobe import JudgeprobeError, first_error
+from judgeprobe.cli import main_guard
+from judgeprobe.config import parse_judge_flag
+from judgeprobe.manifest import write_json
+from judgeprobe.rubric.config import RubricConfig, load_rubric_config
+from judgeprobe.rubric.data import load_rubric_items
+from judgeprobe.rubric.sweep import (
+    SUBDIR,
+    analyse,
+    check_provided,
+    judge_all,
+    labels_from,
+    labels_from_items,
+    manifest,
+)
+
+EXIT_INCOMPLETE = 3
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m judgeprobe.rubric", description=__doc__)
+    p.add_argument("--config", type=Path, help="rubric config (TOML); default: the defaults")
+    p.add_argument("--items", help="bundled:rubric (default) or a .jsonl / .csv file")
+    p.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="judge endpoint (repeatable); replaces the config's judges",
+    )
+    p.add_argument("--limit", type=int, help="only the first N rubric items")
+    p.add_argument("--preset", choices=["deterministic", "paper"], help="decoding preset")
+    p.add_argument("--seeds", help="comma-separated seeds, e.g. 0,1,2")
+    p.add_argument("--perturb", help="response,criterion (default both) or none")
+    p.add_argument("--reversal", choices=["provided", "llm"], help="reversed-response source")
+    p.add_argument("--negation", choices=["provided", "llm", "rule"], help="negation source")
+    p.add_argument("--classifiers", help="comma-separated: tfidf, embedding, transformer")
+    p.add_argument("--transformer", metavar="DIR", help="local model directory to fine-tune")
+    p.add_argument("--resamples", type=int, help="bootstrap resamples (default 10000)")
+    p.add_argument(
+        "--labels-only",
+        action="store_true",
+        help="no judging: classify the file's judge_label column",
+    )
+    p.add_argument("--out", type=Path, help="run directory (default: runs/<config name>)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def _apply(cfg: RubricConfig, args: argparse.Namespace) -> RubricConfig:
+    update: dict[str, object] = {}
+    for flag, name in (
+        ("items", "items"),
+        ("limit", "limit"),
+        ("preset", "preset"),
+        ("reversal", "reversal"),
+        ("negation", "negation"),
+        ("resamples", "resamples"),
+        ("transformer", "transformer_dir"),
+    ):
+        if getattr(args, flag) is not None:
+            update[name] = getattr(args, flag)
+    if args.seeds is not None:
+        try:
+            update["seeds"] = [int(s) for s in _csv(args.seeds)]
+        except ValueError:
+            raise JudgeprobeError(f"--seeds {args.seeds!r}: expected integers like 0,1,2") from None
+    if args.perturb is not None:
+        update["perturbations"] = [] if args.perturb == "none" else _csv(args.perturb)
+    if args.classifiers is not None:
+        update["classifiers"] = _csv(args.classifiers)
+    if args.judge:  # a known judge keeps its settings, with the new URL
+        known = {j.name: j.model_dump() for j in cfg.judges}
+        update["judges"] = [
+            {**known.get(name, {}), "name": name, "url": url}
+            for name, url in map(parse_judge_flag, args.judge)
+        ]
+    try:
+        return RubricConfig.model_validate({**cfg.model_dump(), **update})
+    except ValidationError as exc:
+        raise JudgeprobeError(f"command line: {first_error(exc)}") from None
+
+
+def _check_classifiers(cfg: RubricConfig) -> None:
+    """Fail before any request on a classifier that cannot run here."""
+    if "transformer" in cfg.classifiers and not cfg.transformer_dir:
+        raise JudgeprobeError("the transformer classifier needs --transformer DIR")
+    if cfg.transformer_dir and not Path(cfg.transformer_dir).is_dir():
+        raise JudgeprobeError(f"--transformer {cfg.transformer_dir}: no such directory")
+    if "embedding" in cfg.classifiers and find_spec("sentence_transformers") is None:
+        raise JudgeprobeError(
+            "the embedding classifier needs the embeddings extra "
+            "(pip install -e '.[embeddings]'); or choose --classifiers tfidf"
+        )
+
+
+def _check_run_dir(folder: Path, resume: bool, cfg: RubricConfig) -> None:
+    path = folder / "manifest.json"
+    if path.exists() and not resume:
+        raise JudgeprobeError(
+            f"{folder.parent} already holds a rubric run; pass --resume or choose another --out"
+        )
+    if path.exists() and orjson.loads(path.read_bytes()).get("config_digest") != cfg.digest():
+        raise JudgeprobeError(
+            f"{folder.parent} was made with a different rubric config; resume it with the same "
+            "config or choose another --out"
+        )
+
+
+def _report(out: Path) -> Path:
+    """The combined report when ``out`` also holds a cue run, else the rubric report alone."""
+    if (out / "judgments.parquet").is_file() and (out / "manifest.json").is_file():
+        from judgeprobe.metrics.lexicons import load_lexicons
+        from judgeprobe.report.build import build_report
+
+        return build_report(out, load_lexicons(None))
+    from judgeprobe.rubric.report import write_report
+
+    return write_report(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    cfg = _apply(load_rubric_config(args.config), args)
+    items = load_rubric_items(cfg.items, cfg.limit)
+    _check_classifiers(cfg)
+    out = args.out or Path("runs") / cfg.name
+    folder = out / SUBDIR
+    console = Console(stderr=True, soft_wrap=True)
+    start = time.monotonic()
+    incomplete = False
+    if args.labels_only:
+        labels = labels_from_items(items)
+        if labels.is_empty():
+            raise JudgeprobeError(f"{cfg.items}: --labels-only needs a judge_label on the items")
+        _check_run_dir(folder, args.resume, cfg)
+        folder.mkdir(parents=True, exist_ok=True)
+        write_json(folder / "manifest.json", manifest(cfg, items, {}))
+        tables = analyse(folder, None, labels, cfg, [])
+    else:
+        notes = check_provided(cfg, items)
+        _check_run_dir(folder, args.resume, cfg)
+        judgments, outcome = asyncio.run(
+            judge_all(cfg, items, folder, console, not args.no_progress)
+        )
+        incomplete = outcome.deadline_hit
+        invalid = int((judgments["verdict"] == "Invalid").sum())
+        console.print(
+            f"{judgments.height} rubric judgments ({invalid} invalid); sent "
+            f"{outcome.sent}, reused {outcome.skipped}"
+        )
+        tables = analyse(folder, judgments, labels_from(judgments), cfg, notes)
+    for stem, table in tables.items():
+        if not table.is_empty():
+            console.print(f"wrote {folder / stem}.csv ({table.height} rows)")
+    for note in (folder / "notes.txt").read_text(encoding="utf-8").splitlines():
+        console.print(f"[yellow]note:[/] {note}")
+    console.print(f"report: {_report(out)}; done in {time.monotonic() - start:.1f}s")
+    if incomplete:
+        console.print("[yellow]sweep deadline reached: rerun with --resume[/]")
+        return EXIT_INCOMPLETE
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_guard(main))

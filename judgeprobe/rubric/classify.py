@@ -1,0 +1,427 @@
+"""Rubric-only probe: can the judge's label be predicted from the criterion text alone?
+
+The classifiers never see the response or the conversation. Each is an sklearn estimator over
+a list of criterion texts, so cross-validation, cohorts and transfer treat them alike:
+
+- ``tfidf``: TF-IDF of word 1-2-grams + logistic regression;
+- ``embedding``: all-MiniLM-L6-v2 sentence embeddings (offline) + logistic regression;
+- ``transformer``: a local sequence-classification model directory fine-tuned on the
+  training rows (only when a directory is given; nothing is ever downloaded).
+
+Per (judge, classifier, cohort): 5-fold stratified CV on the training split (mean ± SD) and
+a held-out test split with a percentile bootstrap interval over its items (10,000 resamples
+by default), beside the majority-class accuracy. Cohorts: ``standard``; ``WC`` (weighted
+classification: class weights inverse to frequency); ``BS`` (balanced subsampling: the
+majority class subsampled to the minority's size before splitting). The positive class is
+``satisfied``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+import polars as pl
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+
+from judgeprobe import JudgeprobeError
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, Stat, percentile_interval
+
+METRICS = ("accuracy", "precision", "recall", "f1", "balanced_accuracy")
+COHORTS = ("standard", "WC", "BS")
+FOLDS = 5
+TEST_SHARE = 0.2
+TOP_TERMS = 10
+MIN_PER_LABEL = 5  # fewer of either label and a stratified split or 5-fold CV is meaningless
+
+
+def _safe(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def _stats() -> dict[str, Stat]:
+    """Each metric as a function of confusion sums [..., (tp, fp, fn, tn)]."""
+
+    def part(s: np.ndarray, i: int) -> np.ndarray:
+        return s[..., i].astype(np.float64)
+
+    def recall(s: np.ndarray) -> np.ndarray:
+        return _safe(part(s, 0), part(s, 0) + part(s, 2))
+
+    def specificity(s: np.ndarray) -> np.ndarray:
+        return _safe(part(s, 3), part(s, 3) + part(s, 1))
+
+    return {
+        "accuracy": lambda s: _safe(part(s, 0) + part(s, 3), s.sum(-1).astype(np.float64)),
+        "precision": lambda s: _safe(part(s, 0), part(s, 0) + part(s, 1)),
+        "recall": recall,
+        "f1": lambda s: _safe(2 * part(s, 0), 2 * part(s, 0) + part(s, 1) + part(s, 2)),
+        "balanced_accuracy": lambda s: (recall(s) + specificity(s)) / 2,
+    }
+
+
+STATS = _stats()
+
+
+def confusion(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+    """(tp, fp, fn, tn) with ``satisfied`` = 1 as the positive class."""
+    t, p = y_true.astype(bool), y_pred.astype(bool)
+    return np.array([(t & p).sum(), (~t & p).sum(), (t & ~p).sum(), (~t & ~p).sum()])
+
+
+def _num(value: float) -> float | None:
+    """NaN (undefined) as a missing value: empty in CSV, "–" in the report."""
+    return None if np.isnan(value) else float(value)
+
+
+def scores(counts: np.ndarray) -> dict[str, float]:
+    return {m: float(STATS[m](counts)) for m in METRICS}
+
+
+def intervals(counts: np.ndarray, resamples: int, seed: int) -> dict[str, tuple[float, float]]:
+    """Bootstrap over test items: each item is one of four confusion patterns."""
+    patterns = np.eye(4)
+    return {m: percentile_interval(patterns, counts, STATS[m], resamples, seed) for m in METRICS}
+
+
+# --- classifiers ------------------------------------------------------------------------
+
+
+class TransformerClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
+    """Fine-tunes a local sequence-classification model directory on the training texts."""
+
+    def __init__(
+        self,
+        model_dir: str,
+        class_weight: str | None = None,
+        epochs: int = 3,
+        batch_size: int = 16,
+        learning_rate: float = 5e-5,
+        seed: int = 0,
+    ) -> None:
+        self.model_dir = model_dir
+        self.class_weight = class_weight
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.seed = seed
+
+    def _batches(self, texts: Sequence[str]) -> Any:
+        for start in range(0, len(texts), self.batch_size):
+            chunk = list(texts[start : start + self.batch_size])
+            yield start, self.tokenizer_(chunk, padding=True, truncation=True, return_tensors="pt")
+
+    def fit(self, texts: Sequence[str], y: np.ndarray) -> TransformerClassifier:
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        torch.manual_seed(self.seed)
+        self.tokenizer_ = AutoTokenizer.from_pretrained(self.model_dir, local_files_only=True)
+        self.model_ = AutoModelForSequenceClassification.from_pretrained(
+            self.model_dir, num_labels=2, local_files_only=True
+        )
+        y = np.asarray(y)
+        self.classes_ = np.array([0, 1])
+        counts = np.bincount(y, minlength=2).astype(np.float64)
+        weight = None
+        if self.class_weight == "balanced":
+            weight = torch.tensor(len(y) / (2 * np.maximum(counts, 1)), dtype=torch.float32)
+        loss_fn = torch.nn.CrossEntropyLoss(weight=weight)
+        optimiser = torch.optim.AdamW(self.model_.parameters(), lr=self.learning_rate)
+        order = np.random.default_rng(self.seed)
+        self.model_.train()
+        for _ in range(self.epochs):
+            perm = order.permutation(len(texts))
+            shuffled = [texts[i] for i in perm]
+            for start, batch in self._batches(shuffled):
+                target = torch.tensor(y[perm[start : start + self.batch_size]])
+                loss = loss_fn(self.model_(**batch).logits, target)
+                optimiser.zero_grad()
+                loss.backward()
+                optimiser.step()
+        return self
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray:
+        import torch
+
+        self.model_.eval()
+        out = []
+        with torch.no_grad():
+            for _, batch in self._batches(list(texts)):
+                out.append(self.model_(**batch).logits.argmax(-1).numpy())
+        return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+
+
+def _logistic(weighted: bool) -> LogisticRegression:
+    return LogisticRegression(max_iter=2000, class_weight="balanced" if weighted else None)
+
+
+def tfidf_estimator(weighted: bool) -> Pipeline:
+    vectoriser = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, lowercase=True)
+    return make_pipeline(vectoriser, _logistic(weighted))
+
+
+def embedding_estimator(texts: Sequence[str]) -> Callable[[bool], Pipeline]:
+    """Embeds every text once; the estimator looks its rows up."""
+    from judgeprobe.embeddings import encode
+
+    distinct = sorted(set(texts))
+    vectors = encode(distinct)
+    index = {t: i for i, t in enumerate(distinct)}
+
+    def lookup(batch: Sequence[str]) -> np.ndarray:
+        rows: np.ndarray = vectors[[index[t] for t in batch]]
+        return rows
+
+    def make(weighted: bool) -> Pipeline:
+        return make_pipeline(FunctionTransformer(lookup), _logistic(weighted))
+
+    return make
+
+
+def _transformer(model_dir: str, seed: int, weighted: bool) -> TransformerClassifier:
+    return TransformerClassifier(model_dir, "balanced" if weighted else None, seed=seed)
+
+
+def classifiers(
+    names: Sequence[str], texts: Sequence[str], transformer_dir: str | None, seed: int
+) -> dict[str, Callable[[bool], Any]]:
+    """Estimator factories (``weighted`` → a fresh estimator) for the named classifiers."""
+    out: dict[str, Callable[[bool], Any]] = {}
+    for name in names:
+        if name == "tfidf":
+            out[name] = tfidf_estimator
+        elif name == "embedding":
+            try:
+                out[name] = embedding_estimator(texts)
+            except ImportError:
+                raise JudgeprobeError(
+                    "the embedding classifier needs the embeddings extra "
+                    "(pip install -e '.[embeddings]'); or choose --classifiers tfidf"
+                ) from None
+        elif name == "transformer":
+            if not transformer_dir:
+                raise JudgeprobeError("the transformer classifier needs --transformer DIR")
+            out[name] = partial(_transformer, transformer_dir, seed)
+        else:
+            raise JudgeprobeError(
+                f"unknown classifier {name!r} (known: tfidf, embedding, transformer)"
+            )
+    return out
+
+
+# --- evaluation -------------------------------------------------------------------------
+
+
+@dataclass
+class ProbeResults:
+    """Tidy frames written next to the rubric judgments and read by the report."""
+
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+    confusion: list[dict[str, Any]] = field(default_factory=list)
+    transfer: list[dict[str, Any]] = field(default_factory=list)
+    terms: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        return {
+            "classifier_metrics": pl.DataFrame(self.metrics),
+            "confusion": pl.DataFrame(self.confusion),
+            "transfer": pl.DataFrame(self.transfer),
+            "terms": pl.DataFrame(self.terms),
+        }
+
+
+def balanced_subsample(y: np.ndarray, seed: int) -> np.ndarray:
+    """Indices keeping every minority row and as many majority rows, drawn at random."""
+    rng = np.random.default_rng(seed)
+    groups = [np.flatnonzero(y == c) for c in (0, 1)]
+    size = min(len(g) for g in groups)
+    keep = np.concatenate([rng.choice(g, size, replace=False) for g in groups])
+    return np.sort(keep)
+
+
+def _fit_predict(
+    make: Callable[[bool], Any],
+    weighted: bool,
+    texts: np.ndarray,
+    y: np.ndarray,
+    train: np.ndarray,
+    test: np.ndarray,
+) -> np.ndarray:
+    model = make(weighted)
+    model.fit(list(texts[train]), y[train])
+    return np.asarray(model.predict(list(texts[test])))
+
+
+def evaluate(
+    judge: str,
+    name: str,
+    make: Callable[[bool], Any],
+    texts: np.ndarray,
+    y: np.ndarray,
+    cohort: str,
+    out: ProbeResults,
+    resamples: int,
+    seed: int,
+) -> None:
+    """CV on the training split and the held-out test with intervals, for one cohort."""
+    rows = balanced_subsample(y, seed) if cohort == "BS" else np.arange(len(y))
+    t, labels = texts[rows], y[rows]
+    train, test = train_test_split(
+        np.arange(len(labels)), test_size=TEST_SHARE, stratify=labels, random_state=seed
+    )
+    weighted = cohort == "WC"
+    folds = min(FOLDS, int(np.bincount(labels[train], minlength=2).min()))
+    cv: dict[str, list[float]] = {m: [] for m in METRICS}
+    if folds >= 2:
+        splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
+        for tr, va in splitter.split(train, labels[train]):
+            pred = _fit_predict(make, weighted, t, labels, train[tr], train[va])
+            for m, v in scores(confusion(labels[train[va]], pred)).items():
+                cv[m].append(v)
+    pred = _fit_predict(make, weighted, t, labels, train, test)
+    counts = confusion(labels[test], pred)
+    point, ci = scores(counts), intervals(counts, resamples, seed)
+    cell = {"judge": judge, "classifier": name, "cohort": cohort}
+    for m in METRICS:
+        values = np.array(cv[m], dtype=np.float64)
+        values = values[~np.isnan(values)]
+        out.metrics.append(
+            {
+                **cell,
+                "metric": m,
+                "cv_mean": float(values.mean()) if values.size else None,
+                "cv_sd": float(values.std(ddof=1)) if values.size > 1 else None,
+                "value": _num(point[m]),
+                "lo": _num(ci[m][0]),
+                "hi": _num(ci[m][1]),
+                "n_test": len(test),
+                "folds": folds,
+            }
+        )
+    majority = int(np.bincount(labels[train], minlength=2).argmax())
+    hits = (labels[test] == majority).astype(np.float64)
+    lo, hi = percentile_interval(
+        np.array([[1.0, 1.0], [0.0, 1.0]]),
+        np.array([hits.sum(), len(hits) - hits.sum()]),
+        lambda s: _safe(s[..., 0], s[..., 1]),
+        resamples,
+        seed,
+    )
+    out.metrics.append(
+        {
+            **cell,
+            "metric": "majority_accuracy",
+            "cv_mean": None,
+            "cv_sd": None,
+            "value": float(hits.mean()),
+            "lo": _num(lo),
+            "hi": _num(hi),
+            "n_test": len(test),
+            "folds": folds,
+        }
+    )
+    tp, fp, fn, tn = (int(c) for c in counts)
+    out.confusion.append({**cell, "tp": tp, "fp": fp, "fn": fn, "tn": tn})
+
+
+def transfer(
+    judge: str,
+    name: str,
+    make: Callable[[bool], Any],
+    texts: np.ndarray,
+    y: np.ndarray,
+    splits: np.ndarray,
+    out: ProbeResults,
+    resamples: int,
+    seed: int,
+) -> None:
+    """Balanced accuracy within each split (held-out part) and across splits (WC weights)."""
+    for source in sorted(set(splits)):
+        src = np.flatnonzero(splits == source)
+        if np.bincount(y[src], minlength=2).min() < MIN_PER_LABEL:
+            out.notes.append(
+                f"{judge}: split {source!r} has under {MIN_PER_LABEL} of a label; no transfer"
+            )
+            continue
+        for target in sorted(set(splits)):
+            if source == target:
+                train, test = train_test_split(
+                    src, test_size=TEST_SHARE, stratify=y[src], random_state=seed
+                )
+            else:
+                train, test = src, np.flatnonzero(splits == target)
+            counts = confusion(y[test], _fit_predict(make, True, texts, y, train, test))
+            value = scores(counts)["balanced_accuracy"]
+            lo, hi = intervals(counts, resamples, seed)["balanced_accuracy"]
+            out.transfer.append(
+                {
+                    "judge": judge,
+                    "classifier": name,
+                    "train_split": source,
+                    "test_split": target,
+                    "within": source == target,
+                    "balanced_accuracy": _num(value),
+                    "lo": _num(lo),
+                    "hi": _num(hi),
+                    "n_test": len(test),
+                }
+            )
+
+
+def top_terms(judge: str, texts: np.ndarray, y: np.ndarray, out: ProbeResults) -> None:
+    """The TF-IDF logistic regression's largest weights towards each label (all rows)."""
+    model = tfidf_estimator(weighted=True).fit(list(texts), y)
+    vocab = model[0].get_feature_names_out()
+    coef = model[-1].coef_[0]
+    for label, order in (("satisfied", np.argsort(-coef)), ("violated", np.argsort(coef))):
+        for rank, i in enumerate(order[:TOP_TERMS], start=1):
+            out.terms.append(
+                {
+                    "judge": judge,
+                    "label": label,
+                    "rank": rank,
+                    "term": str(vocab[i]),
+                    "weight": float(coef[i]),
+                }
+            )
+
+
+def run_probe(
+    labels: pl.DataFrame,
+    names: Sequence[str] = ("tfidf", "embedding"),
+    transformer_dir: str | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> ProbeResults:
+    """Every classifier × cohort per judge, on a frame with judge, criterion, label, split."""
+    out = ProbeResults()
+    factories = classifiers(names, labels["criterion"].to_list(), transformer_dir, seed)
+    for (judge,), part in labels.group_by(["judge"], maintain_order=True):
+        texts = part["criterion"].to_numpy().astype(object)
+        y = (part["label"] == "satisfied").cast(pl.Int64).to_numpy()
+        counts = np.bincount(y, minlength=2)
+        if counts.min() < MIN_PER_LABEL:
+            out.notes.append(
+                f"{judge}: {counts[1]} satisfied and {counts[0]} violated labels; the rubric-only "
+                f"probe needs at least {MIN_PER_LABEL} of each, so it was skipped"
+            )
+            continue
+        top_terms(str(judge), texts, y, out)
+        splits = part["split"].to_numpy().astype(object)
+        for name, make in factories.items():
+            for cohort in COHORTS:
+                evaluate(str(judge), name, make, texts, y, cohort, out, resamples, seed)
+            if len(set(splits)) > 1:
+                transfer(str(judge), name, make, texts, y, splits, out, resamples, seed)
+    return out

@@ -1,0 +1,231 @@
+"""The rubric probe's report sections: confusion matrices, per-metric bars with intervals,
+cues in the rubric wording, cross-split transfer and the transition table.
+
+``rubric_sections(run_dir)`` is what the main report adds when a run directory holds rubric
+results (``RUN_DIR/rubric/``); ``write_report`` renders them alone when there is no cue run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import orjson
+import polars as pl
+
+from judgeprobe.report import plots
+from judgeprobe.report.build import Section, _figures, _write_atomic, render
+from judgeprobe.report.tables import fmt_ci
+from judgeprobe.rubric.classify import METRICS
+from judgeprobe.rubric.sweep import SUBDIR
+from judgeprobe.rubric.transitions import LABELS
+
+FLOATS = ("cv_mean", "cv_sd", "value", "lo", "hi", "percent", "balanced_accuracy", "weight")
+
+
+def _read(folder: Path, stem: str) -> pl.DataFrame:
+    """A results table; number columns stay numbers even when empty in every row."""
+    path = folder / f"{stem}.csv"
+    if not path.is_file():
+        return pl.DataFrame()
+    table = pl.read_csv(path, infer_schema_length=None)
+    return table.with_columns(pl.col(c).cast(pl.Float64) for c in FLOATS if c in table.columns)
+
+
+def _shown(value: str, lo: str, hi: str) -> pl.Expr:
+    return pl.struct(value, lo, hi).map_elements(
+        lambda s: fmt_ci(s[value], s[lo], s[hi]), return_dtype=pl.String
+    )
+
+
+def confusion_png(confusion: pl.DataFrame) -> bytes | None:
+    """One 2×2 matrix (rows: judge label, columns: predicted) per judge × classifier × cohort."""
+    if confusion.is_empty():
+        return None
+    cells = confusion.rows(named=True)
+    cols = min(6, len(cells))
+    rows = -(-len(cells) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(2.3 * cols, 2.4 * rows), squeeze=False)
+    for ax in axes.flat[len(cells) :]:
+        ax.axis("off")
+    for ax, c in zip(axes.flat, cells, strict=False):
+        m = np.array([[c["tp"], c["fn"]], [c["fp"], c["tn"]]])
+        ax.imshow(m, cmap="Blues")
+        for (i, j), v in np.ndenumerate(m):
+            ax.text(
+                j,
+                i,
+                str(v),
+                ha="center",
+                va="center",
+                color="white" if v > m.max() / 2 else "black",
+            )
+        ax.set_xticks([0, 1], ["sat.", "viol."], fontsize=7)
+        ax.set_yticks([0, 1], ["sat.", "viol."], fontsize=7)
+        ax.set_title(f"{c['judge']}\n{c['classifier']} · {c['cohort']}", fontsize=8)
+    fig.supxlabel("predicted from rubric text", fontsize=8)
+    fig.supylabel("judge label", fontsize=8)
+    return plots._png(fig)
+
+
+def word_count_png(labels: pl.DataFrame) -> bytes | None:
+    if labels.is_empty():
+        return None
+    fig, ax = plt.subplots(figsize=(6, 3))
+    top = int(labels["words"].to_numpy().max())
+    for k, label in enumerate(("satisfied", "violated")):
+        words = labels.filter(pl.col("label") == label)["words"].to_numpy()
+        ax.hist(words, bins=range(1, top + 2), alpha=0.55, color=plots.COLORS[k], label=label)
+    ax.set_xlabel("criterion length (words)")
+    ax.set_ylabel("criteria")
+    ax.legend(fontsize=7)
+    return plots._png(fig)
+
+
+def transitions_png(transitions: pl.DataFrame) -> bytes | None:
+    if transitions.is_empty():
+        return None
+    tidy = transitions.select(
+        "judge",
+        "outcome",
+        x="perturbation",
+        metric=pl.lit("transition"),
+        value=pl.col("percent"),
+        lo="lo",
+        hi="hi",
+    )
+    return plots.grouped_bars(tidy, ["transition"], "outcome", "x", "Transition outcomes (%)")
+
+
+def classifier_table(metrics: pl.DataFrame) -> pl.DataFrame:
+    cv = pl.when(pl.col("cv_mean").is_not_null()).then(
+        pl.format(
+            "{} ± {}",
+            pl.col("cv_mean").round(3),
+            pl.col("cv_sd").round(3).cast(pl.String).fill_null("–"),
+        )
+    )
+    return metrics.select(
+        "judge",
+        "classifier",
+        "cohort",
+        "metric",
+        cv_5fold=cv.fill_null("–"),
+        held_out=_shown("value", "lo", "hi"),
+        n_test="n_test",
+    )
+
+
+def rubric_sections(run_dir: Path) -> list[Section]:
+    """The rubric probe's sections, or none when ``run_dir`` holds no rubric results."""
+    folder = run_dir / SUBDIR
+    if not folder.is_dir():
+        return []
+    metrics = _read(folder, "classifier_metrics")
+    labels_path = folder / "labels.parquet"
+    labels = pl.read_parquet(labels_path) if labels_path.is_file() else pl.DataFrame()
+    transitions = _read(folder, "transitions")
+    notes_path = folder / "notes.txt"
+    notes = notes_path.read_text(encoding="utf-8").split("\n") if notes_path.is_file() else []
+    sections = []
+    if any(notes):
+        sections.append(Section("Rubric probe: notes", " ".join(n for n in notes if n)))
+    if not metrics.is_empty():
+        bars = metrics.filter(pl.col("metric").is_in(METRICS)).rename({"classifier": "x"})
+        sections.append(
+            Section(
+                "Rubric-only probe: the judge's label from the criterion text alone",
+                "Classifiers see only the criterion, never the response. 5-fold stratified CV "
+                "on the training split (mean ± SD) and the held-out split [95% bootstrap "
+                "interval over its items]; positive class = satisfied; WC = class-weighted, "
+                "BS = balanced subsample; majority_accuracy = always the training majority.",
+                _figures(
+                    rubric_metrics=plots.grouped_bars(
+                        bars, list(METRICS), "x", "cohort", "Held-out metrics"
+                    ),
+                    rubric_confusion=confusion_png(_read(folder, "confusion")),
+                ),
+                [classifier_table(metrics)],
+            )
+        )
+    if not labels.is_empty():
+        words = (
+            labels.group_by("judge", "label")
+            .agg(
+                n=pl.len(), mean_words=pl.col("words").mean(), median_words=pl.col("words").median()
+            )
+            .sort("judge", "label")
+        )
+        terms = _read(folder, "terms")
+        sections.append(
+            Section(
+                "Rubric-only probe: cues in the wording",
+                "Largest TF-IDF logistic-regression weights towards each judge label (fit on "
+                "all labelled criteria, class-weighted), and criterion length by label.",
+                _figures(rubric_words=word_count_png(labels)),
+                [words, terms.select("judge", "label", "rank", "term", "weight")]
+                if not terms.is_empty()
+                else [words],
+            )
+        )
+    transfer = _read(folder, "transfer")
+    if not transfer.is_empty():
+        sections.append(
+            Section(
+                "Rubric-only probe: cross-split transfer",
+                "Balanced accuracy, class-weighted: within a split (held-out part) and trained "
+                "on one split, tested on the other. A smaller gap = better generalisation.",
+                [],
+                [
+                    transfer.select(
+                        "judge",
+                        "classifier",
+                        "train_split",
+                        "test_split",
+                        "within",
+                        balanced_accuracy=_shown("balanced_accuracy", "lo", "hi"),
+                        n_test="n_test",
+                    )
+                ],
+            )
+        )
+    if not transitions.is_empty():
+        table = transitions.select(
+            "judge",
+            "perturbation",
+            "outcome",
+            "count",
+            percent=_shown("percent", "lo", "hi"),
+            detail="detail",
+            valid_pairs="valid_pairs",
+        )
+        sections.append(
+            Section(
+                "Counterfactual perturbation: does the judge flip?",
+                "Response reversal (criterion fixed) and criterion negation (response fixed); "
+                "each pair judged before and after. Percent of valid pairs [95% bootstrap "
+                f"interval over items]. Outcomes: {', '.join(LABELS.values())}.",
+                _figures(rubric_transitions=transitions_png(transitions)),
+                [table],
+            )
+        )
+    return sections
+
+
+def write_report(run_dir: Path) -> Path:
+    """The rubric sections alone as report.md / report.html in ``run_dir``."""
+    manifest = orjson.loads((run_dir / SUBDIR / "manifest.json").read_bytes())
+    judges = ", ".join(f"{j['name']} ({j.get('model', '')})" for j in manifest.get("judges", []))
+    meta = [
+        f"run {manifest['run_id']}, created {manifest['created_at']}",
+        f"judges: {judges or 'labels from the file'}; preset {manifest['config']['preset']}, "
+        f"seeds {manifest['config']['seeds']}",
+        f"items {manifest['items']['source']} ({manifest['items']['n']})",
+    ]
+    md, page = render(
+        run_dir, f"judgeprobe rubric report — {manifest['run_id']}", meta, rubric_sections(run_dir)
+    )
+    _write_atomic(run_dir / "report.md", md.encode())
+    _write_atomic(run_dir / "report.html", page.encode())
+    return run_dir / "report.html"

@@ -1,0 +1,262 @@
+"""The rubric sweep and its analyses: items → jobs → engine → store → judgments → results.
+
+Run directory layout (``OUT/rubric/``): ``manifest.json``, ``store.sqlite``,
+``judgments.parquet`` (one row per judge × item × variant × seed), ``labels.parquet`` (the
+classifier input), ``classifier_metrics.csv``, ``confusion.csv``, ``transfer.csv``,
+``terms.csv``, ``transitions.csv`` and ``notes.txt``. The report reads only these files.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from rich.console import Console
+
+from judgeprobe import JudgeprobeError, __version__
+from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.probe import probe_endpoint
+from judgeprobe.engine.progress import SweepProgress
+from judgeprobe.engine.runner import RunOutcome, run_jobs
+from judgeprobe.engine.store import Outcome, Store
+from judgeprobe.manifest import _public_url, write_json
+from judgeprobe.prompts import load_template
+from judgeprobe.rubric.classify import run_probe
+from judgeprobe.rubric.config import RubricConfig
+from judgeprobe.rubric.data import RubricItem, items_digest
+from judgeprobe.rubric.judge import JUDGE_TEMPLATE, PRESETS, RubricJob, job_key, run_rubric_job
+from judgeprobe.rubric.perturb import PERTURBATIONS, REWRITE_TEMPLATES, Source, Variant, provided
+from judgeprobe.rubric.transitions import transition_table
+
+SUBDIR = "rubric"
+
+
+def sources(cfg: RubricConfig) -> dict[Variant, Source]:
+    """Variant → where its counterfactual text comes from."""
+    chosen: dict[Variant, Source] = {
+        "reversed_response": cfg.reversal,
+        "negated_criterion": cfg.negation,
+    }
+    return {PERTURBATIONS[p]: chosen[PERTURBATIONS[p]] for p in cfg.perturbations}
+
+
+def check_provided(cfg: RubricConfig, items: list[RubricItem]) -> list[str]:
+    """Notes on items that lack a provided counterfactual; an error when none has it."""
+    notes = []
+    flags = {"reversed_response": "--reversal llm", "negated_criterion": "--negation rule or llm"}
+    for variant, source in sources(cfg).items():
+        if source != "provided":
+            continue
+        missing = sum(not provided(i, variant) for i in items)
+        if missing == len(items):
+            raise JudgeprobeError(
+                f"{cfg.items}: no item has a {variant}; provide one or use {flags[variant]}"
+            )
+        if missing:
+            notes.append(f"{missing} of {len(items)} items have no {variant}: left out of it")
+    return notes
+
+
+def plan(cfg: RubricConfig, items: list[RubricItem]) -> Iterator[RubricJob]:
+    sampling = PRESETS[cfg.preset]
+    for judge in cfg.judges:
+        for item in items:
+            variants: list[tuple[Variant, Source | None]] = [("original", None)]
+            variants += [
+                (variant, source)
+                for variant, source in sources(cfg).items()
+                if source != "provided" or provided(item, variant)
+            ]
+            for seed in cfg.seeds:
+                for variant, source in variants:
+                    key = job_key(judge.name, item, variant, source, seed, sampling, cfg.max_tokens)
+                    yield RubricJob(key, judge.name, item, variant, source, seed)
+
+
+def judgment_rows(jobs: Iterator[RubricJob], store: Store) -> pl.DataFrame:
+    rows = []
+    for job in jobs:
+        o = store.get_outcome(job.key)
+        item = job.item
+        rows.append(
+            {
+                "judge": job.judge,
+                "item_id": item.item_id,
+                "split": item.split,
+                "domain": item.domain,
+                "variant": job.variant,
+                "source": job.source or "",
+                "seed": job.seed,
+                "verdict": o.verdict if o else "Invalid",
+                "expected": item.expected,
+                "criterion": item.criterion,
+                "criterion_used": (o.details.get("criterion") if o else None) or item.criterion,
+                "counterfactual": (o.details.get("counterfactual") if o else None) or "",
+                "explanation": o.explanation if o else "",
+                "invalid_reason": o.invalid_reason if o else "not run",
+                "latency_s": o.latency_s if o else 0.0,
+                "prompt_tokens": o.prompt_tokens if o else 0,
+                "completion_tokens": o.completion_tokens if o else 0,
+                "attempts": o.attempts if o else 0,
+                "reasks": o.reasks if o else 0,
+            }
+        )
+    return pl.DataFrame(rows, schema_overrides={"expected": pl.String})
+
+
+async def judge_all(
+    cfg: RubricConfig, items: list[RubricItem], out: Path, console: Console, progress: bool
+) -> tuple[pl.DataFrame, RunOutcome]:
+    """Probe the judges, run every job not already final, return the judgments."""
+    endpoints: dict[str, Endpoint] = {}
+    sampling = PRESETS[cfg.preset]
+    try:
+        for judge in cfg.judges:
+            endpoints[judge.name] = await probe_endpoint(judge, cfg.engine)
+            info = endpoints[judge.name].info
+            console.print(
+                f"judge [bold]{judge.name}[/] at {judge.url}: {info.model} "
+                f"({info.backend}, fingerprint {info.fingerprint})"
+            )
+        out.mkdir(parents=True, exist_ok=True)
+        write_json(out / "manifest.json", manifest(cfg, items, endpoints))
+        store = Store(out / "store.sqlite")
+        try:
+            total = sum(1 for _ in plan(cfg, items))
+            console.print(f"{total} rubric judgments planned → {out}")
+
+            async def handle(job: RubricJob) -> Outcome:
+                return await run_rubric_job(
+                    job, endpoints[job.judge], store, sampling, cfg.max_tokens
+                )
+
+            workers = {j.name: 2 * j.concurrency for j in cfg.judges}
+            with SweepProgress(total, console, enabled=progress) as bar:
+                outcome = await run_jobs(
+                    plan(cfg, items), handle, workers, store, bar, cfg.engine.sweep_deadline_s
+                )
+            frame = judgment_rows(plan(cfg, items), store)
+        finally:
+            store.close()
+    finally:
+        for endpoint in endpoints.values():
+            await endpoint.close()
+    frame.write_parquet(out / "judgments.parquet")
+    return frame, outcome
+
+
+def manifest(
+    cfg: RubricConfig, items: list[RubricItem], endpoints: dict[str, Endpoint]
+) -> dict[str, Any]:
+    templates = [JUDGE_TEMPLATE, *REWRITE_TEMPLATES.values()]
+    return {
+        "kind": "rubric",
+        "run_id": f"{cfg.name}-{cfg.digest()[:8]}",
+        "config_digest": cfg.digest(),
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "judgeprobe": __version__,
+        "config": cfg.model_dump(mode="json", exclude={"judges"}),
+        "sampling": PRESETS[cfg.preset].model_dump(),
+        "determinism": PRESETS[cfg.preset].determinism(cfg.seeds[0]),
+        "items": {"source": cfg.items, "n": len(items), "digest": items_digest(items)},
+        "templates": {t: load_template(t).sha256 for t in templates},
+        "judges": [
+            {
+                "name": n,
+                "url": _public_url(e.judge.url),
+                **e.info.details,
+                "fingerprint": e.info.fingerprint,
+            }
+            for n, e in endpoints.items()
+        ],
+    }
+
+
+# --- analyses ---------------------------------------------------------------------------
+
+
+def labels_from(judgments: pl.DataFrame) -> pl.DataFrame:
+    """One label per (judge, item): the majority verdict on the original pair over seeds
+    (Invalid verdicts and ties between seeds left out)."""
+    original = judgments.filter(
+        (pl.col("variant") == "original") & pl.col("verdict").is_in(["satisfied", "violated"])
+    )
+    return (
+        original.group_by("judge", "item_id", maintain_order=True)
+        .agg(
+            pl.col("criterion", "split").first(),
+            sat=(pl.col("verdict") == "satisfied").sum(),
+            n=pl.len(),
+        )
+        .filter(pl.col("sat") * 2 != pl.col("n"))
+        .with_columns(
+            label=pl.when(pl.col("sat") * 2 > pl.col("n"))
+            .then(pl.lit("satisfied"))
+            .otherwise(pl.lit("violated")),
+            words=pl.col("criterion").str.split(" ").list.len(),
+        )
+        .drop("sat", "n")
+    )
+
+
+def labels_from_items(items: list[RubricItem]) -> pl.DataFrame:
+    """Labels given in the file itself (``judge_label``), judge name ``file``."""
+    rows = [
+        {
+            "judge": "file",
+            "item_id": i.item_id,
+            "criterion": i.criterion,
+            "split": i.split,
+            "label": i.judge_label,
+            "words": len(i.criterion.split(" ")),
+        }
+        for i in items
+        if i.judge_label is not None
+    ]
+    return pl.DataFrame(rows)
+
+
+def pairs_from(judgments: pl.DataFrame) -> pl.DataFrame:
+    """Before/after verdicts per counterfactual pair; ``expected`` only for response reversal."""
+    keys = ["judge", "item_id", "seed"]
+    before = judgments.filter(pl.col("variant") == "original").select(
+        *keys, "expected", before="verdict"
+    )
+    after = judgments.filter(pl.col("variant") != "original").select(
+        *keys, "variant", after="verdict"
+    )
+    names = {v: k for k, v in PERTURBATIONS.items()}
+    return after.join(before, on=keys, how="inner").with_columns(
+        perturbation=pl.col("variant").replace_strict(names),
+        expected=pl.when(pl.col("variant") == "reversed_response").then(pl.col("expected")),
+    )
+
+
+def analyse(
+    out: Path,
+    judgments: pl.DataFrame | None,
+    labels: pl.DataFrame,
+    cfg: RubricConfig,
+    notes: list[str],
+    seed: int = 0,
+) -> dict[str, pl.DataFrame]:
+    """Run both analyses and write their tables into ``out``; return them by file stem."""
+    out.mkdir(parents=True, exist_ok=True)
+    tables: dict[str, pl.DataFrame] = {}
+    if not labels.is_empty():
+        labels.write_parquet(out / "labels.parquet")
+        probe = run_probe(labels, cfg.classifiers, cfg.transformer_dir or None, cfg.resamples, seed)
+        tables.update(probe.frames())
+        notes = [*notes, *probe.notes]
+    else:
+        notes = [*notes, "no valid labels: the rubric-only probe was skipped"]
+    if judgments is not None and (judgments["variant"] != "original").any():
+        tables["transitions"] = transition_table(pairs_from(judgments), cfg.resamples, seed)
+    for stem, table in tables.items():
+        if not table.is_empty():
+            table.write_csv(out / f"{stem}.csv", float_precision=6)
+    (out / "notes.txt").write_text("".join(f"{n}\n" for n in notes), encoding="utf-8")
+    return tables

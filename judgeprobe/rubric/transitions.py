@@ -1,0 +1,104 @@
+"""Transition outcomes of counterfactual pairs: one verdict before, one after the perturbation.
+
+Over pairs where both verdicts are valid (metrics.md, rubric probe):
+
+- **desired flip**: the verdict reverses the expected way. When the pair knows what the
+  original should get (``expected``, used for response reversal), only the flip away from it
+  is desired and the other flip is a **wrong-direction flip**; otherwise (criterion negation)
+  either flip is desired, and the two directions are shown apart (the paper's "125 + 43").
+- **sticky satisfy** / **sticky violate**: the same verdict both times.
+
+Percentages come with a 95% percentile bootstrap interval over items (an item's seeds are
+resampled together), from the shared bootstrap helpers.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_interval, ratio
+
+OUTCOMES = ("desired_flip", "wrong_direction_flip", "sticky_satisfy", "sticky_violate")
+LABELS = {
+    "desired_flip": "Desired flip",
+    "wrong_direction_flip": "Wrong-direction flip",
+    "sticky_satisfy": "Sticky satisfy",
+    "sticky_violate": "Sticky violate",
+}
+VALID = ("satisfied", "violated")
+
+#: The columns a pairs frame must have (``expected`` may be null).
+PAIR_COLUMNS = ["judge", "perturbation", "item_id", "seed", "before", "after", "expected"]
+
+
+def outcome_expr() -> pl.Expr:
+    """Each pair's outcome; null when either verdict is not valid."""
+    before, after, expected = pl.col("before"), pl.col("after"), pl.col("expected")
+    valid = before.is_in(VALID) & after.is_in(VALID)
+    return (
+        pl.when(~valid)
+        .then(None)
+        .when(before == after)
+        .then(
+            pl.when(before == "satisfied")
+            .then(pl.lit("sticky_satisfy"))
+            .otherwise(pl.lit("sticky_violate"))
+        )
+        .when(expected.is_null() | (before == expected))
+        .then(pl.lit("desired_flip"))
+        .otherwise(pl.lit("wrong_direction_flip"))
+        .alias("outcome")
+    )
+
+
+def with_outcomes(pairs: pl.DataFrame) -> pl.DataFrame:
+    return pairs.with_columns(outcome_expr())
+
+
+def _detail(group: pl.DataFrame, outcome: str) -> str:
+    if not outcome.endswith("flip"):
+        return ""
+    flips = group.filter(pl.col("outcome") == outcome)
+    s2v = int((flips["before"] == "satisfied").sum())
+    return f"{s2v} S→V + {flips.height - s2v} V→S"
+
+
+def transition_table(
+    pairs: pl.DataFrame, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+) -> pl.DataFrame:
+    """One row per (judge, perturbation, outcome): count, percent of valid pairs, interval.
+
+    The wrong-direction row appears only where some pair has a known expected verdict.
+    """
+    scored = with_outcomes(pairs.select(PAIR_COLUMNS))
+    rows: list[dict[str, object]] = []
+    for (judge, perturbation), group in scored.group_by(
+        ["judge", "perturbation"], maintain_order=True
+    ):
+        valid = group.filter(pl.col("outcome").is_not_null())
+        directed = valid["expected"].is_not_null().any()
+        per_item = valid.group_by("item_id").agg(
+            *[(pl.col("outcome") == o).sum().alias(o) for o in OUTCOMES], n=pl.len()
+        )
+        for k, outcome in enumerate(OUTCOMES):
+            if outcome == "wrong_direction_flip" and not directed:
+                continue
+            count = int(per_item[outcome].sum()) if valid.height else 0
+            lo, hi = bootstrap_interval(
+                per_item, [*OUTCOMES, "n"], ratio(k, len(OUTCOMES)), resamples, seed
+            )
+            rows.append(
+                {
+                    "judge": judge,
+                    "perturbation": perturbation,
+                    "outcome": LABELS[outcome],
+                    "count": count,
+                    "percent": 100 * count / valid.height if valid.height else None,
+                    "lo": 100 * lo if lo == lo else None,
+                    "hi": 100 * hi if hi == hi else None,
+                    "detail": _detail(valid, outcome),
+                    "valid_pairs": valid.height,
+                    "pairs": group.height,
+                }
+            )
+    return pl.DataFrame(rows) if rows else pl.DataFrame()

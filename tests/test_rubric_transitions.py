@@ -1,0 +1,132 @@
+"""Transition outcomes of counterfactual pairs, against the check values in metrics.md."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from judgeprobe.rubric.sweep import pairs_from
+from judgeprobe.rubric.transitions import transition_table
+
+
+def _pairs(groups: list[tuple[str, str, str | None, int]], judge: str = "j") -> pl.DataFrame:
+    """(before, after, expected, count) groups → one pair per item."""
+    rows = []
+    for before, after, expected, count in groups:
+        for _ in range(count):
+            rows.append(
+                {
+                    "judge": judge,
+                    "perturbation": "p",
+                    "item_id": f"i{len(rows)}",
+                    "seed": 0,
+                    "before": before,
+                    "after": after,
+                    "expected": expected,
+                }
+            )
+    return pl.DataFrame(rows, schema_overrides={"expected": pl.String})
+
+
+def _by_outcome(table: pl.DataFrame) -> dict[str, tuple[int, float]]:
+    return {r["outcome"]: (r["count"], round(r["percent"], 1)) for r in table.iter_rows(named=True)}
+
+
+def test_output_perturbation_check_values() -> None:
+    # metrics.md / paper Table 5: 186 / 88 / 107 / 112 of 493 valid pairs.
+    pairs = _pairs(
+        [
+            ("satisfied", "violated", "satisfied", 186),
+            ("violated", "satisfied", "satisfied", 88),
+            ("satisfied", "satisfied", "satisfied", 107),
+            ("violated", "violated", "satisfied", 112),
+            ("Invalid", "violated", "satisfied", 5),  # not valid pairs: left out of the shares
+            ("satisfied", "Invalid", "satisfied", 2),
+        ]
+    )
+    table = transition_table(pairs, resamples=500)
+    assert _by_outcome(table) == {
+        "Desired flip": (186, 37.7),
+        "Wrong-direction flip": (88, 17.8),
+        "Sticky satisfy": (107, 21.7),
+        "Sticky violate": (112, 22.7),
+    }
+    assert set(table["valid_pairs"]) == {493}
+    assert set(table["pairs"]) == {500}
+    assert (table["lo"] <= table["percent"]).all() and (table["percent"] <= table["hi"]).all()
+    assert (table["hi"] - table["lo"] > 1).all()  # a real interval, not a point
+
+
+@pytest.mark.parametrize(
+    ("s2v", "v2s", "sticky_s", "sticky_v", "shares"),
+    [
+        (125, 43, 8, 824, (16.8, 0.8, 82.4)),  # Gemma, Table 6: 1000 pairs
+        (252, 70, 31, 646, (32.2, 3.1, 64.7)),  # LLaMA, Table 6: 999 pairs
+    ],
+)
+def test_criterion_perturbation_check_values(
+    s2v: int, v2s: int, sticky_s: int, sticky_v: int, shares: tuple[float, float, float]
+) -> None:
+    # No expected verdict: either flip is desired, and the two directions are shown apart.
+    pairs = _pairs(
+        [
+            ("satisfied", "violated", None, s2v),
+            ("violated", "satisfied", None, v2s),
+            ("satisfied", "satisfied", None, sticky_s),
+            ("violated", "violated", None, sticky_v),
+        ]
+    )
+    table = transition_table(pairs, resamples=200)
+    assert _by_outcome(table) == {
+        "Desired flip": (s2v + v2s, shares[0]),
+        "Sticky satisfy": (sticky_s, shares[1]),
+        "Sticky violate": (sticky_v, shares[2]),
+    }
+    desired = table.filter(pl.col("outcome") == "Desired flip")
+    assert desired["detail"].item() == f"{s2v} S→V + {v2s} V→S"
+
+
+def test_a_flip_towards_the_expected_verdict_is_wrong_direction() -> None:
+    # The original was expected to be violated: violated → satisfied is the desired flip.
+    table = transition_table(
+        _pairs(
+            [("violated", "satisfied", "violated", 3), ("satisfied", "violated", "violated", 1)]
+        ),
+        resamples=100,
+    )
+    assert _by_outcome(table)["Desired flip"] == (3, 75.0)
+    assert _by_outcome(table)["Wrong-direction flip"] == (1, 25.0)
+
+
+def test_seeds_of_one_item_are_resampled_together() -> None:
+    rows = [
+        {
+            "judge": "j",
+            "perturbation": "p",
+            "item_id": f"i{i // 2}",
+            "seed": i % 2,
+            "before": "satisfied",
+            "after": "violated" if i < 10 else "satisfied",
+            "expected": None,
+        }
+        for i in range(20)
+    ]
+    table = transition_table(pl.DataFrame(rows), resamples=300)
+    assert _by_outcome(table)["Desired flip"] == (10, 50.0)
+    assert set(table["valid_pairs"]) == {20}
+
+
+def test_pairs_from_judgments_only_directs_response_reversal() -> None:
+    base = {"judge": "j", "item_id": "a", "seed": 0, "expected": "satisfied"}
+    judgments = pl.DataFrame(
+        [
+            {**base, "variant": "original", "verdict": "satisfied"},
+            {**base, "variant": "reversed_response", "verdict": "violated"},
+            {**base, "variant": "negated_criterion", "verdict": "satisfied"},
+        ]
+    )
+    pairs = pairs_from(judgments).sort("perturbation")
+    assert pairs["perturbation"].to_list() == ["criterion", "response"]
+    assert pairs["expected"].to_list() == [None, "satisfied"]
+    assert pairs["before"].to_list() == ["satisfied", "satisfied"]
+    assert pairs["after"].to_list() == ["satisfied", "violated"]
