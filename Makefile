@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help install run serve-gemma serve-smollm2 stop-servers status test lint bench-servers
+.PHONY: help install run serve-gemma serve-smollm2 stop-servers status test lint bench-servers bench
 
 help:
 	@echo "make run            default sweep on the embedded judge (installs and starts it if needed)"
@@ -17,6 +17,7 @@ help:
 	@echo "make stop-servers   stop the embedded judges"
 	@echo "make serve-<judge>-vllm / -tgi   GPU judges, see servers/README.md"
 	@echo "make lint           ruff and mypy"
+	@echo "make bench          scale benchmarks P1 P2 P3 P5 (minutes; see bench/RESULTS.md)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,5 +56,12 @@ lint: install
 
 bench-servers: install
 	$(BIN)/python bench/embedded_servers.py
+
+# Scale and performance (issue 7): each prints a ratio measured in one run.
+bench: install
+	$(BIN)/python -m bench.p1_stub_throughput
+	$(BIN)/python -m bench.p2_real_server
+	$(BIN)/python -m bench.p3_prefix_cache
+	$(BIN)/python -m bench.p5_memory
 
 include servers/gpu.mk

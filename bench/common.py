@@ -34,7 +34,27 @@ from judgeprobe.records import Item
 from judgeprobe.run import run_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "judgeprobe" / "data" / "corpus" / "documents.jsonl"
 SENTENCE = "The regional council met on Tuesday and agreed a revised budget for road repairs. "
+
+
+def corpus_items(n: int) -> list[Item]:
+    """n items on the project's corpus documents (about 1,000 tokens each); the two
+    "summaries" are the document's first and last sentences (the judge's verdict is not
+    what is measured)."""
+    rows = [orjson.loads(line) for line in CORPUS.read_bytes().splitlines()][:n]
+    return [
+        Item(
+            item_id=row["id"],
+            subset="corpus",
+            document=row["text"],
+            candidate_1=row["text"].split(". ")[0] + ".",
+            candidate_2=row["text"].rstrip().rsplit(". ", 1)[-1],
+            source_1="LLM",
+            source_2="TradML",
+        )
+        for row in rows
+    ]
 
 
 def synthetic_items(n: int, doc_sentences: int = 18) -> list[Item]:
@@ -90,6 +110,7 @@ class Measure:
     requests: int
     wall_s: float
     cpu_s: float
+    completion_tokens: int = 0  # what the judge generated: equal work shows as equal counts
 
     @property
     def rate(self) -> float:
@@ -101,8 +122,8 @@ class Measure:
 
     def line(self, name: str) -> str:
         return (
-            f"{name:>22}: {self.requests} requests in {self.wall_s:.2f}s = {self.rate:,.0f} req/s, "
-            f"{self.cpu_ms_per_request:.3f} ms CPU/request"
+            f"{name:>18}: {self.requests} requests in {self.wall_s:.2f}s = {self.rate:,.4g} req/s,"
+            f" {self.cpu_ms_per_request:.3f} ms CPU/request, {self.completion_tokens} tokens out"
         )
 
 
@@ -144,16 +165,20 @@ async def raw_client(url: str, bodies: list[bytes], concurrency: int) -> Measure
     headers = {"Content-Type": "application/json"}
     connector = aiohttp.TCPConnector(limit=concurrency)
     async with aiohttp.ClientSession(connector=connector, headers=headers) as session:
+        generated = 0
 
         async def worker() -> None:
+            nonlocal generated
             for body in it:
                 async with session.post(chat, data=body) as resp:
                     reply = orjson.loads(await resp.read())
                     assert reply["choices"][0]["message"]["content"]
+                    generated += reply["usage"]["completion_tokens"]
 
         cpu, start = time.process_time(), time.monotonic()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-        return Measure(len(bodies), time.monotonic() - start, time.process_time() - cpu)
+        wall, used = time.monotonic() - start, time.process_time() - cpu
+        return Measure(len(bodies), wall, used, generated)
 
 
 async def judgeprobe_sweep(
@@ -178,8 +203,9 @@ async def judgeprobe_sweep(
         store.flush()
         wall, used = time.monotonic() - start, time.process_time() - cpu
         requests = store.count("results")
+        generated = store.total("results", "completion_tokens")
     finally:
         store.close()
         await endpoint.close()
     assert outcome.sent and not outcome.deadline_hit
-    return Measure(requests, wall, used)
+    return Measure(requests, wall, used, generated)

@@ -193,6 +193,13 @@ class Store:
             raise ValueError(table)
         return int(self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
 
+    def total(self, table: str, field: str) -> int:
+        """Sum of one numeric field over a table (token counts for reports and benchmarks)."""
+        if table not in TABLES or not field.isidentifier():
+            raise ValueError(f"{table}.{field}")
+        query = f"SELECT coalesce(sum(json_extract(data, '$.{field}')), 0) FROM {table}"
+        return int(self._db.execute(query).fetchone()[0])
+
     def close(self) -> None:
         self.flush()
         self._db.close()

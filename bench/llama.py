@@ -1,0 +1,66 @@
+"""A fresh embedded llama-server (Gemma 3 270M) per measured run, and its counters.
+
+Each run gets its own server so no run inherits another's prompt cache. ``--metrics``
+exposes the server's token counters: how many prompt tokens it really computed
+(``prompt_tokens_total``) against how many it was sent, which shows cache hits directly.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+
+from bench.common import ROOT, free_port
+
+MODEL = "gemma3-270m"
+
+
+def _embedded() -> ModuleType:
+    """servers/embedded.py, which knows how to launch the embedded judge."""
+    spec = importlib.util.spec_from_file_location("embedded", ROOT / "servers" / "embedded.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@contextmanager
+def llama_server(slots: int = 4, extra: Sequence[str] = ()) -> Iterator[str]:
+    """Start llama-server with ``slots`` parallel slots; yield its /v1 URL; stop it."""
+    embedded = _embedded()
+    port = free_port()
+    cmd = embedded.server_command("gemma", port, "llama-server", slots, os.cpu_count() or 2)
+    cmd += ["--metrics", *extra]
+    log = tempfile.NamedTemporaryFile(prefix="llama-", suffix=".log", delete=False)  # noqa: SIM115
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not embedded.answers(port):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"llama-server did not start; see {log.name}")
+            time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)
+        log.close()
+        Path(log.name).unlink(missing_ok=True)
+
+
+def prompt_tokens_computed(url: str) -> int:
+    """Prompt tokens the server actually evaluated (cache hits excluded)."""
+    root = url.removesuffix("/v1")
+    with urllib.request.urlopen(f"{root}/metrics", timeout=10) as resp:
+        text = resp.read().decode()
+    match = re.search(r"^llamacpp:prompt_tokens_total\s+([0-9.e+]+)", text, re.MULTILINE)
+    return int(float(match[1])) if match else -1
