@@ -210,7 +210,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--corpus", help="bundled:corpus (default), a .jsonl/.csv/.parquet file or a folder"
     )
-    p.add_argument("--out", type=Path, default=Path("builds/default"), help="output folder")
+    p.add_argument("--out", type=Path, default=Path("runs/candidates"), help="output folder")
     p.add_argument("--author", metavar="NAME=URL", help="the LLM that writes (default: embedded)")
     p.add_argument("--limit", type=int, help="only the first N documents")
     p.add_argument("--words", type=int, help="LLM summary word budget")

@@ -4,6 +4,8 @@ resume, preservation flags, and a sweep on the built set."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ from judgeprobe.candidates.candidate_set import SET_VERSION
 from judgeprobe.candidates.config import SUBSETS, BuildConfig
 from judgeprobe.config import JudgeConfig
 from judgeprobe.corpus import load_items
-from tests.conftest import run_cli, write_config
+from tests.conftest import ROOT, run_cli, write_config
 from tests.fakeserver import FakeJudge
 
 pytestmark = pytest.mark.skipif(not embeddings.available(), reason="needs the embeddings extra")
@@ -119,3 +121,16 @@ def test_length_filter_and_context_warning(tmp_path: Path, fake_judge: FakeJudge
     assert report.over_context == ["ok/identical"]
     with pytest.raises(JudgeprobeError, match="no document is 2000-3000 tokens"):
         asyncio.run(build_set(_cfg(fake_judge, min_tokens=2000, max_tokens=3000), tmp_path / "x"))
+
+
+def test_build_cli(tmp_path: Path, fake_judge: FakeJudge) -> None:
+    out = tmp_path / "set"
+    proc = subprocess.run(
+        [sys.executable, "-m", "judgeprobe.build", "--author", f"fake={fake_judge.url}",
+         "--limit", "1", "--min-tokens", "0", "--out", str(out)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "13 items from 1 documents" in proc.stderr
+    built = orjson.loads((out / "build.json").read_bytes())
+    assert built["items"] == 13 and built["config"]["author"]["name"] == "fake"

@@ -11,6 +11,7 @@ import pytest
 from judgeprobe import embeddings
 from judgeprobe.candidates import extractive, preserve
 from judgeprobe.candidates.attacks import ATTACKS
+from judgeprobe.candidates.llm import salvage
 from judgeprobe.corpus import load_documents, load_items
 
 
@@ -68,3 +69,13 @@ def test_similarity_separates_rewrites_from_other_texts() -> None:
     *attacked, other = preserve.check(pairs + unrelated)
     assert all(r.ok(0.75) for r in attacked), attacked
     assert not other.ok(0.75)
+
+
+def test_a_reply_cut_at_max_tokens_keeps_its_complete_part() -> None:
+    cut = '{\n  "text": "Rye & Ember began in 2019. Each member \\"owned\\" a share. For thr'
+    assert salvage(cut) == 'Rye & Ember began in 2019. Each member "owned" a share.'
+    assert salvage('{"text": "Revenue rose to $41.6 million in the third quar') == (
+        "Revenue rose to $41.6 million in the third"
+    )
+    assert salvage('{"text": "a_10_b_10_c_10') == ""  # nothing usable
+    assert salvage("not the expected object") == ""

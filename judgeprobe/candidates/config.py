@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import tomllib
 from pathlib import Path
 from typing import Literal, get_args
@@ -36,7 +37,7 @@ class BuildConfig(BaseModel):
     min_tokens: int = Field(default=500, ge=0)  # document length filter (paper: 500–1,200)
     max_tokens: int = Field(default=1200, ge=1)
     judge_context: int = Field(default=0, ge=0)  # 0 = ask the server (llama-server), else skip
-    words: int = Field(default=80, ge=10)  # LLM summary word budget (the paper used 500)
+    words: int = Field(default=40, ge=10)  # LLM summary word budget (the paper used 500)
     extractive_words: int = Field(default=0, ge=0)  # 0 = match each document's LLM summary
     methods: list[Method] = Field(default_factory=lambda: list(get_args(Method)), min_length=1)
     subsets: list[Subset] = Field(default_factory=lambda: list(get_args(Subset)), min_length=1)
@@ -51,7 +52,9 @@ class BuildConfig(BaseModel):
     similarity_threshold: float = Field(default=0.75, ge=-1.0, le=1.0)
     keep_flagged: bool = False  # keep rewrites that fail the preservation check (flagged)
     author: JudgeConfig = Field(default_factory=_author)
-    engine: EngineConfig = Field(default_factory=EngineConfig)
+    # No re-asks by default: a reply cut at max_tokens is salvaged, and a re-ask would pay the
+    # whole generation again; raise it for servers without structured output.
+    engine: EngineConfig = Field(default_factory=lambda: EngineConfig(max_reasks=0))
 
     @model_validator(mode="after")
     def _consistent(self) -> BuildConfig:
@@ -68,8 +71,10 @@ class BuildConfig(BaseModel):
         return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
     def max_tokens_for(self, kind: str) -> int:
-        """Generation budget: room for the word budget (longer for verbosity) and the JSON."""
-        return self.words * (3 if kind == "verbosity" else 2) + 48
+        """Generation budget: the word budget at ~1.3 tokens a word with a quarter's slack,
+        twice that for the verbosity attack, plus the JSON around the text."""
+        tokens = math.ceil(self.words * 1.3 * 1.25) * (2 if kind == "verbosity" else 1)
+        return tokens + 16
 
 
 def load_build_config(path: Path | None, overrides: dict[str, object]) -> BuildConfig:

@@ -3,13 +3,19 @@
 Every text is one engine request, so it is cached in the build's SQLite store and a rerun or
 resumed build sends only what is missing. Each text carries its provenance: generator,
 template and hash, decoding parameters, seed and the server fingerprint.
+
+A reply cut off at ``max_tokens`` (small models often run on) is kept up to its last complete
+sentence (or word) and marked ``"truncated": true`` in its parameters, rather than re-asked at
+full cost.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgeprobe.engine.client import Endpoint
@@ -17,6 +23,25 @@ from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.session import CachedAsker
 from judgeprobe.engine.store import Store
 from judgeprobe.prompts import load_template
+
+_OPENING = re.compile(r'\s*\{\s*"text"\s*:\s*"')
+_SENTENCE_END = re.compile(r"[.!?](?=\s|\\n|$)")
+
+
+def salvage(raw: str) -> str:
+    """The text of a ``{"text": "...`` reply cut off mid-string: up to its last full sentence,
+    or its last whole word when not even one sentence is complete ("" if nothing usable)."""
+    opening = _OPENING.match(raw)
+    if opening is None:
+        return ""
+    body = raw[opening.end() :]
+    ends = [m.end() for m in _SENTENCE_END.finditer(body)]
+    cut = ends[-1] if ends else body.rfind(" ")
+    try:
+        text = str(orjson.loads(f'"{body[: max(cut, 0)]}"')).strip()
+    except orjson.JSONDecodeError:
+        return ""
+    return text if len(text.split()) >= 3 else ""
 
 
 class TextReply(BaseModel):
@@ -63,7 +88,10 @@ class Author:
         asker = CachedAsker(self.endpoint, self.store, sampling, seed)
         result = await asker([{"role": "user", "content": tpl.fill(values)}], TextReply, max_tokens)
         text = str(result.reply["text"]).strip() if result.reply else ""
-        if result.status != "valid" or not text:
+        truncated = result.status != "valid" and result.finish_reason == "length"
+        if truncated:
+            text = salvage(result.raw)
+        if not text:
             self.invalid += 1
             return None
         params = {
@@ -74,4 +102,6 @@ class Author:
             "max_tokens": max_tokens,
             "model": self.endpoint.info.model,
         }
+        if truncated:
+            params["truncated"] = True
         return Text(text, f"llm:{self.endpoint.judge.name}", params)
