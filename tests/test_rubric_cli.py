@@ -36,18 +36,8 @@ def test_bundled_sample_on_the_fake_judge_then_resume(
     fake_judge: FakeJudge, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    args = [
-        "--judge",
-        f"fake={fake_judge.url}",
-        "--limit",
-        "6",
-        "--out",
-        str(out),
-        "--classifiers",
-        "tfidf",
-        "--resamples",
-        "100",
-    ]
+    args = f"--judge fake={fake_judge.url} --limit 6 --out {out} --classifiers tfidf".split()
+    args += ["--resamples", "100"]
     proc = rubric_cli(*args)
     assert proc.returncode == 0, proc.stderr
     j = pl.read_parquet(out / "rubric" / "judgments.parquet")
@@ -77,26 +67,8 @@ def test_bundled_sample_on_the_fake_judge_then_resume(
 
 def test_llm_rewrites_and_the_paper_preset(fake_judge: FakeJudge, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    proc = rubric_cli(
-        "--judge",
-        f"fake={fake_judge.url}",
-        "--limit",
-        "2",
-        "--out",
-        str(out),
-        "--reversal",
-        "llm",
-        "--negation",
-        "llm",
-        "--preset",
-        "paper",
-        "--seeds",
-        "0,1",
-        "--classifiers",
-        "tfidf",
-        "--resamples",
-        "50",
-    )
+    flags = "--reversal llm --negation llm --preset paper --seeds 0,1 --classifiers tfidf"
+    proc = rubric_cli(*f"--judge fake={fake_judge.url} --limit 2 --out {out} {flags}".split())
     assert proc.returncode == 0, proc.stderr
     j = pl.read_parquet(out / "rubric" / "judgments.parquet")
     assert j.height == 2 * 3 * 2
@@ -114,20 +86,8 @@ def test_rubric_section_joins_the_cue_report(fake_judge: FakeJudge, tmp_path: Pa
     items = make_items(tmp_path / "items.jsonl", 2)
     cfg = write_config(tmp_path / "c.toml", fake_judge.url, items, conditions=["Blind", "True"])
     assert run_cli("--config", str(cfg), "--out", str(out)).returncode == 0
-    proc = rubric_cli(
-        "--judge",
-        f"fake={fake_judge.url}",
-        "--limit",
-        "3",
-        "--out",
-        str(out),
-        "--perturb",
-        "criterion",
-        "--negation",
-        "rule",
-        "--resamples",
-        "50",
-    )
+    flags = "--perturb criterion --negation rule --resamples 50"
+    proc = rubric_cli(*f"--judge fake={fake_judge.url} --limit 3 --out {out} {flags}".split())
     assert proc.returncode == 0, proc.stderr
     page = (out / "report.html").read_text()
     assert "Outcome anchoring" in page and "Counterfactual perturbation" in page
@@ -151,17 +111,8 @@ def test_labels_only_on_a_user_file(tmp_path: Path) -> None:
     path = tmp_path / "labelled.jsonl"
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
     out = tmp_path / "run"
-    proc = rubric_cli(
-        "--items",
-        str(path),
-        "--labels-only",
-        "--classifiers",
-        "tfidf",
-        "--resamples",
-        "200",
-        "--out",
-        str(out),
-    )
+    flags = "--labels-only --classifiers tfidf --resamples 200"
+    proc = rubric_cli(*f"--items {path} --out {out} {flags}".split())
     assert proc.returncode == 0, proc.stderr
     m = pl.read_csv(out / "rubric" / "classifier_metrics.csv")
     acc = m.filter((pl.col("cohort") == "standard") & (pl.col("metric") == "accuracy"))
@@ -211,19 +162,8 @@ def test_items_without_provided_counterfactuals(tmp_path: Path, fake_judge: Fake
 @pytest.mark.embedded
 def test_bundled_sample_on_the_real_embedded_judge(embedded_judge: str, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    proc = rubric_cli(
-        "--judge",
-        f"gemma3-270m={embedded_judge}",
-        "--limit",
-        "3",
-        "--classifiers",
-        "tfidf",
-        "--resamples",
-        "200",
-        "--out",
-        str(out),
-        timeout=1200,
-    )
+    flags = f"--limit 3 --out {out} --classifiers tfidf --resamples 200".split()
+    proc = rubric_cli("--judge", f"gemma3-270m={embedded_judge}", *flags, timeout=1200)
     assert proc.returncode == 0, proc.stderr
     j = pl.read_parquet(out / "rubric" / "judgments.parquet")
     assert j.height == 3 * 3

@@ -16,6 +16,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import orjson
+import polars as pl
 from pydantic import ValidationError
 from rich.console import Console
 
@@ -23,8 +24,12 @@ from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.cli import main_guard
 from judgeprobe.config import parse_judge_flag
 from judgeprobe.manifest import write_json
+from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.report.build import build_report
+from judgeprobe.report.tables import fmt, fmt_ci
 from judgeprobe.rubric.config import RubricConfig, load_rubric_config
 from judgeprobe.rubric.data import load_rubric_items
+from judgeprobe.rubric.report import write_report
 from judgeprobe.rubric.sweep import (
     SUBDIR,
     analyse,
@@ -136,13 +141,28 @@ def _check_run_dir(folder: Path, resume: bool, cfg: RubricConfig) -> None:
 def _report(out: Path) -> Path:
     """The combined report when ``out`` also holds a cue run, else the rubric report alone."""
     if (out / "judgments.parquet").is_file() and (out / "manifest.json").is_file():
-        from judgeprobe.metrics.lexicons import load_lexicons
-        from judgeprobe.report.build import build_report
-
         return build_report(out, load_lexicons(None))
-    from judgeprobe.rubric.report import write_report
-
     return write_report(out)
+
+
+def _summary(tables: dict[str, pl.DataFrame], console: Console) -> None:
+    """The headline figures: held-out accuracy against the majority class, and transitions."""
+    metrics = tables.get("classifier_metrics", pl.DataFrame())
+    if not metrics.is_empty():
+        wide = metrics.pivot(on="metric", index=["judge", "classifier", "cohort"], values="value")
+        for r in wide.iter_rows(named=True):
+            console.print(
+                f"{r['judge']} {r['classifier']} {r['cohort']}: accuracy {r['accuracy']:.3f} "
+                f"(majority {r['majority_accuracy']:.3f}), balanced accuracy "
+                f"{fmt(r['balanced_accuracy'])}, F1 {fmt(r['f1'])}"
+            )
+    transitions = tables.get("transitions", pl.DataFrame())
+    for r in transitions.iter_rows(named=True):
+        share = fmt_ci(r["percent"], r["lo"], r["hi"]).replace(" [", "% [")
+        console.print(
+            f"{r['judge']} {r['perturbation']}: {r['outcome']} {r['count']}/{r['valid_pairs']} "
+            f"= {share} {r['detail']}".rstrip()
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -176,9 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{outcome.sent}, reused {outcome.skipped}"
         )
         tables = analyse(folder, judgments, labels_from(judgments), cfg, notes)
-    for stem, table in tables.items():
-        if not table.is_empty():
-            console.print(f"wrote {folder / stem}.csv ({table.height} rows)")
+    _summary(tables, console)
     for note in (folder / "notes.txt").read_text(encoding="utf-8").splitlines():
         console.print(f"[yellow]note:[/] {note}")
     console.print(f"report: {_report(out)}; done in {time.monotonic() - start:.1f}s")

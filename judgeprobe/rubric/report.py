@@ -51,7 +51,7 @@ def confusion_png(confusion: pl.DataFrame) -> bytes | None:
         ax.axis("off")
     for ax, c in zip(axes.flat, cells, strict=False):
         m = np.array([[c["tp"], c["fn"]], [c["fp"], c["tn"]]])
-        ax.imshow(m, cmap="Blues")
+        ax.imshow(m, cmap="Blues", vmin=0, vmax=max(1, int(m.max())))
         for (i, j), v in np.ndenumerate(m):
             ax.text(
                 j,
@@ -98,20 +98,21 @@ def transitions_png(transitions: pl.DataFrame) -> bytes | None:
     return plots.grouped_bars(tidy, ["transition"], "outcome", "x", "Transition outcomes (%)")
 
 
+def _mean_sd(s: dict[str, float | None]) -> str:
+    mean, sd = s["cv_mean"], s["cv_sd"]
+    if mean is None:
+        return "–"
+    return f"{mean:.3f}" if sd is None else f"{mean:.3f} ± {sd:.3f}"
+
+
 def classifier_table(metrics: pl.DataFrame) -> pl.DataFrame:
-    cv = pl.when(pl.col("cv_mean").is_not_null()).then(
-        pl.format(
-            "{} ± {}",
-            pl.col("cv_mean").round(3),
-            pl.col("cv_sd").round(3).cast(pl.String).fill_null("–"),
-        )
-    )
+    cv = pl.struct("cv_mean", "cv_sd").map_elements(_mean_sd, return_dtype=pl.String)
     return metrics.select(
         "judge",
         "classifier",
         "cohort",
         "metric",
-        cv_5fold=cv.fill_null("–"),
+        cv_5fold=cv,
         held_out=_shown("value", "lo", "hi"),
         n_test="n_test",
     )

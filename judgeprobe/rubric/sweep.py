@@ -32,6 +32,10 @@ from judgeprobe.rubric.perturb import PERTURBATIONS, REWRITE_TEMPLATES, Source, 
 from judgeprobe.rubric.transitions import transition_table
 
 SUBDIR = "rubric"
+RESULTS = [
+    f"{stem}.csv"
+    for stem in ("classifier_metrics", "confusion", "transfer", "terms", "transitions")
+]
 
 
 def sources(cfg: RubricConfig) -> dict[Variant, Source]:
@@ -245,6 +249,8 @@ def analyse(
 ) -> dict[str, pl.DataFrame]:
     """Run both analyses and write their tables into ``out``; return them by file stem."""
     out.mkdir(parents=True, exist_ok=True)
+    for stale in [*RESULTS, "labels.parquet"]:  # a rerun never shows an older analysis
+        (out / stale).unlink(missing_ok=True)
     tables: dict[str, pl.DataFrame] = {}
     if not labels.is_empty():
         labels.write_parquet(out / "labels.parquet")
