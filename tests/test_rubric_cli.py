@@ -197,3 +197,27 @@ def test_config_file(tmp_path: Path, fake_judge: FakeJudge) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("bogus = 1\n", encoding="utf-8")
     _one_line_error(rubric_cli("--config", str(bad), "--out", str(tmp_path / "r2")), "bogus")
+
+
+def test_python_api(fake_judge: FakeJudge, tmp_path: Path) -> None:
+    import asyncio
+
+    from rich.console import Console
+
+    from judgeprobe.rubric import RubricConfig, analyse, judge_all, labels_from, load_rubric_items
+
+    cfg = RubricConfig.model_validate(
+        {
+            "limit": 2,
+            "resamples": 20,
+            "classifiers": ["tfidf"],
+            "judges": [{"name": "fake", "url": fake_judge.url}],
+        }
+    )
+    items = load_rubric_items(cfg.items, cfg.limit)
+    folder = tmp_path / "rubric"
+    judgments, outcome = asyncio.run(judge_all(cfg, items, folder, Console(), progress=False))
+    assert judgments.height == 6 and outcome.sent == 6
+    tables = analyse(folder, judgments, labels_from(judgments), cfg, notes=[])
+    assert set(tables["transitions"]["perturbation"]) == {"response", "criterion"}
+    assert (folder / "transitions.csv").is_file() and (folder / "labels.parquet").is_file()
