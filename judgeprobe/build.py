@@ -28,13 +28,13 @@ from judgeprobe.candidates.candidate_set import (
     candidate_frame,
     write_candidate_set,
 )
-from judgeprobe.candidates.config import BuildConfig, load_build_config
+from judgeprobe.candidates.config import BuildConfig, with_overrides
 from judgeprobe.candidates.llm import Author
 from judgeprobe.candidates.materials import Materials, make_materials
 from judgeprobe.candidates.subsets import document_rows
 from judgeprobe.candidates.tokens import TokenCounter, approx_tokens
 from judgeprobe.cli import main_guard
-from judgeprobe.config import parse_judge_flag
+from judgeprobe.config import load_toml, parse_judge_flag
 from judgeprobe.corpus import Document, load_documents
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.request import Sampling
@@ -233,8 +233,8 @@ def _overrides(args: argparse.Namespace, base: BuildConfig) -> dict[str, object]
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    base = load_build_config(args.config, {})
-    cfg = load_build_config(args.config, _overrides(args, base))
+    base = load_toml(args.config, BuildConfig)
+    cfg = with_overrides(base, _overrides(args, base))
     console = Console(stderr=True, soft_wrap=True)
     report = asyncio.run(build_set(cfg, args.out, console))
     if report.dropped:

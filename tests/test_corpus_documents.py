@@ -106,12 +106,25 @@ def test_malformed_files(tmp_path: Path) -> None:
         load_documents(str(tmp_path / "absent.jsonl"))
 
 
-def test_build_cli_rejects_a_bad_corpus_with_one_line(tmp_path: Path) -> None:
-    corpus = _jsonl(tmp_path / "d.jsonl", [{"id": "x"}])
+@pytest.mark.parametrize(
+    ("flag", "needle"),
+    [
+        ("--corpus", "missing field 'text'"),
+        ("--config", "not valid TOML"),
+        ("--words", "command line: words"),
+    ],
+)
+def test_build_cli_rejects_bad_input_with_one_line(tmp_path: Path, flag: str, needle: str) -> None:
+    values = {
+        "--corpus": str(_jsonl(tmp_path / "d.jsonl", [{"id": "x"}])),
+        "--config": str(tmp_path / "c.toml"),
+        "--words": "3",
+    }
+    (tmp_path / "c.toml").write_text("words = [unclosed\n")
     out = tmp_path / "set"
     proc = subprocess.run(
-        [sys.executable, "-m", "judgeprobe.build", "--corpus", str(corpus), "--out", str(out)],
+        [sys.executable, "-m", "judgeprobe.build", flag, values[flag], "--out", str(out)],
         capture_output=True, text=True, timeout=120, cwd=ROOT,
     )  # fmt: skip
-    _assert_one_line_error(proc.stderr, proc.returncode, "missing field 'text'")
+    _assert_one_line_error(proc.stderr, proc.returncode, needle)
     assert not out.exists()

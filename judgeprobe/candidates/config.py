@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import tomllib
-from pathlib import Path
 from typing import Literal, get_args
 
 import orjson
@@ -77,18 +75,11 @@ class BuildConfig(BaseModel):
         return tokens + 16
 
 
-def load_build_config(path: Path | None, overrides: dict[str, object]) -> BuildConfig:
-    """Read a TOML build config (or the defaults) and apply command-line overrides."""
-    data: dict[str, object] = {}
-    if path is not None:
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise JudgeprobeError(f"build config {path}: no such file") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise JudgeprobeError(f"build config {path}: not valid TOML: {exc}") from None
+def with_overrides(cfg: BuildConfig, overrides: dict[str, object]) -> BuildConfig:
+    """``cfg`` (from ``load_toml``) with the command line's settings applied on top."""
+    if not overrides:
+        return cfg
     try:
-        return BuildConfig.model_validate({**data, **overrides})
+        return BuildConfig.model_validate({**cfg.model_dump(), **overrides})
     except ValidationError as exc:
-        where = f"build config {path}" if path else "build settings"
-        raise JudgeprobeError(f"{where}: {first_error(exc, 'config')}") from None
+        raise JudgeprobeError(f"command line: {first_error(exc, 'config')}") from None
