@@ -12,6 +12,14 @@ from judgeprobe.candidates.config import BuildConfig
 from judgeprobe.candidates.llm import Author, Text
 from judgeprobe.corpus import Document
 
+#: The prompt template of each kind of LLM-written text (a new wording is a new version).
+TEMPLATES = {
+    "summary": "summary_v1",
+    "paraphrase": "paraphrase_v1",
+    "verbosity": "attack_verbosity_v1",
+    "confidence": "attack_confidence_v1",
+}
+
 
 @dataclass
 class Materials:
@@ -37,14 +45,13 @@ def needs_draws(cfg: BuildConfig) -> bool:
 
 
 async def _pair(
-    author: Author, template: str, values: dict[str, str], cfg: BuildConfig, first_seed: int
+    author: Author, kind: str, values: dict[str, str], cfg: BuildConfig, first_seed: int
 ) -> list[Text]:
     """Two seeded samples of one prompt; only complete pairs count."""
-    kind = template.split("_v")[0]
     texts = await asyncio.gather(
         *(
             author.write(
-                template,
+                TEMPLATES[kind],
                 values,
                 temperature=cfg.sample_temperature,
                 seed=seed,
@@ -61,12 +68,12 @@ async def make_materials(doc: Document, author: Author, cfg: BuildConfig) -> Mat
     m = Materials(doc=doc, source_hash=source_hash(doc.text))
     summary_values = {"DOCUMENT": doc.text, "WORDS": str(cfg.words)}
     reference = author.write(
-        "summary_v1", summary_values, temperature=cfg.temperature, seed=cfg.seed,
+        TEMPLATES["summary"], summary_values, temperature=cfg.temperature, seed=cfg.seed,
         max_tokens=cfg.max_tokens_for("summary"),
     )  # fmt: skip
     if needs_draws(cfg):
         m.summary, m.draws = await asyncio.gather(
-            reference, _pair(author, "summary_v1", summary_values, cfg, cfg.seed + 1)
+            reference, _pair(author, "summary", summary_values, cfg, cfg.seed + 1)
         )
     else:
         m.summary = await reference
@@ -88,7 +95,7 @@ async def _rewrites(m: Materials, summary: Text, author: Author, cfg: BuildConfi
     """Paraphrases and style attacks of the reference summary."""
     values = {"SUMMARY": summary.text}
     paraphrases = (
-        _pair(author, "paraphrase_v1", values, cfg, cfg.seed + 3)
+        _pair(author, "paraphrase", values, cfg, cfg.seed + 3)
         if "eq_pair" in cfg.subsets
         else _nothing()
     )
@@ -96,7 +103,7 @@ async def _rewrites(m: Materials, summary: Text, author: Author, cfg: BuildConfi
     attacks = asyncio.gather(
         *(
             author.write(
-                f"attack_{attack}_v1",
+                TEMPLATES[attack],
                 values,
                 temperature=cfg.temperature,
                 seed=cfg.seed,
