@@ -1,1 +1,6 @@
-"""Candidate texts: how the texts judged are made or altered (style attacks for now)."""
+"""Candidate texts: how the texts judged are made or altered.
+
+extractive (sumy) and llm (engine) write summaries; attacks rewrites them by rule; preserve
+checks rewrites; materials gathers one document's texts; subsets pairs them into items;
+candidate_set writes the versioned Parquet set (``python -m judgeprobe.build``).
+"""
