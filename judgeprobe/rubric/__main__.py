@@ -26,10 +26,10 @@ from judgeprobe.config import parse_judge_flag
 from judgeprobe.manifest import write_json
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.report.build import build_report
-from judgeprobe.report.tables import fmt, fmt_ci
+from judgeprobe.report.tables import fmt
 from judgeprobe.rubric.config import RubricConfig, load_rubric_config
 from judgeprobe.rubric.data import load_rubric_items
-from judgeprobe.rubric.report import write_report
+from judgeprobe.rubric.report import fmt_percent, write_report
 from judgeprobe.rubric.sweep import (
     SUBDIR,
     analyse,
@@ -158,7 +158,7 @@ def _summary(tables: dict[str, pl.DataFrame], console: Console) -> None:
             )
     transitions = tables.get("transitions", pl.DataFrame())
     for r in transitions.iter_rows(named=True):
-        share = fmt_ci(r["percent"], r["lo"], r["hi"]).replace(" [", "% [")
+        share = fmt_percent(r["percent"], r["lo"], r["hi"])
         console.print(
             f"{r['judge']} {r['perturbation']}: {r['outcome']} {r['count']}/{r['valid_pairs']} "
             f"= {share} {r['detail']}".rstrip()

@@ -39,6 +39,15 @@ def _shown(value: str, lo: str, hi: str) -> pl.Expr:
     )
 
 
+def fmt_percent(value: float | None, lo: float | None, hi: float | None) -> str:
+    """``37.7% [33.5, 42.0]``; "–" when undefined."""
+    if value is None:
+        return "–"
+    if lo is None or hi is None:
+        return f"{value:.1f}%"
+    return f"{value:.1f}% [{lo:.1f}, {hi:.1f}]"
+
+
 def confusion_png(confusion: pl.DataFrame) -> bytes | None:
     """One 2×2 matrix (rows: judge label, columns: predicted) per judge × classifier × cohort."""
     if confusion.is_empty():
@@ -197,7 +206,9 @@ def rubric_sections(run_dir: Path) -> list[Section]:
             "perturbation",
             "outcome",
             "count",
-            percent=_shown("percent", "lo", "hi"),
+            percent=pl.struct("percent", "lo", "hi").map_elements(
+                lambda s: fmt_percent(s["percent"], s["lo"], s["hi"]), return_dtype=pl.String
+            ),
             detail="detail",
             valid_pairs="valid_pairs",
         )
