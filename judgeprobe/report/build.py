@@ -187,10 +187,10 @@ def build_report(
         f"metrics computed in {time.monotonic() - start:.1f}s",
     ]
     sections = _sections(j, tidy, drift_metric, resamples, seed)
-    # Rubric probe: its sections when this run directory also holds rubric results.
-    from judgeprobe.rubric.report import rubric_sections  # here: it imports this module
+    if (run_dir / "rubric").is_dir():  # rubric probe results beside the cue run
+        from judgeprobe.rubric.report import rubric_sections  # here: it imports this module
 
-    sections += rubric_sections(run_dir)
+        sections += rubric_sections(run_dir)
     shown = pl.struct("value", "lo", "hi").map_elements(
         lambda s: fmt_ci(s["value"], s["lo"], s["hi"]), return_dtype=pl.String
     )
