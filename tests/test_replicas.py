@@ -87,3 +87,19 @@ def test_sweep_balances_over_replicas_and_survives_a_failing_one(tmp_path: Path)
     assert served[0] + served[1] == j.height
     assert min(served[0], served[1]) >= 0.25 * j.height  # both healthy replicas share the load
     assert served[2] < 0.25 * j.height  # ejected after a few failures, not sent a third
+
+
+def test_replicas_from_the_command_line(tmp_path: Path) -> None:
+    items = make_items(tmp_path / "items.jsonl", 6)
+    with FakeJudge() as one, FakeJudge() as two:
+        cfg = write_config(tmp_path / "c.toml", one.url, items)
+        both = f"fake={one.url},{two.url}"
+        proc = run_cli("--config", str(cfg), "--judge", both, "--out", str(tmp_path / "run"))
+        served = (one.chat_requests, two.chat_requests)
+    assert proc.returncode == 0, proc.stderr
+    assert "+1 replicas" in proc.stderr
+    assert sum(served) == 6 * 4 and min(served) > 0
+    bad = run_cli(
+        "--config", str(cfg), "--judge", f"fake={one.url},ftp://x", "--out", str(tmp_path / "r2")
+    )
+    assert bad.returncode == 2 and "http" in bad.stderr and "Traceback" not in bad.stderr

@@ -167,13 +167,15 @@ async def converse(
                 left = deadline - time.monotonic()
                 if not is_retryable(exc) or engine.max_attempts == 1 or left <= 0:
                     raise
+                wait = BackoffWait(engine.backoff_base_s, engine.backoff_cap_s, done=1)
+                await asyncio.sleep(min(left, wait(_failed_first(exc))))
                 retrying = AsyncRetrying(
                     retry=retry_if_exception(is_retryable),
-                    stop=stop_after_attempt(engine.max_attempts - 1) | stop_after_delay(left),
-                    wait=BackoffWait(engine.backoff_base_s, engine.backoff_cap_s, done=1),
+                    stop=stop_after_attempt(engine.max_attempts - 1)
+                    | stop_after_delay(max(0.0, deadline - time.monotonic())),
+                    wait=wait,
                     reraise=True,
                 )
-                await asyncio.sleep(min(left, retrying.wait(_failed_first(exc))))
                 async for attempt in retrying:
                     with attempt:
                         attempts += 1

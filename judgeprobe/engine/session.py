@@ -18,6 +18,12 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
     return model.model_json_schema()
 
 
+@cache
+def _with_max_tokens(sampling: Sampling, max_tokens: int) -> Sampling:
+    """One shared copy per (sampling, stage budget): no pydantic copy per request."""
+    return sampling.model_copy(update={"max_tokens": max_tokens})
+
+
 class CachedAsker:
     """Builds each stage's request, reuses a stored final result, else sends and stores it."""
 
@@ -38,7 +44,7 @@ class CachedAsker:
             schema_name=str(schema.get("title", reply_model.__name__)),
             schema=schema,
             reply_model=reply_model,
-            sampling=self.sampling.model_copy(update={"max_tokens": max_tokens}),
+            sampling=_with_max_tokens(self.sampling, max_tokens),
             seed=self.seed,
             fingerprint=self.endpoint.info.fingerprint,
         )
