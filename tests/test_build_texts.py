@@ -79,3 +79,11 @@ def test_a_reply_cut_at_max_tokens_keeps_its_complete_part() -> None:
     )
     assert salvage('{"text": "a_10_b_10_c_10') == ""  # nothing usable
     assert salvage("not the expected object") == ""
+
+
+def test_rule_attacks_on_a_summary_without_final_stop() -> None:
+    text = "The Borrowed Field"  # a weak model's "summary"
+    for attack in ATTACKS.values():
+        result = preserve.compare(text, attack(text), similarity=1.0)
+        assert result.new_entities == (), attack(text)
+        assert attack(text).startswith(("The Borrowed Field.", "Clearly and without doubt: The"))

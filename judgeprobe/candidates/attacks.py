@@ -26,6 +26,12 @@ def _first_sentence(text: str) -> str:
     return _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
 
 
+def _closed(text: str) -> str:
+    """The text ending as a sentence, so what is appended starts a new one."""
+    text = text.strip()
+    return text if text.endswith((".", "!", "?", '"', "”")) else f"{text}."
+
+
 def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
 
@@ -34,14 +40,14 @@ def verbosity(text: str) -> str:
     """Pad with a restatement of the first sentence and a content-free closing sentence."""
     restated = _lower_first(_first_sentence(text)).rstrip(".!?")
     return (
-        f"{text.strip()} To restate the central point in other words: {restated}. "
+        f"{_closed(text)} To restate the central point in other words: {restated}. "
         "Taken together, these points give a thorough and detailed account of the document."
     )
 
 
 def confidence(text: str) -> str:
     """Remove hedges and frame the same content assertively."""
-    plain = _HEDGES.sub("", text.strip())
+    plain = _HEDGES.sub("", _closed(text))
     plain = re.sub(r"\s{2,}", " ", plain)
     plain = plain[:1].upper() + plain[1:]
     return f"Clearly and without doubt: {plain} These points are stated with full certainty."
