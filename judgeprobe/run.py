@@ -247,7 +247,7 @@ async def _run_batch(
         f"imported {used} of {len(offered)} answers: {found.finished} judgments completed, "
         f"{found.pending} still pending" + ("; export again" if found.pending else "")
     )
-    return RunOutcome(sent=used, skipped=found.already, deadline_hit=found.pending > 0)
+    return RunOutcome(sent=used, skipped=found.already, pending=found.pending)
 
 
 async def _sweep(
@@ -344,13 +344,13 @@ def main(argv: list[str] | None = None) -> int:
     console.print(f"done in {time.monotonic() - start:.1f}s")
     if mode.export_batch is not None:
         return 0
+    if outcome.pending:
+        console.print("[yellow]some judgments still wait for batch answers: they are "
+                      "Invalid (not run) until imported; export again[/]")  # fmt: skip
+        return EXIT_INCOMPLETE
     if outcome.deadline_hit:
-        if mode.import_batch is not None:
-            console.print("[yellow]some judgments still wait for batch answers: they are "
-                          "Invalid (not run) until imported[/]")  # fmt: skip
-        else:
-            console.print("[yellow]sweep deadline reached: unfinished requests are Invalid "
-                          "(not run); rerun with --resume[/]")  # fmt: skip
+        console.print("[yellow]sweep deadline reached: unfinished requests are Invalid "
+                      "(not run); rerun with --resume[/]")  # fmt: skip
         return EXIT_INCOMPLETE
     return 0
 

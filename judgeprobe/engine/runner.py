@@ -39,6 +39,7 @@ class RunOutcome:
     sent: int = 0
     skipped: int = 0
     deadline_hit: bool = False
+    pending: int = 0  # judgments waiting for a batch answer (batch import)
 
 
 async def run_jobs(
