@@ -20,7 +20,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.records import Item
 
-BUNDLED = {"bundled:sample": "sample_items.jsonl"}
+BUNDLED = {
+    "bundled:sample": "sample_items.jsonl",
+    # The bundled corpus built by ``judgeprobe.build`` with the embedded Gemma 3 270M judge.
+    "bundled:candidates": "candidates/embedded.parquet",
+}
 BUNDLED_CORPUS = {"bundled:corpus": "corpus/documents.jsonl"}
 TEXT_SUFFIXES = (".txt", ".md")
 
@@ -85,23 +89,20 @@ def _parquet_rows(path: Path, origin: str) -> list[dict[str, object]]:
 
 
 def load_items(source: str, limit: int = 0) -> list[Item]:
-    """Items from ``bundled:sample`` or a ``.jsonl``/``.parquet`` file.
+    """Items from ``bundled:sample``, ``bundled:candidates`` or a ``.jsonl``/``.parquet`` file.
 
     ``limit`` > 0 keeps the first N items.
     """
-    if source in BUNDLED:
-        data = resources.files("judgeprobe").joinpath("data", BUNDLED[source]).read_bytes()
-        rows = _jsonl_rows(data, source)
+    data = resources.files("judgeprobe").joinpath("data")
+    path = Path(str(data.joinpath(BUNDLED[source]))) if source in BUNDLED else Path(source)
+    if not path.is_file():
+        raise JudgeprobeError(f"items {source}: no such file")
+    if path.suffix == ".parquet":
+        rows = _parquet_rows(path, f"items {source}")
+    elif path.suffix in (".jsonl", ".json"):
+        rows = _jsonl_rows(path.read_bytes(), source)
     else:
-        path = Path(source)
-        if not path.is_file():
-            raise JudgeprobeError(f"items {source}: no such file")
-        if path.suffix == ".parquet":
-            rows = _parquet_rows(path, f"items {source}")
-        elif path.suffix in (".jsonl", ".json"):
-            rows = _jsonl_rows(path.read_bytes(), source)
-        else:
-            raise JudgeprobeError(f"items {source}: expected a .jsonl or .parquet file")
+        raise JudgeprobeError(f"items {source}: expected a .jsonl or .parquet file")
     items = _validated(rows, source)
     return items[:limit] if limit else items
 
