@@ -47,6 +47,7 @@ from judgeprobe.records import Item
 from judgeprobe.report.build import build_report
 
 EXIT_INCOMPLETE = 3
+MAX_GROUP = 16  # most jobs of one document run back to back in one lane
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -206,13 +207,19 @@ async def run_sweep(
     store: Store,
     progress: SweepProgress,
     prefix_aware: bool = True,
+    planned: int = 0,
 ) -> RunOutcome:
     """Every job through the engine into ``store``: one lane per server slot, and (prefix
-    aware) each document's jobs back to back in one lane, so its slot's prompt cache hits."""
+    aware) each document's jobs back to back in one lane, so its slot's prompt cache hits.
+
+    ``planned`` (the number of jobs, when known) caps a document's run so that a sweep of
+    fewer documents than lanes still keeps every lane busy."""
     lanes = {j.name: j.concurrency * len(j.replicas) for j in cfg.judges}
+    max_group = min(MAX_GROUP, -(-planned // sum(lanes.values()))) if planned else MAX_GROUP
     return await run_jobs(
         jobs, _handler(cfg, endpoints, store), lanes, store, progress,
         cfg.engine.sweep_deadline_s, group=document_of if prefix_aware else None,
+        max_group=max(1, max_group),
     )  # fmt: skip
 
 
@@ -292,7 +299,9 @@ async def _sweep(
                 return outcome
         else:
             with SweepProgress(planned.judgments, console, enabled=show_progress) as progress:
-                outcome = await run_sweep(cfg, jobs, endpoints, store, progress)
+                outcome = await run_sweep(
+                    cfg, jobs, endpoints, store, progress, planned=planned.judgments
+                )
         store.flush()
         frame = write_judgments(
             judgment_rows(run_id, plan(cfg, items, conditions, fingerprints), store),
