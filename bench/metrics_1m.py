@@ -65,7 +65,7 @@ def synthetic(n: int, seed: int = 0) -> pl.DataFrame:
                     cond == "Verbosity",
                     "verbosity",
                     np.where(cond == "Confidence", "confidence", ""),
-                ),  # fmt: skip
+                ),
                 "turn1_verdict": np.where(reveal, rng.choice(["A", "B", "Tie"], idx.size), ""),
                 "turn1_target": np.where(reveal, "B", ""),
                 "n_quotes": rng.integers(0, 8, idx.size),
