@@ -132,7 +132,7 @@ class ProtocolOptions(BaseModel):
         return weights
 
 
-def _default_judges() -> list[JudgeConfig]:
+def default_judges() -> list[JudgeConfig]:
     return [JudgeConfig(name="gemma3-270m", url=EMBEDDED_URL, concurrency=4)]
 
 
@@ -154,7 +154,7 @@ class SweepConfig(BaseModel):
     sampling: Sampling = Field(default_factory=Sampling)
     engine: EngineConfig = Field(default_factory=EngineConfig)
     protocol: ProtocolOptions = Field(default_factory=ProtocolOptions)
-    judges: list[JudgeConfig] = Field(default_factory=_default_judges, min_length=1)
+    judges: list[JudgeConfig] = Field(default_factory=default_judges, min_length=1)
     cues: dict[str, dict[str, Any]] = Field(default_factory=dict)  # user-defined conditions
 
     @field_validator("judges")

@@ -66,7 +66,7 @@ def _validated(rows: list[dict[str, object]], origin: str) -> list[Item]:
     return items
 
 
-def _jsonl_rows(data: bytes, origin: str) -> list[dict[str, object]]:
+def jsonl_rows(data: bytes, origin: str) -> list[dict[str, object]]:
     rows = []
     for n, line in enumerate(_utf8(data, origin).splitlines(), start=1):
         if not line.strip():
@@ -100,7 +100,7 @@ def load_items(source: str, limit: int = 0) -> list[Item]:
     if path.suffix == ".parquet":
         rows = _parquet_rows(path, f"items {source}")
     elif path.suffix in (".jsonl", ".json"):
-        rows = _jsonl_rows(path.read_bytes(), source)
+        rows = jsonl_rows(path.read_bytes(), source)
     else:
         raise JudgeprobeError(f"items {source}: expected a .jsonl or .parquet file")
     items = _validated(rows, source)
@@ -167,7 +167,7 @@ def load_documents(source: str, limit: int = 0) -> list[Document]:
     origin = f"corpus {source}"
     if source in BUNDLED_CORPUS:
         path = resources.files("judgeprobe").joinpath("data", BUNDLED_CORPUS[source])
-        rows = _jsonl_rows(path.read_bytes(), origin)
+        rows = jsonl_rows(path.read_bytes(), origin)
     else:
         path = Path(source)
         if path.is_dir():
@@ -179,7 +179,7 @@ def load_documents(source: str, limit: int = 0) -> list[Document]:
         elif path.suffix == ".csv":
             rows = _csv_rows(path.read_bytes(), origin)
         elif path.suffix in (".jsonl", ".json"):
-            rows = _jsonl_rows(path.read_bytes(), origin)
+            rows = jsonl_rows(path.read_bytes(), origin)
         else:
             raise JudgeprobeError(
                 f"{origin}: expected a .jsonl, .csv or .parquet file or a folder of .txt/.md"

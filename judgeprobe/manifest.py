@@ -45,7 +45,7 @@ PACKAGES = (
 )
 
 
-def _public_url(url: str) -> str:
+def public_url(url: str) -> str:
     """Drop any user:password@ part of a URL."""
     parts = urlsplit(url)
     netloc = parts.hostname or ""
@@ -106,7 +106,7 @@ def build_manifest(
         "judges": [
             {
                 "name": name,
-                "url": _public_url(ep.judge.url),
+                "url": public_url(ep.judge.url),
                 "api_key_env": ep.judge.api_key_env,
                 "backend": ep.info.backend,
                 "model": ep.info.model,

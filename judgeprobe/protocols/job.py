@@ -87,17 +87,7 @@ async def run_job(job: Job, endpoint: Endpoint, store: Store, sampling: Sampling
             first, turn = turn, await _reveal(job, turn, ask)
     except StageFailed as exc:
         failure = exc
-    used = ask.results
-    stats: dict[str, Any] = {
-        "key": job.key,
-        "request_keys": [r.key for r in used],
-        "attempts": sum(r.attempts for r in used),
-        "reasks": sum(r.reasks for r in used),
-        "latency_s": sum(r.latency_s for r in used),
-        "prompt_tokens": sum(r.prompt_tokens for r in used),
-        "completion_tokens": sum(r.completion_tokens for r in used),
-        "model": endpoint.info.model,
-    }
+    stats: dict[str, Any] = {"key": job.key, "model": endpoint.info.model, **ask.totals()}
     if failure is not None:
         return Outcome(
             status="invalid",

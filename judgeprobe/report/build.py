@@ -55,7 +55,7 @@ class Section:
     tables: list[pl.DataFrame] = field(default_factory=list)
 
 
-def _figures(**pngs: bytes | None) -> list[tuple[str, bytes]]:
+def figures(**pngs: bytes | None) -> list[tuple[str, bytes]]:
     return [(name, png) for name, png in pngs.items() if png]
 
 
@@ -76,14 +76,14 @@ def _sections(
         Section(
             "Blind behaviour: equality detection and neutrality",
             "EDR = Tie share; ND = |A − B| / n over valid verdicts (lower is more neutral).",
-            _figures(blind=bars(blind, ["EDR", "ND"], "protocol", "protocol", "Blind")),
+            figures(blind=bars(blind, ["EDR", "ND"], "protocol", "protocol", "Blind")),
             [with_ci(blind, ["invalid_rate", "EDR", "ND", "share_A"])],
         ),
         Section(
             "Outcome anchoring against Blind",
             "Per item paired with Blind: LDS into the cue's target, TS into Tie, OLS into the "
             "other candidate; LAO = LDS / (LDS + TS + OLS), '–' when nothing moved.",
-            _figures(
+            figures(
                 lao=bars(probes, ["LAO"], "condition", "protocol", "LAO"),
                 shifts=plots.stacked_shifts(probes, "LDS / TS / OLS"),
             ),
@@ -94,7 +94,7 @@ def _sections(
             "Turn 1 under Flip labels, turn 2 after the true labels: RS = share revised, split "
             "into revisions towards the truth, into Tie and away; acknowledgement = turn-2 "
             "explanations that mention the label change.",
-            _figures(reveal=bars(tidy, ["RS", "RS_truth"], "condition", "protocol", "Reveal")),
+            figures(reveal=bars(tidy, ["RS", "RS_truth"], "condition", "protocol", "Reveal")),
             [with_ci(tidy, reveal)],
         ),
         Section(
@@ -102,14 +102,14 @@ def _sections(
             f"{drift_metric}: mean 1 − cosine ({model}) between probe and Blind explanations "
             "where the verdict did not change; LAI_text: share that mention a shown cue or a "
             "provenance stereotype, beside the Blind floor.",
-            _figures(explanations=bars(probes, expl[:2], "condition", "protocol", "Same")),
+            figures(explanations=bars(probes, expl[:2], "condition", "protocol", "Same")),
             [with_ci(probes, expl)],
         ),
         Section(
             "Style attacks",
             "The attacked candidate is the target; cue-align = explanations that praise it with "
             "the attack's own vocabulary while preferring it.",
-            _figures(attacks=bars(attacks, panel, "condition", "protocol", "Attacks")),
+            figures(attacks=bars(attacks, panel, "condition", "protocol", "Attacks")),
             [with_ci(attacks, panel)],
         ),
         Section(
@@ -130,7 +130,7 @@ def _sections(
     return [s for s in out if any(not t.is_empty() for t in s.tables)]
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
@@ -146,7 +146,7 @@ def render(run_dir: Path, title: str, meta: list[str], sections: list[Section]) 
         md += [f"## {s.title}", "", s.note, ""]
         body.append(f"<h2>{html.escape(s.title)}</h2><p class='note'>{html.escape(s.note)}</p>")
         for name, png in s.figures:
-            _write_atomic(plots_dir / f"{name}.png", png)
+            write_atomic(plots_dir / f"{name}.png", png)
             md += [f"![{name}](plots/{name}.png)", ""]
             data = base64.b64encode(png).decode()
             body.append(f"<img alt='{name}' src='data:image/png;base64,{data}'>")
@@ -197,8 +197,8 @@ def build_report(
     all_rows = tidy.select("judge", "protocol", "condition", "metric", "n", shown=shown)
     sections.append(Section("All metrics", "value [95% interval], n = items.", [], [all_rows]))
     md, page = render(run_dir, f"judgeprobe report — {manifest['run_id']}", meta, sections)
-    _write_atomic(run_dir / "report.md", md.encode())
-    _write_atomic(run_dir / "report.html", page.encode())
+    write_atomic(run_dir / "report.md", md.encode())
+    write_atomic(run_dir / "report.html", page.encode())
     _summary(tidy, console or table_console())
     return run_dir / "report.html"
 

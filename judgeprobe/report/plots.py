@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3")
 
 
-def _png(fig: Figure) -> bytes:
+def png(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)
@@ -63,7 +63,7 @@ def grouped_bars(
             ax.axhline(0, color="black", linewidth=0.5)
     axes[0][-1].legend(fontsize=7, loc="best")
     fig.suptitle(title)
-    return _png(fig)
+    return png(fig)
 
 
 def stacked_shifts(tidy: pl.DataFrame, title: str) -> bytes | None:
@@ -97,4 +97,4 @@ def stacked_shifts(tidy: pl.DataFrame, title: str) -> bytes | None:
         ax.set_title(judge, fontsize=9)
     axes[0][0].legend(fontsize=7)
     fig.suptitle(title)
-    return _png(fig)
+    return png(fig)

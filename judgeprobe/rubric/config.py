@@ -13,7 +13,7 @@ from typing import Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgeprobe.config import EngineConfig, JudgeConfig, _default_judges, load_toml
+from judgeprobe.config import EngineConfig, JudgeConfig, default_judges, load_toml
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 
 Classifier = Literal["tfidf", "embedding", "transformer"]
@@ -35,7 +35,7 @@ class RubricConfig(BaseModel):
     transformer_dir: str = ""  # a local fine-tunable model directory; never downloaded
     resamples: int = Field(default=DEFAULT_RESAMPLES, ge=0)
     engine: EngineConfig = Field(default_factory=EngineConfig)
-    judges: list[JudgeConfig] = Field(default_factory=_default_judges, min_length=1)
+    judges: list[JudgeConfig] = Field(default_factory=default_judges, min_length=1)
 
     def digest(self) -> str:
         """Hash of what decides each judgment. Judge URLs, analysis options and ``limit`` are

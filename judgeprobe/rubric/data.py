@@ -28,7 +28,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judgeprobe import JudgeprobeError, first_error
-from judgeprobe.corpus import _jsonl_rows
+from judgeprobe.corpus import jsonl_rows
 
 RubricVerdict = Literal["satisfied", "violated"]
 BUNDLED = {"bundled:rubric": "sample.jsonl"}
@@ -165,7 +165,7 @@ def load_rubric_items(source: str, limit: int = 0) -> list[RubricItem]:
     """Items from ``bundled:rubric`` or a ``.jsonl``/``.csv`` file; ``limit`` > 0 keeps N."""
     if source in BUNDLED:
         data = resources.files("judgeprobe").joinpath("data", "rubric", BUNDLED[source])
-        rows = _jsonl_rows(data.read_bytes(), source)
+        rows = jsonl_rows(data.read_bytes(), source)
     else:
         path = Path(source)
         if not path.is_file():
@@ -173,7 +173,7 @@ def load_rubric_items(source: str, limit: int = 0) -> list[RubricItem]:
         if path.suffix == ".csv":
             rows = _csv_rows(path.read_bytes(), source)
         elif path.suffix in (".jsonl", ".json"):
-            rows = _jsonl_rows(path.read_bytes(), source)
+            rows = jsonl_rows(path.read_bytes(), source)
         else:
             raise JudgeprobeError(f"rubric items {source}: expected a .jsonl or .csv file")
     items = _to_items(rows, source)

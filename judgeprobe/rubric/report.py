@@ -15,7 +15,7 @@ import orjson
 import polars as pl
 
 from judgeprobe.report import plots
-from judgeprobe.report.build import Section, _figures, _write_atomic, render
+from judgeprobe.report.build import Section, figures, render, write_atomic
 from judgeprobe.report.tables import fmt_ci
 from judgeprobe.rubric.classify import METRICS
 from judgeprobe.rubric.sweep import SUBDIR
@@ -75,7 +75,7 @@ def confusion_png(confusion: pl.DataFrame) -> bytes | None:
         ax.set_title(f"{c['judge']}\n{c['classifier']} · {c['cohort']}", fontsize=8)
     fig.supxlabel("predicted from rubric text", fontsize=8)
     fig.supylabel("judge label", fontsize=8)
-    return plots._png(fig)
+    return plots.png(fig)
 
 
 def word_count_png(labels: pl.DataFrame) -> bytes | None:
@@ -89,7 +89,7 @@ def word_count_png(labels: pl.DataFrame) -> bytes | None:
     ax.set_xlabel("criterion length (words)")
     ax.set_ylabel("criteria")
     ax.legend(fontsize=7)
-    return plots._png(fig)
+    return plots.png(fig)
 
 
 def transitions_png(transitions: pl.DataFrame) -> bytes | None:
@@ -150,7 +150,7 @@ def rubric_sections(run_dir: Path) -> list[Section]:
                 "on the training split (mean ± SD) and the held-out split [95% bootstrap "
                 "interval over its items]; positive class = satisfied; WC = class-weighted, "
                 "BS = balanced subsample; majority_accuracy = always the training majority.",
-                _figures(
+                figures(
                     rubric_metrics=plots.grouped_bars(
                         bars, list(METRICS), "x", "cohort", "Held-out metrics"
                     ),
@@ -173,7 +173,7 @@ def rubric_sections(run_dir: Path) -> list[Section]:
                 "Rubric-only probe: cues in the wording",
                 "Largest TF-IDF logistic-regression weights towards each judge label (fit on "
                 "all labelled criteria, class-weighted), and criterion length by label.",
-                _figures(rubric_words=word_count_png(labels)),
+                figures(rubric_words=word_count_png(labels)),
                 [words, terms.select("judge", "label", "rank", "term", "weight")]
                 if not terms.is_empty()
                 else [words],
@@ -218,7 +218,7 @@ def rubric_sections(run_dir: Path) -> list[Section]:
                 "Response reversal (criterion fixed) and criterion negation (response fixed); "
                 "each pair judged before and after. Percent of valid pairs [95% bootstrap "
                 f"interval over items]. Outcomes: {', '.join(LABELS.values())}.",
-                _figures(rubric_transitions=transitions_png(transitions)),
+                figures(rubric_transitions=transitions_png(transitions)),
                 [table],
             )
         )
@@ -238,6 +238,6 @@ def write_report(run_dir: Path) -> Path:
     md, page = render(
         run_dir, f"judgeprobe rubric report — {manifest['run_id']}", meta, rubric_sections(run_dir)
     )
-    _write_atomic(run_dir / "report.md", md.encode())
-    _write_atomic(run_dir / "report.html", page.encode())
+    write_atomic(run_dir / "report.md", md.encode())
+    write_atomic(run_dir / "report.html", page.encode())
     return run_dir / "report.html"

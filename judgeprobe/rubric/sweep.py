@@ -22,7 +22,7 @@ from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import RunOutcome, run_jobs
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.manifest import _public_url, write_json
+from judgeprobe.manifest import public_url, write_json
 from judgeprobe.prompts import load_template
 from judgeprobe.rubric.classify import run_probe
 from judgeprobe.rubric.config import RubricConfig
@@ -170,7 +170,7 @@ def manifest(
         "judges": [
             {
                 "name": n,
-                "url": _public_url(e.judge.url),
+                "url": public_url(e.judge.url),
                 **e.info.details,
                 "fingerprint": e.info.fingerprint,
             }
