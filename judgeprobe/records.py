@@ -30,6 +30,10 @@ class Item(BaseModel):
     source_2: str = ""
     domain: str = ""
     title: str = ""
+    # Prepared style attacks of candidate 1 (e.g. LLM-written by the data set builder); the
+    # Verbosity/Confidence conditions use them, else their deterministic rule.
+    verbosity_1: str | None = None
+    confidence_1: str | None = None
 
 
 #: The public contract of judgments.parquet, in column order.

@@ -71,6 +71,12 @@ def test_every_subset_with_provenance_and_sweepable(tmp_path: Path, fake_judge: 
     assert rule["attack_target"] == "A" and rule["preserved"] and rule["similarity"] > 0.75
     assert rule["candidate_2"] in rule["candidate_1"]  # padded, original kept
     assert rule["base_item_id"] in set(identical["item_id"])
+    # The summary's preserved LLM attacks ride on the rows it is candidate 1 of.
+    llm_attack = frame.filter(pl.col("subset") == "attack_verbosity_llm").row(0, named=True)
+    base = identical.filter(pl.col("item_id") == llm_attack["base_item_id"]).row(0, named=True)
+    assert base["verbosity_1"] == llm_attack["candidate_1"]
+    carriers = frame.filter(pl.col("verbosity_1").is_not_null())["subset"].unique().sort()
+    assert carriers.to_list() == ["identical", "llm_vs_extractive", "single_relabel"]
 
     items = load_items(str(report.path))
     assert len(items) == frame.height

@@ -14,12 +14,14 @@ import polars as pl
 import pytest
 
 from judgeprobe.candidates.attacks import confidence, verbosity
+from judgeprobe.conditions import builtin_conditions
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.job import SCREEN_TO_CANDIDATE
 from judgeprobe.protocols.pbp import as_text
 from judgeprobe.protocols.quotes import verify_quote
 from judgeprobe.protocols.scoring import verdict_from_scores
+from judgeprobe.records import Item
 from judgeprobe.run import main
 from tests.conftest import make_items, write_config
 from tests.fakeserver import FakeJudge
@@ -200,6 +202,15 @@ def test_attack_conditions_rewrite_the_target_only(tmp_path: Path) -> None:
     attacked = j.filter(pl.col("attack") != "")
     assert sorted(attacked["attack"].to_list()) == ["confidence", "verbosity"]
     assert (attacked["target"] == "A").all()
+
+
+def test_attack_conditions_prefer_a_prepared_attack() -> None:
+    item = Item(item_id="d", document="Doc.", candidate_1="Plain.", candidate_2="Other.",
+                verbosity_1="Plain, said at length.")  # fmt: skip
+    conditions = builtin_conditions()
+    assert conditions["Verbosity"].resolve(item).text_1 == "Plain, said at length."
+    assert conditions["Confidence"].resolve(item).text_1 == confidence("Plain.")  # none prepared
+    assert conditions["Verbosity"].resolve(item).text_2 == "Other."
 
 
 def test_attacks_are_deterministic_and_add_no_facts() -> None:

@@ -3,8 +3,9 @@
 Its first columns are the ``Item`` fields; the rest is provenance (ignored by the sweep):
 generators, their parameters (JSON), the author's model fingerprint, the source document's
 SHA-256, and for style attacks the attack, how it was made, its target and the preservation
-check. Rows are written in a fixed order with fixed compression, so the same inputs give the
-same bytes.
+check. Rows whose candidate 1 is the LLM summary carry its preserved LLM-written attacks
+(``verbosity_1``, ``confidence_1``), which the sweep's attack conditions use. Rows are
+written in a fixed order with fixed compression, so the same inputs give the same bytes.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import polars as pl
 
 #: Bumped whenever the columns or their meaning change.
-SET_VERSION = "judgeprobe-candidates/1"
+SET_VERSION = "judgeprobe-candidates/2"
 
 CANDIDATE_SCHEMA: dict[str, pl.DataType] = {
     "item_id": pl.String(),
@@ -29,6 +30,8 @@ CANDIDATE_SCHEMA: dict[str, pl.DataType] = {
     "source_2": pl.String(),
     "domain": pl.String(),
     "title": pl.String(),
+    "verbosity_1": pl.String(),
+    "confidence_1": pl.String(),
     "doc_id": pl.String(),
     "generator_1": pl.String(),
     "generator_2": pl.String(),

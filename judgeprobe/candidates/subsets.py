@@ -6,6 +6,10 @@
 - ``single_relabel``: the LLM summary against a fixed opponent, once labelled ``LLM`` and once
   ``TradML``; the texts are the same in both rows, only the provenance labels differ.
 - ``identical``: the LLM summary against itself.
+
+Rows with the LLM summary as candidate 1 carry its preserved LLM-written attacks in
+``verbosity_1``/``confidence_1``: the Verbosity/Confidence conditions judge those instead of
+the rule transform.
 - ``attack_<attack>_<llm|rule>``: a style attack of the LLM summary (1, the target) against the
   summary itself (2), i.e. the ``identical`` item with candidate 1 attacked.
 
@@ -50,6 +54,7 @@ class RowMaker:
         pair: tuple[Text, Text],
         labels: tuple[str, str] = (LLM, TRADML),
         check: Preservation | None = None,
+        prepared: dict[str, str] | None = None,
         **extra: Any,
     ) -> dict[str, Any] | None:
         """One item, or ``None`` when a rewrite failed the check and flagged items are dropped."""
@@ -79,6 +84,7 @@ class RowMaker:
             "similarity": check.similarity if check else None,
             "preserved": not problem,
             "flag": problem,
+            **(prepared or {}),
             **extra,
         }
 
@@ -111,9 +117,16 @@ def _rows(
     s = m.summary
     if s is None:
         return
+    # The summary's LLM attacks that kept its content, for every row with it as candidate 1.
+    prepared = {
+        f"{attack}_1": text.text
+        for (attack, how), text in m.attacks.items()
+        if how == "llm" and not checks[f"{attack}_llm"].problems(cfg.similarity_threshold)
+    }
     if "llm_vs_extractive" in cfg.subsets:
         for method in cfg.methods:
-            yield mk.row("llm_vs_extractive", method, (s, m.extractive[method]), (LLM, TRADML))
+            pair = (s, m.extractive[method])
+            yield mk.row("llm_vs_extractive", method, pair, (LLM, TRADML), prepared=prepared)
     if "eq_pair" in cfg.subsets and m.paraphrases:
         check = _worst([checks["paraphrase_0"], checks["paraphrase_1"]])
         yield mk.row("eq_pair", "", (m.paraphrases[0], m.paraphrases[1]), check=check)
@@ -124,10 +137,14 @@ def _rows(
         if cfg.relabel_opponent == "same_model":
             opponent = m.draws[0] if m.draws else None
         if opponent is not None:
-            yield mk.row("single_relabel", "as-llm", (s, opponent), (LLM, TRADML))
-            yield mk.row("single_relabel", "as-tradml", (s, opponent), (TRADML, LLM))
+            yield mk.row(
+                "single_relabel", "as-llm", (s, opponent), (LLM, TRADML), prepared=prepared
+            )
+            yield mk.row(
+                "single_relabel", "as-tradml", (s, opponent), (TRADML, LLM), prepared=prepared
+            )
     if "identical" in cfg.subsets:
-        yield mk.row("identical", "", (s, s))
+        yield mk.row("identical", "", (s, s), prepared=prepared)
     for (attack, how), text in sorted(m.attacks.items()):
         key = f"{attack}_{how}"
         yield mk.row(

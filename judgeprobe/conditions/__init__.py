@@ -74,7 +74,8 @@ class Condition(BaseModel):
         texts = [item.candidate_1, item.candidate_2]
         if self.attack is not None:
             i = 0 if self.attack_on == "A" else 1
-            texts[i] = ATTACKS[self.attack](texts[i])
+            prepared = getattr(item, f"{self.attack}_{i + 1}", None)
+            texts[i] = prepared or ATTACKS[self.attack](texts[i])
         return ResolvedCue(
             label_1=labels[0],
             label_2=labels[1],
