@@ -327,6 +327,14 @@ async def _sweep(
     return outcome
 
 
+def sweep_items(cfg: SweepConfig) -> list[Item]:
+    """The config's items: only its ``subsets`` (when given), then the first ``limit``."""
+    items = [i for i in load_items(cfg.items) if not cfg.subsets or i.subset in cfg.subsets]
+    if not items:
+        raise JudgeprobeError(f"items {cfg.items}: no item in subsets {', '.join(cfg.subsets)}")
+    return items[: cfg.limit] if cfg.limit else items
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     cfg = _apply_flags(load_config(args.config), args.judge, args.limit)
@@ -336,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         import_batch=args.import_batch,
     )
     conditions = _conditions(cfg)
-    items = load_items(cfg.items, cfg.limit)
+    items = sweep_items(cfg)
     if mode.shard is not None:
         items = [item for item in items if mode.shard.owns(item.document)]
     for item in items:  # fail on an unresolvable cue before any request is sent

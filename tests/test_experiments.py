@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from judgeprobe import JudgeprobeError
 from judgeprobe.config import SweepConfig, load_config
 from judgeprobe.corpus import load_items
-from judgeprobe.run import _conditions
+from judgeprobe.run import _conditions, sweep_items
 
 ROOT = Path(__file__).resolve().parent.parent / "experiments"
 EXPERIMENTS = sorted(ROOT.rglob("*.toml"))
@@ -45,3 +46,14 @@ def test_smoke_twin_asks_what_the_paper_scale_asks(group: str) -> None:
 
 def test_default_toml_is_the_builtin_default() -> None:
     assert load_config(ROOT / "default.toml").digest() == SweepConfig().digest()
+
+
+def test_subsets_select_items_before_the_limit() -> None:
+    cfg = load_config(ROOT / "smoke" / "verbosity.toml")
+    items = sweep_items(cfg)
+    assert len(items) == cfg.limit
+    assert {i.subset for i in items} == {"identical"}
+    # The bundled set lists llm_vs_extractive first: the filter, not the order, chose these.
+    assert load_items(cfg.items)[0].subset != "identical"
+    with pytest.raises(JudgeprobeError, match="no item in subsets nope"):
+        sweep_items(cfg.model_copy(update={"subsets": ["nope"]}))
