@@ -97,12 +97,7 @@ def load_items(source: str, limit: int = 0) -> list[Item]:
     path = Path(str(data.joinpath(BUNDLED[source]))) if source in BUNDLED else Path(source)
     if not path.is_file():
         raise JudgeprobeError(f"items {source}: no such file")
-    if path.suffix == ".parquet":
-        rows = _parquet_rows(path, f"items {source}")
-    elif path.suffix in (".jsonl", ".json"):
-        rows = jsonl_rows(path.read_bytes(), source)
-    else:
-        raise JudgeprobeError(f"items {source}: expected a .jsonl or .parquet file")
+    rows = read_rows(path, f"items {source}", ("jsonl", "parquet"))
     items = _validated(rows, source)
     return items[:limit] if limit else items
 
@@ -128,8 +123,30 @@ def _document(row: dict[str, object], where: str) -> Document:
 
 
 def _csv_rows(data: bytes, origin: str) -> list[dict[str, object]]:
-    reader = csv.DictReader(io.StringIO(_utf8(data, origin), newline=""))
-    return [dict(row) for row in reader]
+    text = _utf8(data, origin).removeprefix("\ufeff")
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    for n, row in enumerate(rows, start=1):
+        if None in row:
+            raise JudgeprobeError(f"{origin}: row {n}: more fields than the header names")
+    return [dict(row) for row in rows]
+
+
+READERS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".parquet": "parquet"}
+
+
+def read_rows(
+    path: Path, origin: str, kinds: tuple[str, ...], or_else: str = ""
+) -> list[dict[str, object]]:
+    """The rows of a JSONL, CSV or Parquet file, by suffix, of the ``kinds`` the caller takes."""
+    kind = READERS.get(path.suffix)
+    if kind not in kinds:
+        names = [f".{k}" for k in kinds]
+        listed = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        raise JudgeprobeError(f"{origin}: expected a {listed} file{or_else}")
+    if kind == "parquet":
+        return _parquet_rows(path, origin)
+    data = path.read_bytes()
+    return _csv_rows(data, origin) if kind == "csv" else jsonl_rows(data, origin)
 
 
 def _folder_documents(root: Path, origin: str) -> list[Document]:
@@ -174,16 +191,8 @@ def load_documents(source: str, limit: int = 0) -> list[Document]:
             return _unique(_folder_documents(path, origin), origin, limit)
         if not path.is_file():
             raise JudgeprobeError(f"{origin}: no such file or folder")
-        if path.suffix == ".parquet":
-            rows = _parquet_rows(path, origin)
-        elif path.suffix == ".csv":
-            rows = _csv_rows(path.read_bytes(), origin)
-        elif path.suffix in (".jsonl", ".json"):
-            rows = jsonl_rows(path.read_bytes(), origin)
-        else:
-            raise JudgeprobeError(
-                f"{origin}: expected a .jsonl, .csv or .parquet file or a folder of .txt/.md"
-            )
+        kinds = ("jsonl", "csv", "parquet")
+        rows = read_rows(path, origin, kinds, " or a folder of .txt/.md")
     docs = [_document(row, f"{origin}: row {n}") for n, row in enumerate(rows, start=1)]
     return _unique(docs, origin, limit)
 

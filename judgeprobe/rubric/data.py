@@ -17,9 +17,7 @@ rubric-only probe can run without judging).
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -28,7 +26,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judgeprobe import JudgeprobeError, first_error
-from judgeprobe.corpus import jsonl_rows
+from judgeprobe.corpus import jsonl_rows, read_rows
 
 RubricVerdict = Literal["satisfied", "violated"]
 BUNDLED = {"bundled:rubric": "sample.jsonl"}
@@ -150,17 +148,6 @@ def _to_items(rows: list[dict[str, Any]], origin: str) -> list[RubricItem]:
     return items
 
 
-def _csv_rows(data: bytes, origin: str) -> list[dict[str, Any]]:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise JudgeprobeError(f"{origin}: not UTF-8 text") from None
-    rows = list(csv.DictReader(io.StringIO(text)))
-    if rows and None in rows[0]:
-        raise JudgeprobeError(f"{origin}: row 1: more fields than the header names")
-    return [{k: v for k, v in r.items() if k is not None} for r in rows]
-
-
 def load_rubric_items(source: str, limit: int = 0) -> list[RubricItem]:
     """Items from ``bundled:rubric`` or a ``.jsonl``/``.csv`` file; ``limit`` > 0 keeps N."""
     if source in BUNDLED:
@@ -170,12 +157,7 @@ def load_rubric_items(source: str, limit: int = 0) -> list[RubricItem]:
         path = Path(source)
         if not path.is_file():
             raise JudgeprobeError(f"rubric items {source}: no such file")
-        if path.suffix == ".csv":
-            rows = _csv_rows(path.read_bytes(), source)
-        elif path.suffix in (".jsonl", ".json"):
-            rows = jsonl_rows(path.read_bytes(), source)
-        else:
-            raise JudgeprobeError(f"rubric items {source}: expected a .jsonl or .csv file")
+        rows = read_rows(path, f"rubric items {source}", ("jsonl", "csv"))
     items = _to_items(rows, source)
     return items[:limit] if limit else items
 
