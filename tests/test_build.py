@@ -17,8 +17,11 @@ from judgeprobe import JudgeprobeError, embeddings
 from judgeprobe.build import build_set
 from judgeprobe.candidates.candidate_set import SET_VERSION
 from judgeprobe.candidates.config import SUBSETS, BuildConfig
+from judgeprobe.candidates.llm import Text
+from judgeprobe.candidates.materials import Materials
+from judgeprobe.candidates.subsets import document_rows
 from judgeprobe.config import JudgeConfig
-from judgeprobe.corpus import load_items
+from judgeprobe.corpus import Document, load_items
 from tests.conftest import ROOT, run_cli, write_config
 from tests.fakeserver import FakeJudge
 
@@ -140,3 +143,18 @@ def test_build_cli(tmp_path: Path, fake_judge: FakeJudge) -> None:
     assert "13 items from 1 documents" in proc.stderr
     built = orjson.loads((out / "build.json").read_bytes())
     assert built["items"] == 13 and built["config"]["author"]["name"] == "fake"
+
+
+def test_single_relabel_falls_back_to_an_extractive_opponent_without_draws() -> None:
+    doc = Document(id="d", text="A document.")
+    summary = Text("The summary.", "llm:x")
+    m = Materials(doc=doc, source_hash="h", summary=summary,
+                  extractive={"textrank": Text("The lead.", "sumy:textrank")})  # fmt: skip
+    cfg = BuildConfig(subsets=["single_relabel"], attacks=[])
+    rows, flagged = document_rows(m, {}, "fp", cfg)
+    assert flagged == 0
+    assert [(r["source_1"], r["generator_2"]) for r in rows] == [
+        ("LLM", "sumy:textrank"),
+        ("TradML", "sumy:textrank"),
+    ]
+    assert all(r["candidate_2"] == "The lead." for r in rows)

@@ -3,7 +3,8 @@
 - ``llm_vs_extractive``: the LLM summary (1) against each extractive summary (2).
 - ``eq_pair``: two paraphrases of the LLM summary by the same LLM; any preference is cue-driven.
 - ``same_model``: two independent, seeded samples from the same LLM.
-- ``single_relabel``: the LLM summary against a fixed opponent, once labelled ``LLM`` and once
+- ``single_relabel``: the LLM summary against a fixed opponent (a same-model draw by default,
+  the first extractive summary when the draws failed), once labelled ``LLM`` and once
   ``TradML``; the texts are the same in both rows, only the provenance labels differ.
 - ``identical``: the LLM summary against itself.
 
@@ -135,7 +136,9 @@ def _rows(
     if "single_relabel" in cfg.subsets:
         opponent = m.extractive.get(cfg.relabel_opponent)
         if cfg.relabel_opponent == "same_model":
-            opponent = m.draws[0] if m.draws else None
+            # A document whose draws failed falls back to its first extractive summary, so the
+            # subset never silently loses it; generator_2 records which opponent it got.
+            opponent = m.draws[0] if m.draws else next(iter(m.extractive.values()), None)
         if opponent is not None:
             yield mk.row(
                 "single_relabel", "as-llm", (s, opponent), (LLM, TRADML), prepared=prepared
