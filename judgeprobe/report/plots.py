@@ -42,8 +42,9 @@ def grouped_bars(
     xs = data[x].unique(maintain_order=True).to_list()
     hues = data[hue].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(
-        len(judges), len(metrics), figsize=(4.2 * len(metrics), 2.8 * len(judges)), squeeze=False
-    )
+        len(judges), len(metrics), figsize=(4.2 * len(metrics), 2.8 * len(judges)),
+        squeeze=False, layout="constrained",  # room for the figure title above the subplots
+    )  # fmt: skip
     width = 0.8 / max(1, len(hues))
     for r, judge in enumerate(judges):
         for c, metric in enumerate(metrics):
@@ -58,6 +59,9 @@ def grouped_bars(
                 values = rows["value"].fill_null(0).to_numpy()
                 color = COLORS[k % len(COLORS)]
                 ax.bar(pos, values, width, yerr=_errors(rows), capsize=3, color=color, label=h)
+                for p, undefined in zip(pos, rows["value"].is_null(), strict=True):
+                    if undefined:  # no bar is not a zero: say it is undefined
+                        ax.annotate("–", (p, 0), ha="center", va="bottom", fontsize=11)
             ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=30, ha="right")
             ax.set_title(f"{metric} — {judge}", fontsize=9)
             ax.axhline(0, color="black", linewidth=0.5)
