@@ -20,6 +20,7 @@ from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.outcome import outcome_table
+from judgeprobe.records import JUDGMENT_SCHEMA
 
 LEX = load_lexicons()
 V1_TOML = (
@@ -27,26 +28,13 @@ V1_TOML = (
 ).read_text(encoding="utf-8")
 RESAMPLES = 200
 
+# The hand-made tables use these columns of the public judgments schema.
 SCHEMA: dict[str, Any] = {
-    "judge": pl.String,
-    "protocol": pl.String,
-    "condition": pl.String,
-    "subset": pl.String,
-    "item_id": pl.String,
-    "order": pl.String,
-    "seed": pl.Int64,
-    "verdict": pl.String,
-    "target": pl.String,
-    "explanation": pl.String,
-    "label_1": pl.String,
-    "label_2": pl.String,
-    "attack": pl.String,
-    "turn1_verdict": pl.String,
-    "turn1_target": pl.String,
-    "n_quotes": pl.Int64,
-    "n_fabricated": pl.Int64,
-    "verdict_score_agree": pl.Boolean,
-}
+    c: JUDGMENT_SCHEMA[c]
+    for c in ("judge", "protocol", "condition", "subset", "item_id", "order", "seed", "verdict",
+              "target", "explanation", "label_1", "label_2", "attack", "turn1_verdict",
+              "turn1_target", "n_quotes", "n_fabricated", "verdict_score_agree")
+}  # fmt: skip
 
 
 def row(

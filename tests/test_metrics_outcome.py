@@ -14,21 +14,14 @@ import polars as pl
 import pytest
 
 from judgeprobe.metrics.outcome import outcome_table, sign_test_p
+from judgeprobe.records import JUDGMENT_SCHEMA
 
+# The hand-made tables use these columns of the public judgments schema.
 SCHEMA = {
-    "judge": pl.String,
-    "protocol": pl.String,
-    "condition": pl.String,
-    "subset": pl.String,
-    "item_id": pl.String,
-    "order": pl.String,
-    "seed": pl.Int64,
-    "verdict": pl.String,
-    "target": pl.String,
-    "latency_s": pl.Float64,
-    "prompt_tokens": pl.Int64,
-    "completion_tokens": pl.Int64,
-}
+    c: JUDGMENT_SCHEMA[c]
+    for c in ("judge", "protocol", "condition", "subset", "item_id", "order", "seed", "verdict",
+              "target", "latency_s", "prompt_tokens", "completion_tokens")
+}  # fmt: skip
 
 COLUMNS = [
     "judge", "protocol", "condition", "n", "n_valid", "n_A", "n_B", "n_Tie", "invalid_rate",

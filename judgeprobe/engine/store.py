@@ -169,7 +169,8 @@ class Store:
         return None if row is None else dict(orjson.loads(row[0]))
 
     def put(self, result: Result) -> None:
-        """Store one request result durably (replacing a retryable one of the same key)."""
+        """Store one request result (replacing a retryable one of the same key); it is durable
+        once its group commits (``flush``)."""
         self._put("results", result.key, result.retryable, result)
 
     def get(self, key: str) -> Result | None:
