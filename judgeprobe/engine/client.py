@@ -227,8 +227,10 @@ class Endpoint:
         self.pool = ReplicaPool(
             judge.replicas, judge.concurrency, headers, engine.attempt_timeout_s
         )
+        # One admission per 1/rate seconds: asyncio-throttle admits while its log holds fewer
+        # than ``rate_limit`` entries, so a fractional rate per 1-second period would round up.
         self._throttler = (
-            Throttler(rate_limit=judge.rate_limit, period=1.0) if judge.rate_limit else None  # type: ignore[arg-type]
+            Throttler(rate_limit=1, period=1.0 / judge.rate_limit) if judge.rate_limit else None
         )
 
     async def close(self) -> None:
