@@ -18,6 +18,7 @@ from judgeprobe.rubric.perturb import negate_rule
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "judgeprobe" / "data" / "rubric"
+GENERATOR = ROOT / "experiments" / "rubric-sample" / "make_sample.py"
 
 
 def _jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
@@ -34,7 +35,7 @@ def test_bundled_sample_is_complete_and_regenerates_identically() -> None:
     for item in items:
         assert item.reversed_response and item.reversed_response != item.response
         assert item.negated_criterion and item.negated_criterion != item.criterion
-    spec = importlib.util.spec_from_file_location("make_sample", SAMPLE_DIR / "make_sample.py")
+    spec = importlib.util.spec_from_file_location("make_sample", GENERATOR)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
