@@ -31,10 +31,6 @@ class Template:
 
         return _PLACEHOLDER.sub(sub, self.text)
 
-    @property
-    def placeholders(self) -> set[str]:
-        return set(_PLACEHOLDER.findall(self.text))
-
 
 @cache
 def load_template(name: str) -> Template:

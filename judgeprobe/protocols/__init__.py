@@ -17,9 +17,6 @@ from judgeprobe.protocols.baseline import Baseline
 from judgeprobe.protocols.pbp import PBP
 from judgeprobe.protocols.scot import SCoT
 
-NAMES = ("baseline", "scot", "pbp")
-
-
 class JudgeProtocol(TypingProtocol):
     """What the sweep needs of a protocol."""
 
@@ -41,4 +38,4 @@ def templates_hash(names: tuple[str, ...]) -> str:
     return digest.hexdigest()
 
 
-__all__ = ["NAMES", "PBP", "Baseline", "JudgeProtocol", "SCoT", "templates_hash"]
+__all__ = ["PBP", "Baseline", "JudgeProtocol", "SCoT", "templates_hash"]
