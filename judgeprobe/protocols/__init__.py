@@ -17,6 +17,7 @@ from judgeprobe.protocols.baseline import Baseline
 from judgeprobe.protocols.pbp import PBP
 from judgeprobe.protocols.scot import SCoT
 
+
 class JudgeProtocol(TypingProtocol):
     """What the sweep needs of a protocol."""
 
