@@ -86,4 +86,4 @@ def test_rule_attacks_on_a_summary_without_final_stop() -> None:
     for attack in ATTACKS.values():
         result = preserve.compare(text, attack(text), similarity=1.0)
         assert result.new_entities == (), attack(text)
-        assert attack(text).startswith(("The Borrowed Field.", "Clearly and without doubt: The"))
+        assert attack(text).startswith(("The Borrowed Field.", "Without any doubt: The"))

@@ -1,18 +1,26 @@
 """Deterministic, semantics-preserving style attacks (paper, IV-E), rule-based.
 
-- ``verbosity``: redundant but content-preserving additions — the summary's own first
-  sentence restated, and a sentence of padding that adds no fact.
+- ``verbosity``: redundant but content-preserving additions — one of the summary's own
+  sentences restated, and a sentence of padding that adds no fact.
 - ``confidence``: an assertive rewrite without new facts — hedges removed, a sure-sounding
   opener and closer.
 
 Neither adds a number or a name that the text did not already have, so they stay faithful.
-LLM-written attacks (checked by embedding similarity) belong to the data set builder.
+Neither adds any word of the explanation lexicons (cue, stereotype, acknowledgement and
+attack vocabulary, ``judgeprobe/metrics/lexicons``): an attack that wrote "thorough" or
+"clearly" into the candidate would hand the judge the very words cue-align counts, and
+inflate the metric it is measured with. The added phrases are chosen free of them, and a
+sentence is restated only when it holds none. LLM-written attacks (checked by embedding
+similarity) belong to the data set builder.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
+
+from judgeprobe.metrics.lexicons import load_lexicons
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _HEDGES = re.compile(
@@ -20,10 +28,24 @@ _HEDGES = re.compile(
     r"it appears that|in some ways|to some extent)\b,?\s*",
     re.IGNORECASE,
 )
+RESTATE = "Put another way: "
+PADDING = "To sum up, the points above are the main points of the document."
+OPENER = "Without any doubt: "
+CLOSER = "These points stand exactly as stated."
 
 
-def _first_sentence(text: str) -> str:
-    return _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
+@cache
+def lexicon_phrases() -> tuple[str, ...]:
+    """Every phrase of the packaged lexicons (lower case), which no attack may add."""
+    lex = load_lexicons(None)
+    every = [*lex.cue, *lex.stereotype, *lex.acknowledgement]
+    every += [w for words in lex.attack.values() for w in words]
+    return tuple(sorted(set(every)))
+
+
+def _has_lexicon_phrase(text: str) -> bool:
+    low = text.lower()
+    return any(p in low for p in lexicon_phrases())
 
 
 def _closed(text: str) -> str:
@@ -32,17 +54,13 @@ def _closed(text: str) -> str:
     return text if text.endswith((".", "!", "?", '"', "”")) else f"{text}."
 
 
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
-
-
 def verbosity(text: str) -> str:
-    """Pad with a restatement of the first sentence and a content-free closing sentence."""
-    restated = _lower_first(_first_sentence(text)).rstrip(".!?")
-    return (
-        f"{_closed(text)} To restate the central point in other words: {restated}. "
-        "Taken together, these points give a thorough and detailed account of the document."
-    )
+    """Pad with a restatement of the first lexicon-free sentence and a content-free closer."""
+    closed = _closed(text)
+    sentences = _SENTENCE_END.split(closed)
+    restated = next((s for s in sentences if not _has_lexicon_phrase(s)), "")
+    restate = f" {RESTATE}{_closed(restated)}" if restated else ""
+    return f"{closed}{restate} {PADDING}"
 
 
 def confidence(text: str) -> str:
@@ -50,7 +68,7 @@ def confidence(text: str) -> str:
     plain = _HEDGES.sub("", _closed(text))
     plain = re.sub(r"\s{2,}", " ", plain)
     plain = plain[:1].upper() + plain[1:]
-    return f"Clearly and without doubt: {plain} These points are stated with full certainty."
+    return f"{OPENER}{plain} {CLOSER}"
 
 
 ATTACKS: dict[str, Callable[[str], str]] = {"verbosity": verbosity, "confidence": confidence}
