@@ -103,7 +103,7 @@ def _job(
     texts = (cue.text_2, cue.text_1) if swap else (cue.text_1, cue.text_2)
     labels = (cue.label_2, cue.label_1) if swap else (cue.label_1, cue.label_2)
     reveal = (cue.reveal[1], cue.reveal[0]) if swap and cue.reveal else cue.reveal
-    presentation = Presentation(item.document, *texts, *labels)
+    presentation = Presentation(cue.document, *texts, *labels)
     key = _job_key(protocol, presentation, reveal, template_hash, cfg, seed, fingerprint)
     return Job(
         key=key,

@@ -5,10 +5,12 @@ A condition is a few strings. ``label_1``/``label_2`` are shown next to candidat
 provenance. ``target`` names the candidate the cue favours: ``A``, ``B``, ``none``, or
 ``label:TEXT`` for whichever candidate wears the label TEXT on that item.
 
-Two optional parts: ``reveal_1``/``reveal_2`` make it a Reveal-After condition (a second turn
+Optional parts: ``reveal_1``/``reveal_2`` make it a Reveal-After condition (a second turn
 shows these labels and asks for a final verdict; ``target`` is then resolved against them,
 and the first turn's target against the first labels); ``attack`` (``verbosity`` or
-``confidence``) rewrites candidate ``attack_on`` with that style attack.
+``confidence``) rewrites candidate ``attack_on`` with that style attack; ``inject``
+(``{where = "A" | "B" | "document", what = "...", at = "end" | "start"}``) places a sentence
+*inside* a candidate or the document rather than beside it: a prompt-injection cue.
 """
 
 from __future__ import annotations
@@ -19,13 +21,35 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.candidates.attacks import ATTACKS
 from judgeprobe.records import Item, Target
 
 _FIELD = re.compile(r"\{(source_1|source_2)\}")
+
+
+def _placeholders_only(value: str) -> str:
+    leftover = _FIELD.sub("", value)
+    if "{" in leftover or "}" in leftover:
+        raise ValueError("labels may only use the placeholders {source_1} and {source_2}")
+    return value
+
+
+class Injection(BaseModel):
+    """Text placed inside a candidate (``A``/``B``) or the document, at its end or start."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    where: Literal["A", "B", "document"]
+    what: str = Field(min_length=1)
+    at: Literal["end", "start"] = "end"
+
+    _what = field_validator("what")(_placeholders_only)
+
+    def apply(self, text: str, what: str) -> str:
+        return f"{text.rstrip()} {what}" if self.at == "end" else f"{what} {text.lstrip()}"
 
 
 class Condition(BaseModel):
@@ -42,6 +66,7 @@ class Condition(BaseModel):
     reveal_2: str | None = None
     attack: Literal["verbosity", "confidence"] | None = None
     attack_on: Literal["A", "B"] = "A"
+    inject: Injection | None = None
 
     @field_validator("target")
     @classmethod
@@ -53,12 +78,7 @@ class Condition(BaseModel):
     @field_validator("label_1", "label_2", "reveal_1", "reveal_2")
     @classmethod
     def _placeholders(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        leftover = _FIELD.sub("", value)
-        if "{" in leftover or "}" in leftover:
-            raise ValueError("labels may only use the placeholders {source_1} and {source_2}")
-        return value
+        return value if value is None else _placeholders_only(value)
 
     def resolve(self, item: Item) -> ResolvedCue:
         """Fill the labels for one item, apply any attack, and find the favoured candidate."""
@@ -76,6 +96,14 @@ class Condition(BaseModel):
             i = 0 if self.attack_on == "A" else 1
             prepared = getattr(item, f"{self.attack}_{i + 1}", None)
             texts[i] = prepared or ATTACKS[self.attack](texts[i])
+        document = item.document
+        if self.inject is not None:
+            what = fill(self.inject.what)
+            if self.inject.where == "document":
+                document = self.inject.apply(document, what)
+            else:
+                i = 0 if self.inject.where == "A" else 1
+                texts[i] = self.inject.apply(texts[i], what)
         return ResolvedCue(
             label_1=labels[0],
             label_2=labels[1],
@@ -85,6 +113,7 @@ class Condition(BaseModel):
             text_1=texts[0],
             text_2=texts[1],
             attack=self.attack or "",
+            document=document,
         )
 
     def _target(self, labels: tuple[str, str], item: Item) -> Target:
@@ -113,6 +142,7 @@ class ResolvedCue:
     text_1: str
     text_2: str
     attack: str
+    document: str
 
 
 def parse_conditions(tables: dict[str, Any], origin: str) -> dict[str, Condition]:
