@@ -6,14 +6,18 @@ is preferred (the paper's [1,2]), "B" candidate 2, whatever order they were show
 
 from __future__ import annotations
 
-from typing import Literal
+import hashlib
+from typing import Any, Literal
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 Verdict = Literal["A", "B", "Tie", "Invalid"]
 Target = Literal["A", "B", "none"]
 Order = Literal["12", "21"]
+
+
+_NULLABLE = ("document_id", "doc_id", "generator_1", "generator_2")
 
 
 class Item(BaseModel):
@@ -30,10 +34,35 @@ class Item(BaseModel):
     source_2: str = ""
     domain: str = ""
     title: str = ""
+    # The source document: the bootstrap's resampling unit (items from one document are not
+    # independent). ``doc_id`` is the candidate set's name for it; absent, the text's hash.
+    document_id: str = Field("", validation_alias=AliasChoices("document_id", "doc_id"))
+    # What wrote each candidate (e.g. ``sumy:textrank``), for per-method tables such as IX.
+    generator_1: str = ""
+    generator_2: str = ""
     # Prepared style attacks of candidate 1 (e.g. LLM-written by the data set builder); the
     # Verbosity/Confidence conditions use them, else their deterministic rule.
     verbosity_1: str | None = None
     confidence_1: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _document_id(cls, data: Any) -> Any:
+        """Fill a missing or empty document id with a hash of the document text; a null
+        generator (a table column that is empty for some rows) reads as unknown."""
+        if not isinstance(data, dict):
+            return data
+        data = {k: v for k, v in data.items() if v is not None or k not in _NULLABLE}
+        document = data.get("document")
+        if not (data.get("document_id") or data.get("doc_id")) and isinstance(document, str):
+            data.pop("doc_id", None)
+            data["document_id"] = document_hash(document)
+        return data
+
+
+def document_hash(text: str) -> str:
+    """A document's id when its source gives none: the first 16 hex digits of its SHA-256."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 #: The public contract of judgments.parquet, in column order.
@@ -44,6 +73,10 @@ JUDGMENT_SCHEMA: dict[str, pl.DataType] = {
     "condition": pl.String(),
     "item_id": pl.String(),
     "subset": pl.String(),
+    "document_id": pl.String(),
+    "domain": pl.String(),
+    "generator_1": pl.String(),
+    "generator_2": pl.String(),
     "order": pl.String(),
     "seed": pl.Int64(),
     "verdict": pl.String(),

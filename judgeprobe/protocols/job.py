@@ -20,7 +20,6 @@ from judgeprobe.protocols.replies import PairwiseReply
 from judgeprobe.records import Order, Target
 
 REVEAL_TEMPLATE = "reveal_v1"
-REVEAL_MAX_TOKENS = 320
 
 SCREEN_TO_CANDIDATE: dict[str, dict[str, str]] = {
     "12": {"[1,2]": "A", "[2,1]": "B", "Tie": "Tie", "summary_1": "A", "summary_2": "B"},
@@ -39,6 +38,9 @@ class Job:
     condition: str
     item_id: str
     subset: str
+    document_id: str  # the bootstrap's resampling unit
+    domain: str
+    generators: tuple[str, str]  # what wrote candidate 1 and 2
     order: Order
     seed: int
     target: Target
@@ -72,7 +74,8 @@ async def _reveal(job: Job, turn: Turn, ask: CachedAsker) -> Turn:
         {"REVEAL_1": job.reveal[0], "REVEAL_2": job.reveal[1]}
     )
     messages = [*turn.messages, user(note)]
-    reply, raw = await ask_stage(ask, "reveal", messages, PairwiseReply, REVEAL_MAX_TOKENS)
+    budget = job.protocol.budgets["reveal"]
+    reply, raw = await ask_stage(ask, "reveal", messages, PairwiseReply, budget)
     return Turn(reply["verdict"], reply["explanation"], [*messages, assistant(raw)])
 
 
