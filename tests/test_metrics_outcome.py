@@ -358,6 +358,13 @@ def test_sign_test_exact_values() -> None:
     assert sign_test_p(3, 20) == pytest.approx(0.002576828, abs=1e-9)
 
 
+@pytest.mark.parametrize(("k", "n"), [(470, 1_000), (1_950, 4_000), (40, 100)])
+def test_sign_test_large_n_matches_the_exact_sum(k: int, n: int) -> None:
+    # The exact tail, summed in big integers: what the library test must reproduce.
+    exact = 2 * sum(math.comb(n, i) for i in range(min(k, n - k) + 1)) / 2**n
+    assert sign_test_p(k, n) == pytest.approx(min(1.0, exact), rel=1e-9)
+
+
 @pytest.mark.parametrize("n", [1, 2, 5, 6, 11, 30])
 def test_sign_test_symmetric_and_bounded(n: int) -> None:
     for k in range(n + 1):

@@ -8,9 +8,8 @@ OLS, LAO, marginal LDS/OLS, the sign test) need every target of the cell to be A
 
 from __future__ import annotations
 
-from math import comb
-
 import polars as pl
+from scipy.stats import binomtest
 
 from judgeprobe.metrics.units import (
     BLIND,
@@ -33,11 +32,14 @@ def _ratio(num: str | pl.Expr, den: str | pl.Expr) -> pl.Expr:
 
 
 def sign_test_p(k: int, n: int) -> float | None:
-    """Exact two-sided sign test of k successes in n trials at p = 1/2."""
+    """Exact two-sided sign test of k successes in n trials at p = 1/2; None when n = 0.
+
+    scipy's ``binomtest`` sums the tail in floating point: microseconds at any n, where
+    summing exact big-integer binomials took seconds per cell at n = 10,000.
+    """
     if n <= 0:
         return None
-    tail: float = sum(comb(n, i) for i in range(min(k, n - k) + 1)) / 2**n
-    return min(1.0, 2.0 * tail)
+    return float(binomtest(k, n, 0.5).pvalue)
 
 
 def outcome_table(judgments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
