@@ -20,6 +20,7 @@ from judgeprobe.conditions import Condition
 from judgeprobe.config import SweepConfig
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.session import schema_of
+from judgeprobe.engine.wire import sampling_record
 from judgeprobe.plan import build_protocols
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols import replies, templates_hash
@@ -112,6 +113,7 @@ def build_manifest(
                 "model": ep.info.model,
                 "fingerprint": ep.info.fingerprint,
                 "server": ep.info.details,
+                "sampling": sampling_record(ep.info.backend, cfg.sampling, cfg.seeds),
             }
             for name, ep in endpoints.items()
         ],

@@ -43,6 +43,7 @@ from judgeprobe.engine.retry import (
 from judgeprobe.engine.store import Result
 from judgeprobe.engine.structured import response_format
 from judgeprobe.engine.validate import ReplyError, parse_reply, reask_message
+from judgeprobe.engine.wire import wire_sampling
 
 #: Statuses that are not worth retrying now but may be fixed by the user before a resume.
 _CONFIG_STATUS = frozenset({401, 403, 404})
@@ -91,16 +92,11 @@ def chat_body(
     body: dict[str, Any] = {
         "model": info.model,
         "messages": messages,
-        "temperature": req.sampling.temperature,
-        "top_p": req.sampling.top_p,
+        **wire_sampling(info.backend, req.sampling).fields,  # mapped per backend, or refused
         "max_tokens": req.sampling.max_tokens,
         "seed": req.seed,
         "response_format": response_format(info.backend, req.schema_name, req.schema),
     }
-    penalty = req.sampling.repetition_penalty
-    if penalty is not None:  # llama.cpp's name for it differs
-        llama = info.backend in ("llama-server", "llama-cpp-python")
-        body["repeat_penalty" if llama else "repetition_penalty"] = penalty
     if judge.disable_thinking:  # vLLM, llama-server and SGLang read this
         body["chat_template_kwargs"] = {"enable_thinking": False}
     return body

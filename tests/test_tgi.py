@@ -1,0 +1,161 @@
+"""judgeprobe against TGI 3.3, through a fake that enforces TGI's own request validation.
+
+The rules the fake copies from text-generation-inference v3.3.6 (``router/src/lib.rs``
+``ChatRequest`` and ``try_into_generate``, ``router/src/validation.rs`` ``validate``,
+``router/src/server.rs`` routes and error bodies) are listed in ``tests/fake_tgi.py``; the
+first tests here pin the ones judgeprobe depends on, so the fake cannot drift into
+accepting what TGI refuses.
+"""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import orjson
+import polars as pl
+import pytest
+
+from judgeprobe.config import JudgeConfig
+from judgeprobe.engine.client import ServerInfo, chat_body
+from judgeprobe.engine.request import Request, Sampling
+from judgeprobe.protocols.replies import PairwiseReply
+from tests.conftest import make_items, run_cli, write_config
+from tests.fake_tgi import FakeTGI
+
+SCHEMA = PairwiseReply.model_json_schema()
+
+
+def _post(url: str, body: dict[str, Any]) -> tuple[int, str]:
+    """POST a chat request; the status and the body text."""
+    req = urllib.request.Request(
+        f"{url}/chat/completions", orjson.dumps(body), {"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def _body(**extra: Any) -> dict[str, Any]:
+    return {
+        "model": "tgi",
+        "messages": [{"role": "user", "content": "Which summary is better?"}],
+        "max_tokens": 64,
+        "response_format": {"type": "json", "value": SCHEMA},
+        **extra,
+    }
+
+
+# --- the fake enforces TGI's rules ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"top_p": 1.0}, "`top_p` must be > 0.0 and < 1.0"),
+        ({"top_p": 0.0}, "`top_p` must be > 0.0 and < 1.0"),
+        ({"temperature": -0.5}, "`temperature` must be strictly positive"),
+        ({"presence_penalty": -2.0}, "`repetition_penalty` must be strictly positive"),
+        ({"max_tokens": 0}, "`max_new_tokens` must be strictly positive"),
+        ({"seed": -1}, "Failed to deserialize"),
+        (
+            {"response_format": {"type": "json_schema", "json_schema": {"schema": SCHEMA}}},
+            "missing field `value`",
+        ),
+        ({"response_format": {"type": "json", "value": {"type": "object"}}}, "'properties'"),
+    ],
+)
+def test_fake_rejects_what_tgi_rejects(extra: dict[str, Any], message: str) -> None:
+    with FakeTGI() as tgi:
+        status, text = _post(tgi.url, _body(**extra))
+    assert status == 422
+    assert message in text
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"temperature": 0.0, "seed": 0},
+        {"temperature": 1.0, "top_p": 0.95, "presence_penalty": -0.85},
+        {"response_format": {"type": "json_object", "value": SCHEMA}},
+        {"response_format": {"type": "json_schema", "value": {"name": "v", "schema": SCHEMA}}},
+        {"repetition_penalty": 1.15, "chat_template_kwargs": {"x": 1}},  # ignored, not refused
+    ],
+)
+def test_fake_accepts_what_tgi_accepts(extra: dict[str, Any]) -> None:
+    with FakeTGI() as tgi:
+        status, text = _post(tgi.url, _body(**extra))
+        received = tgi.received
+    assert status == 200, text
+    PairwiseReply.model_validate_json(orjson.loads(text)["choices"][0]["message"]["content"])
+    assert received[0]["repetition_penalty"] == pytest.approx(
+        1.15 if extra.get("presence_penalty") else 1.0
+    )  # a top-level repetition_penalty never reaches the model
+
+
+def test_fake_checks_the_context_as_tgi_does() -> None:
+    with FakeTGI(max_input_tokens=50, max_total_tokens=80) as tgi:
+        long = _body(messages=[{"role": "user", "content": "word " * 60}])
+        too_long = _post(tgi.url, {**long, "max_tokens": 4})
+        no_room = _post(tgi.url, _body(max_tokens=79))
+    assert too_long == (422, too_long[1]) and "`inputs` must have less than 50" in too_long[1]
+    assert no_room[0] == 422 and "`max_new_tokens` must be <= 80" in no_room[1]
+
+
+# --- what judgeprobe sends ------------------------------------------------------------------
+
+
+def _request(sampling: Sampling) -> Request:
+    return Request(
+        endpoint="j",
+        messages=({"role": "user", "content": "x"},),
+        schema_name="pairwise",
+        schema=SCHEMA,
+        reply_model=PairwiseReply,
+        sampling=sampling,
+        seed=0,
+        fingerprint="f",
+    )
+
+
+def _sent(backend: str, sampling: Sampling) -> dict[str, Any]:
+    info = ServerInfo(backend=backend, model="m", fingerprint="f")
+    judge = JudgeConfig(name="j", url="http://127.0.0.1:1/v1")
+    req = _request(sampling)
+    return chat_body(req, list(req.messages), info, judge)
+
+
+def test_default_sampling_leaves_top_p_out_on_tgi_only() -> None:
+    assert "top_p" not in _sent("tgi", Sampling())
+    assert _sent("tgi", Sampling(temperature=1.0, top_p=0.9))["top_p"] == 0.9
+    for backend in ("vllm", "llama-server", "openai"):
+        assert _sent(backend, Sampling())["top_p"] == 1.0
+
+
+def test_probe_and_sweep_pass_on_tgi(tmp_path: Path) -> None:
+    """The default (greedy) sweep: before the fix every request carried top_p 1.0 and TGI
+    refused the start-up probe with HTTP 422."""
+    items = make_items(tmp_path / "items.jsonl", 3)
+    with FakeTGI() as tgi:
+        cfg = write_config(tmp_path / "c.toml", tgi.url, items, protocols=["baseline", "scot"])
+        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+        rejected, received = list(tgi.rejected), list(tgi.received)
+    assert proc.returncode == 0, proc.stderr
+    assert "(tgi," in proc.stderr  # detected from /info
+    assert rejected == []
+    frame = pl.read_parquet(tmp_path / "run" / "judgments.parquet")
+    assert frame.height == 3 * 4 * 2
+    assert (frame["verdict"] != "Invalid").all()
+    # greedy (temperature 0 → do_sample false), seeded, schema-constrained, no nucleus cut
+    assert len(received) >= frame.height
+    assert all(r["do_sample"] is False and r["top_p"] == 1.0 for r in received)
+    assert all(r["grammar"] == "json" and r["seed"] == 0 for r in received)
+    manifest = orjson.loads((tmp_path / "run" / "manifest.json").read_bytes())
+    (judge,) = manifest["judges"]
+    assert judge["backend"] == "tgi"
+    assert "top_p" not in judge["sampling"]["sent"]
+    assert any(note.startswith("top_p 1.0 left out") for note in judge["sampling"]["mapped"])
