@@ -1,4 +1,9 @@
-"""Build the report of a run directory: metrics_ci.csv, plots/, report.md, report.html."""
+"""Build the report of a run directory: metrics_ci.csv, plots/, report.md, report.html.
+
+The page opens with the headline (``headline``: what the run found, in sentences), then the
+paper's sections, any extra sections a caller passes, the evidence browser (``browser``,
+HTML only) and every metric.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import base64
 import html
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +27,8 @@ from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.units import with_optional
 from judgeprobe.report import plots
+from judgeprobe.report.browser import browser_html, browser_rows
+from judgeprobe.report.headline import RULE, headline
 from judgeprobe.report.tables import (
     cost_table,
     counts_table,
@@ -49,14 +57,20 @@ EVIDENCE = [
 
 @dataclass
 class Section:
+    """One report section. A figure is a PNG, or the one line that replaces an empty chart;
+    ``sentences`` are a bulleted list; ``html`` is a block for report.html only."""
+
     title: str
     note: str = ""
-    figures: list[tuple[str, bytes]] = field(default_factory=list)
+    figures: list[tuple[str, bytes | str]] = field(default_factory=list)
     tables: list[pl.DataFrame] = field(default_factory=list)
+    sentences: list[str] = field(default_factory=list)
+    html: str = ""
 
 
-def figures(**pngs: bytes | None) -> list[tuple[str, bytes]]:
-    return [(name, png) for name, png in pngs.items() if png]
+def figures(**charts: bytes | str | None) -> list[tuple[str, bytes | str]]:
+    """The charts that have rows: PNGs, and lines for those with nothing to draw."""
+    return [(name, chart) for name, chart in charts.items() if chart]
 
 
 def _sections(
@@ -130,6 +144,18 @@ def _sections(
     return [s for s in out if any(not t.is_empty() for t in s.tables)]
 
 
+def evidence_section(j: pl.DataFrame) -> Section:
+    """The evidence browser (HTML only; report.md points to it)."""
+    rows = browser_rows(j)
+    return Section(
+        "Evidence browser",
+        f"{rows.height} judgments, each beside its Blind twin (same item, order and seed); "
+        "filter by judge, protocol, condition and how the verdict moved. Under PBP the quotes "
+        "are listed with the source they matched and the match score. In report.html only.",
+        html=browser_html(rows),
+    )
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
@@ -141,11 +167,22 @@ def render(run_dir: Path, title: str, meta: list[str], sections: list[Section]) 
     plots_dir.mkdir(exist_ok=True)
     md = [f"# {title}", "", *[f"- {m}" for m in meta], ""]
     items = "".join(f"<li>{html.escape(m)}</li>" for m in meta)
-    body = [f"<h1>{html.escape(title)}</h1><ul>{items}</ul>"]
+    body = [f"<h1>{html.escape(title)}</h1>" + (f"<ul>{items}</ul>" if meta else "")]
     for s in sections:
-        md += [f"## {s.title}", "", s.note, ""]
-        body.append(f"<h2>{html.escape(s.title)}</h2><p class='note'>{html.escape(s.note)}</p>")
+        md += [f"## {s.title}", "", s.note, ""] if s.note else [f"## {s.title}", ""]
+        body.append(f"<h2>{html.escape(s.title)}</h2>")
+        if s.sentences:
+            md += [*[f"- {x}" for x in s.sentences], ""]
+            body.append("<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in s.sentences))
+            body.append("</ul>")
+        if s.note:
+            body.append(f"<p class='note'>{html.escape(s.note)}</p>")
+        body.append(s.html)
         for name, png in s.figures:
+            if isinstance(png, str):  # a chart with nothing to draw: its one line
+                md += [f"*{png}*", ""]
+                body.append(f"<p class='note empty-chart'>{html.escape(png)}</p>")
+                continue
             write_atomic(plots_dir / f"{name}.png", png)
             md += [f"![{name}](plots/{name}.png)", ""]
             data = base64.b64encode(png).decode()
@@ -165,8 +202,12 @@ def build_report(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     console: Console | None = None,
+    extra: Sequence[Section] = (),
 ) -> Path:
-    """Compute every metric with intervals and write the report files; return the HTML path."""
+    """Compute every metric with intervals and write the report files; return the HTML path.
+
+    ``extra`` sections go after the paper's sections, before the evidence browser.
+    """
     j = with_optional(pl.read_parquet(run_dir / "judgments.parquet").lazy()).collect()
     manifest = orjson.loads((run_dir / "manifest.json").read_bytes())
     drift, drift_metric = default_drift()
@@ -186,24 +227,28 @@ def build_report(
         f"lexicons {lex.origin} ({lex.sha256[:12]}); drift {drift_metric}; "
         f"metrics computed in {time.monotonic() - start:.1f}s",
     ]
-    sections = _sections(j, tidy, drift_metric, resamples, seed)
+    found = Section("What this run found", RULE, sentences=headline(j, tidy))
+    about = Section("About this run", sentences=meta)
+    sections = [found, about, *_sections(j, tidy, drift_metric, resamples, seed)]
     if (run_dir / "rubric").is_dir():  # rubric probe results beside the cue run
         from judgeprobe.rubric.report import rubric_sections  # here: it imports this module
 
         sections += rubric_sections(run_dir)
+    sections += [*extra, evidence_section(j)]
     shown = pl.struct("value", "lo", "hi").map_elements(
         lambda s: fmt_ci(s["value"], s["lo"], s["hi"]), return_dtype=pl.String
     )
     all_rows = tidy.select("judge", "protocol", "condition", "metric", "n", shown=shown)
     sections.append(Section("All metrics", "value [95% interval], n = items.", [], [all_rows]))
-    md, page = render(run_dir, f"judgeprobe report — {manifest['run_id']}", meta, sections)
+    md, page = render(run_dir, f"judgeprobe report — {manifest['run_id']}", [], sections)
     write_atomic(run_dir / "report.md", md.encode())
     write_atomic(run_dir / "report.html", page.encode())
-    _summary(tidy, console or table_console())
+    _summary(tidy, found.sentences, console or table_console())
     return run_dir / "report.html"
 
 
-def _summary(tidy: pl.DataFrame, console: Console) -> None:
+def _summary(tidy: pl.DataFrame, found: list[str], console: Console) -> None:
+    """The key metrics and the headline on the terminal."""
     view = Table(title="Key metrics (95% intervals)", header_style="bold")
     wide = with_ci(tidy, ["EDR", "ND", "LDS", "TS", "OLS", "LAO"])
     for c in wide.columns:
@@ -211,3 +256,6 @@ def _summary(tidy: pl.DataFrame, console: Console) -> None:
     for row in wide.iter_rows():
         view.add_row(*[str(v) for v in row])
     console.print(view)
+    console.print("[bold]What this run found[/]", highlight=False)
+    for sentence in found:
+        console.print(f"- {sentence}", markup=False, highlight=False)

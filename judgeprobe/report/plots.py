@@ -1,4 +1,10 @@
-"""Bar panels with 95% intervals on every bar (matplotlib, rendered off-screen to PNG)."""
+"""Bar panels with 95% intervals on every bar (matplotlib, rendered off-screen to PNG).
+
+A chart returns its PNG, ``None`` when it has no rows at all (its section is left out), or
+one line of text when its rows hold nothing to draw (every value 0 or undefined): a panel of
+empty axes tells a reader less than a sentence saying so. Inside a chart, a subplot with
+nothing to draw says so in words instead of showing empty axes.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3")
@@ -31,13 +38,46 @@ def _errors(rows: pl.DataFrame) -> np.ndarray:
     return spread.clip(min=0.0)
 
 
+def blank(data: pl.DataFrame) -> str | None:
+    """Why ``data`` has nothing to draw ("every value is 0"), or None when it has.
+
+    Nothing to draw: every value undefined, or 0 with a zero-width interval (a difference
+    of 0 with an interval around it is still drawn).
+    """
+    value, lo, hi = (data[c] for c in ("value", "lo", "hi"))
+    if value.is_null().all():
+        return "every value is undefined (–)"
+    zero = value.is_null() | ((value == 0) & lo.fill_null(0).eq(0) & hi.fill_null(0).eq(0))
+    if zero.all():
+        return "every value is 0" + (" or undefined (–)" if value.is_null().any() else "")
+    return None
+
+
+def _say_blank(ax: Axes, title: str, why: str) -> None:
+    """A subplot with nothing to draw: its title and why, no empty axes."""
+    ax.axis("off")
+    ax.set_title(title, fontsize=9)
+    ax.text(0.5, 0.5, f"nothing to draw:\n{why}", ha="center", va="center", color="#555")
+
+
+def _legend(axes: np.ndarray) -> None:
+    """One legend, on the first subplot that has bars."""
+    for ax in axes.flat:
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="best")
+            return
+
+
 def grouped_bars(
     tidy: pl.DataFrame, metrics: Sequence[str], x: str, hue: str, title: str
-) -> bytes | None:
+) -> bytes | str | None:
     """One subplot per (judge, metric); bars by ``x``, coloured by ``hue``; CI whiskers."""
     data = tidy.filter(pl.col("metric").is_in(list(metrics)))
     if data.is_empty():
         return None
+    if why := blank(data):
+        named = title if list(metrics) == [title] else f"{title} ({', '.join(metrics)})"
+        return f"{named}: nothing to draw — {why}."
     judges = data["judge"].unique(maintain_order=True).to_list()
     xs = data[x].unique(maintain_order=True).to_list()
     hues = data[hue].unique(maintain_order=True).to_list()
@@ -49,6 +89,10 @@ def grouped_bars(
     for r, judge in enumerate(judges):
         for c, metric in enumerate(metrics):
             ax = axes[r][c]
+            panel = data.filter((pl.col("judge") == judge) & (pl.col("metric") == metric))
+            if why := (blank(panel) if not panel.is_empty() else "no values"):
+                _say_blank(ax, f"{metric} — {judge}", why)
+                continue
             for k, h in enumerate(hues):
                 rows = data.filter(
                     (pl.col("judge") == judge) & (pl.col("metric") == metric) & (pl.col(hue) == h)
@@ -65,17 +109,19 @@ def grouped_bars(
             ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=30, ha="right")
             ax.set_title(f"{metric} — {judge}", fontsize=9)
             ax.axhline(0, color="black", linewidth=0.5)
-    axes[0][-1].legend(fontsize=7, loc="best")
+    _legend(axes)
     fig.suptitle(title)
     return png(fig)
 
 
-def stacked_shifts(tidy: pl.DataFrame, title: str) -> bytes | None:
+def stacked_shifts(tidy: pl.DataFrame, title: str) -> bytes | str | None:
     """LDS/TS/OLS stacked per (condition, protocol); each segment with its own interval."""
     parts = ("LDS", "TS", "OLS")
     data = tidy.filter(pl.col("metric").is_in(parts))
     if data.is_empty():
         return None
+    if why := blank(data):
+        return f"{title}: nothing to draw — {why}."
     judges = data["judge"].unique(maintain_order=True).to_list()
     n_bars = data.select("condition", "protocol").unique().height
     fig, axes = plt.subplots(
@@ -84,6 +130,9 @@ def stacked_shifts(tidy: pl.DataFrame, title: str) -> bytes | None:
     for r, judge in enumerate(judges):
         ax = axes[r][0]
         sub = data.filter(pl.col("judge") == judge)
+        if why := blank(sub):
+            _say_blank(ax, judge, why)
+            continue
         bars = sub.select("condition", "protocol").unique(maintain_order=True)
         labels = [f"{c}\n{p}" for c, p in bars.iter_rows()]
         bottom = np.zeros(len(labels))
@@ -99,6 +148,6 @@ def stacked_shifts(tidy: pl.DataFrame, title: str) -> bytes | None:
         ax.set_xticks(range(len(labels)), labels, fontsize=7, rotation=45, ha="right")
         ax.set_ylabel("share of paired items")
         ax.set_title(judge, fontsize=9)
-    axes[0][0].legend(fontsize=7)
+    _legend(axes)
     fig.suptitle(title)
     return png(fig)

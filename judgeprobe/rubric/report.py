@@ -92,7 +92,7 @@ def word_count_png(labels: pl.DataFrame) -> bytes | None:
     return plots.png(fig)
 
 
-def transitions_png(transitions: pl.DataFrame) -> bytes | None:
+def transitions_png(transitions: pl.DataFrame) -> bytes | str | None:
     if transitions.is_empty():
         return None
     tidy = transitions.select(
