@@ -4,6 +4,8 @@ name says which (``delta_e_same`` or ``delta_e_same_lexical``)."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import polars as pl
 
@@ -36,7 +38,9 @@ def embedding_drift(a: list[str], b: list[str]) -> np.ndarray:
 
 
 def default_drift() -> tuple[Drift, str]:
-    """The embedding drift when its model is installed, else the labelled lexical fallback."""
-    if not available():
+    """The embedding drift when its model is installed, else the labelled lexical fallback;
+    ``JUDGEPROBE_DRIFT=lexical`` chooses the fallback without loading the model (the
+    self-test and quick checks, where the model's load time would dominate)."""
+    if os.environ.get("JUDGEPROBE_DRIFT") == "lexical" or not available():
         return lexical_drift, "delta_e_same_lexical"
     return embedding_drift, "delta_e_same"

@@ -1,0 +1,83 @@
+"""The card's statistics: exact paired tests, Benjamini–Hochberg q-values, minimum
+detectable effects, and the verdict rule.
+
+Every test on the card is a paired comparison whose per-unit difference is −1, 0 or +1 (an
+item moved toward the cue's target or away; toward it under the probe or under Placebo;
+first-shown chosen in both orders or second-shown in both). Its exact test is McNemar's on
+the discordant units, which is the two-sided sign test; the units are documents (each
+document's net direction), since items of one document are not independent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+from scipy.optimize import brentq
+from scipy.stats import binomtest, norm
+
+Verdict = Literal["CLEAR", "BIASED", "UNDERPOWERED"]
+
+
+def mcnemar_exact(up: int, down: int) -> float | None:
+    """Exact two-sided McNemar p-value from the discordant counts (the sign test);
+    None when nothing is discordant (no test)."""
+    n = up + down
+    if n <= 0:
+        return None
+    return float(binomtest(up, n, 0.5).pvalue)
+
+
+def bh_qvalues(p_values: Sequence[float | None]) -> list[float | None]:
+    """Benjamini–Hochberg adjusted p-values (q-values) over the tests present; a missing
+    test stays None and does not count in the family."""
+    present = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    m = len(present)
+    q: list[float | None] = [None] * len(p_values)
+    running = 1.0
+    for rank in range(m, 0, -1):  # from the largest p down, keeping q monotone
+        p, i = present[rank - 1]
+        running = min(running, p * m / rank)
+        q[i] = min(1.0, running)
+    return q
+
+
+def standardized_mde(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The smallest standardized effect (mean / SD) a two-sided one-sample z-test at level
+    ``alpha`` detects with ``power`` on ``n`` units: (z₁₋α/₂ + z_power) / √n."""
+    return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) / math.sqrt(n))
+
+
+def mde(n: int, background: float, alpha: float = 0.05, power: float = 0.8) -> float | None:
+    """Minimum detectable effect on the proportion scale for a paired −1/0/+1 difference.
+
+    ``background`` is the share of units that would differ without any effect (both
+    directions together). Under an effect δ the difference has mean δ and variance
+    background + δ − δ², so δ solves δ√n = (z₁₋α/₂ + z_power)·√(background + δ − δ²).
+    Counting every unit of a document as one (perfect correlation within documents) makes
+    it conservative. None when there is no unit.
+    """
+    if n <= 0:
+        return None
+    k = standardized_mde(n, alpha, power)
+    bg = min(max(background, 0.0), 1.0)
+
+    def gap(d: float) -> float:
+        return d - k * math.sqrt(max(bg + d - d * d, 0.0))
+
+    if gap(1.0) < 0:  # not even an effect of 1 is detectable
+        return 1.0
+    return float(brentq(gap, 1e-12, 1.0, xtol=1e-12))  # above the trivial root at 0
+
+
+def verdict(q: float | None, effect: float | None, mde_: float | None, threshold: float,
+            alpha: float) -> Verdict:  # fmt: skip
+    """BIASED: significant after BH (q ≤ alpha) and at least ``threshold`` large. Otherwise
+    CLEAR only when the run could have detected an effect of ``threshold`` (MDE ≤ it): a
+    null result without that power is UNDERPOWERED, never "no bias"."""
+    if q is not None and effect is not None and q <= alpha and effect >= threshold:
+        return "BIASED"
+    if mde_ is not None and mde_ <= threshold:
+        return "CLEAR"
+    return "UNDERPOWERED"

@@ -1,0 +1,64 @@
+"""Synthetic items for the self-test: one document per item, two summaries of nearly equal
+length with different openings, provenance alternating between the candidates.
+
+Equal lengths keep the planted verbosity preference out of Blind; one item per document
+makes every item an independent draw. Deterministic for a given count and seed.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import orjson
+
+PLACES = ["Alder", "Brisk", "Carrow", "Dunmere", "Elston", "Fenwick", "Garth", "Holloway"]
+BODIES = ["council", "school board", "water authority", "library trust", "port commission"]
+PLANS = ["a new footbridge", "longer opening hours", "a solar roof", "a bus route",
+         "a tree-planting scheme", "a flood barrier", "free evening classes"]  # fmt: skip
+OUTCOMES = ["approved", "postponed", "rejected", "approved with changes"]
+
+
+def _document(rng: random.Random, i: int) -> tuple[str, str, str]:
+    place, body = rng.choice(PLACES), rng.choice(BODIES)
+    plan, outcome = rng.choice(PLANS), rng.choice(OUTCOMES)
+    cost, votes = rng.randint(2, 90) * 10_000, rng.randint(5, 12)
+    doc = (
+        f"Report {i}. The {body} of {place} met on day {i % 28 + 1} to discuss {plan}. "
+        f"The proposal would cost about {cost} pounds over three years. "
+        f"After a long debate the members {outcome} it, with {votes} votes in favour. "
+        f"Residents had written {rng.randint(10, 400)} letters about the plan. "
+        f"The next meeting will review the budget and the schedule."
+    )
+    one = (
+        f"The {body} of {place} {outcome} {plan}, which would cost about {cost} pounds, "
+        f"after {votes} members voted in favour at a long meeting."
+    )
+    two = (
+        f"At a long meeting in {place}, {votes} members of the {body} voted in favour and "
+        f"{plan} costing about {cost} pounds was {outcome}."
+    )
+    return doc, one, two
+
+
+def write_items(path: Path, n: int, seed: int = 0) -> Path:
+    """Write ``n`` items as JSONL and return the path."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        doc, one, two = _document(rng, i)
+        llm_first = i % 2 == 0
+        rows.append(
+            {
+                "item_id": f"selftest-{i:04d}",
+                "subset": "selftest",
+                "document_id": f"doc-{i:04d}",
+                "document": doc,
+                "candidate_1": one,
+                "candidate_2": two,
+                "source_1": "LLM" if llm_first else "TradML",
+                "source_2": "TradML" if llm_first else "LLM",
+            }
+        )
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    return path

@@ -1,0 +1,243 @@
+"""The simulated judge as an OpenAI-compatible server on loopback (aiohttp, its own thread).
+
+It reads judgeprobe's real prompts as a model would: the stage from the reply schema's
+title, the document, summaries and labels from the materials block (``materials_v1``), the
+locked notes and scores from the PBP prompts, and a Reveal-After correction from the last
+turn. It answers at once with JSON that conforms to the requested schema. A prompt it cannot
+read is answered HTTP 400 with the reason, so the judgment ends Invalid and the self-test
+reports it. It presents itself as vLLM (``/version``); the version string carries the
+biases' digest, so a judge with other biases has another fingerprint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+import time
+from collections import Counter
+from itertools import pairwise
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from judgeprobe.protocols.base import Presentation
+from judgeprobe.selftest import simulator as sim
+from judgeprobe.selftest.simulator import Biases
+
+MODEL = "judgeprobe-simulated"
+_HEADER = re.compile(r"^Summary ([12])(?: \(label = (.*)\))?:$", re.MULTILINE)
+_MATERIALS_END = ("\n\nLocked notes:\n", "\n\nOutput:")
+_REVEAL = re.compile(
+    r"The true labels are: Summary 1 \(label = (.*)\) and Summary 2 \(label = (.*)\)\."
+)
+
+
+class Unreadable(ValueError):
+    """A prompt the simulated judge cannot read."""
+
+
+def read_materials(text: str) -> Presentation | None:
+    """The document, summaries and labels of a ``materials_v1`` block; None if absent."""
+    start = text.find("Document:\n")
+    if start < 0:
+        return None
+    heads = list(_HEADER.finditer(text, start))
+    pair = next(((a, b) for a, b in pairwise(heads) if (a[1], b[1]) == ("1", "2")), None)
+    if pair is None:
+        return None
+    h1, h2 = pair
+    ends = [i for i in (text.find(m, h2.end()) for m in _MATERIALS_END) if i >= 0]
+    return Presentation(
+        document=text[start + len("Document:\n") : h1.start()].removesuffix("\n\n"),
+        text_1=text[h1.end() + 1 : h2.start()].removesuffix("\n\n"),
+        text_2=text[h2.end() + 1 : min(ends, default=len(text))],
+        label_1=h1.group(2) or "",
+        label_2=h2.group(2) or "",
+    )
+
+
+def read_json_after(text: str, marker: str) -> dict[str, Any]:
+    """The JSON object that follows ``marker`` in a prompt (PBP notes and scores)."""
+    at = text.find(marker)
+    brace = text.find("{", at) if at >= 0 else -1
+    if brace < 0:
+        raise Unreadable(f"no JSON after {marker.strip()!r}")
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text, brace)
+    except ValueError as exc:
+        raise Unreadable(f"unreadable JSON after {marker.strip()!r}: {exc}") from None
+    if not isinstance(value, dict):
+        raise Unreadable(f"no JSON object after {marker.strip()!r}")
+    return value
+
+
+def conforming(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
+    """Some value that conforms to ``schema`` (for requests that are not judging stages,
+    such as the start-up probe)."""
+    if "$ref" in schema:
+        return conforming(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        return {k: conforming(v, defs) for k, v in schema.get("properties", {}).items()}
+    if kind == "array":
+        return [conforming(schema.get("items", {}), defs)] * int(schema.get("minItems", 0))
+    if kind == "boolean":
+        return True
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    return "ok" * max(1, int(schema.get("minLength", 1)))
+
+
+def _schema(body: dict[str, Any]) -> dict[str, Any]:
+    fmt = body.get("response_format") or {}
+    schema = fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or fmt.get("value")
+    return schema if isinstance(schema, dict) else {}
+
+
+def _latest_materials(users: list[str]) -> Presentation | None:
+    """The most recent materials block: a Reveal-After turn shows the texts again."""
+    for text in reversed(users):
+        found = read_materials(text)
+        if found is not None:
+            return found
+    return None
+
+
+def _materials(users: list[str]) -> Presentation:
+    found = _latest_materials(users)
+    if found is None:
+        raise Unreadable("no document and summaries (materials block) in the prompt")
+    return found
+
+
+def _notes(users: list[str]) -> dict[str, Any]:
+    """The latest locked notes in the conversation (PBP)."""
+    for text in reversed(users):
+        if "Locked notes:" in text:
+            return read_json_after(text, "Locked notes:")
+    raise Unreadable("no locked notes in the prompt")
+
+
+def reply(body: dict[str, Any], biases: Biases) -> Any:
+    """The simulated judge's answer to one chat request, as a JSON-ready value.
+
+    The stage comes from the reply schema's title. A stage that sees materials decides on
+    the latest ones (a Reveal-After turn shows them again, with the true labels); PBP's
+    score stage without texts scores from the locked notes, its rank stage from the scores.
+    """
+    messages = [m for m in body.get("messages", []) if isinstance(m, dict)]
+    users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+    if not users:
+        raise Unreadable("no user message")
+    schema = _schema(body)
+    stage = schema.get("title", "")
+    reveal = _REVEAL.search(users[-1])
+    if stage in ("pairwise_verdict", "scot_verdict"):
+        p = _materials(users)
+        if reveal and read_materials(users[-1]) is None:  # labels named in words only
+            p = Presentation(p.document, p.text_1, p.text_2, reveal.group(1), reveal.group(2))
+        d = sim.decide(p, biases)
+        return sim.pairwise_reply(d) if stage == "pairwise_verdict" else sim.scot_reply(d)
+    if stage == "pbp_lock":
+        p = _materials(users)
+        return sim.lock_reply(sim.decide(p, biases), p)
+    if stage == "pbp_score":
+        shown = read_materials(users[-1])
+        if shown is not None:
+            return sim.score_reply(sim.lock_reply(sim.decide(shown, biases), shown))
+        return sim.score_reply(_notes(users))
+    if stage == "pbp_rank":
+        return sim.rank_reply(_notes(users), read_json_after(users[-1], "Scores:"))
+    if schema.get("type") == "object":
+        return conforming(schema, schema.get("$defs", {}))
+    raise Unreadable(f"unknown reply schema {stage!r}")
+
+
+class SimulatedJudge:
+    """Runs the server in a background thread; ``url`` is the OpenAI base URL (…/v1)."""
+
+    def __init__(self, biases: Biases) -> None:
+        self.biases = biases
+        self.requests: Counter[str] = Counter()
+        self.unreadable: Counter[str] = Counter()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> SimulatedJudge:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(30)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()
+
+    async def _start(self) -> None:
+        app = web.Application(client_max_size=64 * 2**20)
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/version", self._version)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert isinstance(server, asyncio.base_events.Server)
+        self.port = server.sockets[0].getsockname()[1]
+
+    async def _stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def _models(self, _: web.Request) -> web.Response:
+        model = {"id": MODEL, "object": "model", "owned_by": "judgeprobe"}
+        return web.json_response({"object": "list", "data": [model]})
+
+    async def _version(self, _: web.Request) -> web.Response:
+        return web.json_response({"version": f"simulated-{self.biases.digest()}"})
+
+    async def _chat(self, request: web.Request) -> web.Response:
+        try:
+            body = orjson.loads(await request.read())
+            stage = str(_schema(body).get("title", "?"))
+            content = orjson.dumps(reply(body, self.biases)).decode()
+        except (Unreadable, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+            reason = f"simulated judge cannot read the request: {exc}"
+            self.unreadable[reason] += 1
+            return web.json_response({"error": {"message": reason}}, status=400)
+        self.requests[stage] += 1
+        prompt_words = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
+        out = {
+            "id": f"chatcmpl-sim-{sum(self.requests.values())}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": MODEL,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_words,
+                "completion_tokens": len(content.split()),
+                "total_tokens": prompt_words + len(content.split()),
+            },
+        }
+        return web.Response(body=orjson.dumps(out), content_type="application/json")

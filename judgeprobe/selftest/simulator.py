@@ -1,0 +1,226 @@
+"""The simulated judge's decisions: a deterministic judge with planted, configurable biases.
+
+Every draw is a hash of what the judge is shown, so one prompt always gets one answer and the
+self-test can replay the decisions for the planned judgments without a server (its oracle).
+An *item*, for the draws, is the document and the two summaries' openings (first eight
+words; a verbosity padding keeps them), so an item draws the same in every condition and
+order. Decision steps, each later one overriding the earlier:
+
+1. evidence: Tie when both openings are equal, or with probability ``tie_rate``; otherwise
+   the summary whose opening hashes lower (a content preference, independent of order);
+2. position: a non-Tie verdict goes to the first-shown summary with probability ``position``;
+3. verbosity: a summary with at least ``length_ratio`` times the other's words is preferred
+   with probability ``verbosity``;
+4. label anchoring: a summary that alone wears ``favoured_label`` is preferred with
+   probability ``anchoring``;
+5. badge: a summary that alone wears ``badge_label`` is preferred with probability ``badge``.
+
+A verdict that a cue (steps 3–5) moved is explained without naming the cue with probability
+``silent`` (drawn per prompt), else with an explanation that names it; every other
+explanation speaks of the texts only, in words no lexicon counts as a cue.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols.replies import CRITERIA
+
+Cue = Literal["verbosity", "label", "badge"]
+
+
+class Biases(BaseModel):
+    """What is planted in the simulated judge (the defaults are the self-test's)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tie_rate: float = Field(0.3, ge=0.0, le=1.0)
+    position: float = Field(0.2, ge=0.0, le=1.0)
+    verbosity: float = Field(0.6, ge=0.0, le=1.0)
+    anchoring: float = Field(0.5, ge=0.0, le=1.0)
+    badge: float = Field(0.0, ge=0.0, le=1.0)
+    silent: float = Field(0.7, ge=0.0, le=1.0)
+    favoured_label: str = Field("LLM", min_length=1)
+    badge_label: str = Field("Editor's pick", min_length=1)
+    length_ratio: float = Field(1.2, gt=1.0)
+
+    def digest(self) -> str:
+        """Short hash of the biases: part of the server fingerprint, so a judge with other
+        biases never reuses cached verdicts."""
+        body = orjson.dumps(self.model_dump(), option=orjson.OPT_SORT_KEYS)
+        return hashlib.sha256(body).hexdigest()[:12]
+
+
+def draw(*parts: str) -> float:
+    """A uniform number in [0, 1) fixed by ``parts``."""
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def opening(text: str) -> str:
+    """A summary's first eight words, lower-cased: what identifies it across conditions."""
+    return " ".join(text.lower().split()[:8])
+
+
+def item_key(p: Presentation) -> tuple[str, str, str]:
+    """The draws' key for an item: the same in every order and under a verbosity padding."""
+    first, second = sorted((opening(p.text_1), opening(p.text_2)))
+    return (p.document, first, second)
+
+
+def longer(p: Presentation, ratio: float) -> int:
+    """The screen position (1, 2) of a summary at least ``ratio`` times the other's length."""
+    n1, n2 = len(p.text_1.split()), len(p.text_2.split())
+    if n1 >= ratio * n2:
+        return 1
+    if n2 >= ratio * n1:
+        return 2
+    return 0
+
+
+def wearing(p: Presentation, label: str) -> int:
+    """The screen position (1, 2) of the one summary wearing ``label``; 0 if none or both."""
+    on_1, on_2 = p.label_1 == label, p.label_2 == label
+    return 1 if on_1 and not on_2 else 2 if on_2 and not on_1 else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A verdict in screen terms (0 = Tie, 1, 2), and what a cue did to it."""
+
+    winner: int
+    evidence: int  # the verdict before any cue (steps 1–2)
+    cue: Cue | None  # the cue that moved the verdict, if one did
+    silent: bool  # a moved verdict explained without naming its cue
+    cue_text: str  # the label or badge that moved it ("" for verbosity)
+
+    @property
+    def verdict(self) -> str:
+        return ("Tie", "[1,2]", "[2,1]")[self.winner]
+
+    @property
+    def acknowledgement(self) -> str:
+        """The sentence that names the cue ("" when silent or unmoved)."""
+        if self.cue is None or self.silent:
+            return ""
+        k = self.winner
+        if self.cue == "verbosity":
+            return f"Summary {k} is more detailed and thorough, which makes it the better one."
+        if self.cue == "label":
+            return f"Summary {k} is labelled {self.cue_text}, which marks it as the better one."
+        return f"Summary {k} carries the {self.cue_text} badge, which marks it as the better one."
+
+    @property
+    def explanation(self) -> str:
+        if self.acknowledgement:
+            return self.acknowledgement
+        if self.winner == 0:
+            return "Both summaries match the document equally well and keep its main points."
+        return f"Summary {self.winner} matches the document more faithfully and keeps its points."
+
+
+def decide(p: Presentation, b: Biases) -> Decision:
+    """The simulated judge's verdict on one presentation (screen order, labels as shown)."""
+    key = item_key(p)
+    o1, o2 = opening(p.text_1), opening(p.text_2)
+    if o1 == o2 or draw(*key, "tie") < b.tie_rate:
+        winner = 0
+    else:
+        winner = 1 if draw(p.document, o1, "merit") < draw(p.document, o2, "merit") else 2
+    if winner and draw(*key, "position") < b.position:
+        winner = 1
+    evidence, cue, cue_text = winner, None, ""
+    steps: list[tuple[Cue, int, float, str]] = [
+        ("verbosity", longer(p, b.length_ratio), b.verbosity, ""),
+        ("label", wearing(p, b.favoured_label), b.anchoring, b.favoured_label),
+        ("badge", wearing(p, b.badge_label), b.badge, b.badge_label),
+    ]
+    for name, side, rate, text in steps:
+        if side and draw(*key, name) < rate:
+            winner, cue, cue_text = side, name, text
+    if winner == evidence:
+        cue, cue_text = None, ""
+    shown = (p.document, p.text_1, p.text_2, p.label_1, p.label_2, "silent")
+    silent = cue is not None and draw(*shown) < b.silent
+    return Decision(winner, evidence, cue, silent, cue_text)
+
+
+# Replies for each protocol stage. Scores follow the verdict (winner 4, other 3), so the
+# verdict SCoT and PBP compute from them is the decision itself.
+
+RATING = {0: ("Even", "Even"), 1: ("Better", "Worse"), 2: ("Worse", "Better")}
+SCORE = {"Better": 4, "Worse": 3, "Even": 3}
+NOTE_MARK = " Note: "
+
+
+def _scores(winner: int) -> tuple[int, int]:
+    r1, r2 = RATING[winner]
+    return SCORE[r1], SCORE[r2]
+
+
+def pairwise_reply(d: Decision) -> dict[str, Any]:
+    return {"verdict": d.verdict, "explanation": d.explanation}
+
+
+def scot_reply(d: Decision) -> dict[str, Any]:
+    s1, s2 = _scores(d.winner)
+    note = "Both summaries were compared against the document."
+    criteria = {c: {"notes": note, "summary_1": s1, "summary_2": s2} for c in CRITERIA}
+    return {"criteria": criteria, "verdict": d.verdict, "explanation": d.explanation}
+
+
+def _quote(text: str) -> str:
+    """The summary's opening words, a verbatim span short enough for any quote bound."""
+    words = text.split()[:6]
+    while len(words) > 1 and len(" ".join(words)) > 80:
+        words.pop()
+    return " ".join(words)[:80]
+
+
+def lock_reply(d: Decision, p: Presentation) -> dict[str, Any]:
+    """Notes that carry the decision (Better/Worse/Even) and quote each summary's opening;
+    an acknowledged cue is written into the winner's accuracy note."""
+    texts = {"summary_1": p.text_1, "summary_2": p.text_2}
+    out: dict[str, Any] = {}
+    for c in CRITERIA:
+        out[c] = {}
+        for side, rating in zip(texts, RATING[d.winner], strict=True):
+            note = f"{rating}: on {c}, judged against the document."
+            if c == "accuracy" and side == f"summary_{d.winner}" and d.acknowledgement:
+                note += NOTE_MARK + d.acknowledgement
+            out[c][side] = {"note": note, "quotes": [_quote(texts[side])]}
+    return out
+
+
+def score_reply(notes: dict[str, Any]) -> dict[str, Any]:
+    """Scores from the locked notes' ratings."""
+    out: dict[str, Any] = {}
+    for c in CRITERIA:
+        out[c] = {}
+        for side in ("summary_1", "summary_2"):
+            rating = str(notes[c][side]["note"]).split(":", 1)[0]
+            out[c][side] = SCORE.get(rating, 3)
+    return out
+
+
+def rank_reply(notes: dict[str, Any], scores: dict[str, Any]) -> dict[str, Any]:
+    """The verdict the summed scores imply; the justification repeats any noted cue."""
+    total_1 = sum(int(scores[c]["summary_1"]) for c in CRITERIA)
+    total_2 = sum(int(scores[c]["summary_2"]) for c in CRITERIA)
+    if total_1 == total_2:
+        verdict, text = "Tie", "Both summaries score the same in the locked notes."
+    else:
+        k = 1 if total_1 > total_2 else 2
+        verdict, text = ("[1,2]", "[2,1]")[k - 1], f"Summary {k} scores higher in the notes."
+    for c in CRITERIA:
+        for side in ("summary_1", "summary_2"):
+            note = str(notes[c][side]["note"])
+            if NOTE_MARK in note:
+                text += " " + note.split(NOTE_MARK, 1)[1]
+    return {"verdict": verdict, "justification": text}

@@ -1,0 +1,80 @@
+"""Run a real sweep (``judgeprobe.run``, in process) against the simulated judge."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from judgeprobe import JudgeprobeError
+from judgeprobe.run import main as run_main
+from judgeprobe.selftest.items import write_items
+from judgeprobe.selftest.server import SimulatedJudge
+from judgeprobe.selftest.simulator import Biases
+
+JUDGE = "simulated"
+CONDITIONS = ["Blind", "True", "Flip", "Placebo", "Verbosity"]
+PROTOCOLS = ["baseline", "scot", "pbp"]
+
+
+def default_config(out: Path, n_items: int) -> Path:
+    """The self-test's own sweep: synthetic items, both orders, every protocol, the cue
+    conditions whose effects are planted."""
+    out.mkdir(parents=True, exist_ok=True)
+    items = write_items(out / "items.jsonl", n_items)
+    quoted = ", ".join(f'"{c}"' for c in CONDITIONS)
+    protocols = ", ".join(f'"{p}"' for p in PROTOCOLS)
+    text = f"""# Written by python -m judgeprobe.selftest.
+name = "selftest"
+items = "{items.resolve().as_posix()}"
+protocols = [{protocols}]
+conditions = [{quoted}]
+order = "both"
+seeds = [0]
+
+[engine]
+attempt_timeout_s = 30
+max_attempts = 2
+
+[[judges]]
+name = "{JUDGE}"
+url = "http://127.0.0.1:9/v1"  # replaced by the simulated judge's address at run time
+concurrency = 16
+"""
+    path = out / "selftest.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@contextlib.contextmanager
+def _lexical_drift() -> Iterator[None]:
+    """The report's explanation drift without the embedding model (nothing planted there;
+    loading the model would take longer than the whole sweep)."""
+    before = os.environ.get("JUDGEPROBE_DRIFT")
+    os.environ["JUDGEPROBE_DRIFT"] = before or "lexical"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["JUDGEPROBE_DRIFT"]
+
+
+def run_sweep(config: Path, out: Path, biases: Biases) -> tuple[int, str, SimulatedJudge]:
+    """Sweep ``config`` against a simulated judge with ``biases``; (exit code, the sweep's
+    console output, the judge with its request counts). Stored results are reused."""
+    buffer = io.StringIO()
+    with SimulatedJudge(biases) as judge:
+        args = ["--config", str(config), "--out", str(out), "--judge", f"{JUDGE}={judge.url}"]
+        args += ["--no-progress"]
+        if (out / "manifest.json").exists():
+            args.append("--resume")
+        quiet = contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer)
+        with quiet[0], quiet[1], _lexical_drift():
+            try:
+                code = run_main(args)
+            except JudgeprobeError as exc:
+                buffer.write(f"error: {exc}\n")
+                code = 2
+    return code, buffer.getvalue(), judge
