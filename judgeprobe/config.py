@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.structured import BACKENDS
+from judgeprobe.metrics.flags import Readability
+from judgeprobe.protocols.budget import CHARS_PER_TOKEN, MARGIN
 from judgeprobe.protocols.replies import CRITERIA
 
 EMBEDDED_URL = "http://127.0.0.1:8080/v1"
@@ -106,6 +108,10 @@ class EngineConfig(BaseModel):
     sweep_deadline_s: float | None = Field(default=None, gt=0)
     backoff_base_s: float = Field(default=0.5, ge=0)
     backoff_cap_s: float = Field(default=30.0, ge=0)
+    # A reply cut at max_tokens is asked once more with factor × the stage's budget (never
+    # re-sent unchanged, never re-asked), up to the cap; counted as an escalation.
+    escalation_factor: float = Field(default=2.0, gt=1.0)
+    max_tokens_cap: int = Field(default=4096, ge=16)
 
 
 class ProtocolOptions(BaseModel):
@@ -116,10 +122,15 @@ class ProtocolOptions(BaseModel):
     weights: dict[str, float] = Field(default_factory=lambda: dict.fromkeys(CRITERIA, 1.0))
     tie_tolerance: float = Field(default=0.0, ge=0.0)  # |weighted sum 1 − sum 2| ≤ this → Tie
     pbp_score_sees_texts: bool = True  # PBP stage 2 sees document and summaries again
-    scot_max_tokens: int = Field(default=900, ge=16)
-    pbp_lock_max_tokens: int = Field(default=900, ge=16)
-    pbp_score_max_tokens: int = Field(default=200, ge=16)
-    pbp_rank_max_tokens: int = Field(default=200, ge=16)
+    # Token budgets: each stage's is sized from its reply schema at the judge's measured
+    # characters per token (judgeprobe.protocols.budget); a value here replaces a stage's.
+    chars_per_token: float = Field(default=CHARS_PER_TOKEN, gt=0.0)
+    budget_margin: float = Field(default=MARGIN, ge=1.0)
+    baseline_max_tokens: int | None = Field(default=None, ge=16)
+    scot_max_tokens: int | None = Field(default=None, ge=16)
+    pbp_lock_max_tokens: int | None = Field(default=None, ge=16)
+    pbp_score_max_tokens: int | None = Field(default=None, ge=16)
+    pbp_rank_max_tokens: int | None = Field(default=None, ge=16)
 
     @field_validator("weights")
     @classmethod
@@ -154,6 +165,7 @@ class SweepConfig(BaseModel):
     sampling: Sampling = Field(default_factory=Sampling)
     engine: EngineConfig = Field(default_factory=EngineConfig)
     protocol: ProtocolOptions = Field(default_factory=ProtocolOptions)
+    report: Readability = Field(default_factory=Readability)  # when a cell is flagged unreadable
     judges: list[JudgeConfig] = Field(default_factory=default_judges, min_length=1)
     cues: dict[str, dict[str, Any]] = Field(default_factory=dict)  # user-defined conditions
 
@@ -167,7 +179,7 @@ class SweepConfig(BaseModel):
 
     def digest(self) -> str:
         """Hash of everything that decides the requests (judge URLs excluded: swappable)."""
-        body = self.model_dump(exclude={"judges"})
+        body = self.model_dump(exclude={"judges", "report"})
         body["judges"] = [j.name for j in self.judges]
         return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 

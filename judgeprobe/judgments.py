@@ -43,6 +43,7 @@ def _from_outcome(o: Outcome) -> dict[str, Any]:
         "completion_tokens": o.completion_tokens,
         "attempts": o.attempts,
         "reasks": o.reasks,
+        "escalations": o.escalations,
         "model": o.model,
         "n_requests": len(o.request_keys),
         "turn1_verdict": o.turn1_verdict,

@@ -102,6 +102,7 @@ def build_manifest(
         "determinism": cfg.sampling.determinism(cfg.seeds[0]),
         "templates": {name: load_template(name).sha256 for name in sorted(names)},
         "protocol_templates": {n: templates_hash(p.templates) for n, p in protocols.items()},
+        "budgets": {n: dict(p.budgets) for n, p in protocols.items()},  # max_tokens per stage
         "schemas": {str(schema_of(m)["title"]): _sha(schema_of(m)) for m in REPLY_MODELS},
         "conditions": {name: conditions[name].model_dump() for name in cfg.conditions},
         "judges": [

@@ -9,35 +9,50 @@ scheduler keeps them together: ``document_of`` is its grouping key).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
 
 import orjson
+from pydantic import BaseModel
 
 from judgeprobe.conditions import Condition, ResolvedCue
 from judgeprobe.config import SweepConfig
 from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.job import REVEAL_TEMPLATE, Job
 from judgeprobe.records import Item, Order
 
 
 def build_protocols(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
-    """The configured protocol objects, by name."""
+    """The configured protocol objects, by name, each with its stages' token budgets."""
     o = cfg.protocol
+
+    def budgets(replies: Mapping[str, type[BaseModel]], **fixed: int | None) -> dict[str, int]:
+        return stage_budgets(replies, o.chars_per_token, o.budget_margin, fixed)
+
     every: dict[str, JudgeProtocol] = {
-        "baseline": Baseline(max_tokens=cfg.sampling.max_tokens),
+        "baseline": Baseline(
+            budgets=budgets(
+                Baseline.replies, verdict=o.baseline_max_tokens, reveal=o.baseline_max_tokens
+            )
+        ),
         "scot": SCoT(
-            weights=o.weights, tie_tolerance=o.tie_tolerance, max_tokens=o.scot_max_tokens
+            weights=o.weights,
+            tie_tolerance=o.tie_tolerance,
+            budgets=budgets(SCoT.replies, verdict=o.scot_max_tokens),
         ),
         "pbp": PBP(
             weights=o.weights,
             tie_tolerance=o.tie_tolerance,
             score_sees_texts=o.pbp_score_sees_texts,
-            max_tokens_lock=o.pbp_lock_max_tokens,
-            max_tokens_score=o.pbp_score_max_tokens,
-            max_tokens_rank=o.pbp_rank_max_tokens,
+            budgets=budgets(
+                PBP.replies,
+                lock=o.pbp_lock_max_tokens,
+                score=o.pbp_score_max_tokens,
+                rank=o.pbp_rank_max_tokens,
+            ),
         ),
     }
     return {name: every[name] for name in cfg.protocols}

@@ -94,6 +94,7 @@ JUDGMENT_SCHEMA: dict[str, pl.DataType] = {
     "raw_verdict": pl.String(),
     "attempts": pl.Int64(),
     "reasks": pl.Int64(),
+    "escalations": pl.Int64(),
     "model": pl.String(),
     "fingerprint": pl.String(),
     "template_hash": pl.String(),

@@ -38,6 +38,7 @@ from judgeprobe.engine.shard import Shard
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.judgments import judgment_rows, write_judgments
 from judgeprobe.manifest import build_manifest, write_json
+from judgeprobe.metrics.flags import run_limits
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.table import print_table, write_csv
@@ -150,7 +151,7 @@ def shard_record(shard: Shard | None) -> dict[str, int] | None:
 
 def finish(out: Path, frame: pl.DataFrame, console: Console) -> int:
     """Metrics, the printed table and the report from a judgments table; invalid count."""
-    table = outcome_table(frame)
+    table = outcome_table(frame, run_limits(read_manifest(out)))
     write_csv(table, out / "metrics.csv")
     print_table(table)
     report = build_report(out, load_lexicons(None))

@@ -6,6 +6,8 @@ results are deterministic. A share of
 chat requests fail in a chosen way: HTTP 429 (with Retry-After), 500, 503, a stall past the
 client's timeout, a connection reset, truncated JSON, non-JSON text, or wrong-schema JSON.
 Requests for the start-up probe's tiny schema are never faulted, unless ``nonconforming``.
+``reply_tokens`` makes every reply that long: asked for fewer tokens (``max_tokens``), the
+server cuts it there with ``finish_reason`` "length", as a real one does with over-long JSON.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class FakeJudge:
         hang: bool = False,
         latency_s: float = 0.0,
         fixed_status: int | None = None,
+        reply_tokens: int | None = None,
     ) -> None:
         self.fault_rate = fault_rate
         self.faults = faults
@@ -75,6 +78,7 @@ class FakeJudge:
         self.hang = hang
         self.latency_s = latency_s
         self.fixed_status = fixed_status
+        self.reply_tokens = reply_tokens
         self.rng = random.Random(seed)
         self.injected: Counter[str] = Counter()
         self.chat_requests = 0
@@ -127,7 +131,7 @@ class FakeJudge:
     async def _version(self, _: web.Request) -> web.Response:
         return web.json_response({"version": "fake-0.1"})
 
-    def _completion(self, content: str, finish: str = "stop") -> web.Response:
+    def _completion(self, content: str, finish: str = "stop", tokens: int = 20) -> web.Response:
         body = {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
@@ -140,7 +144,11 @@ class FakeJudge:
                     "finish_reason": finish,
                 }
             ],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+            "usage": {
+                "prompt_tokens": 100,
+                "completion_tokens": tokens,
+                "total_tokens": 100 + tokens,
+            },
         }
         return web.Response(body=orjson.dumps(body), content_type="application/json")
 
@@ -164,6 +172,13 @@ class FakeJudge:
         if self.fixed_status is not None:
             return web.json_response({"error": {"message": "fixed"}}, status=self.fixed_status)
         good = reply_for(orjson.dumps(body["messages"][:1]).decode(), schema)
+        if self.reply_tokens is not None:
+            budget = int(body.get("max_tokens") or self.reply_tokens)
+            if budget >= self.reply_tokens:
+                return self._completion(good, tokens=self.reply_tokens)
+            return self._completion(
+                good[: len(good) * budget // self.reply_tokens], "length", budget
+            )
         if self.rng.random() >= self.fault_rate:
             return self._completion(good)
         fault = self.rng.choice(self.faults)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx2 as _httpx
 import openai
+import orjson
 import polars as pl
 import pytest
 from tenacity import RetryCallState
@@ -121,3 +123,55 @@ def test_stuck_server_cannot_hang_the_sweep(tmp_path: Path) -> None:
     assert j.height == 12
     assert (j["verdict"] == "Invalid").all()
     assert j["invalid_reason"].str.starts_with("not run").all()
+
+
+# --- truncation: escalated once, never re-asked or re-sent unchanged ---------------------------
+
+
+def _overlong(tmp_path: Path, reply_tokens: int, **engine: Any) -> tuple[pl.DataFrame, list[Any]]:
+    """A Baseline sweep (2 items, Blind, budget 100) against a judge whose every reply takes
+    ``reply_tokens``: the judgments and every chat request the judge received."""
+    items = make_items(tmp_path / "items.jsonl", 2)
+    with FakeJudge(reply_tokens=reply_tokens) as judge:
+        cfg = write_config(tmp_path / "c.toml", judge.url, items, engine=engine,
+                           conditions=["Blind"], order="12")  # fmt: skip
+        cfg.write_text(cfg.read_text() + "\n[protocol]\nbaseline_max_tokens = 100\n")
+        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+        bodies = list(judge.bodies)
+    assert proc.returncode == 0, proc.stderr
+    return pl.read_parquet(tmp_path / "run" / "judgments.parquet"), bodies
+
+
+def _sent_once(bodies: list[Any]) -> None:
+    """No request went out twice unchanged, and none was a re-ask (one user turn each)."""
+    sent = [orjson.dumps([b["messages"], b["max_tokens"]]) for b in bodies]
+    assert len(set(sent)) == len(sent)
+    assert all(len(b["messages"]) == 1 for b in bodies)
+
+
+def test_overlong_json_is_escalated_once_with_a_larger_budget(tmp_path: Path) -> None:
+    j, bodies = _overlong(tmp_path, reply_tokens=150)
+    assert sorted(b["max_tokens"] for b in bodies) == [100, 100, 200, 200]
+    _sent_once(bodies)
+    assert (j["verdict"] != "Invalid").all()
+    assert j.select("escalations", "reasks", "attempts").unique().rows() == [(1, 0, 2)]
+    assert (j["completion_tokens"] == 100 + 150).all()  # the cut reply's tokens count too
+    costs = (tmp_path / "run" / "report.md").read_text()
+    assert "escalations" in costs and "reasks" in costs
+
+
+def test_a_reply_cut_again_after_escalation_is_invalid(tmp_path: Path) -> None:
+    j, bodies = _overlong(tmp_path, reply_tokens=1000)
+    assert sorted(b["max_tokens"] for b in bodies) == [100, 100, 200, 200]
+    _sent_once(bodies)
+    assert (j["verdict"] == "Invalid").all()
+    assert j["invalid_reason"].str.contains("truncated JSON").all()
+    assert j["invalid_reason"].str.ends_with("at 200 tokens, after one escalation").all()
+    assert j.select("escalations", "reasks", "attempts").unique().rows() == [(1, 0, 2)]
+
+
+def test_a_budget_at_the_cap_is_not_escalated(tmp_path: Path) -> None:
+    j, bodies = _overlong(tmp_path, reply_tokens=150, max_tokens_cap=100)
+    assert [b["max_tokens"] for b in bodies] == [100, 100]
+    assert j["invalid_reason"].str.ends_with("the cap; not escalated").all()
+    assert j.select("escalations", "reasks", "attempts").unique().rows() == [(0, 0, 1)]

@@ -17,9 +17,11 @@ from judgeprobe.candidates.attacks import confidence, verbosity
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols.budget import size_budget
 from judgeprobe.protocols.job import SCREEN_TO_CANDIDATE
-from judgeprobe.protocols.pbp import as_text
+from judgeprobe.protocols.pbp import LOCK_TEMPLATE, as_text
 from judgeprobe.protocols.quotes import verify_quote
+from judgeprobe.protocols.replies import LockReply, RankReply, ScoreReply
 from judgeprobe.protocols.scoring import verdict_from_scores
 from judgeprobe.records import Item
 from judgeprobe.run import main
@@ -91,10 +93,16 @@ def test_pbp_stage_isolation_exact_messages(tmp_path: Path, sees_texts: bool) ->
             protocol_table=f"pbp_score_sees_texts = {'true' if sees_texts else 'false'}",
         )  # fmt: skip
         lock, score, rank = _prompts(judge)
+        budgets = [b["max_tokens"] for b in judge.bodies]
     item = orjson.loads((tmp_path / "items.jsonl").read_bytes().splitlines()[0])
     p = Presentation(item["document"], item["candidate_1"], item["candidate_2"], "LLM", "TradML")
-    assert lock == [{"role": "user", "content": load_template("pbp_lock_v1").fill(
+    assert lock == [{"role": "user", "content": load_template(LOCK_TEMPLATE).fill(
         {"MATERIALS": p.materials()})}]  # fmt: skip
+    # Each stage asks for the budget sized from its schema, as the manifest records it.
+    manifest = orjson.loads((tmp_path / "run" / "manifest.json").read_bytes())
+    assert manifest["budgets"]["pbp"] == {"lock": budgets[0], "score": budgets[1],
+                                          "rank": budgets[2]}  # fmt: skip
+    assert budgets == [size_budget(m) for m in (LockReply, ScoreReply, RankReply)]
     # Stage 2 sees the locked notes exactly as stage 1 returned them, and the texts only if allowed.
     notes = orjson.loads(judge_reply(lock))
     want_score = load_template("pbp_score_v1").fill(

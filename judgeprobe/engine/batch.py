@@ -55,9 +55,11 @@ def batch_info(judge: JudgeConfig) -> ServerInfo:
     return server_info(judge.backend, judge.model, {"served_by": "batch"})
 
 
-def custom_id(key: str, round_: int) -> str:
-    """The batch line id of a request's first ask (its key) or its Nth re-ask."""
-    return key if round_ == 0 else f"{key}.reask{round_}"
+def custom_id(key: str, round_: int, escalated_to: int | None = None) -> str:
+    """The batch line id of a request's first ask (its key) or its Nth re-ask, with
+    ``.maxN`` when it is asked again with an escalated budget of N tokens."""
+    cid = key if round_ == 0 else f"{key}.reask{round_}"
+    return cid if escalated_to is None else f"{cid}.max{escalated_to}"
 
 
 class BatchEndpoint(Endpoint):
@@ -78,12 +80,13 @@ class BatchEndpoint(Endpoint):
         self._batch_engine = engine.model_copy(update={"max_attempts": 1})
 
     async def execute(self, req: Request) -> Result:
-        async def send(messages: list[Message], round_: int) -> Completion:
-            cid = custom_id(req.key, round_)
+        async def send(messages: list[Message], round_: int, max_tokens: int) -> Completion:
+            escalated_to = None if max_tokens == req.sampling.max_tokens else max_tokens
+            cid = custom_id(req.key, round_, escalated_to)
             record = self.store.get_answer(cid)
             answer = None if record is None else _answer(orjson.loads(record))
             if answer is None or (isinstance(answer, Exception) and not self.importing):
-                body = chat_body(req, messages, self.info, self.judge)
+                body = chat_body(req, messages, self.info, self.judge, max_tokens)
                 line = {"custom_id": cid, "method": "POST", "url": CHAT_URL, "body": body}
                 raise Deferred(cid, orjson.dumps(line) + b"\n")
             self.matched.add(hash(cid))

@@ -1,9 +1,11 @@
 """One judge endpoint: its replicas, bounded concurrency, a rate cap, retries and re-asks.
 
-Transport retries (tenacity) and re-asks (the reply did not conform) are counted apart. Every
-call ends as a ``Result``: valid, or invalid with the raw text and the reason. Never a default
-verdict, never a dropped request. The HTTP hot path is aiohttp with orjson bodies: the
-orchestrator must cost far less than the judge it drives (see bench/RESULTS.md).
+Transport retries (tenacity), re-asks (the reply did not conform) and escalations (the reply
+was cut at ``max_tokens``: asked once more with a larger budget, never re-sent unchanged) are
+counted apart. Every call ends as a ``Result``: valid, or invalid with the raw text and the
+reason. Never a default verdict, never a dropped request. The HTTP hot path is aiohttp with
+orjson bodies: the orchestrator must cost far less than the judge it drives (see
+bench/RESULTS.md).
 
 ``converse`` is the retry and re-ask policy on its own, over any ``send`` function, so a
 batch file's answers (judgeprobe.engine.batch) are validated exactly as live ones.
@@ -81,19 +83,29 @@ class Deferred(Exception):
         self.line = line
 
 
-#: Sends one conversation (the re-ask round is the int) and returns the judge's completion.
-Send = Callable[[list[Message], int], Awaitable[Completion]]
+#: Sends one conversation (re-ask round, max_tokens) and returns the judge's completion.
+Send = Callable[[list[Message], int, int], Awaitable[Completion]]
+
+
+def escalated(budget: int, engine: EngineConfig) -> int:
+    """The one larger budget a reply cut at ``budget`` tokens is asked again with."""
+    return min(engine.max_tokens_cap, int(budget * engine.escalation_factor))
 
 
 def chat_body(
-    req: Request, messages: list[Message], info: ServerInfo, judge: JudgeConfig
+    req: Request,
+    messages: list[Message],
+    info: ServerInfo,
+    judge: JudgeConfig,
+    max_tokens: int | None = None,
 ) -> dict[str, Any]:
-    """The OpenAI chat-completions body for one attempt (live or in a batch file)."""
+    """The OpenAI chat-completions body for one attempt (live or in a batch file);
+    ``max_tokens`` replaces the request's own budget (an escalation)."""
     body: dict[str, Any] = {
         "model": info.model,
         "messages": messages,
         **wire_sampling(info.backend, req.sampling).fields,  # mapped per backend, or refused
-        "max_tokens": req.sampling.max_tokens,
+        "max_tokens": max_tokens or req.sampling.max_tokens,
         "seed": req.seed,
         "response_format": response_format(info.backend, req.schema_name, req.schema),
     }
@@ -131,11 +143,15 @@ async def converse(
 ) -> Result:
     """Run one request to its end: a valid result or an explicit Invalid one.
 
+    A reply that does not conform is re-asked (up to ``max_reasks``); one cut at
+    ``max_tokens`` is not: the same conversation is sent once more with the escalated budget
+    (``escalated``), and a second cut, or a budget already at the cap, ends it Invalid.
     ``Deferred`` from ``send`` passes through: the request is not over, only handed on.
     """
     start = time.monotonic()
     messages = [dict(m) for m in req.messages]
-    attempts = reasks = prompt_tokens = completion_tokens = 0
+    attempts = reasks = escalations = prompt_tokens = completion_tokens = 0
+    budget = req.sampling.max_tokens
     deadline = start + engine.request_deadline_s
 
     def done(**fields: object) -> Result:
@@ -143,6 +159,7 @@ async def converse(
             key=req.key,
             attempts=attempts,
             reasks=reasks,
+            escalations=escalations,
             latency_s=time.monotonic() - start,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
@@ -156,7 +173,7 @@ async def converse(
         try:
             attempts += 1
             try:  # the first attempt goes out directly: tenacity only once one has failed
-                reply = await send(messages, reasks)
+                reply = await send(messages, reasks, budget)
             except Deferred:
                 raise
             except Exception as exc:
@@ -175,7 +192,7 @@ async def converse(
                 async for attempt in retrying:
                     with attempt:
                         attempts += 1
-                        reply = await send(messages, reasks)
+                        reply = await send(messages, reasks, budget)
         except Deferred:
             raise
         except Exception as exc:
@@ -190,6 +207,20 @@ async def converse(
         try:
             parsed = parse_reply(text, req.reply_model, finish)
         except ReplyError as exc:
+            if exc.truncated:
+                larger = escalated(budget, engine)
+                if escalations:
+                    how = "after one escalation"
+                elif larger <= budget:
+                    how = "the cap; not escalated"
+                elif time.monotonic() >= deadline:
+                    how = "request deadline passed; not escalated"
+                else:
+                    escalations += 1
+                    budget = larger
+                    continue  # the same conversation, a larger budget
+                reason = f"{exc} at {budget} tokens, {how}"
+                return done(status="invalid", raw=text, invalid_reason=reason, finish_reason=finish)
             if reasks < engine.max_reasks and time.monotonic() < deadline:
                 reasks += 1
                 messages += [
@@ -263,9 +294,8 @@ class Endpoint:
         """Run one request to its end: a valid result or an explicit Invalid one."""
         prefix = hash(req.messages[0]["content"][:PREFIX_CHARS]) if req.messages else 0
 
-        async def send(messages: list[Message], _round: int) -> Completion:
-            return await self._post(
-                orjson.dumps(chat_body(req, messages, self.info, self.judge)), prefix
-            )
+        async def send(messages: list[Message], _round: int, max_tokens: int) -> Completion:
+            body = chat_body(req, messages, self.info, self.judge, max_tokens)
+            return await self._post(orjson.dumps(body), prefix)
 
         return await converse(req, send, self.engine, self.info.model, self.judge.name)

@@ -67,6 +67,7 @@ class CachedAsker:
             "request_keys": [r.key for r in used],
             "attempts": sum(r.attempts for r in used),
             "reasks": sum(r.reasks for r in used),
+            "escalations": sum(r.escalations for r in used),
             "latency_s": sum(r.latency_s for r in used),
             "prompt_tokens": sum(r.prompt_tokens for r in used),
             "completion_tokens": sum(r.completion_tokens for r in used),

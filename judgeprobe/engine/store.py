@@ -38,6 +38,7 @@ class Result(BaseModel):
     retryable: bool = False
     attempts: int = 0
     reasks: int = 0
+    escalations: int = 0  # replies cut at max_tokens, asked again with a larger budget
     latency_s: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -65,6 +66,7 @@ class Outcome(BaseModel):
     request_keys: list[str] = []
     attempts: int = 0
     reasks: int = 0
+    escalations: int = 0  # replies cut at max_tokens, asked again with a larger budget
     latency_s: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -14,7 +14,16 @@ _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
 class ReplyError(ValueError):
-    """A reply that does not conform; the message is the stored ``invalid_reason``."""
+    """A reply that does not conform; the message is the stored ``invalid_reason``.
+
+    ``truncated``: the reply was cut at ``max_tokens`` before its JSON ended. Asking again
+    with the same budget would only cut it again, so the engine escalates the budget instead
+    of re-asking (``judgeprobe.engine.client.converse``).
+    """
+
+    def __init__(self, reason: str, truncated: bool = False) -> None:
+        super().__init__(reason)
+        self.truncated = truncated
 
 
 def strip_reasoning(text: str) -> str:
@@ -37,7 +46,7 @@ def parse_reply(text: str | None, model: type[BaseModel], finish_reason: str | N
         data = orjson.loads(body)
     except orjson.JSONDecodeError:
         if finish_reason == "length":
-            raise ReplyError("truncated JSON (hit max_tokens)") from None
+            raise ReplyError("truncated JSON (hit max_tokens)", truncated=True) from None
         raise ReplyError(f"not JSON: {body[:80]!r}") from None
     try:
         return model.model_validate(data)

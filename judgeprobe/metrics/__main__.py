@@ -11,6 +11,7 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.cli import main_guard
+from judgeprobe.metrics.flags import add_arguments, from_arguments
 from judgeprobe.metrics.outcome import REQUIRED, outcome_table
 from judgeprobe.metrics.table import print_table, write_csv
 
@@ -36,8 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, help="CSV to write (default: metrics.csv beside the input)"
     )
+    add_arguments(parser)
     args = parser.parse_args(argv)
-    table = outcome_table(load_judgments(args.judgments))
+    table = outcome_table(load_judgments(args.judgments), from_arguments(args))
     print_table(table)
     out = args.out or args.judgments.with_name("metrics.csv")
     write_csv(table, out)

@@ -3,7 +3,8 @@
 Counts come from the same per-item tables as the bootstrap (``units``): EDR, ND, paired
 LDS/TS/OLS/LAO, the marginal forms, the exact sign test of LDS against OLS, and cost. A rate
 with an empty denominator is null (shown "–"), never NaN or 0; directional metrics (LDS,
-OLS, LAO, marginal LDS/OLS, the sign test) need every target of the cell to be A or B.
+OLS, LAO, marginal LDS/OLS, the sign test) need every target of the cell to be A or B. The
+last column, ``flag``, says why a cell cannot be read ('' when it can; see ``metrics.flags``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import polars as pl
 from scipy.stats import binomtest
 
+from judgeprobe.metrics.flags import Readability, with_flags
 from judgeprobe.metrics.units import (
     BLIND,
     CELL,
@@ -42,8 +44,11 @@ def sign_test_p(k: int, n: int) -> float | None:
     return float(binomtest(k, n, 0.5).pvalue)
 
 
-def outcome_table(judgments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
-    """All outcome metrics, one row per (judge, protocol, condition), Blind first."""
+def outcome_table(
+    judgments: pl.DataFrame | pl.LazyFrame, limits: Readability | None = None
+) -> pl.DataFrame:
+    """All outcome metrics, one row per (judge, protocol, condition), Blind first, each
+    flagged when it cannot be read under ``limits``."""
     j = with_optional(judgments.lazy())
     counts = (
         cell_units(j)
@@ -112,4 +117,4 @@ def outcome_table(judgments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
         None if k is None else sign_test_p(k, k + (o or 0))
         for k, o in zip(table["lds_count"], table["ols_count"], strict=True)
     ]
-    return table.with_columns(sign_p=pl.Series(p_values, dtype=pl.Float64))
+    return with_flags(table.with_columns(sign_p=pl.Series(p_values, dtype=pl.Float64)), limits)

@@ -1,4 +1,4 @@
-"""Print and save the outcome metric table."""
+"""Print and save the outcome metric table; cells that cannot be read are marked."""
 
 from __future__ import annotations
 
@@ -38,16 +38,26 @@ def _fmt(value: object) -> str:
 
 
 def print_table(table: pl.DataFrame, console: Console | None = None, title: str = "") -> None:
+    """The outcome table; a flagged cell's row is dimmed and its flag shown last."""
     view = Table(title=title or "Outcome metrics (paired against Blind)", header_style="bold")
     for name in ("judge", "protocol", "condition"):
         view.add_column(name)
     for _, label in SHOWN:
         view.add_column(label, justify="right")
+    flagged = "flag" in table.columns
+    if flagged:
+        view.add_column("cannot be read")
     for row in table.iter_rows(named=True):
-        view.add_row(
-            row["judge"], row["protocol"], row["condition"], *(_fmt(row[c]) for c, _ in SHOWN)
+        flag = str(row["flag"] or "") if flagged else ""
+        cells = [row["judge"], row["protocol"], row["condition"], *(_fmt(row[c]) for c, _ in SHOWN)]
+        view.add_row(*cells, *([flag] if flagged else []), style="dim" if flag else None)
+    out = console or table_console()
+    out.print(view)
+    if flagged and (table["flag"] != "").any():
+        out.print(
+            f"{int((table['flag'] != '').sum())} of {table.height} cells cannot be read "
+            "(too many Invalid or too few items); their metrics are shown but not headlined."
         )
-    (console or table_console()).print(view)
 
 
 def table_console() -> Console:

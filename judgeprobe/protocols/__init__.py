@@ -9,6 +9,7 @@ and one entry in ``build_protocols``.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Protocol as TypingProtocol
 
 from judgeprobe.prompts import load_template
@@ -27,6 +28,10 @@ class JudgeProtocol(TypingProtocol):
     def templates(self) -> tuple[str, ...]: ...
     @property
     def stages(self) -> int: ...
+    @property
+    def budgets(self) -> Mapping[str, int]:
+        """``max_tokens`` per stage, sized from its reply schema or configured."""
+        ...
 
     async def run(self, p: Presentation, ask: Asker) -> Turn: ...
 

@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from pydantic import BaseModel
 
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
+from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.replies import PairwiseReply
 
 
 @dataclass(frozen=True)
 class Baseline:
+    replies: ClassVar[Mapping[str, type[BaseModel]]] = {
+        "verdict": PairwiseReply,
+        "reveal": PairwiseReply,
+    }
+    budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(Baseline.replies))
     name: str = "baseline"
     templates: tuple[str, ...] = ("baseline_v1", "materials_v1")
     stages: int = 1
-    max_tokens: int = 320
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         prompt = load_template("baseline_v1").fill({"MATERIALS": p.materials()})
         messages = [user(prompt)]
-        reply, raw = await ask_stage(ask, "verdict", messages, PairwiseReply, self.max_tokens)
+        budget = self.budgets["verdict"]
+        reply, raw = await ask_stage(ask, "verdict", messages, PairwiseReply, budget)
         return Turn(reply["verdict"], reply["explanation"], [*messages, assistant(raw)])

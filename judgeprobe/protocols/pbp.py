@@ -1,6 +1,8 @@
 """Proof-Before-Preference: three separate requests, each seeing only what it may.
 
-1. *lock*: criterion-wise notes per summary with quoted spans; no scores, no verdict.
+1. *lock*: criterion-wise notes per summary with quoted spans; no scores, no verdict. The
+   notes and quotes are bounded (``pbp_lock_v2`` states the bounds in words, the schema in
+   characters and items), so the reply fits a budget sized from its schema.
 2. *score*: 0–5 per criterion and summary from the locked notes (the texts and labels are
    shown again only when ``score_sees_texts``; the paper's template shows them).
 3. *rank*: the verdict is computed by code from the aggregated scores; the model gives its
@@ -13,14 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import orjson
+from pydantic import BaseModel
 
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
+from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.quotes import verify_quote
 from judgeprobe.protocols.replies import CRITERIA, LockReply, RankReply, ScoreReply
 from judgeprobe.protocols.scoring import verdict_from_scores
+
+LOCK_TEMPLATE = "pbp_lock_v2"
 
 
 def as_text(data: object) -> str:
@@ -30,19 +37,23 @@ def as_text(data: object) -> str:
 
 @dataclass(frozen=True)
 class PBP:
+    replies: ClassVar[Mapping[str, type[BaseModel]]] = {
+        "lock": LockReply,
+        "score": ScoreReply,
+        "rank": RankReply,
+    }
     weights: Mapping[str, float] = field(default_factory=lambda: dict.fromkeys(CRITERIA, 1.0))
     tie_tolerance: float = 0.0
     score_sees_texts: bool = True
-    max_tokens_lock: int = 900
-    max_tokens_score: int = 200
-    max_tokens_rank: int = 200
+    budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(PBP.replies))
     name: str = "pbp"
-    templates: tuple[str, ...] = ("pbp_lock_v1", "pbp_score_v1", "pbp_rank_v1", "materials_v1")
+    templates: tuple[str, ...] = (LOCK_TEMPLATE, "pbp_score_v1", "pbp_rank_v1", "materials_v1")
     stages: int = 3
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
-        lock_msgs = [user(load_template("pbp_lock_v1").fill({"MATERIALS": p.materials()}))]
-        notes, _ = await ask_stage(ask, "lock", lock_msgs, LockReply, self.max_tokens_lock)
+        budget = self.budgets
+        lock_msgs = [user(load_template(LOCK_TEMPLATE).fill({"MATERIALS": p.materials()}))]
+        notes, _ = await ask_stage(ask, "lock", lock_msgs, LockReply, budget["lock"])
         locked = as_text(notes)
 
         materials = p.materials() if self.score_sees_texts else ""
@@ -50,7 +61,7 @@ class PBP:
             {"MATERIALS": materials, "LOCKED_NOTES": locked}
         )
         score_msgs = [user(score_prompt)]
-        scores, _ = await ask_stage(ask, "score", score_msgs, ScoreReply, self.max_tokens_score)
+        scores, _ = await ask_stage(ask, "score", score_msgs, ScoreReply, budget["score"])
         pairs = {c: (scores[c]["summary_1"], scores[c]["summary_2"]) for c in CRITERIA}
         computed = verdict_from_scores(pairs, self.weights, self.tie_tolerance)
 
@@ -58,7 +69,7 @@ class PBP:
             {"LOCKED_NOTES": locked, "SCORES": as_text(scores)}
         )
         rank_msgs = [user(rank_prompt)]
-        rank, raw = await ask_stage(ask, "rank", rank_msgs, RankReply, self.max_tokens_rank)
+        rank, raw = await ask_stage(ask, "rank", rank_msgs, RankReply, budget["rank"])
 
         sources = {"document": p.document, "summary_1": p.text_1, "summary_2": p.text_2}
         checked = {

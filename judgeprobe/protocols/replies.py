@@ -1,15 +1,41 @@
 """Reply schemas: what each protocol stage must return. Their JSON schemas are sent as the
-structured-output constraint and hashed into the request key; pydantic validates replies."""
+structured-output constraint and hashed into the request key; pydantic validates replies.
+
+Every free-text field is bounded (``maxLength`` in characters) and every quote list too
+(``minItems``/``maxItems``), so a reply's worst-case size follows from its schema and each
+stage's token budget can be sized from it (``judgeprobe.protocols.budget``). The bounds are
+schema keywords only, not pydantic constraints: llama.cpp's server, vLLM (xgrammar >= 0.1.19,
+guidance, outlines) and TGI (outlines-core) enforce them while decoding; where a backend
+ignores them the prompt states them in words, and a longer reply is accepted rather than
+re-asked (the budget's escalation covers its length).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 CRITERIA = ("accuracy", "completeness", "conciseness", "fluency")
 ScreenVerdict = Literal["[1,2]", "[2,1]", "Tie"]
 Score = Literal[0, 1, 2, 3, 4, 5]
+
+# Bounds in characters (schema) beside the words the prompts ask for (about 6 characters a
+# word with its space, plus slack so a compliant reply is never cut by the grammar).
+EXPLANATION_CHARS = 1000  # "2-4 sentences"
+NOTE_CHARS = 400  # SCoT: "a short note"
+LOCK_NOTE_WORDS, LOCK_NOTE_CHARS = 25, 250  # PBP lock: one note per criterion and summary
+QUOTE_WORDS, QUOTE_CHARS = 12, 100  # a quoted span
+MAX_QUOTES = 2  # quotes per note
+JUSTIFICATION_CHARS = 300  # "one sentence"
+
+
+def bounded(max_chars: int) -> Any:
+    """A text field at most ``max_chars`` long, as a schema keyword only (see above)."""
+    return Field(min_length=1, json_schema_extra={"maxLength": max_chars})
+
+
+Quote = Annotated[str, Field(json_schema_extra={"maxLength": QUOTE_CHARS})]
 
 
 class _Reply(BaseModel):
@@ -30,13 +56,13 @@ class PairwiseReply(_Reply):
     model_config = ConfigDict(title="pairwise_verdict")
 
     verdict: ScreenVerdict
-    explanation: str = Field(min_length=1)
+    explanation: str = bounded(EXPLANATION_CHARS)
 
     _verdict = field_validator("verdict", mode="before")(_squeeze)
 
 
 class CriterionAssessment(_Reply):
-    notes: str
+    notes: str = Field(json_schema_extra={"maxLength": NOTE_CHARS})
     summary_1: Score
     summary_2: Score
 
@@ -55,14 +81,14 @@ class ScotReply(_Reply):
 
     criteria: ScotCriteria
     verdict: ScreenVerdict
-    explanation: str = Field(min_length=1)
+    explanation: str = bounded(EXPLANATION_CHARS)
 
     _verdict = field_validator("verdict", mode="before")(_squeeze)
 
 
 class Evidence(_Reply):
-    note: str
-    quotes: list[str] = Field(max_length=3)
+    note: str = Field(json_schema_extra={"maxLength": LOCK_NOTE_CHARS})
+    quotes: list[Quote] = Field(json_schema_extra={"minItems": 1, "maxItems": MAX_QUOTES})
 
 
 class LockedCriterion(_Reply):
@@ -103,6 +129,6 @@ class RankReply(_Reply):
     model_config = ConfigDict(title="pbp_rank")
 
     verdict: ScreenVerdict
-    justification: str = Field(min_length=1)
+    justification: str = bounded(JUSTIFICATION_CHARS)
 
     _verdict = field_validator("verdict", mode="before")(_squeeze)

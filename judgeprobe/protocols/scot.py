@@ -5,18 +5,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
+
+from pydantic import BaseModel
 
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
+from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.replies import CRITERIA, ScotReply
 from judgeprobe.protocols.scoring import verdict_from_scores
 
 
 @dataclass(frozen=True)
 class SCoT:
+    replies: ClassVar[Mapping[str, type[BaseModel]]] = {"verdict": ScotReply}
     weights: Mapping[str, float] = field(default_factory=lambda: dict.fromkeys(CRITERIA, 1.0))
     tie_tolerance: float = 0.0
-    max_tokens: int = 900
+    budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(SCoT.replies))
     name: str = "scot"
     templates: tuple[str, ...] = ("scot_v1", "materials_v1")
     stages: int = 1
@@ -24,7 +29,8 @@ class SCoT:
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         prompt = load_template("scot_v1").fill({"MATERIALS": p.materials()})
         messages = [user(prompt)]
-        reply, raw = await ask_stage(ask, "verdict", messages, ScotReply, self.max_tokens)
+        budget = self.budgets["verdict"]
+        reply, raw = await ask_stage(ask, "verdict", messages, ScotReply, budget)
         criteria = reply["criteria"]
         scores = {c: (criteria[c]["summary_1"], criteria[c]["summary_2"]) for c in CRITERIA}
         details = {

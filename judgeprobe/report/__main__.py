@@ -7,8 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
+import orjson
+
 from judgeprobe import JudgeprobeError
 from judgeprobe.cli import main_guard
+from judgeprobe.metrics.flags import add_arguments, from_arguments, run_limits
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.report.build import build_report
@@ -20,13 +23,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     parser.add_argument("--lexicons", type=Path, help="override the explanation lexicons (TOML)")
+    add_arguments(parser)
     args = parser.parse_args(argv)
     for name in ("judgments.parquet", "manifest.json"):
         if not (args.run_dir / name).is_file():
             raise JudgeprobeError(f"{args.run_dir}: no {name} (is this a run directory?)")
     if args.resamples < 0:
         raise JudgeprobeError("--resamples must be >= 0")
-    path = build_report(args.run_dir, load_lexicons(args.lexicons), args.resamples, args.seed)
+    manifest = orjson.loads((args.run_dir / "manifest.json").read_bytes())
+    limits = from_arguments(args, run_limits(manifest))
+    path = build_report(
+        args.run_dir, load_lexicons(args.lexicons), args.resamples, args.seed, limits=limits
+    )
     print(f"wrote {path} and {path.with_suffix('.md')}")
     return 0
 

@@ -22,7 +22,9 @@ from rich.table import Table
 
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import default_drift
+from judgeprobe.metrics.flags import Readability, run_limits
 from judgeprobe.metrics.lexicons import Lexicons
+from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.units import with_optional
@@ -33,9 +35,11 @@ from judgeprobe.report.tables import (
     cost_table,
     counts_table,
     fmt_ci,
+    invalid_reasons_table,
     provenance_table,
     to_html,
     to_markdown,
+    unreadable_table,
     with_ci,
 )
 
@@ -156,6 +160,19 @@ def evidence_section(j: pl.DataFrame) -> Section:
     )
 
 
+def readability_section(j: pl.DataFrame, limits: Readability) -> Section:
+    """The cells flagged as unreadable and the commonest Invalid reasons."""
+    return Section(
+        "Cells that cannot be read",
+        f"A cell is flagged when more than {limits.max_invalid_rate:.0%} of its judgments are "
+        f"Invalid or fewer than {limits.min_n} items are usable (paired with Blind for a cue "
+        "cell, valid for Blind); its metrics are still shown, marked, and never headlined. "
+        "Below: the commonest Invalid reasons per judge and protocol.",
+        [],
+        [unreadable_table(outcome_table(j, limits)), invalid_reasons_table(j)],
+    )
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
@@ -203,10 +220,12 @@ def build_report(
     seed: int = 0,
     console: Console | None = None,
     extra: Sequence[Section] = (),
+    limits: Readability | None = None,
 ) -> Path:
     """Compute every metric with intervals and write the report files; return the HTML path.
 
     ``extra`` sections go after the paper's sections, before the evidence browser.
+    ``limits`` decide which cells are flagged (default: the run config's ``[report]``).
     """
     j = with_optional(pl.read_parquet(run_dir / "judgments.parquet").lazy()).collect()
     manifest = orjson.loads((run_dir / "manifest.json").read_bytes())
@@ -229,7 +248,10 @@ def build_report(
     ]
     found = Section("What this run found", RULE, sentences=headline(j, tidy))
     about = Section("About this run", sentences=meta)
-    sections = [found, about, *_sections(j, tidy, drift_metric, resamples, seed)]
+    limits = limits or run_limits(manifest)
+    unread = readability_section(j, limits)
+    sections = [found, about, *([unread] if any(not t.is_empty() for t in unread.tables) else [])]
+    sections += _sections(j, tidy, drift_metric, resamples, seed)
     if (run_dir / "rubric").is_dir():  # rubric probe results beside the cue run
         from judgeprobe.rubric.report import rubric_sections  # here: it imports this module
 

@@ -1,4 +1,5 @@
-"""Report tables: raw verdict counts, LLM vs other-source preference, cost, and formatting."""
+"""Report tables: raw verdict counts, LLM vs other-source preference, cost, the cells that
+cannot be read with the commonest Invalid reasons, and formatting."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import html
 
 import polars as pl
 
+from judgeprobe.metrics.flags import invalid_reasons
 from judgeprobe.metrics.uncertainty import bootstrap_interval, ratio
 
 CELL = ["judge", "protocol", "condition"]
@@ -69,20 +71,41 @@ def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame
 
 
 def cost_table(j: pl.DataFrame) -> pl.DataFrame:
-    """Latency and tokens per judgment by judge × protocol (the cost the paper left out)."""
+    """Cost by judge × protocol (the cost the paper left out): latency and tokens per valid
+    judgment; over every judgment run, the requests sent per judgment and, counted apart,
+    those sent again: re-asks (a reply that did not conform), escalations (a reply cut at
+    max_tokens, asked once more with a larger budget) and transport retries."""
+    counts = ["attempts", "n_requests", "reasks", "escalations"]
+    j = j.with_columns(pl.lit(0, dtype=pl.Int64).alias(c) for c in counts if c not in j.columns)
+    valid = pl.col("verdict") != "Invalid"
+    again = pl.col("n_requests") + pl.col("reasks") + pl.col("escalations")
     return (
-        j.filter(pl.col("verdict") != "Invalid")
-        .group_by(["judge", "protocol"])
+        j.group_by(["judge", "protocol"])
         .agg(
             judgments=pl.len(),
-            requests_per_judgment=pl.col("n_requests").mean(),
-            mean_latency_s=pl.col("latency_s").mean(),
-            p95_latency_s=pl.col("latency_s").quantile(0.95),
-            prompt_tokens=pl.col("prompt_tokens").mean(),
-            completion_tokens=pl.col("completion_tokens").mean(),
+            valid=valid.sum(),
+            requests_per_judgment=pl.col("attempts").mean(),
+            reasks=pl.col("reasks").sum(),
+            escalations=pl.col("escalations").sum(),
+            retries=(pl.col("attempts") - again).clip(lower_bound=0).sum(),
+            mean_latency_s=pl.col("latency_s").filter(valid).mean(),
+            p95_latency_s=pl.col("latency_s").filter(valid).quantile(0.95),
+            prompt_tokens=pl.col("prompt_tokens").filter(valid).mean(),
+            completion_tokens=pl.col("completion_tokens").filter(valid).mean(),
         )
         .sort(["judge", "protocol"])
     )
+
+
+def unreadable_table(outcome: pl.DataFrame) -> pl.DataFrame:
+    """The flagged cells of the outcome table, with the counts that decided the flag."""
+    shown = ["judge", "protocol", "condition", "n", "n_valid", "n_paired", "invalid_rate", "flag"]
+    return outcome.filter(pl.col("flag") != "").select(shown)
+
+
+def invalid_reasons_table(j: pl.DataFrame, top: int = 3) -> pl.DataFrame:
+    """The commonest Invalid reasons per judge × protocol and their share of its judgments."""
+    return invalid_reasons(j, top).select("judge", "protocol", "reason", "n", "share")
 
 
 def fmt(value: object) -> str:
