@@ -43,6 +43,7 @@ from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.table import print_table, write_csv
 from judgeprobe.plan import build_protocols, count, document_of, plan
+from judgeprobe.preflight import preflight
 from judgeprobe.protocols.job import Job, run_job
 from judgeprobe.records import Item
 from judgeprobe.report.build import build_report
@@ -273,6 +274,12 @@ async def _sweep(
         endpoints: dict[str, Endpoint] = {}
     else:
         endpoints = await _probe_all(cfg, console)
+    try:
+        await preflight(cfg, items, conditions, endpoints)
+    except BaseException:
+        for endpoint in endpoints.values():
+            await endpoint.close()
+        raise
     # Everything is validated: only now does the run directory get written.
     out.mkdir(parents=True, exist_ok=True)
     store = Store(out / "store.sqlite")

@@ -22,7 +22,7 @@ from judgeprobe.config import JudgeConfig
 from judgeprobe.engine.client import ServerInfo, chat_body
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.protocols.replies import PairwiseReply
-from tests.conftest import make_items, run_cli, write_config
+from tests.conftest import make_items, run_cli, toml_value, write_config
 from tests.fake_tgi import FakeTGI
 
 SCHEMA = PairwiseReply.model_json_schema()
@@ -122,7 +122,7 @@ def _request(sampling: Sampling) -> Request:
     )
 
 
-def _sent(backend: str, sampling: Sampling) -> dict[str, Any]:
+def sent_body(backend: str, sampling: Sampling) -> dict[str, Any]:
     info = ServerInfo(backend=backend, model="m", fingerprint="f")
     judge = JudgeConfig(name="j", url="http://127.0.0.1:1/v1")
     req = _request(sampling)
@@ -130,10 +130,10 @@ def _sent(backend: str, sampling: Sampling) -> dict[str, Any]:
 
 
 def test_default_sampling_leaves_top_p_out_on_tgi_only() -> None:
-    assert "top_p" not in _sent("tgi", Sampling())
-    assert _sent("tgi", Sampling(temperature=1.0, top_p=0.9))["top_p"] == 0.9
+    assert "top_p" not in sent_body("tgi", Sampling())
+    assert sent_body("tgi", Sampling(temperature=1.0, top_p=0.9))["top_p"] == 0.9
     for backend in ("vllm", "llama-server", "openai"):
-        assert _sent(backend, Sampling())["top_p"] == 1.0
+        assert sent_body(backend, Sampling())["top_p"] == 1.0
 
 
 def test_probe_and_sweep_pass_on_tgi(tmp_path: Path) -> None:
@@ -159,3 +159,58 @@ def test_probe_and_sweep_pass_on_tgi(tmp_path: Path) -> None:
     assert judge["backend"] == "tgi"
     assert "top_p" not in judge["sampling"]["sent"]
     assert any(note.startswith("top_p 1.0 left out") for note in judge["sampling"]["mapped"])
+
+
+def sweep_config(
+    path: Path,
+    url: str,
+    items: Path,
+    judge: dict[str, Any] | None = None,
+    sampling: dict[str, Any] | None = None,
+    **top: Any,
+) -> Path:
+    """``write_config`` plus settings of the judge ``fake`` and a ``[sampling]`` table."""
+    write_config(path, url, items, **top)
+    lines = [f"{k} = {toml_value(v)}" for k, v in (judge or {}).items()]
+    if sampling:
+        lines += ["", "[sampling]", *(f"{k} = {toml_value(v)}" for k, v in sampling.items())]
+    path.write_text(path.read_text() + "\n".join(lines) + "\n")
+    return path
+
+
+PAPER = {"temperature": 1.0, "top_p": 0.95, "repetition_penalty": 1.15}
+
+
+def test_repetition_penalty_reaches_tgi(tmp_path: Path) -> None:
+    """TGI's chat API has no repetition_penalty field and ignores unknown fields: before the
+    fix the paper's 1.15 was dropped silently (TGI ran with 1.0)."""
+    items = make_items(tmp_path / "items.jsonl", 2)
+    with FakeTGI() as tgi:
+        cfg = sweep_config(tmp_path / "c.toml", tgi.url, items, sampling=PAPER, seeds=[0, 1])
+        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+        received = list(tgi.received)
+    assert proc.returncode == 0, proc.stderr
+    sweep = [r for r in received if r["schema"]["title"] != "probe"]
+    assert len(sweep) == 2 * 4 * 2
+    for r in sweep:
+        assert r["do_sample"] is True
+        assert r["temperature"] == 1.0 and r["top_p"] == pytest.approx(0.95)
+        assert r["repetition_penalty"] == pytest.approx(1.15)
+    assert {r["seed"] for r in sweep} == {0, 1}
+    manifest = orjson.loads((tmp_path / "run" / "manifest.json").read_bytes())
+    sent = manifest["judges"][0]["sampling"]
+    assert sent["sent"] == {
+        "temperature": 1.0, "top_p": 0.95, "presence_penalty": -0.85, "seed": [0, 1]
+    }  # fmt: skip
+    assert any("sent as presence_penalty -0.85" in note for note in sent["mapped"])
+
+
+def test_disable_thinking_is_refused_on_tgi(tmp_path: Path) -> None:
+    """TGI 3.3's ChatRequest has no chat_template_kwargs: the switch would be dropped."""
+    items = make_items(tmp_path / "items.jsonl", 1)
+    with FakeTGI() as tgi:
+        cfg = sweep_config(tmp_path / "c.toml", tgi.url, items, judge={"disable_thinking": True})
+        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1].startswith("error: judge fake: disable_thinking")
+    assert not (tmp_path / "run").exists()

@@ -121,10 +121,8 @@ def check_judge(
 
 
 def sampling_record(backend: str, sampling: Sampling, seeds: Sequence[int]) -> dict[str, Any]:
-    """What the manifest says a backend received: the body's sampling fields (``max_tokens``
-    is each stage's budget, ``seed`` each judgment's), and how each parameter was mapped."""
+    """What the manifest says a backend received: the body's sampling fields and the seeds
+    (one per judgment), and how each parameter was mapped. ``max_tokens`` is left out: it is
+    each stage's budget, recorded apart."""
     wire = wire_sampling(backend, sampling)
-    return {
-        "sent": {**wire.fields, "max_tokens": sampling.max_tokens, "seed": list(seeds)},
-        "mapped": list(wire.notes),
-    }
+    return {"sent": {**wire.fields, "seed": list(seeds)}, "mapped": list(wire.notes)}

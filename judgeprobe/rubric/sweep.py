@@ -22,6 +22,7 @@ from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import RunOutcome, run_jobs
 from judgeprobe.engine.store import Outcome, Store
+from judgeprobe.engine.wire import check_judge, sampling_record
 from judgeprobe.manifest import public_url, write_json
 from judgeprobe.prompts import load_template
 from judgeprobe.rubric.classify import run_probe
@@ -121,6 +122,7 @@ async def judge_all(
         for judge in cfg.judges:
             endpoints[judge.name] = await probe_endpoint(judge, cfg.engine)
             info = endpoints[judge.name].info
+            check_judge(judge.name, info.backend, sampling, cfg.seeds, judge.disable_thinking)
             console.print(
                 f"judge [bold]{judge.name}[/] at {judge.url}: {info.model} "
                 f"({info.backend}, fingerprint {info.fingerprint})"
@@ -173,6 +175,7 @@ def manifest(
                 "url": public_url(e.judge.url),
                 **e.info.details,
                 "fingerprint": e.info.fingerprint,
+                "sampling": sampling_record(e.info.backend, PRESETS[cfg.preset], cfg.seeds),
             }
             for n, e in endpoints.items()
         ],
