@@ -24,7 +24,7 @@ from judgeprobe.engine.wire import sampling_record
 from judgeprobe.plan import build_protocols
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols import replies, templates_hash
-from judgeprobe.protocols.job import REVEAL_TEMPLATE
+from judgeprobe.protocols.reveal import reveal_templates
 
 REPLY_MODELS = (
     replies.PairwiseReply,
@@ -87,7 +87,8 @@ def build_manifest(
     conditions: dict[str, Condition],
 ) -> dict[str, Any]:
     protocols = build_protocols(cfg)
-    names = {t for p in protocols.values() for t in p.templates} | {REVEAL_TEMPLATE}
+    names = {t for p in protocols.values() for t in p.templates}
+    names |= {t for name in protocols for t in reveal_templates(name)}
     return {
         "run_id": run_id,
         "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -21,7 +21,8 @@ from judgeprobe.config import SweepConfig
 from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.budget import stage_budgets
-from judgeprobe.protocols.job import REVEAL_TEMPLATE, Job
+from judgeprobe.protocols.job import Job
+from judgeprobe.protocols.reveal import reveal_stages, reveal_templates
 from judgeprobe.records import Item, Order
 
 
@@ -81,7 +82,7 @@ def count(cfg: SweepConfig, n_items: int, conditions: dict[str, Condition]) -> C
     n_reveal = sum(conditions[c].reveal_1 is not None or conditions[c].reveal_2 is not None
                    for c in cfg.conditions)  # fmt: skip
     requests = {
-        name: per_cell * (len(cfg.conditions) * p.stages + n_reveal)
+        name: per_cell * (len(cfg.conditions) * p.stages + n_reveal * reveal_stages(name))
         for name, p in build_protocols(cfg).items()
     }
     return Counts(per_cell * len(cfg.protocols) * len(cfg.conditions), requests)
@@ -154,7 +155,7 @@ def plan(
     """Yield every planned judgment, grouped by document; ``fingerprints`` by judge name."""
     protocols = build_protocols(cfg)
     hashes = {
-        (name, reveal): templates_hash(p.templates + ((REVEAL_TEMPLATE,) if reveal else ()))
+        (name, reveal): templates_hash(p.templates + (reveal_templates(name) if reveal else ()))
         for name, p in protocols.items()
         for reveal in (False, True)
     }

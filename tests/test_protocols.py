@@ -178,8 +178,11 @@ def test_reveal_after_is_flip_then_reveal_in_one_conversation(tmp_path: Path) ->
     first, answer, reveal_note = two_turn[0]
     assert "(label = TradML)" in first["content"].split("Summary 2")[0]  # flipped labels
     assert answer["role"] == "assistant" and orjson.loads(answer["content"])["verdict"]
-    assert reveal_note == {"role": "user", "content": load_template("reveal_v1").fill(
-        {"REVEAL_1": "LLM", "REVEAL_2": "TradML"})}  # fmt: skip
+    # Turn 2 shows the same materials with the true labels (tests/test_reveal.py: all protocols).
+    truth = first["content"].replace("(label = TradML)", "(label = X)").replace(
+        "(label = LLM)", "(label = TradML)").replace("(label = X)", "(label = LLM)")  # fmt: skip
+    assert reveal_note["role"] == "user" and "Correction:" in reveal_note["content"]
+    assert truth.split("Document:", 1)[1].split("Output:")[0] in reveal_note["content"]
 
 
 # --- position swap and attacks -----------------------------------------------------------------

@@ -6,20 +6,17 @@ terms. Any stage that ends Invalid makes the judgment Invalid with that stage's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.session import CachedAsker
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.prompts import load_template
 from judgeprobe.protocols import JudgeProtocol
-from judgeprobe.protocols.base import Presentation, StageFailed, Turn, ask_stage, assistant, user
-from judgeprobe.protocols.replies import PairwiseReply
+from judgeprobe.protocols.base import Presentation, StageFailed, Turn
+from judgeprobe.protocols.reveal import Recorder, reveal
 from judgeprobe.records import Order, Target
-
-REVEAL_TEMPLATE = "reveal_v1"
 
 SCREEN_TO_CANDIDATE: dict[str, dict[str, str]] = {
     "12": {"[1,2]": "A", "[2,1]": "B", "Tie": "Tie", "summary_1": "A", "summary_2": "B"},
@@ -68,26 +65,24 @@ def to_candidates(value: Any, order: str, key: str = "") -> Any:
     return value
 
 
-async def _reveal(job: Job, turn: Turn, ask: CachedAsker) -> Turn:
-    assert job.reveal is not None
-    note = load_template(REVEAL_TEMPLATE).fill(
-        {"REVEAL_1": job.reveal[0], "REVEAL_2": job.reveal[1]}
-    )
-    messages = [*turn.messages, user(note)]
-    budget = job.protocol.budgets["reveal"]
-    reply, raw = await ask_stage(ask, "reveal", messages, PairwiseReply, budget)
-    return Turn(reply["verdict"], reply["explanation"], [*messages, assistant(raw)])
+def _details(first: Turn | None, turn: Turn) -> dict[str, Any]:
+    """The final turn's details; under Reveal-After turn 1's (its locked notes aside, which
+    turn 2 carries) under ``turn1``."""
+    earlier = {k: v for k, v in first.details.items() if k != "notes"} if first else {}
+    return {**turn.details, "turn1": earlier} if earlier else turn.details
 
 
 async def run_job(job: Job, endpoint: Endpoint, store: Store, sampling: Sampling) -> Outcome:
     """Make one judgment (every request cached in ``store``) and return its outcome."""
     ask = CachedAsker(endpoint, store, sampling, job.seed)
+    turn1 = Recorder(ask)
     first: Turn | None = None
     failure: StageFailed | None = None
     try:
-        turn = await job.protocol.run(job.presentation, ask)
+        turn = await job.protocol.run(job.presentation, turn1)
         if job.reveal is not None:
-            first, turn = turn, await _reveal(job, turn, ask)
+            truth = replace(job.presentation, label_1=job.reveal[0], label_2=job.reveal[1])
+            first, turn = turn, await reveal(job.protocol, turn, turn1, truth, ask)
     except StageFailed as exc:
         failure = exc
     stats: dict[str, Any] = {"key": job.key, "model": endpoint.info.model, **ask.totals()}
@@ -106,7 +101,7 @@ async def run_job(job: Job, endpoint: Endpoint, store: Store, sampling: Sampling
         verdict=SCREEN_TO_CANDIDATE[order][turn.verdict],
         raw_verdict=turn.verdict,
         explanation=turn.explanation,
-        details=to_candidates((first or turn).details, order),
+        details=to_candidates(_details(first, turn), order),
         turn1_verdict=SCREEN_TO_CANDIDATE[order][first.verdict] if first else "",
         turn1_explanation=first.explanation if first else "",
         **stats,

@@ -1,0 +1,151 @@
+"""Reveal-After's second turn, defined for every protocol.
+
+Turn 1 is the protocol's ordinary judgment under Flip labels. Turn 2 continues the same
+conversation: it sees the same materials as turn 1 did, now with the true labels, and asks the
+protocol's own question again, so a revision is the protocol's answer to the truth and not
+to a different prompt.
+
+- **baseline**: the verdict conversation continues; the reveal message restates the
+  document and both summaries with their true labels and asks for a final verdict and
+  explanation (``reveal_v2``).
+- **scot**: likewise, and turn 2 again writes criterion notes and 0–5 scores before its
+  verdict (``reveal_scot_v1``); the verdict the scores imply is kept beside the stated one.
+- **pbp**: the locked notes stay locked (evidence is never rewritten after a cue). The
+  *score* conversation continues with the true labels (and the texts when
+  ``score_sees_texts``, as in turn 1) and re-scores from the same notes
+  (``reveal_pbp_score_v1``); the final verdict is computed by code from the new scores; the
+  *rank* conversation continues with the new scores for the model's own verdict and a
+  one-sentence justification (``reveal_pbp_rank_v1``), which is turn 2's explanation. The
+  rank stage is told that labels were corrected, never which label is whose.
+
+Acknowledgement (docs/metrics.md) counts turn-2 explanations that mention the label change.
+Words the reveal prompts supply themselves ("correction", "labels", …) cannot show that the
+judge noticed anything, so ``unsupplied`` drops every lexicon phrase that occurs in any reveal
+instruction; the same phrases counted on turn-1 explanations give the floor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from judgeprobe.engine.store import Result
+from judgeprobe.prompts import load_template
+from judgeprobe.protocols.base import (
+    Asker,
+    Message,
+    Presentation,
+    Turn,
+    ask_stage,
+    assistant,
+    user,
+)
+from judgeprobe.protocols.pbp import as_text
+from judgeprobe.protocols.replies import CRITERIA, PairwiseReply, RankReply, ScoreReply, ScotReply
+from judgeprobe.protocols.scoring import verdict_from_scores
+
+#: The templates each protocol's turn 2 adds to its own (the materials template it has).
+TEMPLATES: dict[str, tuple[str, ...]] = {
+    "baseline": ("reveal_v2",),
+    "scot": ("reveal_scot_v1",),
+    "pbp": ("reveal_pbp_score_v1", "reveal_pbp_rank_v1"),
+}
+
+
+def reveal_templates(protocol: str) -> tuple[str, ...]:
+    return TEMPLATES[protocol]
+
+
+def reveal_stages(protocol: str) -> int:
+    """Requests turn 2 adds to a judgment."""
+    return len(TEMPLATES[protocol])
+
+
+def unsupplied(phrases: Iterable[str]) -> tuple[str, ...]:
+    """The acknowledgement phrases that no reveal instruction contains (case-insensitive)."""
+    supplied = " ".join(load_template(t).text.lower() for ts in TEMPLATES.values() for t in ts)
+    return tuple(p for p in phrases if p.lower() not in supplied)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One stage request of turn 1 and its stored result."""
+
+    messages: list[Message]
+    reply_model: type[BaseModel]
+    result: Result
+
+
+@dataclass(slots=True)
+class Recorder:
+    """An asker that remembers turn 1's calls, so turn 2 can continue their conversations."""
+
+    ask: Asker
+    calls: list[Call] = field(default_factory=list)
+
+    async def __call__(
+        self, messages: Sequence[Message], reply_model: type[BaseModel], max_tokens: int
+    ) -> Result:
+        result = await self.ask(messages, reply_model, max_tokens)
+        self.calls.append(Call(list(messages), reply_model, result))
+        return result
+
+    def conversation(self, model: type[BaseModel]) -> list[Message]:
+        """The last call answered with ``model``: its messages and the reply as given."""
+        call = next(c for c in reversed(self.calls) if c.reply_model is model)
+        return [*call.messages, assistant(call.result.raw)]
+
+
+def _pairs(by_criterion: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """(summary 1, summary 2) scores per criterion, as ``verdict_from_scores`` takes them."""
+    return {c: (by_criterion[c]["summary_1"], by_criterion[c]["summary_2"]) for c in CRITERIA}
+
+
+async def reveal(
+    protocol: Any, first: Turn, turn1: Recorder, truth: Presentation, ask: Asker
+) -> Turn:
+    """Turn 2 of ``protocol`` after ``first``; ``truth`` is turn 1's presentation with the
+    true labels. Raises StageFailed like any stage."""
+    budgets = protocol.budgets
+    if protocol.name == "pbp":
+        return await _pbp(protocol, first, turn1, truth, ask)
+    prompt = load_template(TEMPLATES[protocol.name][0]).fill({"MATERIALS": truth.materials()})
+    messages = [*first.messages, user(prompt)]
+    if protocol.name == "baseline":
+        reply, raw = await ask_stage(ask, "reveal", messages, PairwiseReply, budgets["reveal"])
+        return Turn(reply["verdict"], reply["explanation"], [*messages, assistant(raw)])
+    reply, raw = await ask_stage(ask, "reveal", messages, ScotReply, budgets["verdict"])
+    computed = verdict_from_scores(
+        _pairs(reply["criteria"]), protocol.weights, protocol.tie_tolerance
+    )
+    details = {
+        "criteria": reply["criteria"],
+        "score_verdict": computed,
+        "stated_verdict": reply["verdict"],
+    }
+    return Turn(reply["verdict"], reply["explanation"], [*messages, assistant(raw)], details)
+
+
+async def _pbp(protocol: Any, first: Turn, turn1: Recorder, truth: Presentation,
+               ask: Asker) -> Turn:  # fmt: skip
+    budgets = protocol.budgets
+    labels = f"Summary 1 (label = {truth.label_1})\nSummary 2 (label = {truth.label_2})"
+    shown = truth.materials() if protocol.score_sees_texts else labels
+    note = load_template("reveal_pbp_score_v1").fill({"MATERIALS": shown})
+    score_msgs = [*turn1.conversation(ScoreReply), user(note)]
+    scores, _ = await ask_stage(ask, "reveal score", score_msgs, ScoreReply, budgets["score"])
+    computed = verdict_from_scores(_pairs(scores), protocol.weights, protocol.tie_tolerance)
+
+    rank_note = load_template("reveal_pbp_rank_v1").fill({"SCORES": as_text(scores)})
+    rank_msgs = [*turn1.conversation(RankReply), user(rank_note)]
+    rank, raw = await ask_stage(ask, "reveal rank", rank_msgs, RankReply, budgets["rank"])
+    details = {
+        "notes": first.details["notes"],  # locked in turn 1, never rewritten
+        "scores": scores,
+        "score_verdict": computed,
+        "stated_verdict": rank["verdict"],
+    }
+    return Turn(computed, rank["justification"], [*rank_msgs, assistant(raw)], details)
