@@ -177,7 +177,6 @@ def test_tgi_service(name):
     j = JUDGES[name]
     svc = COMPOSE["tgi"]["services"][name]
     assert str(svc["shm_size"]) == "1g"
-    assert any(str(v).endswith(":/data") for v in svc["volumes"])
     positional, flags = parse_args(svc["command"])
     assert positional == []
     assert flags["model-id"] == j["model"]
@@ -185,6 +184,34 @@ def test_tgi_service(name):
     assert int(flags["max-total-tokens"]) == j["max_model_len"]
     assert flags["dtype"] == j["dtype"]
     assert flags["port"] == "80"
+
+
+# Where each image keeps the Hugging Face cache (HF_HOME inside the container): TGI's
+# Dockerfile (v3.3.6) sets `ENV HF_HOME=/data`; the vLLM image sets none, so huggingface_hub
+# uses its default ~/.cache/huggingface of the root user.
+IMAGE_HF_HOME = {"tgi": "/data", "vllm": "/root/.cache/huggingface"}
+
+
+def host_hub(service: dict, backend: str) -> str:
+    """The host directory that holds the container's hub cache ($HF_HOME/hub inside)."""
+    inside = f"{IMAGE_HF_HOME[backend]}/hub"
+    env = [str(e) for e in service.get("environment", [])]
+    assert not any(
+        e.startswith(("HF_HOME=", "HF_HUB_CACHE=", "HUGGINGFACE_HUB_CACHE=")) for e in env
+    )
+    for volume in service["volumes"]:
+        source, target = str(volume).rsplit(":", 1)
+        if inside == target or inside.startswith(target + "/"):
+            return source + inside[len(target) :]
+    raise AssertionError(f"{backend}: no volume holds {inside}")
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_vllm_and_tgi_share_one_weights_cache(name):
+    """Mounting $HF_HOME/hub on TGI's /data put its cache in $HF_HOME/hub/hub: every model
+    was downloaded twice."""
+    hubs = {b: host_hub(COMPOSE[b]["services"][name], b) for b in BACKENDS}
+    assert hubs == dict.fromkeys(BACKENDS, "${HF_HOME:-~/.cache/huggingface}/hub")
 
 
 def test_host_ports_unique_across_all_services():

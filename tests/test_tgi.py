@@ -9,6 +9,7 @@ accepting what TGI refuses.
 
 from __future__ import annotations
 
+import re
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -24,6 +25,7 @@ from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.protocols.replies import PairwiseReply
 from tests.conftest import make_items, run_cli, toml_value, write_config
 from tests.fake_tgi import FakeTGI
+from tests.fake_vllm import FakeVLLM
 
 SCHEMA = PairwiseReply.model_json_schema()
 
@@ -214,3 +216,15 @@ def test_disable_thinking_is_refused_on_tgi(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1].startswith("error: judge fake: disable_thinking")
     assert not (tmp_path / "run").exists()
+
+
+def test_the_servers_readme_smoke_requests_are_valid() -> None:
+    """servers/README.md's hand-made requests: the vLLM one (OpenAI's json_schema form) is
+    what TGI refuses; the TGI one is TGI's grammar form, accepted as it is."""
+    readme = (Path(__file__).resolve().parents[1] / "servers" / "README.md").read_text()
+    vllm_body, tgi_body = (orjson.loads(b) for b in re.findall(r"-d '(\{.*?\})'", readme, re.S))
+    with FakeTGI() as tgi:
+        assert _post(tgi.url, tgi_body)[0] == 200
+        assert _post(tgi.url, vllm_body)[0] == 422
+    with FakeVLLM() as vllm:
+        assert _post(vllm.url, vllm_body)[0] == 200

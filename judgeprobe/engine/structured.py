@@ -4,7 +4,9 @@
   with a ``schema``; both compile it to a grammar.
 - vLLM: ``response_format`` type ``json_schema`` (its old ``guided_json`` extra fields are
   silently ignored since 0.12, so they are never sent).
-- TGI: its grammar form, ``response_format = {"type": "json", "value": schema}``.
+- TGI: its grammar form, ``response_format = {"type": "json", "value": schema}`` (``json_object``
+  is an alias). TGI's ``json_schema`` type (v3.3.0+) also takes the schema under ``value``
+  (``{"name", "schema"}``); OpenAI's ``json_schema`` key fails to deserialize there (422).
 - anything else OpenAI-compatible: ``json_schema``.
 """
 
