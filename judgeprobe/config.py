@@ -162,6 +162,9 @@ class SweepConfig(BaseModel):
     order: Literal["random", "12", "21", "both"] = "random"
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
     limit: int = Field(default=0, ge=0)  # 0 = every item
+    # Share of Blind judgments sent again under fresh cache keys (condition BlindRepeat): the
+    # judge's own flip rate, the noise floor an anchoring effect is read against.
+    repeat: float = Field(default=0.0, ge=0.0, le=1.0)
     sampling: Sampling = Field(default_factory=Sampling)
     engine: EngineConfig = Field(default_factory=EngineConfig)
     protocol: ProtocolOptions = Field(default_factory=ProtocolOptions)
@@ -177,9 +180,16 @@ class SweepConfig(BaseModel):
             raise ValueError("judge names must be unique")
         return judges
 
+    @model_validator(mode="after")
+    def _repeat_needs_blind(self) -> SweepConfig:
+        if self.repeat and "Blind" not in self.conditions:
+            raise ValueError("repeat re-sends Blind judgments: add Blind to conditions")
+        return self
+
     def digest(self) -> str:
         """Hash of everything that decides the requests (judge URLs excluded: swappable)."""
-        body = self.model_dump(exclude={"judges", "report"})
+        unset = set() if self.repeat else {"repeat"}  # digests from before repeat existed
+        body = self.model_dump(exclude={"judges", "report"} | unset)
         body["judges"] = [j.name for j in self.judges]
         return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 
 import orjson
@@ -76,16 +76,34 @@ class Counts:
     requests: dict[str, int]  # per protocol
 
 
-def count(cfg: SweepConfig, n_items: int, conditions: dict[str, Condition]) -> Counts:
+REPEAT = "BlindRepeat"
+"""The condition of Blind judgments sent again under fresh cache keys (``repeat``): how often
+the judge changes its own verdict on the identical request is its noise floor."""
+
+
+def repeated(item_id: str, seed: int, share: float) -> bool:
+    """Whether this (item, seed)'s Blind judgments are re-sent: a seeded share of them."""
+    digest = hashlib.sha256(f"repeat:{seed}:{item_id}".encode()).digest()
+    return share > 0 and int.from_bytes(digest[:8], "big") < share * 2**64
+
+
+def count(cfg: SweepConfig, items: Sequence[Item], conditions: dict[str, Condition]) -> Counts:
     """How many judgments and requests the sweep plans (before any cache is used)."""
-    per_cell = n_items * len(cfg.seeds) * (2 if cfg.order == "both" else 1) * len(cfg.judges)
+    per_item = len(cfg.seeds) * (2 if cfg.order == "both" else 1) * len(cfg.judges)
+    per_cell = len(items) * per_item
+    again = 0
+    if "Blind" in cfg.conditions:
+        again = sum(repeated(i.item_id, s, cfg.repeat) for i in items for s in cfg.seeds)
+        again *= per_item // len(cfg.seeds)
     n_reveal = sum(conditions[c].reveal_1 is not None or conditions[c].reveal_2 is not None
                    for c in cfg.conditions)  # fmt: skip
     requests = {
         name: per_cell * (len(cfg.conditions) * p.stages + n_reveal * reveal_stages(name))
+        + again * p.stages
         for name, p in build_protocols(cfg).items()
     }
-    return Counts(per_cell * len(cfg.protocols) * len(cfg.conditions), requests)
+    judgments = (per_cell * len(cfg.conditions) + again) * len(cfg.protocols)
+    return Counts(judgments, requests)
 
 
 def _job_key(protocol: JudgeProtocol, presentation: Presentation, reveal: object,
@@ -162,13 +180,23 @@ def plan(
     for item in items:
         cues = {name: conditions[name].resolve(item) for name in cfg.conditions}
         for seed in cfg.seeds:
+            again = repeated(item.item_id, seed, cfg.repeat)
             for order in orders_for(cfg.order, item.item_id, seed):
                 cells = product(cfg.judges, protocols.items(), cues.items())
                 for judge, (pname, protocol), (cname, cue) in cells:
                     fingerprint = fingerprints[judge.name]
                     template_hash = hashes[(pname, cue.reveal is not None)]
-                    yield _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
+                    job = _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
                                template_hash, cfg)  # fmt: skip
+                    yield job
+                    if again and cname == "Blind":
+                        yield repeat_of(job)
+
+
+def repeat_of(job: Job) -> Job:
+    """The same Blind judgment again, under its own judgment and request keys."""
+    key = hashlib.sha256(f"{job.key}:repeat:1".encode()).hexdigest()
+    return replace(job, key=key, condition=REPEAT, repeat=1)
 
 
 def document_of(job: Job) -> str:

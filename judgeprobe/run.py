@@ -291,7 +291,7 @@ async def _sweep(
         manifest = build_manifest(run_id, cfg, endpoints, conditions)
         write_json(out / "manifest.json", {**manifest, "shard": shard_record(mode.shard)})
         fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
-        planned = count(cfg, len(items), conditions)
+        planned = count(cfg, items, conditions)
         per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())
         share = f" (shard {mode.shard})" if mode.shard else ""
         console.print(

@@ -33,7 +33,7 @@ SCHEMA: dict[str, Any] = {
     c: JUDGMENT_SCHEMA[c]
     for c in ("judge", "protocol", "condition", "subset", "item_id", "order", "seed", "verdict",
               "target", "explanation", "label_1", "label_2", "attack", "turn1_verdict",
-              "turn1_target", "n_quotes", "n_fabricated", "verdict_score_agree")
+              "turn1_target", "turn1_explanation", "n_quotes", "n_fabricated", "verdict_score_agree")
 }  # fmt: skip
 
 
@@ -119,13 +119,15 @@ def contains(r: dict[str, Any]) -> bool:
 #   item  target  v_F      v_R      revised  to_truth to_tie to_opp  ack  (phrase)
 #   r0    A       B        A        1        1        0      0       1    "now that", "revealed"
 #   r1    A       B        B        0        0        0      0       0
-#   r2    A       A        Tie      1        0        1      0       1    "correction"
+#   r2    A       A        Tie      1        0        1      0       0    "correction": the prompt's
 #   r3    B       B        A        1        0        0      1       0    (A is B's other)
 #   r4    A       Tie      A        1        1        0      0       0
 #   r5    A       Tie      Invalid  excluded: turn 2 Invalid (its text would count as ack)
 #   r6    A       Invalid  A        excluded: turn 1 Invalid (its text would count as ack)
-#   r7    A       A        A        0        0        0      0       1    "label"
-# pairs = 6; RS = 4/6; RS_truth = 2/6; RS_tie = 1/6; RS_opp = 1/6; acknowledgement = 3/6.
+#   r7    A       A        A        0        0        0      0       0    "label": the prompt's
+# pairs = 6; RS = 4/6; RS_truth = 2/6; RS_tie = 1/6; RS_opp = 1/6; acknowledgement = 1/6
+# (only phrases the reveal prompts do not supply count); its turn-1 floor = 1/6 (r1's turn-1
+# explanation says "swapped" before any reveal).
 REVEAL = [
     ("r0", "A", "B", "A", "Now that the true owners are revealed, A is better."),
     ("r1", "A", "B", "B", "B remains more faithful."),
@@ -148,6 +150,7 @@ def reveal_rows() -> list[dict[str, Any]]:
             turn1_verdict=v_f,
             turn1_target="B" if t == "A" else "A",
             explanation=text,
+            turn1_explanation="The swapped order aside, B is better." if item == "r1" else "Fine.",
             label_1="LLM",
             label_2="TradML",
         )
@@ -165,7 +168,8 @@ def test_reveal_after_family() -> None:
         "RS_truth": 2 / 6,
         "RS_tie": 1 / 6,
         "RS_opp": 1 / 6,
-        "acknowledgement": 3 / 6,
+        "acknowledgement": 1 / 6,
+        "acknowledgement_turn1_floor": 1 / 6,
     }
     for metric, want in expected.items():
         r = val(m, metric, "RevealAfter")

@@ -28,6 +28,7 @@ from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.pbp import as_text
 from judgeprobe.protocols.replies import CRITERIA
 from judgeprobe.protocols.reveal import Recorder, reveal, unsupplied
+from judgeprobe.records import Item
 from judgeprobe.run import main
 from tests.conftest import make_items, write_config
 from tests.fakeserver import FakeJudge
@@ -158,7 +159,10 @@ def test_acknowledgement_counts_only_phrases_the_prompt_did_not_supply() -> None
 
 def test_request_count_includes_each_protocols_turn2() -> None:
     cfg = SweepConfig(protocols=["baseline", "scot", "pbp"], conditions=["Flip", "RevealAfter"])
-    planned = count(cfg, 10, builtin_conditions())
+    items = [
+        Item(item_id=f"i{k}", document="D.", candidate_1="a", candidate_2="b") for k in range(10)
+    ]
+    planned = count(cfg, items, builtin_conditions())
     # per item: Flip + RevealAfter's turn 1 (each the protocol's stages) + turn 2
     assert planned.requests == {"baseline": 10 * (2 + 1), "scot": 10 * (2 + 1), "pbp": 10 * (6 + 2)}
 

@@ -55,6 +55,9 @@ class Request:
     sampling: Sampling
     seed: int
     fingerprint: str
+    # Sets a request apart from an identical one: the noise-floor repeat asks the same thing
+    # again under a fresh cache key. Never sent; in the key only when set (old keys stay).
+    salt: str = ""
     key: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -69,4 +72,6 @@ def request_key(req: Request) -> str:
         "seed": req.seed,
         "fingerprint": req.fingerprint,
     }
+    if req.salt:
+        payload["salt"] = req.salt
     return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()

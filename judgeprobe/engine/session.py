@@ -27,11 +27,14 @@ def _with_max_tokens(sampling: Sampling, max_tokens: int) -> Sampling:
 class CachedAsker:
     """Builds each stage's request, reuses a stored final result, else sends and stores it."""
 
-    def __init__(self, endpoint: Endpoint, store: Store, sampling: Sampling, seed: int) -> None:
+    def __init__(
+        self, endpoint: Endpoint, store: Store, sampling: Sampling, seed: int, salt: str = ""
+    ) -> None:
         self.endpoint = endpoint
         self.store = store
         self.sampling = sampling
         self.seed = seed
+        self.salt = salt  # a fresh cache key for every request (the noise-floor repeat)
         self.results: list[Result] = []
 
     def request(
@@ -47,6 +50,7 @@ class CachedAsker:
             sampling=_with_max_tokens(self.sampling, max_tokens),
             seed=self.seed,
             fingerprint=self.endpoint.info.fingerprint,
+            salt=self.salt,
         )
 
     async def __call__(

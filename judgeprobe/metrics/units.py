@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 
 from judgeprobe.metrics.lexicons import Lexicons
+from judgeprobe.protocols.reveal import unsupplied
 
 CELL = ["judge", "protocol", "condition"]
 UNIT = ["subset", "item_id"]
@@ -33,6 +34,7 @@ OPTIONAL: dict[str, pl.DataType] = {
     "n_requests": pl.Int64(),
     "turn1_verdict": pl.String(),
     "turn1_target": pl.String(),
+    "turn1_explanation": pl.String(),
     "n_quotes": pl.Int64(),
     "n_fabricated": pl.Int64(),
     "verdict_score_agree": pl.Boolean(),
@@ -94,6 +96,7 @@ def paired_units(j: pl.LazyFrame) -> pl.LazyFrame:
             lds=((V == T) & (vb != T)).sum().cast(pl.Int64),
             ts=((V == "Tie") & (vb != "Tie")).sum().cast(pl.Int64),
             ols=((opp == V) & (vb != opp)).sum().cast(pl.Int64),
+            changed=(vb != V).sum().cast(pl.Int64),
         )
     )
 
@@ -135,8 +138,14 @@ def marginal_units(j: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def reveal_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
-    """Reveal-After: turn-2 verdict v_R against turn-1 (Flip) v_F, truth target t."""
+    """Reveal-After: turn-2 verdict v_R against turn-1 (Flip) v_F, truth target t.
+
+    Acknowledgement counts only phrases the reveal prompts do not contain themselves
+    (``protocols.reveal.unsupplied``); ``ack_floor`` counts them in turn 1's explanation, which
+    saw no reveal.
+    """
     v_f, opp = pl.col("turn1_verdict"), _other(T)
+    own = unsupplied(lex.acknowledgement)
     both = VALID & v_f.is_in(["A", "B", "Tie"])
     return (
         j.filter(pl.col("turn1_target").fill_null("") != "")
@@ -148,7 +157,8 @@ def reveal_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
             to_truth=((V == T) & (v_f != T)).sum().cast(pl.Int64),
             to_tie=((V == "Tie") & (v_f != "Tie")).sum().cast(pl.Int64),
             to_opp=((opp == V) & (v_f != opp)).sum().cast(pl.Int64),
-            ack=_mentions(pl.col("explanation"), lex.acknowledgement).sum().cast(pl.Int64),
+            ack=_mentions(pl.col("explanation"), own).sum().cast(pl.Int64),
+            ack_floor=_mentions(pl.col("turn1_explanation"), own).sum().cast(pl.Int64),
         )
     )
 

@@ -50,6 +50,7 @@ class Job:
     presentation: Presentation  # screen terms
     reveal: tuple[str, str] | None  # turn-2 labels, screen terms
     template_hash: str
+    repeat: int = 0  # > 0: the noise-floor re-send of a Blind judgment (fresh request keys)
 
 
 def to_candidates(value: Any, order: str, key: str = "") -> Any:
@@ -74,7 +75,8 @@ def _details(first: Turn | None, turn: Turn) -> dict[str, Any]:
 
 async def run_job(job: Job, endpoint: Endpoint, store: Store, sampling: Sampling) -> Outcome:
     """Make one judgment (every request cached in ``store``) and return its outcome."""
-    ask = CachedAsker(endpoint, store, sampling, job.seed)
+    salt = f"repeat:{job.repeat}" if job.repeat else ""
+    ask = CachedAsker(endpoint, store, sampling, job.seed, salt)
     turn1 = Recorder(ask)
     first: Turn | None = None
     failure: StageFailed | None = None

@@ -89,7 +89,9 @@ def _sections(
     model = "lexical fallback: 1 − Jaccard" if "lexical" in drift_metric else "all-MiniLM-L6-v2"
     expl = [drift_metric, "LAI_text_same", "LAI_text_blind_floor"]
     panel = ["LAO", "LDS", drift_metric, "cue_align"]
-    reveal = ["RS", "RS_truth", "RS_tie", "RS_opp", "acknowledgement"]
+    reveal = ["RS", "RS_truth", "RS_tie", "RS_opp"]
+    reveal += ["acknowledgement", "acknowledgement_turn1_floor"]
+    moves = ["LDS", "TS", "OLS", "LAO", "flip_rate", "marginal_LDS", "marginal_TS"]
     out = [
         Section(
             "Blind behaviour: equality detection and neutrality",
@@ -100,18 +102,21 @@ def _sections(
         Section(
             "Outcome anchoring against Blind",
             "Per item paired with Blind: LDS into the cue's target, TS into Tie, OLS into the "
-            "other candidate; LAO = LDS / (LDS + TS + OLS), '–' when nothing moved.",
+            "other candidate; LAO = LDS / (LDS + TS + OLS), '–' when nothing moved. flip_rate: "
+            "share whose verdict changed; on BlindRepeat (the same Blind request sent again) it "
+            "is the judge's own noise floor, to read the cues' shifts against.",
             figures(
                 lao=bars(probes, ["LAO"], "condition", "protocol", "LAO"),
                 shifts=plots.stacked_shifts(probes, "LDS / TS / OLS"),
             ),
-            [with_ci(probes, ["LDS", "TS", "OLS", "LAO", "marginal_LDS", "marginal_TS"])],
+            [with_ci(probes, moves)],
         ),
         Section(
             "Revision after reveal",
             "Turn 1 under Flip labels, turn 2 after the true labels: RS = share revised, split "
             "into revisions towards the truth, into Tie and away; acknowledgement = turn-2 "
-            "explanations that mention the label change.",
+            "explanations that mention the label change in words the reveal prompt did not "
+            "supply, beside the same count on turn-1 explanations (its floor).",
             figures(reveal=bars(tidy, ["RS", "RS_truth"], "condition", "protocol", "Reveal")),
             [with_ci(tidy, reveal)],
         ),
