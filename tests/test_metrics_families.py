@@ -249,7 +249,7 @@ def test_lexical_drift_is_one_minus_jaccard() -> None:
 
 def test_same_decision_family() -> None:
     m = run(same_rows())
-    d = val(m, "delta_e_same", "True")
+    d = val(m, "delta_e_same_lexical", "True")
     assert d["value"] == pytest.approx(7 / 15, abs=1e-12)
     assert d["n"] == 5
     assert contains(d)
@@ -259,8 +259,22 @@ def test_same_decision_family() -> None:
     floor = val(m, "LAI_text_blind_floor", "True")
     assert floor["value"] == pytest.approx(1 / 5, abs=1e-12)
     # Blind is the reference, not a probe: no same-decision rows of its own.
-    for metric in ("delta_e_same", "LAI_text_same", "LAI_text_blind_floor"):
+    for metric in ("delta_e_same_lexical", "LAI_text_same", "LAI_text_blind_floor"):
         assert get(m, metric, "Blind") is None
+
+
+def test_drift_scorers_side_by_side() -> None:
+    # A second scorer (here a stand-in that calls every pair half-similar) is reported as
+    # delta_e_same beside the lexical one, on the same pairs; lexical alone gives no
+    # delta_e_same row, so a reader never mistakes one scorer for the other.
+    def half(a: list[str], b: list[str]) -> np.ndarray:
+        return np.full(len(a), 0.5)
+
+    m = compute_metrics(frame(same_rows()), LEX, half, resamples=RESAMPLES, differences=False)
+    assert val(m, "delta_e_same", "True")["value"] == pytest.approx(0.5)
+    assert val(m, "delta_e_same_lexical", "True")["value"] == pytest.approx(7 / 15, abs=1e-12)
+    assert val(m, "delta_e_same", "True")["n"] == val(m, "delta_e_same_lexical", "True")["n"]
+    assert get(run(same_rows()), "delta_e_same", "True") is None
 
 
 def test_same_decision_label_match_uses_the_shown_labels() -> None:
@@ -678,7 +692,7 @@ def test_no_same_decision_pair_does_not_raise() -> None:
     broken = [row("Blind", f"d{i}", "Invalid", judge="broken") for i in range(3)]
     m = run(broken)
     assert val(m, "invalid_rate", "Blind", judge="broken")["value"] == 1.0
-    assert get(m, "delta_e_same", "Blind", judge="broken") is None
+    assert get(m, "delta_e_same_lexical", "Blind", judge="broken") is None
 
 
 def test_lexical_drift_of_nothing_is_empty() -> None:

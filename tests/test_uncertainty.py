@@ -1,11 +1,15 @@
-"""Bootstrap intervals: deterministic with a seed, exact pooling, and honest coverage."""
+"""Bootstrap intervals: deterministic with a seed, exact pooling, honest coverage, and the
+document as the resampling unit."""
 
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pytest
 
-from judgeprobe.metrics.uncertainty import bootstrap_interval, ratio
+from judgeprobe.metrics.compute import compute_metrics
+from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.metrics.uncertainty import bootstrap_interval, percentile_intervals, ratio
 
 
 def _binary(k: int, n: int) -> pl.DataFrame:
@@ -53,3 +57,88 @@ def test_undefined_resamples_and_empty_input() -> None:
 
 def test_single_item_gives_a_degenerate_interval() -> None:
     assert bootstrap_interval(_binary(1, 1), ["x", "one"], ratio(0, 1), 100) == (1.0, 1.0)
+
+
+# Cluster bootstrap by document ------------------------------------------------------------
+
+
+def _blind_table(documents: list[str], verdicts: list[str]) -> pl.DataFrame:
+    """Blind judgments of one cell, one item each, in the given documents."""
+    n = len(verdicts)
+    return pl.DataFrame(
+        {
+            "judge": ["j"] * n,
+            "protocol": ["baseline"] * n,
+            "condition": ["Blind"] * n,
+            "subset": ["s"] * n,
+            "item_id": [f"i{k}" for k in range(n)],
+            "document_id": documents,
+            "order": ["12"] * n,
+            "seed": [0] * n,
+            "verdict": verdicts,
+            "target": ["none"] * n,
+        }
+    )
+
+
+def _edr(frame: pl.DataFrame, resamples: int = 4000) -> dict[str, object]:
+    tidy = compute_metrics(frame, load_lexicons(), None, resamples, seed=5, differences=False)
+    return tidy.filter(pl.col("metric") == "EDR").row(0, named=True)
+
+
+def test_correlated_items_in_one_document_widen_the_interval() -> None:
+    # 50 documents of 4 items each; all items of a document get the same verdict (perfectly
+    # correlated): 20 documents all Tie, 30 all A. The same 200 verdicts as 200 documents of
+    # one item are 200 independent draws and must give a narrower interval.
+    verdicts = ["Tie"] * 80 + ["A"] * 120
+    clustered = _edr(_blind_table([f"d{k // 4}" for k in range(200)], verdicts))
+    single = _edr(_blind_table([f"d{k}" for k in range(200)], verdicts))
+    assert clustered["value"] == single["value"] == 0.4
+    assert (clustered["n"], clustered["documents"]) == (200, 50)
+    assert (single["n"], single["documents"]) == (200, 200)
+    width = {k: r["hi"] - r["lo"] for k, r in (("clustered", clustered), ("single", single))}
+    # Four perfectly correlated items carry one document's information: about twice as wide.
+    assert width["clustered"] > 1.6 * width["single"]
+
+
+def test_one_item_per_document_is_the_item_bootstrap() -> None:
+    verdicts = list(np.random.default_rng(4).choice(["A", "B", "Tie"], size=150))
+    per_item = _blind_table([f"d{k}" for k in range(150)], verdicts)
+    # An old table without document_id resamples items: exactly the same draws.
+    assert _edr(per_item) == _edr(per_item.drop("document_id"))
+    # And the item-level bootstrap of the same counts agrees within Monte Carlo error.
+    items = per_item.with_columns(
+        tie=(pl.col("verdict") == "Tie").cast(pl.Int64), one=pl.lit(1, pl.Int64)
+    )
+    lo, hi = bootstrap_interval(items, ["tie", "one"], ratio(0, 1), 20_000, seed=1)
+    got = _edr(per_item, 20_000)
+    assert abs(got["lo"] - lo) < 0.012 and abs(got["hi"] - hi) < 0.012
+
+
+def test_bootstrap_interval_by_document() -> None:
+    items = _binary(30, 90).with_columns(doc=pl.Series([f"d{k}" for k in range(90)]))
+    # One row per document: grouping by it changes nothing, draw for draw.
+    assert bootstrap_interval(items, ["x", "one"], ratio(0, 1), 3000, seed=2, by="doc") == (
+        bootstrap_interval(items, ["x", "one"], ratio(0, 1), 3000, seed=2)
+    )
+    # Three rows per document, perfectly correlated: wider.
+    clustered = _binary(30, 90).with_columns(doc=pl.Series([f"d{k // 3}" for k in range(90)]))
+    c_lo, c_hi = bootstrap_interval(clustered, ["x", "one"], ratio(0, 1), 3000, seed=2, by="doc")
+    i_lo, i_hi = bootstrap_interval(clustered, ["x", "one"], ratio(0, 1), 3000, seed=2)
+    assert c_hi - c_lo > 1.4 * (i_hi - i_lo)
+
+
+def test_shared_draw_matches_separate_draws_in_distribution() -> None:
+    # Several metrics of one cell read from one draw over the union of their columns must
+    # give the intervals their own draws give (up to Monte Carlo error).
+    rng = np.random.default_rng(9)
+    v = rng.choice([0, 1, 2], size=400, p=[0.5, 0.3, 0.2])  # Tie / A / B
+    units = pl.DataFrame({"tie": v == 0, "a": v == 1, "valid": np.ones(400, bool)}).cast(pl.Int64)
+    union = units.group_by(["tie", "a", "valid"]).len().sort(["tie", "a", "valid"])
+    values = union.select("tie", "a", "valid").to_numpy().astype(np.float64)
+    weights = union["len"].to_numpy()
+    stats = {"edr": ratio(0, 2), "share_a": ratio(1, 2)}
+    shared = percentile_intervals(values, weights, stats, 20_000, seed=3)
+    for name, cols in (("edr", ["tie", "valid"]), ("share_a", ["a", "valid"])):
+        alone = bootstrap_interval(units, cols, ratio(0, 1), 20_000, seed=4)
+        assert shared[name] == pytest.approx(alone, abs=0.012)

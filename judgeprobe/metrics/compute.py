@@ -1,9 +1,12 @@
 """All metrics with 95% bootstrap intervals and the spread across seeds, as one tidy table.
 
 Rows: (judge, protocol, condition, metric) with ``value``, ``lo``, ``hi`` (percentile
-bootstrap over items, paired metrics resampling pairs together), ``n`` (items with a
-contribution), ``seeds`` and ``seed_sd`` (the spread of the per-seed estimates). Counting is
-vectorised in Polars; Python loops run over metrics and cells only, never over judgments.
+bootstrap over documents: a resample takes all of a document's items, orders and seeds, and
+paired metrics keep their pairs), ``n`` (items with a contribution), ``documents`` (the
+documents they come from), ``seeds`` and ``seed_sd`` (the spread of the per-seed estimates).
+Paired differences between protocols and between judges follow as ``diff_<metric>`` rows
+whose ``versus`` names the other cell (``compare``). Counting is vectorised in Polars; Python
+loops run over metrics and cells only, never over judgments.
 """
 
 from __future__ import annotations
@@ -14,10 +17,26 @@ import numpy as np
 import polars as pl
 
 from judgeprobe.metrics import units
+from judgeprobe.metrics.compare import difference_rows
+from judgeprobe.metrics.family import (
+    CONTINUOUS,
+    directional_cells,
+    families,
+    numeric_columns,
+    prepare,
+    union_columns,
+)
 from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.registry import METRICS, MetricSpec
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, percentile_interval, pool_continuous
-from judgeprobe.metrics.units import CELL, UNIT, Drift
+from judgeprobe.metrics.uncertainty import (
+    DEFAULT_RESAMPLES,
+    Patterns,
+    by_group,
+    patterns,
+    pool_continuous,
+    shared_intervals,
+)
+from judgeprobe.metrics.units import CELL, DOC, UNIT, Drift
 
 TIDY_SCHEMA = {
     "judge": pl.String(),
@@ -28,58 +47,47 @@ TIDY_SCHEMA = {
     "lo": pl.Float64(),
     "hi": pl.Float64(),
     "n": pl.Int64(),
+    "documents": pl.Int64(),
     "seeds": pl.Int64(),
     "seed_sd": pl.Float64(),
+    "versus": pl.String(),  # differences: the other cell, e.g. "protocol=baseline"
+    "p": pl.Float64(),  # differences: exact sign test over documents (shares only)
 }
-CONTINUOUS = {"drift"}
+BREAKDOWNS = ("domain", "subset")
 
 
-def families(j: pl.LazyFrame, lex: Lexicons, drift: Drift) -> dict[str, pl.DataFrame]:
-    """Every family's per-item contribution table."""
-    builders: dict[str, Callable[[], pl.LazyFrame | pl.DataFrame]] = {
-        "cell": lambda: units.cell_units(j),
-        "paired": lambda: units.paired_units(j),
-        "marginal": lambda: units.marginal_units(j),
-        "reveal": lambda: units.reveal_units(j, lex),
-        "same": lambda: units.same_units(j, lex, drift),
-        "rhetoric": lambda: units.rhetoric_units(j, lex),
-        "evidence": lambda: units.evidence_units(j),
-        "position": lambda: units.position_units(j),
-    }
-    built = {name: build() for name, build in builders.items()}
-    lazy = {k: v for k, v in built.items() if isinstance(v, pl.LazyFrame)}
-    # One collect for every plan: Polars shares the common scans and runs them in parallel.
-    collected = dict(zip(lazy, pl.collect_all(lazy.values()), strict=True))
-    return {k: v if isinstance(v, pl.DataFrame) else collected[k] for k, v in built.items()}
+def _nan_none(x: float) -> float | None:
+    return None if np.isnan(x) else float(x)
 
 
-def _cells(frame: pl.DataFrame) -> dict[tuple[str, ...], pl.DataFrame]:
-    return {tuple(map(str, k)): v for k, v in frame.partition_by(CELL, as_dict=True).items()}
-
-
-def _rows(
-    spec: MetricSpec,
-    cols: list[str],
-    totals: dict[tuple[str, ...], pl.DataFrame],
-    per_seed: dict[tuple[str, ...], pl.DataFrame],
-    patterns: dict[tuple[str, ...], pl.DataFrame],
-    directional: dict[tuple[str, ...], bool],
+def _cell_rows(
+    key: tuple[str, ...],
+    specs: list[MetricSpec],
+    total: np.ndarray,
+    per_seed: np.ndarray,
+    separate: dict[str, dict[tuple[str, ...], Patterns]],
+    union: Patterns,
+    index: dict[str, list[int]],
     resamples: int,
     seed: int,
 ) -> list[dict[str, object]]:
-    """One metric's rows, one per cell: point estimate, interval, per-seed spread."""
+    """One cell's rows of a family's metrics: point estimate, interval, per-seed spread.
+
+    ``total``/``per_seed``/``union`` hold the family's union columns (``index`` places each
+    metric's in them; ``total`` then has items and documents); ``separate`` each metric's
+    own patterns by cell.
+    """
+    values = {s.name: float(s.stat(total[index[s.name]])) for s in specs}
+    defined = {
+        s.name: (separate[s.name][key], s.stat)
+        for s in specs
+        if not np.isnan(values[s.name])  # undefined (e.g. LAO when nothing moved): "–"
+    }
+    intervals = shared_intervals(defined, union, index, resamples, seed)
     out: list[dict[str, object]] = []
-    for key, total in totals.items():
-        if spec.directional and not directional.get(key, False):
-            continue
-        value = float(spec.stat(total.select(cols).to_numpy()[0].astype(np.float64)))
-        defined = not np.isnan(value)  # undefined (e.g. LAO when nothing moved): "–"
-        lo = hi = float("nan")
-        if defined:
-            p = patterns[key]
-            values = p.select(cols).to_numpy().astype(np.float64)
-            lo, hi = percentile_interval(values, p["len"].to_numpy(), spec.stat, resamples, seed)
-        by_seed = spec.stat(per_seed[key].select(cols).to_numpy().astype(np.float64))
+    for spec in specs:
+        lo, hi = intervals.get(spec.name, (float("nan"), float("nan")))
+        by_seed = spec.stat(per_seed[:, index[spec.name]])
         by_seed = by_seed[~np.isnan(by_seed)]
         out.append(
             {
@@ -87,10 +95,11 @@ def _rows(
                 "protocol": key[1],
                 "condition": key[2],
                 "metric": spec.name,
-                "value": value if defined else None,
-                "lo": None if np.isnan(lo) else lo,
-                "hi": None if np.isnan(hi) else hi,
-                "n": int(total["n"][0]),
+                "value": _nan_none(values[spec.name]),
+                "lo": _nan_none(lo),
+                "hi": _nan_none(hi),
+                "n": int(total[-2]),
+                "documents": int(total[-1]),
                 "seeds": len(by_seed),
                 "seed_sd": float(np.std(by_seed, ddof=1)) if len(by_seed) > 1 else None,
             }
@@ -98,37 +107,104 @@ def _rows(
     return out
 
 
+def _columns(specs: list[MetricSpec]) -> dict[str, list[int]]:
+    """Each metric's columns as positions in the union of all their columns."""
+    union = union_columns(specs)
+    return {s.name: [union.index(c) for c in s.columns] for s in specs}
+
+
+def _levels(
+    fams: dict[str, pl.DataFrame],
+    directional: dict[tuple[str, ...], bool],
+    resamples: int,
+    seed: int,
+) -> list[dict[str, object]]:
+    """Every metric of every cell, resampling the cell's documents."""
+    # Every document judged in a cell is drawn, also those that add nothing to a family
+    # (no same-decision pair, say): the count of contributing documents varies as it would.
+    universe = fams["cell"].select(*CELL, DOC).unique()
+    rows: list[dict[str, object]] = []
+    for family, table in fams.items():
+        specs = [m for m in METRICS if m.family == family and set(m.columns) <= set(table.columns)]
+        if table.is_empty() or not specs:
+            continue
+        numeric = numeric_columns(table)
+        cols = union_columns(specs)
+        per_item = table.group_by([*CELL, DOC, *UNIT]).agg(pl.col(numeric).sum())
+        per_doc = per_item.group_by([*CELL, DOC]).agg(pl.col(numeric).sum(), items=pl.len())
+        totals = per_doc.group_by(CELL).agg(
+            pl.col(numeric).sum(), n=pl.col("items").sum(), documents=pl.len()
+        )
+        per_seed = table.group_by([*CELL, "seed"]).agg(pl.col(numeric).sum()).sort("seed")
+        drawn = (
+            universe.join(per_doc.select(CELL).unique(), on=CELL, how="semi")
+            .join(per_doc.drop("items"), on=[*CELL, DOC], how="left")
+            .with_columns(pl.col(numeric).fill_null(0))
+            .lazy()
+        )
+        for c, count in CONTINUOUS.items():
+            if c in numeric:
+                drawn = pool_continuous(drawn, c, [*CELL, count])
+        pooled = drawn.collect()
+        separate = {s.name: patterns(pooled, CELL, list(s.columns)) for s in specs}
+        union = patterns(pooled, CELL, cols)
+        index = _columns(specs)
+        seeds = by_group(per_seed, CELL, cols)
+        for key, total in by_group(totals, CELL, [*cols, "n", "documents"]).items():
+            shown = [s for s in specs if not s.directional or directional.get(key, False)]
+            rows += _cell_rows(
+                key, shown, total[0], seeds[key], separate, union[key], index, resamples, seed
+            )
+    return rows
+
+
 def compute_metrics(
     judgments: pl.DataFrame | pl.LazyFrame,
     lex: Lexicons,
-    drift: Drift,
+    drift: Drift | None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    by: str | None = None,
+    differences: bool = True,
 ) -> pl.DataFrame:
-    # Keys as categoricals: grouping and joining 10^6 rows on integers, not strings.
-    keys = pl.col(*CELL, *UNIT, "order")
-    j = units.with_optional(judgments.lazy()).with_columns(keys.cast(pl.Categorical))
-    fams = families(j, lex, drift)
-    directional = {
-        tuple(map(str, k)): bool(v)
-        for *k, v in fams["cell"].group_by(CELL).agg(pl.col("directional").all()).iter_rows()
-    }
-    rows: list[dict[str, object]] = []
-    for family, table in fams.items():
-        specs = [m for m in METRICS if m.family == family]
-        if table.is_empty() or not specs:
-            continue
-        numeric = [c for c in table.columns if c not in (*CELL, *UNIT, "seed", "directional")]
-        per_item = table.group_by([*CELL, *UNIT]).agg(pl.col(numeric).sum())
-        totals = _cells(per_item.group_by(CELL).agg(pl.col(numeric).sum(), n=pl.len()))
-        per_seed = _cells(table.group_by([*CELL, "seed"]).agg(pl.col(numeric).sum()))
-        pooled = per_item.lazy()
-        for c in CONTINUOUS & set(numeric):
-            pooled = pool_continuous(pooled, c, CELL)
-        pooled_items = pooled.collect()
-        for spec in specs:
-            cols = list(spec.columns)
-            # Patterns in a fixed order, so a seeded bootstrap repeats exactly.
-            patterns = _cells(pooled_items.group_by([*CELL, *cols]).len().sort([*CELL, *cols]))
-            rows += _rows(spec, cols, totals, per_seed, patterns, directional, resamples, seed)
-    return pl.DataFrame(rows, schema=TIDY_SCHEMA).sort(["judge", "protocol", "condition", "metric"])
+    """The tidy table (``TIDY_SCHEMA``): every metric of every cell with its interval, then
+    (``differences``) the paired protocol and judge differences of ``compare.COMPARED``.
+
+    ``drift`` is the embedding scorer of explanation drift (``delta_e_same``); the lexical
+    one (``delta_e_same_lexical``) is always computed beside it. ``by`` (``domain`` or
+    ``subset``) computes everything per value of that column, which leads the table.
+    """
+    if by is not None:
+        return breakdown(
+            judgments,
+            by,
+            lambda part: compute_metrics(part, lex, drift, resamples, seed, None, differences),
+        )
+    fams = families(prepare(judgments), lex, drift)
+    directional = directional_cells(fams["cell"])
+    rows = _levels(fams, directional, resamples, seed)
+    if differences:
+        rows += difference_rows(fams, directional, resamples, seed)
+    return pl.DataFrame(rows, schema=TIDY_SCHEMA).sort(
+        ["judge", "protocol", "condition", "metric", "versus"], nulls_last=False
+    )
+
+
+def breakdown(
+    judgments: pl.DataFrame | pl.LazyFrame,
+    by: str,
+    compute: Callable[[pl.DataFrame], pl.DataFrame],
+) -> pl.DataFrame:
+    """``compute`` per value of ``by`` (``domain``, ``subset``), that column first.
+
+    Both are properties of the item, so each part keeps every item's Blind partner.
+    """
+    if by not in BREAKDOWNS:
+        raise ValueError(f"breakdown by {by!r}: choose one of {', '.join(BREAKDOWNS)}")
+    frame = units.with_optional(judgments.lazy()).collect()
+    parts = frame.with_columns(pl.col(by).fill_null("")).partition_by(by, as_dict=True)
+    tables = [
+        compute(part).select(pl.lit(str(value[0]), dtype=pl.String).alias(by), pl.all())
+        for value, part in sorted(parts.items())
+    ]
+    return pl.concat(tables, how="vertical") if tables else pl.DataFrame()

@@ -1,4 +1,4 @@
-"""Every reported metric: a name, the family of per-item counts it reads, and its formula
+"""Every reported metric: a name, the family of per-unit counts it reads, and its formula
 over the column sums (docs/metrics.md). Adding a metric is one entry here."""
 
 from __future__ import annotations
@@ -18,6 +18,21 @@ class MetricSpec:
     stat: Stat
     directional: bool = False  # needs a cue target (A or B) on every item of the cell
     description: str = ""
+    # The count that makes a unit part of the metric (by default the last column): two cells
+    # are compared on the units where it is positive in both.
+    den: str = ""
+
+    @property
+    def unit_column(self) -> str:
+        return self.den or self.columns[-1]
+
+    @property
+    def share(self) -> bool:
+        """A share of units (num / den): a paired difference gets an exact sign test."""
+        return self.stat is SHARE
+
+
+SHARE = ratio(0, 1)
 
 
 def _nd(s: np.ndarray) -> np.ndarray:  # columns: a, b, valid
@@ -39,31 +54,36 @@ def _difference(s: np.ndarray) -> np.ndarray:  # columns: p_x, p_valid, b_x, b_v
 
 M = MetricSpec
 METRICS: tuple[MetricSpec, ...] = (
-    M("invalid_rate", "cell", ("invalid", "one"), ratio(0, 1), description="Invalid / all"),
-    M("EDR", "cell", ("tie", "valid"), ratio(0, 1), description="Tie share of valid verdicts"),
+    M("invalid_rate", "cell", ("invalid", "one"), SHARE, description="Invalid / all"),
+    M("EDR", "cell", ("tie", "valid"), SHARE, description="Tie share of valid verdicts"),
     M("ND", "cell", ("a", "b", "valid"), _nd, description="|A − B| / valid"),
-    M("share_A", "cell", ("a", "valid"), ratio(0, 1), description="candidate 1 preferred"),
-    M("LDS", "paired", ("lds", "paired"), ratio(0, 1), True, "moves into the target"),
-    M("TS", "paired", ("ts", "paired"), ratio(0, 1), description="moves into Tie"),
-    M("OLS", "paired", ("ols", "paired"), ratio(0, 1), True, "moves into the other candidate"),
-    M("LAO", "paired", ("lds", "ts", "ols"), _lao, True, "LDS / (LDS + TS + OLS)"),
+    M("share_A", "cell", ("a", "valid"), SHARE, description="candidate 1 preferred"),
+    M("LDS", "paired", ("lds", "paired"), SHARE, True, "moves into the target"),
+    M("TS", "paired", ("ts", "paired"), SHARE, description="moves into Tie"),
+    M("OLS", "paired", ("ols", "paired"), SHARE, True, "moves into the other candidate"),
+    M("LAO", "paired", ("lds", "ts", "ols"), _lao, True, "LDS / (LDS + TS + OLS)", "paired"),
+    M("flip_rate", "paired", ("changed", "paired"), SHARE, description="verdict ≠ Blind's"),
     M("marginal_LDS", "marginal", ("p_fav", "p_valid", "b_fav", "b_valid"), _difference, True),
     M("marginal_TS", "marginal", ("p_tie", "p_valid", "b_tie", "b_valid"), _difference),
     M("marginal_OLS", "marginal", ("p_opp", "p_valid", "b_opp", "b_valid"), _difference, True),
-    M("flip_rate", "paired", ("changed", "paired"), ratio(0, 1), description="verdict ≠ Blind's"),
-    M("RS", "reveal", ("revised", "pairs"), ratio(0, 1), description="v_R ≠ v_F"),
-    M("RS_truth", "reveal", ("to_truth", "pairs"), ratio(0, 1), description="revised to truth"),
-    M("RS_tie", "reveal", ("to_tie", "pairs"), ratio(0, 1), description="revised into Tie"),
-    M("RS_opp", "reveal", ("to_opp", "pairs"), ratio(0, 1), description="revised away"),
-    M("acknowledgement", "reveal", ("ack", "pairs"), ratio(0, 1), description="mentions reveal"),
-    M("acknowledgement_turn1_floor", "reveal", ("ack_floor", "pairs"), ratio(0, 1)),
-    M("delta_e_same", "same", ("drift", "same"), ratio(0, 1), description="Δe|Same"),
-    M("LAI_text_same", "same", ("lai", "same"), ratio(0, 1), description="LAI_text|Same"),
-    M("LAI_text_blind_floor", "same", ("lai_floor", "same"), ratio(0, 1)),
-    M("stereotype_intrusion", "rhetoric", ("stereotype", "explained"), ratio(0, 1)),
-    M("cue_align", "rhetoric", ("cue_align", "attacked"), ratio(0, 1), description="Cue-align"),
-    M("fabrication_rate", "evidence", ("fabricated", "quotes"), ratio(0, 1)),
-    M("fabricated_explanations", "evidence", ("fab_expl", "quoted"), ratio(0, 1)),
-    M("verdict_score_consistency", "evidence", ("agree", "scored"), ratio(0, 1)),
-    M("position_consistency", "position", ("consistent", "swapped"), ratio(0, 1)),
+    M("RS", "reveal", ("revised", "pairs"), SHARE, description="v_R ≠ v_F"),
+    M("RS_truth", "reveal", ("to_truth", "pairs"), SHARE, description="revised to truth"),
+    M("RS_tie", "reveal", ("to_tie", "pairs"), SHARE, description="revised into Tie"),
+    M("RS_opp", "reveal", ("to_opp", "pairs"), SHARE, description="revised away"),
+    M("acknowledgement", "reveal", ("ack", "pairs"), SHARE, description="mentions reveal"),
+    M("acknowledgement_turn1_floor", "reveal", ("ack_floor", "pairs"), SHARE),
+    M("delta_e_same", "same", ("drift", "same"), SHARE, description="Δe|Same, embedding"),
+    M("delta_e_same_lexical", "same", ("drift_lexical", "same"), SHARE, description="1 − Jaccard"),
+    M("LAI_text_same", "same", ("lai", "same"), SHARE, description="LAI_text|Same"),
+    M("LAI_text_blind_floor", "same", ("lai_floor", "same"), SHARE),
+    M("stereotype_intrusion", "rhetoric", ("stereotype", "explained"), SHARE),
+    M("cue_align", "rhetoric", ("cue_align", "attacked"), SHARE, description="Cue-align"),
+    M("fabrication_rate", "evidence", ("fabricated", "quotes"), SHARE),
+    M("fabricated_explanations", "evidence", ("fab_expl", "quoted"), SHARE),
+    M("verdict_score_consistency", "evidence", ("agree", "scored"), SHARE),
+    M("position_consistency", "position", ("consistent", "swapped"), SHARE),
+    M("relabel_flip", "relabel", ("flip", "pairs"), SHARE, description="verdict changed"),
+    M("relabel_toward", "relabel", ("toward", "directed"), SHARE, description="follows label"),
+    M("relabel_away", "relabel", ("away", "directed"), SHARE, description="against label"),
 )
+BY_NAME = {m.name: m for m in METRICS}

@@ -1,20 +1,26 @@
-"""Percentile bootstrap over items, vectorised and exact for count-based metrics.
+"""Percentile bootstrap over documents (the cluster bootstrap), vectorised and exact for
+count-based metrics.
 
-Every rate here is a function of a few sums over the items of one cell (EDR = Σtie / Σvalid,
-LAO = Σlds / Σ(lds + ts + ols), …). Resampling items with replacement only changes how many
-times each item is counted, so items with identical contributions can be pooled: the
-bootstrap draws multinomial counts over the *distinct* contribution patterns, which is the
-same distribution as resampling the items themselves, at a cost of B × patterns instead of
-B × items. Paired metrics resample pairs together because a pair is one item's pattern.
+Every rate here is a function of a few sums over the units of one cell (EDR = Σtie / Σvalid,
+LAO = Σlds / Σ(lds + ts + ols), …). Items built from one document are not independent, so
+the resampling unit is the document (docs/metrics.md): a resample draws documents with
+replacement and takes all of each document's items, orders and seeds — i.e. the document's
+*summed* contribution. Resampling documents only changes how many times each document is
+counted, so documents with identical sums can be pooled: the bootstrap draws multinomial
+counts over the *distinct* contribution patterns, which is the same distribution as
+resampling the documents themselves, at a cost of B × patterns instead of B × documents.
+Paired metrics keep their pairs because a pair lives inside its document's sum; a paired
+*difference* between two cells stacks both cells' sums into one pattern, so both arms are
+drawn with the same documents. With one item per document this is the item bootstrap.
 
 Continuous contributions (explanation drift) are pooled into ``BINS`` quantile bins, each
-item taking its bin's mean: the sums and the point estimate are unchanged, and only the
+document taking its bin's mean: the sums and the point estimate are unchanged, and only the
 small within-bin variance is lost from the interval.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import polars as pl
@@ -27,29 +33,72 @@ _CHUNK = 2_000_000  # max entries of one resample × pattern block
 
 Stat = Callable[[np.ndarray], np.ndarray]
 """Maps sums with shape (..., k) to the statistic, shape (...); NaN where undefined."""
+Patterns = tuple[np.ndarray, np.ndarray]
+"""Distinct contribution patterns (rows) and how many units have each."""
+
+
+def percentile_intervals(
+    values: np.ndarray, weights: np.ndarray, stats: Mapping[str, Stat], resamples: int, seed: int
+) -> dict[str, tuple[float, float]]:
+    """95% percentile interval of each of ``stats`` when units with contribution
+    ``values[p]`` occur ``weights[p]`` times and the units are resampled with replacement;
+    one draw of resamples serves every statistic."""
+    nan = (float("nan"), float("nan"))
+    n = int(weights.sum())
+    if n == 0 or resamples <= 0:
+        return dict.fromkeys(stats, nan)
+    probs = weights / n
+    rng = np.random.default_rng(seed)
+    drawn = {name: np.empty(resamples) for name in stats}
+    step = max(1, _CHUNK // max(1, len(probs)))
+    for start in range(0, resamples, step):
+        size = min(step, resamples - start)
+        sums = rng.multinomial(n, probs, size=size) @ values
+        for name, stat in stats.items():
+            drawn[name][start : start + size] = stat(sums)
+    tail = (1 - LEVEL) / 2 * 100
+    out = {}
+    for name, got in drawn.items():
+        got = got[~np.isnan(got)]
+        lo, hi = np.percentile(got, [tail, 100 - tail]) if got.size else nan
+        out[name] = (float(lo), float(hi))
+    return out
 
 
 def percentile_interval(
     values: np.ndarray, weights: np.ndarray, stat: Stat, resamples: int, seed: int
 ) -> tuple[float, float]:
-    """95% percentile interval of ``stat`` when units with contribution ``values[p]`` occur
-    ``weights[p]`` times and the units are resampled with replacement."""
-    n = int(weights.sum())
-    if n == 0 or resamples <= 0:
-        return (float("nan"), float("nan"))
-    probs = weights / n
-    rng = np.random.default_rng(seed)
-    stats = np.empty(resamples)
-    step = max(1, _CHUNK // max(1, len(probs)))
-    for start in range(0, resamples, step):
-        size = min(step, resamples - start)
-        stats[start : start + size] = stat(rng.multinomial(n, probs, size=size) @ values)
-    stats = stats[~np.isnan(stats)]
-    if stats.size == 0:
-        return (float("nan"), float("nan"))
-    tail = (1 - LEVEL) / 2 * 100
-    lo, hi = np.percentile(stats, [tail, 100 - tail])
-    return (float(lo), float(hi))
+    """``percentile_intervals`` of one statistic."""
+    return percentile_intervals(values, weights, {"": stat}, resamples, seed)[""]
+
+
+def shared_intervals(
+    separate: Mapping[str, tuple[Patterns, Stat]],
+    union: Patterns,
+    columns: Mapping[str, list[int]],
+    resamples: int,
+    seed: int,
+) -> dict[str, tuple[float, float]]:
+    """The intervals of several metrics of one cell (or comparison), each given with its
+    own patterns, or read from one draw over ``union`` (the patterns of all their columns;
+    ``columns`` places each metric's columns in it) when that has no more patterns than the
+    separate draws together: the cost is resamples × patterns either way."""
+    if not separate:
+        return {}
+    if len(union[1]) > sum(len(p[1]) for p, _ in separate.values()):
+        return {
+            name: percentile_interval(*p, stat, resamples, seed)
+            for name, (p, stat) in separate.items()
+        }
+    stats = {name: _take(stat, columns[name]) for name, (_, stat) in separate.items()}
+    return percentile_intervals(*union, stats, resamples, seed)
+
+
+def _take(stat: Stat, index: list[int]) -> Stat:
+    def f(s: np.ndarray) -> np.ndarray:
+        return stat(s[..., index])
+
+    return f
 
 
 def bootstrap_interval(
@@ -58,15 +107,50 @@ def bootstrap_interval(
     stat: Stat,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    by: str | None = None,
 ) -> tuple[float, float]:
-    """The interval over resamples of the rows of ``items`` (one row per unit)."""
+    """The interval over resamples of the rows of ``items``: each row is a unit, or with
+    ``by`` (e.g. ``document_id``) rows sharing that value form one unit, drawn together."""
+    if by is not None:
+        items = items.group_by(by).agg(pl.col(columns).sum())
     patterns = items.group_by(columns).len().sort(columns)  # a fixed order: seeded = repeatable
     values = patterns.select(columns).to_numpy().astype(np.float64)
     return percentile_interval(values, patterns["len"].to_numpy(), stat, resamples, seed)
 
 
+def by_group(
+    frame: pl.DataFrame, group: list[str], columns: list[str]
+) -> dict[tuple[str, ...], np.ndarray]:
+    """``columns`` as a float array per value of ``group``, rows in their order in ``frame``.
+
+    One conversion for the whole table: a Polars call per cell costs about a millisecond,
+    which thousands of cells and comparisons would pay again and again.
+    """
+    if frame.is_empty():
+        return {}
+    frame = frame.with_columns(pl.col(group).cast(pl.String)).sort(group, maintain_order=True)
+    values = frame.select(columns).to_numpy().astype(np.float64)
+    run = frame.select(pl.struct(group).rle_id()).to_series().to_numpy()
+    starts = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
+    ends = np.r_[starts[1:], len(run)]
+    keys = frame.select(group)[starts.tolist()].rows()
+    return {tuple(k): values[a:b] for k, a, b in zip(keys, starts, ends, strict=True)}
+
+
+def patterns(
+    frame: pl.DataFrame, group: list[str], columns: list[str]
+) -> dict[tuple[str, ...], Patterns]:
+    """The distinct contribution patterns of each group and how often each occurs, in a
+    fixed order (so a seeded bootstrap repeats exactly): ``(values, weights)``."""
+    counted = frame.group_by([*group, *columns]).len().sort([*group, *columns])
+    arrays = by_group(counted, group, [*columns, "len"])
+    return {k: (a[:, :-1], a[:, -1]) for k, a in arrays.items()}
+
+
 def pool_continuous(items: pl.LazyFrame, column: str, by: list[str]) -> pl.LazyFrame:
-    """Replace a continuous column by its quantile-bin mean within each group ``by``."""
+    """Replace a continuous column by its quantile-bin mean within each group ``by`` (group
+    by the count the column sums over too, so a bin never mixes units with and without a
+    contribution)."""
     rank = pl.col(column).rank("ordinal").over(by) - 1
     bin_ = (rank * BINS // pl.len().over(by)).alias("_bin")
     return (
@@ -82,5 +166,15 @@ def ratio(num: int, den: int) -> Stat:
     def f(s: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(s[..., den] > 0, s[..., num] / s[..., den], np.nan)
+
+    return f
+
+
+def difference(stat: Stat, k: int) -> Stat:
+    """stat(first k sums) − stat(the rest): one cell's metric minus another's, both read
+    from one stacked pattern so that a resample draws the same documents for both."""
+
+    def f(s: np.ndarray) -> np.ndarray:
+        return stat(s[..., :k]) - stat(s[..., k:])
 
     return f

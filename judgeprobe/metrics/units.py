@@ -1,9 +1,10 @@
 """Per-item contribution tables: the one place where each metric's counting rule lives.
 
-Each builder returns one row per (judge, protocol, condition, subset, item_id, seed) with
-the columns that metric family sums. A metric is then a function of the column sums over a
-cell's items (see ``registry``), which gives the point estimate, the per-seed spread and,
-resampling items, the bootstrap interval — all from the same counts.
+Each builder returns one row per unit, (judge, protocol, condition, document_id, subset,
+item_id, order, seed), with the columns that metric family sums. A metric is then a function
+of the column sums over a cell's units (see ``registry``), which gives the point estimate, the
+per-seed spread and, resampling documents with all their units, the bootstrap interval — all
+from the same counts.
 """
 
 from __future__ import annotations
@@ -17,14 +18,19 @@ from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.protocols.reveal import unsupplied
 
 CELL = ["judge", "protocol", "condition"]
+DOC = "document_id"  # the resampling unit of the bootstrap
 UNIT = ["subset", "item_id"]
-KEYS = [*CELL, *UNIT, "seed"]
-PAIR = ["judge", "protocol", "subset", "item_id", "order", "seed"]
+KEYS = [*CELL, DOC, *UNIT, "order", "seed"]
+PAIR = ["judge", "protocol", DOC, "subset", "item_id", "order", "seed"]
 BLIND = "Blind"
+RELABEL = "single_relabel"  # the candidate set's subset: one summary under swapped labels
 
 V, T = pl.col("verdict"), pl.col("target")
 VALID = V != "Invalid"
 OPTIONAL: dict[str, pl.DataType] = {
+    "domain": pl.String(),
+    "generator_1": pl.String(),
+    "generator_2": pl.String(),
     "explanation": pl.String(),
     "label_1": pl.String(),
     "label_2": pl.String(),
@@ -48,10 +54,17 @@ Drift = Callable[[list[str], list[str]], np.ndarray]
 
 
 def with_optional(j: pl.LazyFrame) -> pl.LazyFrame:
-    """Add any optional column a hand-made judgments table lacks, as nulls."""
+    """Add any optional column a hand-made judgments table lacks, as nulls.
+
+    A table from before judgments carried their document (or a row without one) gets its
+    item as its document: the bootstrap then resamples items, as it did then.
+    """
     have = set(j.collect_schema().names())
+    item = pl.concat_str("subset", "item_id", separator="/")
+    doc = pl.coalesce(pl.col(DOC), item) if DOC in have else item
     return j.with_columns(
-        pl.lit(None, dtype=t).alias(c) for c, t in OPTIONAL.items() if c not in have
+        *(pl.lit(None, dtype=t).alias(c) for c, t in OPTIONAL.items() if c not in have),
+        doc.alias(DOC),
     )
 
 
@@ -175,9 +188,10 @@ def _cue_mention(text: pl.Expr, lex: Lexicons) -> pl.Expr:
     return shown[0] | shown[1] | _mentions(text, lex.cue) | _mentions(text, lex.stereotype)
 
 
-def same_units(j: pl.LazyFrame, lex: Lexicons, drift: Drift) -> pl.DataFrame:
+def same_units(j: pl.LazyFrame, lex: Lexicons, scorers: dict[str, Drift]) -> pl.DataFrame:
     """Same-decision pairs (v_p = v_B): explanation drift and label-aligned rhetoric.
 
+    Each scorer gives one drift column (its name), so the scorers can be read side by side.
     ``lai_floor`` applies the probe's own cue words to the Blind explanation: the rate a
     judge reaches without being shown any cue.
     """
@@ -192,18 +206,63 @@ def same_units(j: pl.LazyFrame, lex: Lexicons, drift: Drift) -> pl.DataFrame:
         .select(*KEYS, "explanation", "e_B", "lai", "lai_floor")
         .collect()
     )
-    distances = drift(
-        pairs["explanation"].fill_null("").to_list(), pairs["e_B"].fill_null("").to_list()
-    )
+    probe, blind = (pairs[c].fill_null("").to_list() for c in ("explanation", "e_B"))
+    drifts = {
+        name: pl.Series(name, scorer(probe, blind), dtype=pl.Float64)
+        for name, scorer in scorers.items()
+    }
     return (
-        pairs.with_columns(drift=pl.Series(distances, dtype=pl.Float64))
+        pairs.with_columns(**drifts)
         .group_by(KEYS)
         .agg(
+            pl.col(*drifts).sum() if drifts else [],
             same=pl.len().cast(pl.Int64),
-            drift=pl.col("drift").sum(),
             lai=pl.col("lai").sum().cast(pl.Int64),
             lai_floor=pl.col("lai_floor").sum().cast(pl.Int64),
         )
+    )
+
+
+def relabel_units(j: pl.LazyFrame) -> pl.LazyFrame:
+    """Single-relabel pairs: one document's two ``single_relabel`` items (the same summary
+    and opponent, the provenance labels swapped) judged in the same cell, seed and, where
+    both items were shown in one order, that order.
+
+    ``flip``: the verdicts differ (texts fixed, so only the labels moved it). Where the cue's
+    target differs between the two items (True/Flip: the ``LLM``-labelled candidate), a pair
+    is directional: ``toward`` when candidate 1 fares better (A > Tie > B) in the item whose
+    target is A than in the one whose target is B — the verdict follows the label —
+    ``away`` when it fares worse.
+    """
+    rank = {"A": 1, "Tie": 0, "B": -1}
+    r = j.filter((pl.col("subset") == RELABEL) & VALID).select(
+        *CELL,
+        DOC,
+        "order",
+        "seed",
+        "target",
+        item_id=pl.col("item_id").cast(pl.String),
+        rank=V.replace_strict(rank, default=0),
+    )
+    pairs = r.join(r, on=[*CELL, DOC, "seed"], suffix="_2").filter(
+        pl.col("item_id") < pl.col("item_id_2")
+    )
+    # Both orders of one pair when the items share them; else the pair across orders.
+    same_order = (pl.col("order") == pl.col("order_2")).cast(pl.Int8)
+    key = [*CELL, DOC, "seed"]
+    pairs = pairs.filter(same_order == same_order.max().over(key))
+    t1, t2 = pl.col("target"), pl.col("target_2")
+    directional = t1.is_in(["A", "B"]) & t2.is_in(["A", "B"]) & (t1 != t2)
+    on_a = pl.when(t1 == "A").then("rank").otherwise("rank_2")  # candidate 1 favoured
+    on_b = pl.when(t1 == "A").then("rank_2").otherwise("rank")
+    return pairs.group_by([*key, "order"]).agg(
+        subset=pl.lit(RELABEL),
+        item_id=pl.col(DOC).first().cast(pl.String),
+        pairs=pl.len().cast(pl.Int64),
+        flip=(pl.col("rank") != pl.col("rank_2")).sum().cast(pl.Int64),
+        directed=directional.sum().cast(pl.Int64),
+        toward=(directional & (on_a > on_b)).sum().cast(pl.Int64),
+        away=(directional & (on_a < on_b)).sum().cast(pl.Int64),
     )
 
 
@@ -244,14 +303,17 @@ def evidence_units(j: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def position_units(j: pl.LazyFrame) -> pl.LazyFrame:
-    """Items judged validly in both orders: same verdict in candidate terms?"""
+    """Items judged validly in both orders: same verdict in candidate terms? (The unit is
+    the item and seed, both orders together; its ``order`` reads ``both``.)"""
+    keys = [k for k in KEYS if k != "order"]
     return (
         j.filter(VALID)
-        .group_by(KEYS)
+        .group_by(keys)
         .agg(orders=pl.col("order").n_unique(), verdicts=V.n_unique())
         .filter(pl.col("orders") == 2)
         .select(
-            *KEYS,
+            *keys,
+            order=pl.lit("both").cast(pl.Categorical),
             swapped=pl.lit(1, dtype=pl.Int64),
             consistent=(pl.col("verdicts") == 1).cast(pl.Int64),
         )

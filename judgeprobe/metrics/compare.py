@@ -1,0 +1,272 @@
+"""Paired differences: a metric of one cell minus the same metric of another, on the same items.
+
+The paper's claims are comparisons ("PBP suppresses LDS relative to Baseline"), so a level
+with an interval is not enough: the difference must be measured on the units both cells
+judged, with an interval that resamples the same documents for both (docs/metrics.md,
+Comparisons). Here a *unit* is one (document, item, order, seed); two cells share it when
+the metric's unit count (``MetricSpec.unit_column``: valid verdicts for EDR, valid Blind
+pairs for LDS, …) is positive in both. On the shared units:
+
+- ``delta`` = metric(a) − metric(b), each computed from its own sums;
+- ``lo``/``hi``: 95% percentile bootstrap over documents, both cells' sums stacked into one
+  pattern per document so every resample draws the same documents for both arms;
+- for shares (num / den, the unit count equal in both arms) an exact two-sided sign test
+  over documents: ``a_more`` documents where a's count exceeds b's against ``b_more`` the
+  other way (ties dropped), via ``scipy.stats.binomtest``. With one unit per document this
+  is McNemar's exact test on the discordant pairs. Ratios of ratios (ND, LAO) get the
+  interval only.
+
+``compute_metrics`` adds every protocol pair (per judge and condition) and every judge pair
+(per protocol and condition) for ``COMPARED``; ``paired_difference`` compares any two cells,
+e.g. a placebo-subtracted effect LDS_True − LDS_Placebo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import polars as pl
+
+from judgeprobe import JudgeprobeError
+from judgeprobe.metrics.family import CONTINUOUS, families, prepare, union_columns
+from judgeprobe.metrics.lexicons import Lexicons, load_lexicons
+from judgeprobe.metrics.outcome import sign_test_p
+from judgeprobe.metrics.registry import BY_NAME, MetricSpec
+from judgeprobe.metrics.uncertainty import (
+    DEFAULT_RESAMPLES,
+    difference,
+    patterns,
+    pool_continuous,
+    shared_intervals,
+)
+from judgeprobe.metrics.units import BLIND, CELL, DOC, UNIT, Drift
+
+Cell = tuple[str, str, str]
+"""(judge, protocol, condition)."""
+
+UNIT_KEYS = [DOC, *UNIT, "order", "seed"]
+B = "_b"  # suffix of the second arm's columns
+COMPARED: dict[str, bool] = {"EDR": True, "ND": True, "LDS": False, "TS": False, "OLS": False,
+                             "LAO": False}  # fmt: skip
+"""Metrics compared in the metrics table; True: on Blind only (the paper's Table II)."""
+PROTOCOL_ORDER = ("baseline", "scot", "pbp")
+
+
+@dataclass(frozen=True)
+class Difference:
+    """metric(a) − metric(b) on the units both cells judged (see the module docstring)."""
+
+    metric: str
+    a: Cell
+    b: Cell
+    value_a: float | None  # the metric of a on the shared units; None when undefined
+    value_b: float | None
+    delta: float | None
+    lo: float | None  # 95% paired document-level bootstrap interval of delta
+    hi: float | None
+    n: int  # shared units
+    documents: int  # the documents they come from: the resampling unit
+    a_more: int | None  # documents where a's count exceeds b's (shares only, else None)
+    b_more: int | None
+    p: float | None  # exact two-sided sign test of a_more against b_more
+
+
+def _none(x: float) -> float | None:
+    return None if np.isnan(x) else float(x)
+
+
+NO_CELL: Cell = ("", "", "")
+
+
+def _summaries(
+    pairs: pl.DataFrame, group: list[str], specs: list[MetricSpec], resamples: int, seed: int
+) -> dict[tuple[tuple[str, ...], str], Difference]:
+    """Per ``group`` and metric: the difference between the plain and ``_b`` columns of the
+    shared units in ``pairs`` (one row per unit, both arms side by side); the cells are
+    left for the caller to fill in. The specs share their unit column."""
+    cols = union_columns(specs)
+    both = [*cols, *(c + B for c in cols)]
+    per_doc = pairs.group_by([*group, DOC]).agg(pl.col(both).sum())
+    den = specs[0].unit_column
+    exact = pairs.group_by(group).agg(n=pl.len(), equal=(pl.col(den) == pl.col(den + B)).all())
+    nums = list(dict.fromkeys(s.columns[0] for s in specs if s.share))
+    totals = per_doc.group_by(group).agg(
+        pl.col(both).sum(),
+        *((pl.col(c) > pl.col(c + B)).sum().alias(c + ">") for c in nums),
+        *((pl.col(c) < pl.col(c + B)).sum().alias(c + "<") for c in nums),
+        documents=pl.len(),
+    )
+    pooled = per_doc.lazy()
+    for c, count in CONTINUOUS.items():
+        if c in cols:
+            for suffix in ("", B):
+                pooled = pool_continuous(pooled, c + suffix, [*group, count + suffix])
+    drawn = pooled.collect()
+    # Each metric's columns in both arms, as positions in ``both``.
+    index = {s.name: [both.index(c + x) for x in ("", B) for c in s.columns] for s in specs}
+    separate = {s.name: patterns(drawn, group, [both[i] for i in index[s.name]]) for s in specs}
+    union = patterns(drawn, group, both)
+    stats = {s.name: difference(s.stat, len(s.columns)) for s in specs}
+    out: dict[tuple[tuple[str, ...], str], Difference] = {}
+    for row in totals.join(exact, on=group).iter_rows(named=True):
+        key = tuple(str(row[g]) for g in group)
+        values = {}
+        for s in specs:
+            va = float(s.stat(np.array([row[c] for c in s.columns], dtype=np.float64)))
+            vb = float(s.stat(np.array([row[c + B] for c in s.columns], dtype=np.float64)))
+            values[s.name] = (va, vb)
+        defined = {
+            s.name: (separate[s.name][key], stats[s.name])
+            for s in specs
+            if not np.isnan(values[s.name][0] - values[s.name][1])
+        }
+        intervals = shared_intervals(defined, union[key], index, resamples, seed)
+        for s in specs:
+            va, vb = values[s.name]
+            lo, hi = intervals.get(s.name, (float("nan"), float("nan")))
+            tested = s.share and bool(row["equal"])
+            a_more = int(row[s.columns[0] + ">"]) if tested else 0
+            b_more = int(row[s.columns[0] + "<"]) if tested else 0
+            out[(key, s.name)] = Difference(
+                metric=s.name,
+                a=NO_CELL,
+                b=NO_CELL,
+                value_a=_none(va),
+                value_b=_none(vb),
+                delta=_none(va - vb),
+                lo=_none(lo),
+                hi=_none(hi),
+                n=int(row["n"]),
+                documents=int(row["documents"]),
+                a_more=a_more if tested else None,
+                b_more=b_more if tested else None,
+                p=sign_test_p(a_more, a_more + b_more) if tested else None,
+            )
+    return out
+
+
+def _shared(left: pl.DataFrame, right: pl.DataFrame, on: list[str], den: str) -> pl.DataFrame:
+    """Units of ``left`` and ``right`` side by side where both count (``den`` > 0)."""
+    left, right = left.filter(pl.col(den) > 0), right.filter(pl.col(den) > 0)
+    renamed = right.rename({c: c + B for c in right.columns if c not in on})
+    return left.join(renamed, on=on, how="inner")
+
+
+def _ranked(values: list[str], kind: str) -> list[str]:
+    """The order in which cells are compared: a row's cell minus an earlier one (protocols:
+    baseline, scot, pbp, then others by name; judges by name)."""
+    if kind != "protocol":
+        return sorted(values)
+    known = [p for p in PROTOCOL_ORDER if p in values]
+    return known + sorted(v for v in values if v not in known)
+
+
+def difference_rows(
+    fams: dict[str, pl.DataFrame],
+    directional: dict[tuple[str, ...], bool],
+    resamples: int,
+    seed: int,
+) -> list[dict[str, object]]:
+    """Tidy rows (``compute.TIDY_SCHEMA``) of every protocol pair and judge pair of
+    ``COMPARED``: the row's cell minus the ``versus`` cell, on their shared units."""
+    groups: dict[tuple[str, bool, str], list[MetricSpec]] = {}
+    for name, blind_only in COMPARED.items():
+        spec = BY_NAME[name]
+        groups.setdefault((spec.family, blind_only, spec.unit_column), []).append(spec)
+    rows: list[dict[str, object]] = []
+    for (family, blind_only, den), specs in groups.items():
+        table = fams.get(family)
+        if table is None or table.is_empty():
+            continue
+        cond = pl.col("condition") == BLIND if blind_only else pl.col("condition") != BLIND
+        cols = list(dict.fromkeys([*union_columns(specs), den]))
+        units = table.filter(cond).select(*CELL, *UNIT_KEYS, *cols)
+        for kind, fixed in (("protocol", "judge"), ("judge", "protocol")):
+            values = units.select(pl.col(kind).unique())
+            order = _ranked([str(v) for v in values[kind]], kind)
+            if len(order) < 2:
+                continue
+            rank = values.with_columns(
+                _rank=pl.col(kind).cast(pl.String).replace_strict(order, list(range(len(order))))
+            )
+            ranked = units.join(rank, on=kind)
+            on = [fixed, "condition", *UNIT_KEYS]
+            pairs = _shared(ranked, ranked, on, den).filter(pl.col("_rank") > pl.col("_rank" + B))
+            group = [fixed, "condition", kind, kind + B]
+            for (key, name), d in _summaries(pairs, group, specs, resamples, seed).items():
+                cells = {kind: key[2], fixed: key[0]}, {kind: key[3], fixed: key[0]}
+                a, b = ((c["judge"], c["protocol"], key[1]) for c in cells)
+                if BY_NAME[name].directional and not (directional.get(a) and directional.get(b)):
+                    continue
+                rows.append(
+                    {
+                        "judge": a[0],
+                        "protocol": a[1],
+                        "condition": a[2],
+                        "metric": f"diff_{name}",
+                        "value": d.delta,
+                        "lo": d.lo,
+                        "hi": d.hi,
+                        "n": d.n,
+                        "documents": d.documents,
+                        "versus": f"{kind}={key[3]}",
+                        "p": d.p,
+                    }
+                )
+    return rows
+
+
+def paired_difference(
+    judgments: pl.DataFrame | pl.LazyFrame,
+    metric: str,
+    a: Cell,
+    b: Cell,
+    *,
+    lex: Lexicons | None = None,
+    drift: Drift | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Difference:
+    """metric(a) − metric(b) on the items both cells judged, with a paired document-level
+    bootstrap interval and, for shares, an exact sign test over documents.
+
+    Signature::
+
+        paired_difference(judgments, metric, a, b, *, lex=None, drift=None,
+                          resamples=10_000, seed=0) -> Difference
+
+    ``judgments``: a judgments table (``records.JUDGMENT_SCHEMA``; ``document_id`` is derived
+    from the item where absent). ``metric``: a registry name (``registry.METRICS``), e.g.
+    ``"LDS"``, ``"EDR"``, ``"delta_e_same"``. ``a``, ``b``: cells as (judge, protocol,
+    condition); they may differ in any of the three, e.g. a placebo-subtracted effect is
+    ``paired_difference(j, "LDS", (J, p, "True"), (J, p, "Placebo"))``. ``lex`` defaults to
+    the bundled lexicons; ``drift`` scores ``delta_e_same`` (lexical metrics need none).
+    Raises ``JudgeprobeError`` for an unknown metric or a cell with no judgments.
+    """
+    spec = BY_NAME.get(metric)
+    if spec is None:
+        raise JudgeprobeError(f"unknown metric {metric!r}; known: {', '.join(sorted(BY_NAME))}")
+    frame = judgments.lazy()
+    # The two cells and the Blind cells their paired metrics are read against.
+    keep = pl.lit(False)
+    for judge, protocol, condition in (a, b):
+        same = (pl.col("judge") == judge) & (pl.col("protocol") == protocol)
+        keep = keep | (same & pl.col("condition").is_in([condition, BLIND]))
+    table = families(prepare(frame.filter(keep)), lex or load_lexicons(), drift, {spec.family})
+    units = table[spec.family]
+    cols = [*dict.fromkeys([*spec.columns, spec.unit_column])]
+    if not set(cols) <= set(units.columns):
+        raise JudgeprobeError(f"metric {metric}: no scorer given for {spec.columns[0]}")
+    arms = []
+    for cell in (a, b):
+        is_cell = (pl.col(c).cast(pl.String) == v for c, v in zip(CELL, cell, strict=True))
+        arm = units.filter(pl.all_horizontal(is_cell))
+        if arm.is_empty():
+            raise JudgeprobeError(f"metric {metric}: no units in cell {'/'.join(cell)}")
+        arms.append(arm.select(*UNIT_KEYS, *cols))
+    pairs = _shared(arms[0], arms[1], UNIT_KEYS, spec.unit_column).with_columns(_pair=pl.lit("ab"))
+    got = _summaries(pairs, ["_pair"], [spec], resamples, seed).get((("ab",), metric))
+    if got is None:  # no shared unit
+        return Difference(metric, a, b, None, None, None, None, None, 0, 0, None, None, None)
+    return replace(got, a=a, b=b)

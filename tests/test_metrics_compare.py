@@ -1,0 +1,173 @@
+"""Paired differences (judgeprobe.metrics.compare): metric(a) − metric(b) on shared units, a
+document-level paired bootstrap and an exact sign test over documents, worked out by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+from scipy.stats import binomtest
+
+from judgeprobe import JudgeprobeError
+from judgeprobe.metrics.compare import paired_difference
+from judgeprobe.metrics.compute import compute_metrics
+from judgeprobe.metrics.lexicons import load_lexicons
+
+LEX = load_lexicons()
+
+
+def judgments(
+    cells: dict[tuple[str, str, str], list[str]],
+    docs: list[str] | None = None,
+    target: str = "A",
+) -> pl.DataFrame:
+    """Verdicts per (judge, protocol, condition), item k of every cell in document docs[k]."""
+    rows: list[dict[str, Any]] = []
+    for (judge, protocol, condition), verdicts in cells.items():
+        for k, v in enumerate(verdicts):
+            rows.append(
+                {
+                    "judge": judge,
+                    "protocol": protocol,
+                    "condition": condition,
+                    "subset": "s",
+                    "item_id": f"i{k}",
+                    "document_id": docs[k] if docs else f"d{k}",
+                    "order": "12",
+                    "seed": 0,
+                    "verdict": v,
+                    "target": "none" if condition == "Blind" else target,
+                }
+            )
+    return pl.DataFrame(rows)
+
+
+# Ten items, one per document. Blind is B throughout, so a move into A is an LDS unit.
+#   item       0  1  2  3  4  5  6  7  8  9
+#   baseline   A  A  A  A  A  A  A  B  B  Tie     LDS 6/10
+#   pbp        A  B  B  B  B  B  B  B  B  Tie     LDS 1/10
+# discordant: baseline-only LDS on items 1–6 (6), pbp-only none (0): Δ(pbp − baseline) =
+# (0 − 6)/10 = −0.6; McNemar exact p = binomtest(0, 6) = 2/64.
+BLIND = ["B"] * 10
+BASE = ["A"] * 7 + ["B", "B", "Tie"]
+PBP = ["A"] + ["B"] * 8 + ["Tie"]
+CELLS = {
+    ("g", "baseline", "Blind"): BLIND,
+    ("g", "pbp", "Blind"): BLIND,
+    ("g", "baseline", "True"): BASE,
+    ("g", "pbp", "True"): PBP,
+}
+
+
+def test_protocol_difference_by_hand() -> None:
+    d = paired_difference(
+        judgments(CELLS), "LDS", ("g", "pbp", "True"), ("g", "baseline", "True"), resamples=2000
+    )
+    assert (d.value_a, d.value_b, d.delta) == (pytest.approx(0.1), pytest.approx(0.7),
+                                               pytest.approx(-0.6))  # fmt: skip
+    assert (d.n, d.documents, d.a_more, d.b_more) == (10, 10, 0, 6)
+    assert d.p == pytest.approx(2 / 64) == binomtest(0, 6).pvalue
+    assert d.lo is not None and d.hi is not None and d.lo <= -0.6 <= d.hi < 0
+
+
+def test_identical_arms_give_a_degenerate_interval() -> None:
+    # Both arms drawn with the same documents: the difference is exactly 0 in every resample
+    # (resampling the arms independently would give a wide interval around 0).
+    cells = {**CELLS, ("g", "pbp", "True"): BASE}
+    d = paired_difference(
+        judgments(cells), "LDS", ("g", "pbp", "True"), ("g", "baseline", "True"), resamples=500
+    )
+    assert (d.delta, d.lo, d.hi, d.a_more, d.b_more, d.p) == (0.0, 0.0, 0.0, 0, 0, None)
+
+
+def test_the_sign_test_counts_documents_not_items() -> None:
+    # Items 0–7 come from two documents of four (all discordant one way) and items 8, 9
+    # from one document each (concordant): two documents against none, p = 0.5 — not
+    # the 8-of-8 items a unit-level McNemar would count (p = 2/256).
+    cells = {**CELLS, ("g", "baseline", "True"): ["A"] * 8 + ["B", "Tie"],
+             ("g", "pbp", "True"): ["B"] * 8 + ["B", "Tie"]}  # fmt: skip
+    docs = ["x"] * 4 + ["y"] * 4 + ["z", "w"]
+    d = paired_difference(
+        judgments(cells, docs), "LDS", ("g", "baseline", "True"), ("g", "pbp", "True"),
+        resamples=500,
+    )  # fmt: skip
+    assert (d.delta, d.n, d.documents, d.a_more, d.b_more) == (pytest.approx(0.8), 10, 4, 2, 0)
+    assert d.p == 0.5
+
+
+def test_only_units_valid_in_both_arms_are_compared() -> None:
+    # Item 9 Invalid under pbp: 9 shared paired units remain.
+    cells = {**CELLS, ("g", "pbp", "True"): [*PBP[:9], "Invalid"]}
+    d = paired_difference(
+        judgments(cells), "TS", ("g", "pbp", "True"), ("g", "baseline", "True"), resamples=200
+    )
+    assert d.n == 9 and d.delta == 0.0
+
+
+def test_placebo_subtracted_effect_across_conditions() -> None:
+    # LDS_True − LDS_Placebo for one judge and protocol: the function any two cells accept.
+    cells = {**CELLS, ("g", "baseline", "Placebo"): ["A"] * 2 + ["B"] * 8}
+    d = paired_difference(
+        judgments(cells), "LDS", ("g", "baseline", "True"), ("g", "baseline", "Placebo"),
+        resamples=200,
+    )  # fmt: skip
+    assert d.delta == pytest.approx(0.7 - 0.2)
+    assert (d.a_more, d.b_more) == (5, 0)
+
+
+def test_ratio_metrics_get_an_interval_but_no_sign_test() -> None:
+    d = paired_difference(
+        judgments(CELLS), "LAO", ("g", "pbp", "True"), ("g", "baseline", "True"), resamples=300
+    )
+    # pbp moved item 0 into A and item 9 into Tie: LAO 1/2; baseline 7 into A, 1 into Tie.
+    assert (d.value_a, d.value_b, d.delta) == (0.5, 0.875, -0.375)
+    assert d.p is None and d.a_more is None
+
+
+def test_bad_requests_are_clear_errors() -> None:
+    j = judgments(CELLS)
+    with pytest.raises(JudgeprobeError, match="unknown metric"):
+        paired_difference(j, "LDSS", ("g", "pbp", "True"), ("g", "baseline", "True"))
+    with pytest.raises(JudgeprobeError, match="no units in cell g/scot/True"):
+        paired_difference(j, "LDS", ("g", "scot", "True"), ("g", "baseline", "True"))
+
+
+def test_metrics_table_has_protocol_and_judge_differences() -> None:
+    cells = {
+        **CELLS,
+        **{("h", p, c): v for (_, p, c), v in CELLS.items()},
+        ("h", "baseline", "True"): ["A"] * 3 + ["B"] * 7,  # LDS 3/10
+    }
+    tidy = compute_metrics(judgments(cells), LEX, None, 500)
+    diffs = tidy.filter(pl.col("versus").is_not_null())
+    row = diffs.filter(
+        (pl.col("judge") == "g") & (pl.col("metric") == "diff_LDS")
+        & (pl.col("versus") == "protocol=baseline")
+    ).row(0, named=True)  # fmt: skip
+    assert (row["protocol"], row["condition"]) == ("pbp", "True")
+    assert row["value"] == pytest.approx(-0.6) and row["p"] == pytest.approx(2 / 64)
+    assert (row["n"], row["documents"]) == (10, 10)
+    # Judges: h − g under baseline (judges in name order: the later minus the earlier).
+    row = diffs.filter(
+        (pl.col("protocol") == "baseline") & (pl.col("metric") == "diff_LDS")
+        & (pl.col("versus") == "judge=g")
+    ).row(0, named=True)  # fmt: skip
+    assert row["judge"] == "h" and row["value"] == pytest.approx(0.3 - 0.7)
+    # EDR and ND are compared under Blind only; LDS/TS/OLS/LAO under the probes.
+    blind = set(diffs.filter(pl.col("condition") == "Blind")["metric"])
+    assert blind == {"diff_EDR", "diff_ND"}
+    probe = set(diffs.filter(pl.col("condition") == "True")["metric"])
+    assert probe == {"diff_LDS", "diff_TS", "diff_OLS", "diff_LAO"}
+    # Levels keep their rows, without versus.
+    assert tidy.filter(pl.col("versus").is_null() & (pl.col("metric") == "LDS")).height == 4
+
+
+def test_non_directional_cells_get_no_directional_difference() -> None:
+    cells = {**CELLS}
+    j = judgments(cells).with_columns(
+        target=pl.when(pl.col("condition") == "True").then(pl.lit("none")).otherwise("target")
+    )
+    tidy = compute_metrics(j, LEX, None, 200)
+    shown = set(tidy.filter(pl.col("versus").is_not_null())["metric"])
+    assert "diff_LDS" not in shown and "diff_TS" in shown
