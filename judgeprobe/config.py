@@ -49,6 +49,9 @@ class JudgeConfig(BaseModel):
     rate_limit: float = Field(default=0.0, ge=0.0)  # requests/second; 0 = no cap
     api_key_env: str = ""  # name of the environment variable holding the key; never the key
     disable_thinking: bool = False  # reasoning models: ask the chat template not to think
+    # The server is vLLM run with VLLM_BATCH_INVARIANT=1. Declared (no API shows it); goes
+    # into the server fingerprint and the manifest's determinism level.
+    batch_invariant: bool = False
 
     @field_validator("backend")
     @classmethod

@@ -100,7 +100,9 @@ def build_manifest(
         "config_digest": cfg.digest(),
         "config": cfg.model_dump(mode="json"),
         "seeds": cfg.seeds,
-        "determinism": cfg.sampling.determinism(cfg.seeds[0]),
+        "determinism": cfg.sampling.determinism(
+            cfg.seeds[0], all(j.batch_invariant for j in cfg.judges)
+        ),  # the level every judge reaches; per judge under judges[]
         "templates": {name: load_template(name).sha256 for name in sorted(names)},
         "protocol_templates": {n: templates_hash(p.templates) for n, p in protocols.items()},
         "budgets": {n: dict(p.budgets) for n, p in protocols.items()},  # max_tokens per stage
@@ -116,6 +118,7 @@ def build_manifest(
                 "fingerprint": ep.info.fingerprint,
                 "server": ep.info.details,
                 "sampling": sampling_record(ep.info.backend, cfg.sampling, cfg.seeds),
+                "determinism": cfg.sampling.determinism(cfg.seeds[0], ep.judge.batch_invariant),
             }
             for name, ep in endpoints.items()
         ],

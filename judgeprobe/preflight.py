@@ -34,4 +34,4 @@ async def preflight(
     problem. ``endpoints`` holds the probed judges (none for a batch export or import)."""
     for judge in cfg.judges:
         backend = backend_of(cfg, endpoints, judge.name)
-        check_judge(judge.name, backend, cfg.sampling, cfg.seeds, judge.disable_thinking)
+        check_judge(judge, backend, cfg.sampling, cfg.seeds)

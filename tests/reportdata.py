@@ -76,7 +76,9 @@ def run_dir(path: Path, judgments: pl.DataFrame) -> Path:
     manifest = {
         "run_id": "test-0",
         "created_at": "2026-01-01T00:00:00Z",
-        "judges": [{"name": n, "model": "m", "backend": "fake"} for n in judgments["judge"].unique()],
+        "judges": [
+            {"name": n, "model": "m", "backend": "fake"} for n in judgments["judge"].unique()
+        ],
         "seeds": [0],
         "determinism": "greedy",
     }

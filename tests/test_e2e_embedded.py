@@ -7,37 +7,15 @@ the judgments, the manifest and the metric table. No fake server here.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
+import asyncio
 from pathlib import Path
 
 import orjson
 import polars as pl
-import pytest
 
+from tests import chromium
 from tests.conftest import run_cli
-
-
-def _screenshot(page: Path, png: Path) -> None:
-    """Open the page in headless Chromium and screenshot it; any failure fails the test."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed (.ci/run installs Debian's chromium)")
-        pytest.skip("chromium not installed: `apt-get install chromium` to run this check")
-    proc = subprocess.run(
-        [
-            browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-            "--no-first-run", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", f"--user-data-dir={png.parent / 'chromium-profile'}",
-            "--window-size=1200,2000", f"--screenshot={png}", page.resolve().as_uri(),
-        ],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert png.stat().st_size > 20_000  # a rendered page, not a blank one
-    assert "ERR_" not in proc.stderr  # no failed resource loads
+from tests.test_report_browser import check_browser_filters
 
 
 def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path: Path) -> None:
@@ -84,8 +62,14 @@ def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path:
     page = (out / "report.html").read_text()
     assert "data:image/png;base64," in page and "src='http" not in page  # self-contained
     assert "Blind behaviour" in page and "Outcome anchoring" in page
-    assert (out / "report.md").read_text().count("](plots/") >= 2
-    _screenshot(out / "report.html", tmp_path / "report.png")
+    md = (out / "report.md").read_text()
+    assert md.count("](plots/") + md.count(": nothing to draw — ") >= 2
+    # It opens with what the run found: the judge's habits, then the cues.
+    assert md.index("## What this run found") < md.index("## Blind behaviour")
+    assert "gemma3-270m (baseline)" in md.split("## About this run")[0]
+    assert page.count("<tr data-judge='gemma3-270m'") == 2 * 3  # each cue judgment, browsable
+    chromium.screenshot(out / "report.html", tmp_path / "report.png")
+    asyncio.run(check_browser_filters(out / "report.html", tmp_path / "profile"))
 
     # Deterministic judge + content-keyed store: a resume sends nothing new.
     again = run_cli(

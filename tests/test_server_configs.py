@@ -170,6 +170,7 @@ def test_vllm_service(name):
     assert flags["generation-config"] == "vllm"
     assert flags.get("tokenizer-mode") == j.get("tokenizer_mode")
     assert "model" not in flags and "port" not in flags
+    assert "VLLM_BATCH_INVARIANT=${VLLM_BATCH_INVARIANT:-0}" in svc["environment"]
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -244,10 +245,11 @@ def test_serve_script_syntax_and_mode(backend):
     subprocess.run(["bash", "-n", str(script)], check=True)
 
 
-def dry_run(backend: str, *args: str) -> subprocess.CompletedProcess:
+def dry_run(backend: str, *args: str, **extra_env: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "SERVE_DRY_RUN": "1"}
-    for var in ("JUDGES_TOML", "VLLM_HOST", "TGI_HOST"):
+    for var in ("JUDGES_TOML", "VLLM_HOST", "TGI_HOST", "VLLM_BATCH_INVARIANT"):
         env.pop(var, None)
+    env.update(extra_env)
     return subprocess.run(
         ["bash", str(SERVERS / backend / "serve.sh"), *args],
         capture_output=True,
@@ -263,8 +265,8 @@ def test_vllm_serve_script_flags(name):
     proc = dry_run("vllm", name, "--enforce-eager")
     assert proc.returncode == 0, proc.stderr
     argv = proc.stdout.split()
-    assert argv[:3] == ["vllm", "serve", j["model"]]
-    _, flags = parse_args(argv[3:])
+    assert argv[:5] == ["env", "VLLM_BATCH_INVARIANT=0", "vllm", "serve", j["model"]]
+    _, flags = parse_args(argv[5:])
     assert flags["served-model-name"] == name
     assert flags["port"] == str(j["vllm_port"])
     assert flags["host"] == "127.0.0.1"
@@ -289,6 +291,15 @@ def test_tgi_serve_script_flags(name):
     assert flags["max-input-tokens"] == str(j["max_input_tokens"])
     assert flags["max-total-tokens"] == str(j["max_model_len"])
     assert flags["dtype"] == j["dtype"]
+
+
+def test_vllm_serve_script_batch_invariance():
+    proc = dry_run("vllm", "qwen2.5-7b", VLLM_BATCH_INVARIANT="1")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[:3] == ["env", "VLLM_BATCH_INVARIANT=1", "vllm"]
+    proc = dry_run("vllm", "qwen2.5-7b", VLLM_BATCH_INVARIANT="yes")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "VLLM_BATCH_INVARIANT must be 0 or 1" in proc.stderr
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -11,6 +11,7 @@ import pytest
 
 from judgeprobe.engine.request import Sampling
 from tests.conftest import make_items, run_cli
+from tests.fake_tgi import FakeTGI
 from tests.fake_vllm import FakeVLLM
 from tests.fakeserver import FakeJudge
 from tests.test_tgi import PAPER, sent_body, sweep_config
@@ -62,4 +63,38 @@ def test_seeds_that_mean_random_are_refused(tmp_path: Path, seed: int) -> None:
         proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
     assert proc.returncode == 2
     assert f"error: judge fake: seed {seed} is out of range" in proc.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def _manifest(tmp_path: Path, url: str, out: str, **judge: object) -> dict[str, object]:
+    items = make_items(tmp_path / "items.jsonl", 1)
+    cfg = sweep_config(tmp_path / f"{out}.toml", url, items, judge=judge)
+    proc = run_cli("--config", str(cfg), "--out", str(tmp_path / out))
+    assert proc.returncode == 0, proc.stderr
+    data: dict[str, object] = orjson.loads((tmp_path / out / "manifest.json").read_bytes())
+    return data
+
+
+def test_batch_invariance_is_recorded_and_keyed(tmp_path: Path) -> None:
+    """A judge declared batch-invariant (vLLM with VLLM_BATCH_INVARIANT=1) is recorded in the
+    determinism level, and its fingerprint differs: its replies never share a cache entry
+    with a batch-dependent server's."""
+    with FakeVLLM() as vllm:
+        plain = _manifest(tmp_path, vllm.url, "plain")
+        invariant = _manifest(tmp_path, vllm.url, "invariant", batch_invariant=True)
+    assert plain["determinism"] == "greedy"
+    assert invariant["determinism"] == "greedy+batch-invariant"
+    (p,), (i,) = plain["judges"], invariant["judges"]  # type: ignore[misc]
+    assert (p["determinism"], i["determinism"]) == ("greedy", "greedy+batch-invariant")
+    assert i["server"]["batch_invariant"] is True and "batch_invariant" not in p["server"]
+    assert i["fingerprint"] != p["fingerprint"]
+
+
+def test_batch_invariance_is_refused_off_vllm(tmp_path: Path) -> None:
+    items = make_items(tmp_path / "items.jsonl", 1)
+    with FakeTGI() as tgi:
+        cfg = sweep_config(tmp_path / "c.toml", tgi.url, items, judge={"batch_invariant": True})
+        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+    assert proc.returncode == 2
+    assert "error: judge fake: batch_invariant is a vLLM option" in proc.stderr
     assert not (tmp_path / "run").exists()

@@ -39,6 +39,7 @@ from judgeprobe.engine.request import Message, Request
 from judgeprobe.engine.retry import BadResponse, HTTPStatusError
 from judgeprobe.engine.runner import Routable
 from judgeprobe.engine.store import Outcome, Result, Store
+from judgeprobe.engine.wire import declared
 
 CHAT_URL = "/v1/chat/completions"
 
@@ -52,7 +53,8 @@ def batch_info(judge: JudgeConfig) -> ServerInfo:
             f"judge {judge.name}: batch mode asks no server, so set model= and backend= "
             '(e.g. backend = "vllm") for it in the config'
         )
-    return server_info(judge.backend, judge.model, {"served_by": "batch"})
+    details = {"served_by": "batch", **declared(judge.batch_invariant)}
+    return server_info(judge.backend, judge.model, details)
 
 
 def custom_id(key: str, round_: int, escalated_to: int | None = None) -> str:

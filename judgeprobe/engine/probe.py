@@ -20,6 +20,7 @@ from judgeprobe.config import EngineConfig, JudgeConfig
 from judgeprobe.engine.client import Endpoint, ServerInfo
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.retry import describe
+from judgeprobe.engine.wire import declared
 
 
 class ProbeReply(BaseModel):
@@ -106,6 +107,7 @@ async def _identify(judge: JudgeConfig, engine: EngineConfig, url: str) -> Serve
         detected, details = await _detect(client, models)
     finally:
         await client.close()
+    details |= declared(judge.batch_invariant)
     return server_info(detected if judge.backend == "auto" else judge.backend, model, details)
 
 

@@ -1,4 +1,6 @@
-"""rich progress for a sweep: done/total judgments, judgments/s, invalid, retries, ETA.
+"""rich progress for a sweep: done/total judgments, judgments/s and requests/s, invalid,
+retries, ETA. Requests/s is the server's load (a PBP judgment is three requests, a re-ask or
+retry one more); judgments/s is what finishes.
 
 Updates are counters; the display is told at most every ``REFRESH_S`` seconds (and on
 exit), so the cost per request is a few additions however fast requests complete.
@@ -29,14 +31,14 @@ class SweepProgress:
 
     def __init__(self, total: int, console: Console | None = None, enabled: bool = True) -> None:
         self.total = total
-        self.valid = self.invalid = self.cached = self.retries = 0
+        self.valid = self.invalid = self.cached = self.retries = self.requests = 0
         self._start = self._shown = time.monotonic()
         self._progress = Progress(
             TextColumn("[bold]judging"),
             BarColumn(),
             MofNCompleteColumn(),
             TaskProgressColumn(),
-            TextColumn("{task.fields[rate]:.2f}/s"),
+            TextColumn("{task.fields[rate]:.2f} judgments/s · {task.fields[req_rate]:.2f} req/s"),
             TextColumn(
                 "[green]{task.fields[valid]} ok[/] [yellow]{task.fields[invalid]} invalid[/]"
             ),
@@ -47,7 +49,7 @@ class SweepProgress:
             refresh_per_second=4,
         )
         self._task = self._progress.add_task(
-            "judging", total=total, rate=0.0, valid=0, invalid=0, retries=0, cached=0
+            "judging", total=total, rate=0.0, req_rate=0.0, valid=0, invalid=0, retries=0, cached=0
         )
 
     def __enter__(self) -> SweepProgress:
@@ -74,8 +76,8 @@ class SweepProgress:
             self.valid += 1
         else:
             self.invalid += 1
-        sent_again = outcome.reasks + outcome.escalations  # not transport retries
-        self.retries += max(0, outcome.attempts - len(outcome.request_keys) - sent_again)
+        self.requests += outcome.attempts  # every request sent for it: stages, re-asks, retries
+        self.retries += max(0, outcome.attempts - len(outcome.request_keys) - outcome.reasks)
         self._refresh()
 
     def _refresh(self, force: bool = False) -> None:
@@ -88,6 +90,7 @@ class SweepProgress:
             self._task,
             completed=self.done,
             rate=(self.valid + self.invalid) / elapsed,
+            req_rate=self.requests / elapsed,
             valid=self.valid,
             invalid=self.invalid,
             retries=self.retries,

@@ -29,11 +29,19 @@ class Sampling(BaseModel):
             data.pop("repetition_penalty", None)
         return data
 
-    def determinism(self, seed: int | None) -> str:
-        """How reproducible a reply is expected to be, recorded in the manifest."""
-        if self.temperature == 0.0:
-            return "greedy"
-        return "seeded-sampling" if seed is not None else "unseeded-sampling"
+    def determinism(self, seed: int | None, batch_invariant: bool = False) -> str:
+        """How reproducible a reply is expected to be, recorded in the manifest: ``greedy``,
+        ``seeded-sampling`` or ``unseeded-sampling``, plus ``+batch-invariant`` when the server
+        computes a request alike whatever it is batched with (vLLM's VLLM_BATCH_INVARIANT=1).
+        Without it, a greedy reply can still change with the batch (README, Reliability)."""
+        level = (
+            "greedy"
+            if self.temperature == 0.0
+            else "seeded-sampling"
+            if seed is not None
+            else "unseeded-sampling"
+        )
+        return f"{level}+batch-invariant" if batch_invariant else level
 
 
 Message = dict[str, str]

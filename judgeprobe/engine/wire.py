@@ -29,6 +29,7 @@ from functools import cache
 from typing import Any
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.config import JudgeConfig
 from judgeprobe.engine.request import Sampling
 
 LLAMA_CPP = ("llama-server", "llama-cpp-python")
@@ -88,15 +89,9 @@ def wire_sampling(backend: str, sampling: Sampling) -> WireSampling:
     return WireSampling(fields, tuple(notes))
 
 
-def check_judge(
-    name: str,
-    backend: str,
-    sampling: Sampling,
-    seeds: Sequence[int],
-    disable_thinking: bool = False,
-    batch_invariant: bool = False,
-) -> None:
+def check_judge(judge: JudgeConfig, backend: str, sampling: Sampling, seeds: Sequence[int]) -> None:
     """Refuse, with one line, a judge whose backend would drop part of what the run asks."""
+    name = judge.name
     try:
         wire_sampling(backend, sampling)
     except UnsupportedSampling as exc:
@@ -108,12 +103,12 @@ def check_judge(
             "(a negative seed or 2^32-1 means 'random' on vLLM and llama.cpp; TGI refuses "
             "negative ones)"
         )
-    if disable_thinking and backend == "tgi":
+    if judge.disable_thinking and backend == "tgi":
         raise JudgeprobeError(
             f"judge {name}: disable_thinking is sent as chat_template_kwargs, which TGI 3.3 "
             "ignores; serve this judge with vLLM or llama-server, or leave it out"
         )
-    if batch_invariant and backend != "vllm":
+    if judge.batch_invariant and backend != "vllm":
         raise JudgeprobeError(
             f"judge {name}: batch_invariant is a vLLM option (VLLM_BATCH_INVARIANT=1), "
             f"but this judge's backend is {backend}"
@@ -126,3 +121,9 @@ def sampling_record(backend: str, sampling: Sampling, seeds: Sequence[int]) -> d
     each stage's budget, recorded apart."""
     wire = wire_sampling(backend, sampling)
     return {"sent": {**wire.fields, "seed": list(seeds)}, "mapped": list(wire.notes)}
+
+
+def declared(batch_invariant: bool) -> dict[str, Any]:
+    """Server settings a judge's config declares and no API reports, for the server
+    fingerprint (empty when none is declared, so older fingerprints still match)."""
+    return {"batch_invariant": True} if batch_invariant else {}

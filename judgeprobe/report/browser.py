@@ -195,11 +195,16 @@ SCRIPT = """
     if (b) { state[b.dataset.key] = b.dataset.value; apply(); }
   });
   // #ev?moved=toward&judge=NAME opens the browser filtered: a link to one view.
-  var hash = decodeURIComponent(location.hash || '');
-  if (hash.indexOf('#ev?') === 0) {
+  function fromHash() {
+    var hash = decodeURIComponent(location.hash || '');
+    if (hash.indexOf('#ev?') !== 0) return;
+    state = {};
     new URLSearchParams(hash.slice(4)).forEach(function (v, k) { state[k] = v; });
+    apply();
   }
+  window.addEventListener('hashchange', fromHash);
   apply();
+  fromHash();
 })();
 """
 

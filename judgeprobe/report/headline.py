@@ -198,13 +198,11 @@ def effect_sentences(outcome: pl.DataFrame, ci: Intervals, targets: Mapping[Any,
             cells = "cell" if quiet == 1 else "cells"
             out.append(f"The {quiet} other readable cue {cells} moved no more than noise.")
         return out
+    cells = f"{len(rows)} readable cue cell{'s' if len(rows) > 1 else ''}"
     if moved(rows[0]) == 0:
-        return [
-            f"Nothing moved: no verdict changed against Blind in any of {len(rows)} readable "
-            "cue cells."
-        ]
+        return [f"Nothing moved: no verdict changed against Blind in {cells}."]
     return [
-        f"Nothing moved beyond noise in {len(rows)} readable cue cells: no cue drew verdicts "
+        f"Nothing moved beyond noise in {cells}: no cue drew verdicts "
         f"toward its target more than away from it beyond chance (sign test p < {ALPHA}), and "
         "no move into Tie has an interval above 0. The largest change: " + sentence(rows[0])
     ]

@@ -122,7 +122,7 @@ async def judge_all(
         for judge in cfg.judges:
             endpoints[judge.name] = await probe_endpoint(judge, cfg.engine)
             info = endpoints[judge.name].info
-            check_judge(judge.name, info.backend, sampling, cfg.seeds, judge.disable_thinking)
+            check_judge(judge, info.backend, sampling, cfg.seeds)
             console.print(
                 f"judge [bold]{judge.name}[/] at {judge.url}: {info.model} "
                 f"({info.backend}, fingerprint {info.fingerprint})"
@@ -166,7 +166,9 @@ def manifest(
         "judgeprobe": __version__,
         "config": cfg.model_dump(mode="json", exclude={"judges"}),
         "sampling": PRESETS[cfg.preset].model_dump(),
-        "determinism": PRESETS[cfg.preset].determinism(cfg.seeds[0]),
+        "determinism": PRESETS[cfg.preset].determinism(
+            cfg.seeds[0], all(j.batch_invariant for j in cfg.judges)
+        ),
         "items": {"source": cfg.items, "n": len(items), "digest": items_digest(items)},
         "templates": {t: load_template(t).sha256 for t in templates},
         "judges": [

@@ -5,7 +5,8 @@
 #
 # Reads servers/judges.toml (needs python3 >= 3.11 for tomllib) and execs
 # `vllm serve` on the judge's vllm_port.  Env: VLLM_HOST (default 127.0.0.1),
-# VLLM_GPU_MEMORY_UTILIZATION (default 0.90), HF_TOKEN for gated models,
+# VLLM_GPU_MEMORY_UTILIZATION (default 0.90), VLLM_BATCH_INVARIANT (default 0; 1 =
+# batch-invariant kernels, see servers/README.md), HF_TOKEN for gated models,
 # JUDGES_TOML (alternative config), SERVE_DRY_RUN=1 (print the command, don't run it).
 set -euo pipefail
 
@@ -22,7 +23,13 @@ shift
 vars="$(python3 "$here/../judge_vars.py" "$toml" "$judge" "$prog")"
 eval "$vars"
 
-cmd=(vllm serve "$model"
+batch_invariant="${VLLM_BATCH_INVARIANT:-0}"
+if [[ "$batch_invariant" != 0 && "$batch_invariant" != 1 ]]; then
+  echo "$prog: VLLM_BATCH_INVARIANT must be 0 or 1, not '$batch_invariant'" >&2
+  exit 2
+fi
+
+cmd=(env "VLLM_BATCH_INVARIANT=$batch_invariant" vllm serve "$model"
   --served-model-name "$judge"
   --host "${VLLM_HOST:-127.0.0.1}"
   --port "$vllm_port"

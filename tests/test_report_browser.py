@@ -1,0 +1,176 @@
+"""The evidence browser: rows, their moves against Blind, the page bound, and real clicks in
+headless Chromium on a report built from a hand-made run (no server)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+import polars as pl
+import pytest
+
+from judgeprobe.metrics.drift import lexical_drift
+from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.metrics.outcome import outcome_table
+from judgeprobe.report import build
+from judgeprobe.report.browser import MAX_ROWS, browser_html, browser_rows
+from tests import chromium
+from tests.reportdata import rows, run_dir, table
+
+BLIND = ["B"] * 14 + ["A"] * 4 + ["Tie"] * 2
+# Under True (target A): items 0-5 move B → A, 6-7 B → Tie, 14-15 A → B, 19 is Invalid.
+TRUE = ["A"] * 6 + ["Tie"] * 2 + BLIND[8:14] + ["B"] * 2 + BLIND[16:19] + ["Invalid"]
+# Under Flip (target B): items 14-17 move A → B.
+FLIP = BLIND[:14] + ["B"] * 4 + BLIND[18:]
+
+
+def judgments() -> pl.DataFrame:
+    return table(rows(BLIND), rows(TRUE, "True"), rows(FLIP, "Flip"), rows(BLIND[:10], "Blind2"))
+
+
+def test_moves_agree_with_the_outcome_metrics() -> None:
+    j = judgments()
+    moves = browser_rows(j).group_by("condition", "moved").len()
+    count = {(c, m): n for c, m, n in moves.iter_rows()}
+    outcome = {r["condition"]: r for r in outcome_table(j).iter_rows(named=True)}
+    for cond in ("True", "Flip"):
+        assert count.get((cond, "toward"), 0) == outcome[cond]["lds_count"]
+        assert count.get((cond, "tie"), 0) == outcome[cond]["ts_count"]
+        assert count.get((cond, "away"), 0) == outcome[cond]["ols_count"]
+    assert count[("True", "toward")] == 6 and count[("True", "away")] == 2
+    assert count[("True", "unpaired")] == 1 and count[("Flip", "toward")] == 4
+    # A cue without a target (Blind2, target none) is not directional: nothing moved here.
+    assert count[("Blind2", "same")] == 10
+
+
+def test_rows_show_moves_first_and_each_judgment_beside_its_blind_twin() -> None:
+    r = browser_rows(judgments())
+    assert r["moved"].head(10).to_list() == ["toward"] * 10  # 6 under True, 4 under Flip
+    first = r.row(0, named=True)
+    assert (first["condition"], first["item_id"]) == ("Flip", "doc-14")
+    assert (first["blind_verdict"], first["verdict"]) == ("A", "B")
+    assert first["blind_explanation"] == "Blind explanation of item 14: verdict A."
+    assert r.height == 20 + 20 + 10  # every cue judgment, none of the Blind ones
+
+
+def test_a_blind_only_run_lists_its_blind_judgments() -> None:
+    r = browser_rows(table(rows(BLIND)))
+    assert r.height == 20 and set(r["moved"]) == {"blind"}
+    assert "Blind only (20)" in browser_html(r)
+
+
+def test_html_filters_escaping_and_the_cue_shown() -> None:
+    j = judgments().with_columns(
+        explanation=pl.when(pl.col("item_id") == "doc-00")
+        .then(pl.lit("<script>alert('x')</script> & more"))
+        .otherwise("explanation")
+    )
+    page = browser_html(browser_rows(j))
+    assert "<script>alert" not in page and "&lt;script&gt;alert(&#x27;x&#x27;)" in page
+    for chip in ("all (50)", "moved (14)", "toward the cue (10)", "into Tie (2)", "True (20)"):
+        assert chip in page
+    assert page.count("<tr data-judge=") == 50
+    assert "1: LLM<br>2: TradML<br>favours A" in page  # the labels the judge saw, and target
+    assert "no verdict in reply" in page  # an Invalid judgment says why
+    assert "http" not in page  # self-contained
+
+
+def test_the_page_stays_bounded_for_a_big_run() -> None:
+    n = MAX_ROWS + 500
+    long = "word " * 5_000
+    j = table(rows(["B"] * n, explanation=long), rows(["A"] * n, "True", explanation=long))
+    page = browser_html(browser_rows(j))
+    assert page.count("<tr data-judge=") == MAX_ROWS
+    assert f"Showing the first {MAX_ROWS:,} of {n:,} judgments" in page
+    assert len(page) < 6_000_000  # long explanations are cut
+
+
+def test_pbp_quotes_are_listed_with_their_match_scores() -> None:
+    details = {
+        "notes": {
+            "accuracy": {
+                "summary_1": {
+                    "note": "faithful",
+                    "quotes": [
+                        {
+                            "quote": "the budget",
+                            "source": "document",
+                            "match": 1.0,
+                            "fabricated": False,
+                        },
+                        {
+                            "quote": "a made-up claim",
+                            "source": "",
+                            "match": 0.41,
+                            "fabricated": True,
+                        },
+                    ],
+                },
+                "summary_2": {"note": "thin", "quotes": []},
+            }
+        }
+    }
+    blob = orjson.dumps(details).decode()
+    j = table(rows(BLIND, protocol="pbp"), rows(TRUE, "True", protocol="pbp", details=blob))
+    page = browser_html(browser_rows(j))
+    assert "2 quotes, 1 fabricated (match &lt; 0.9)" in page
+    assert "accuracy · summary_1: “the budget” → document 1.00" in page
+    assert "<li class='fab'>accuracy · summary_1: “a made-up claim” → no source 0.41" in page
+
+
+async def _visible(page: chromium.Page) -> int:
+    return int(
+        await page.evaluate(
+            "Array.from(document.querySelectorAll('#evidence tbody tr')).filter(r => !r.hidden)"
+            ".length"
+        )
+    )
+
+
+async def check_browser_filters(report: Path, profile: Path) -> None:
+    """Open the report, click filters with the mouse and check the rows follow."""
+    rows_by_move = await _rows_by_move(report)
+    async with chromium.page(profile) as page:
+        await page.open(report.resolve().as_uri())
+        total = await _visible(page)
+        assert total == sum(rows_by_move.values()) > 0
+        moved = sum(rows_by_move.get(m, 0) for m in ("toward", "away", "tie", "changed"))
+        await page.click("#evidence button[data-key=moved][data-value=any]")
+        assert await _visible(page) == moved < total
+        count = await page.evaluate("document.querySelector('#evidence .ev-count').textContent")
+        assert count == f"{moved} of {total} rows shown"
+        await page.click("#evidence button[data-key=moved][data-value='']")
+        assert await _visible(page) == total
+        # Filters combine: one condition, then only the rows that did not move.
+        condition = await page.evaluate(
+            "document.querySelector('#evidence tbody tr').dataset.condition"
+        )
+        await page.click(f"#evidence button[data-key=condition][data-value='{condition}']")
+        in_condition = await _visible(page)
+        assert 0 < in_condition <= total
+        await page.click("#evidence button[data-key=moved][data-value=same]")
+        assert await _visible(page) == await page.evaluate(
+            "document.querySelectorAll('#evidence tbody tr[data-moved=same]"
+            f"[data-condition={condition}]').length"
+        )
+        # A link can open a filtered view.
+        await page.open(report.resolve().as_uri() + "#ev?moved=any")
+        assert await _visible(page) == moved
+
+
+async def _rows_by_move(report: Path) -> dict[str, int]:
+    html = report.read_text()
+    return {
+        m: html.count(f"data-moved='{m}'") for m in set(re.findall(r"data-moved='(\w+)'", html))
+    }
+
+
+async def test_clicking_a_filter_changes_the_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chromium.browser()  # skip early without it
+    monkeypatch.setattr(build, "default_drift", lambda: (lexical_drift, "delta_e_same_lexical"))
+    run = run_dir(tmp_path / "run", judgments())
+    report = build.build_report(run, load_lexicons(None), resamples=200)
+    await check_browser_filters(report, tmp_path / "profile")
