@@ -77,7 +77,8 @@ class SweepProgress:
         else:
             self.invalid += 1
         self.requests += outcome.attempts  # every request sent for it: stages, re-asks, retries
-        self.retries += max(0, outcome.attempts - len(outcome.request_keys) - outcome.reasks)
+        sent_again = outcome.reasks + outcome.escalations  # not transport retries
+        self.retries += max(0, outcome.attempts - len(outcome.request_keys) - sent_again)
         self._refresh()
 
     def _refresh(self, force: bool = False) -> None:
