@@ -27,6 +27,7 @@ from rich.console import Console
 from judgeprobe import JudgeprobeError
 from judgeprobe.cli import main_guard
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
+from judgeprobe.conditions.checks import write_attack_checks
 from judgeprobe.config import JudgeConfig, SweepConfig, load_config, parse_judge_flag
 from judgeprobe.corpus import load_items
 from judgeprobe.engine.batch import BatchEndpoint, batch_info, ingest, walk
@@ -290,6 +291,9 @@ async def _sweep(
         run_id = f"{cfg.name}-{cfg.digest()[:8]}"
         manifest = build_manifest(run_id, cfg, endpoints, conditions)
         write_json(out / "manifest.json", {**manifest, "shard": shard_record(mode.shard)})
+        checked = write_attack_checks(out / "attack_checks.csv", items, conditions, cfg.conditions)
+        if checked:
+            console.print(checked)
         fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
         planned = count(cfg, items, conditions)
         per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())

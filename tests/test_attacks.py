@@ -6,10 +6,18 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
+from judgeprobe import embeddings
 from judgeprobe.candidates.attacks import ATTACKS, confidence, verbosity
+from judgeprobe.conditions import builtin_conditions
+from judgeprobe.conditions.checks import attack_checks
 from judgeprobe.corpus import load_items
+from judgeprobe.records import Item
+from judgeprobe.run import main
+from tests.conftest import make_items, write_config
+from tests.fakeserver import FakeJudge
 
 LEXICON_DIR = Path(__file__).resolve().parents[1] / "judgeprobe" / "metrics" / "lexicons"
 LEXICONS = sorted(LEXICON_DIR.glob("*.toml"))
@@ -63,3 +71,39 @@ def test_rule_attacks_still_attack() -> None:
     # A summary whose every sentence holds a lexicon word is padded, never restated.
     padded = verbosity(ADVERSARIAL[0])
     assert padded.count("thorough") == 1 and len(padded) > len(ADVERSARIAL[0])
+
+
+# --- the same preservation check during a sweep ---------------------------------------------
+
+ITEM = Item(
+    item_id="d1", document="The firm met.", candidate_2="The other summary.",
+    candidate_1="Harrow & Finch cut packaging costs by a fifth, the report says.",
+)  # fmt: skip
+
+
+def test_sweep_checks_each_attacked_text_per_item() -> None:
+    leaky = ITEM.model_copy(update={"item_id": "d2", "verbosity_1": "Costs fell by 25% at Lumio."})
+    table = attack_checks([ITEM, leaky], builtin_conditions(), ["Blind", "Verbosity", "Placebo"])
+    assert table["condition"].to_list() == ["Verbosity", "Verbosity"]  # attack conditions only
+    rule, prepared = table.row(0, named=True), table.row(1, named=True)
+    assert (rule["item_id"], rule["method"]) == ("d1", "rule")
+    assert (prepared["item_id"], prepared["method"]) == ("d2", "prepared")
+    assert prepared["preserved"] is False and prepared["new_numbers"] == "25"
+    assert prepared["new_names"] == "Lumio" and "new names: Lumio" in prepared["flag"]
+    if embeddings.available():
+        assert rule["preserved"] is True and rule["similarity"] >= 0.75 and rule["flag"] == ""
+    else:
+        assert rule["preserved"] is None and "no embedding model" in rule["flag"]
+
+
+def test_a_sweep_with_an_attack_writes_its_checks(tmp_path: Path) -> None:
+    items = make_items(tmp_path / "items.jsonl", 3)
+    with FakeJudge() as judge:
+        cfg = write_config(tmp_path / "c.toml", judge.url, items, protocols=["baseline"],
+                           conditions=["Blind", "Confidence"])  # fmt: skip
+        assert main(["--config", str(cfg), "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+    checks = pl.read_csv(tmp_path / "run" / "attack_checks.csv")
+    assert checks["item_id"].to_list() == ["doc-0000", "doc-0001", "doc-0002"]
+    assert set(checks["method"]) == {"rule"} and set(checks["new_numbers"].fill_null("")) == {""}
+    if embeddings.available():
+        assert checks["preserved"].to_list() == [True] * 3

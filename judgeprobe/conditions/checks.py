@@ -1,0 +1,91 @@
+"""The preservation check on every attacked text a sweep judges, recorded per item.
+
+A style attack must keep the summary's content (paper, IV-E). The data set builder checks the
+attacks it writes; a sweep may instead apply the deterministic rule (an item without a
+prepared attack) or judge items from elsewhere. So the sweep runs the same check as the
+builder on the text each attack condition actually shows: all-MiniLM-L6-v2 similarity to the
+original at least ``THRESHOLD``, no new number, no new name. The result goes to
+``RUN_DIR/attack_checks.csv``, one row per (condition, item); nothing is dropped, so a reader
+can set failed items aside. Without the embedding model the similarity is left empty and says
+so in ``flag``; numbers and names are still checked, and ``preserved`` is empty unless they
+already fail.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from judgeprobe import embeddings
+from judgeprobe.candidates import preserve
+from judgeprobe.conditions import Condition
+from judgeprobe.records import Item
+
+THRESHOLD = 0.75  # as the builder's default similarity_threshold
+SCHEMA = {
+    "condition": pl.String,
+    "item_id": pl.String,
+    "attack": pl.String,
+    "method": pl.String,  # "prepared" (the item's own attack text) or "rule"
+    "similarity": pl.Float64,
+    "new_numbers": pl.String,
+    "new_names": pl.String,
+    "preserved": pl.Boolean,
+    "flag": pl.String,
+}
+
+
+def attack_checks(
+    items: Sequence[Item], conditions: dict[str, Condition], names: Sequence[str]
+) -> pl.DataFrame:
+    """One row per (attack condition, item): how the judged text relates to the original."""
+    meta: list[tuple[str, str, str, str]] = []
+    pairs: list[tuple[str, str]] = []
+    for name in names:
+        condition = conditions[name]
+        if condition.attack is None:
+            continue
+        i = 0 if condition.attack_on == "A" else 1
+        for item in items:
+            cue = condition.resolve(item)
+            original = (item.candidate_1, item.candidate_2)[i]
+            prepared = getattr(item, f"{condition.attack}_{i + 1}", None)
+            meta.append((name, item.item_id, condition.attack, "prepared" if prepared else "rule"))
+            pairs.append((original, (cue.text_1, cue.text_2)[i]))
+    if not pairs:
+        return pl.DataFrame(schema=SCHEMA)
+    if embeddings.available():
+        checks = preserve.check(pairs)
+    else:
+        checks = [preserve.compare(o, r, math.nan) for o, r in pairs]
+    rows = []
+    for (name, item_id, attack, method), c in zip(meta, checks, strict=True):
+        unmeasured = math.isnan(c.similarity)
+        flag = c.problems(THRESHOLD) if not unmeasured else "; ".join(
+            [p for p in [c.problems(-1.0)] if p] + ["similarity not checked (no embedding model)"]
+        )  # fmt: skip
+        rows.append({
+            "condition": name, "item_id": item_id, "attack": attack, "method": method,
+            "similarity": None if unmeasured else c.similarity,
+            "new_numbers": ", ".join(c.new_numbers), "new_names": ", ".join(c.new_entities),
+            "preserved": None if unmeasured and not (c.new_numbers or c.new_entities)
+            else c.ok(THRESHOLD),
+            "flag": flag,
+        })  # fmt: skip
+    return pl.DataFrame(rows, schema=SCHEMA)
+
+
+def write_attack_checks(
+    path: Path, items: Sequence[Item], conditions: dict[str, Condition], names: Sequence[str]
+) -> str:
+    """Write the checks (when the sweep has an attack condition); a one-line summary or ""."""
+    table = attack_checks(items, conditions, names)
+    if table.is_empty():
+        return ""
+    table.write_csv(path)
+    kept, unknown = int(table["preserved"].sum()), table["preserved"].null_count()
+    maybe = f" ({unknown} without a similarity)" if unknown else ""
+    return f"attack preservation: {kept} of {table.height} attacked texts pass{maybe} → {path}"
