@@ -8,8 +8,9 @@ import polars as pl
 
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import lexical_drift
+from judgeprobe.metrics.flags import Readability
 from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.report.headline import MIN_PAIRED, headline, unreadable
+from judgeprobe.report.headline import headline, unreadable
 from tests.reportdata import rows, table
 
 
@@ -104,7 +105,7 @@ def test_moves_both_ways_are_noise_and_the_largest_is_shown_for_context() -> Non
 
 
 def test_thin_and_invalid_heavy_cells_stay_out_of_the_headline() -> None:
-    thin = MIN_PAIRED - 1
+    thin = Readability().min_n - 1
     j = table(
         rows(["B"] * thin, judge="thin"),
         rows(["A"] * thin, "True", judge="thin"),  # every item moves toward the target
@@ -121,6 +122,26 @@ def test_thin_and_invalid_heavy_cells_stay_out_of_the_headline() -> None:
 def test_a_flag_column_in_the_table_decides_readability() -> None:
     assert unreadable({"n_paired": 3, "invalid_rate": 0.9, "flag": ""}) == ""
     assert unreadable({"n_paired": 500, "invalid_rate": 0.0, "flag": "custom"}) == "custom"
-    assert unreadable({"n_paired": 3, "invalid_rate": 0.5}) == (
-        f"3 paired items (< {MIN_PAIRED}), 50% Invalid (> 20%)"
+    limits = Readability(min_n=4, max_invalid_rate=0.4)
+    assert unreadable({"n_paired": 3, "invalid_rate": 0.5}, limits) == (
+        "3 paired items (< 4), 50% Invalid (> 40%)"
     )
+
+
+def test_the_run_limits_decide_what_is_headlined() -> None:
+    j = table(rows(["B"] * 6), rows(["A"] * 6, "True"))  # 6 of 6 move toward the target
+    tidy = compute_metrics(j, load_lexicons(None), lexical_drift, resamples=300, seed=0)
+    assert not any(s.startswith("Under True") for s in headline(j, tidy))  # 6 < 10 paired
+    found = headline(j, tidy, Readability(min_n=5))
+    assert one(found, "Under True").startswith("Under True, j (baseline) moved 100% [100, 100]")
+
+
+def test_the_noise_floor_is_stated_and_not_taken_for_a_cue() -> None:
+    repeat = ["Tie", "Tie", *BLIND[2:]]  # two of twenty verdicts change when re-sent
+    j = table(rows(BLIND), rows(repeat, "BlindRepeat"))
+    found = sentences(j)
+    assert one(found, "Sent the same").startswith(
+        "Sent the same Blind requests again, j (baseline) changed 10% ["
+    )
+    assert "of 20 verdicts: its own noise floor" in one(found, "Sent the same")
+    assert "This run has no cue condition" in found[-1]

@@ -30,7 +30,7 @@ from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.units import with_optional
 from judgeprobe.report import plots
 from judgeprobe.report.browser import browser_html, browser_rows
-from judgeprobe.report.headline import RULE, headline
+from judgeprobe.report.headline import headline, rule
 from judgeprobe.report.tables import (
     cost_table,
     counts_table,
@@ -251,9 +251,9 @@ def build_report(
         f"lexicons {lex.origin} ({lex.sha256[:12]}); drift {drift_metric}; "
         f"metrics computed in {time.monotonic() - start:.1f}s",
     ]
-    found = Section("What this run found", RULE, sentences=headline(j, tidy))
-    about = Section("About this run", sentences=meta)
     limits = limits or run_limits(manifest)
+    found = Section("What this run found", rule(limits), sentences=headline(j, tidy, limits))
+    about = Section("About this run", sentences=meta)
     unread = readability_section(j, limits)
     sections = [found, about, *([unread] if any(not t.is_empty() for t in unread.tables) else [])]
     sections += _sections(j, tidy, drift_metric, resamples, seed)

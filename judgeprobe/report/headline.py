@@ -3,7 +3,8 @@
 In the order a reader needs them: first how each judge answers with no cue (which position
 it prefers, how often it says Tie) — a judge that always picks the first-shown summary or
 always says Tie makes every cue effect moot — then the cue effects that stand out from
-chance, or a plain statement that nothing did, then the cells too thin to read.
+chance, or a plain statement that nothing did, beside the judge's own noise floor where the
+run re-sent Blind requests (BlindRepeat), then the cells too thin to read (``metrics.flags``).
 """
 
 from __future__ import annotations
@@ -13,43 +14,44 @@ from typing import Any
 
 import polars as pl
 
+from judgeprobe.metrics.flags import Readability
 from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.units import BLIND, with_optional
+from judgeprobe.plan import REPEAT
 
-MIN_PAIRED = 10  # fewer paired items than this: the cell is not headlined
-MAX_INVALID = 0.2  # a larger Invalid share: the cell is not headlined
 ONE_SIDED = 0.8  # one answer in this share of valid judgments: a degenerate judge
 MIN_VALID = 5  # fewer valid judgments than this: too few to call a judge degenerate
 ALPHA = 0.05  # the sign test's level for "beyond noise"
 MAX_EFFECTS = 8  # cue sentences shown; the rest are counted
 MAX_UNREAD = 6  # unreadable cells named; the rest are counted
 
-RULE = (
-    f"A cue cell is headlined when its moves toward and away from the cue's target differ "
-    f"beyond chance (exact sign test, p < {ALPHA}) or its move into Tie has a 95% interval "
-    f"above 0; cells with fewer than {MIN_PAIRED} paired items or more than "
-    f"{MAX_INVALID:.0%} Invalid are never headlined."
-)
+
+def rule(limits: Readability) -> str:
+    """What the headline counts as a finding, in words."""
+    return (
+        "A cue cell is headlined when its moves toward and away from the cue's target differ "
+        f"beyond chance (exact sign test, p < {ALPHA}) or its move into Tie has a 95% interval "
+        f"above 0; cells with fewer than {limits.min_n} paired items or more than "
+        f"{limits.max_invalid_rate:.0%} Invalid are never headlined."
+    )
+
 
 Row = Mapping[str, Any]
 Intervals = dict[tuple[str, str, str, str], tuple[float | None, float | None, float | None]]
 
 
-def unreadable(row: Row) -> str:
-    """Why a cell of the outcome table must stay out of the headline ('' when it need not).
-
-    Uses the table's own flag column where it has one; else a conservative rule: too few
-    paired items, or too many Invalid judgments.
-    """
-    for column in ("flags", "flag"):
-        if column in row:
-            return str(row[column] or "")
+def unreadable(row: Row, limits: Readability | None = None) -> str:
+    """Why a cue cell of the outcome table must stay out of the headline ('' when it need not):
+    the table's own ``flag`` (``metrics.flags``), else the same limits applied here."""
+    if "flag" in row:
+        return str(row["flag"] or "")
+    limits = limits or Readability()
     reasons = []
-    if (row.get("n_paired") or 0) < MIN_PAIRED:
-        reasons.append(f"{row.get('n_paired') or 0} paired items (< {MIN_PAIRED})")
+    if (row.get("n_paired") or 0) < limits.min_n:
+        reasons.append(f"{row.get('n_paired') or 0} paired items (< {limits.min_n})")
     invalid = row.get("invalid_rate") or 0.0
-    if invalid > MAX_INVALID:
-        reasons.append(f"{invalid:.0%} Invalid (> {MAX_INVALID:.0%})")
+    if invalid > limits.max_invalid_rate:
+        reasons.append(f"{invalid:.0%} Invalid (> {limits.max_invalid_rate:.0%})")
     return ", ".join(reasons)
 
 
@@ -142,6 +144,20 @@ def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
+def noise_sentences(outcome: pl.DataFrame, ci: Intervals) -> list[str]:
+    """The judge's own flip rate: the same Blind request sent again, verdict changed."""
+    out = []
+    for r in outcome.filter(pl.col("condition") == REPEAT).iter_rows(named=True):
+        flip = ci.get((r["judge"], r["protocol"], REPEAT, "flip_rate"), (None, None, None))
+        if flip[0] is not None:
+            out.append(
+                f"Sent the same Blind requests again, {_who(r['judge'], r['protocol'])} changed "
+                f"{pct(*flip)} of {r['n_paired']} verdicts: its own noise floor, beside which "
+                "any cue effect is read."
+            )
+    return out
+
+
 def effect_sentence(row: Row, ci: Intervals, target: str) -> str:
     """``Under True, qwen05 (baseline) moved 12% [6, 19] of 40 paired items toward …``."""
     key = (row["judge"], row["protocol"], row["condition"])
@@ -172,7 +188,7 @@ def _beyond_noise(row: Row, ci: Intervals) -> bool:
 
 def effect_sentences(outcome: pl.DataFrame, ci: Intervals, targets: Mapping[Any, str]) -> list[str]:
     """The cue cells beyond noise, most moved first; or that nothing moved beyond noise."""
-    probes = outcome.filter(pl.col("condition") != BLIND)
+    probes = outcome.filter(~pl.col("condition").is_in([BLIND, REPEAT]))
     if probes.is_empty():
         return ["This run has no cue condition: only the judges' Blind behaviour can be read."]
     rows = [r for r in probes.iter_rows(named=True) if not unreadable(r)]
@@ -210,7 +226,8 @@ def effect_sentences(outcome: pl.DataFrame, ci: Intervals, targets: Mapping[Any,
 
 def unread_sentences(outcome: pl.DataFrame) -> list[str]:
     """The cue cells kept out of the headline, and why."""
-    probes = outcome.filter(pl.col("condition") != BLIND).sort("judge", "protocol", "condition")
+    probes = outcome.filter(~pl.col("condition").is_in([BLIND, REPEAT]))
+    probes = probes.sort("judge", "protocol", "condition")
     named = [
         f"{_who(r['judge'], r['protocol'])} under {r['condition']} ({why})"
         for r in probes.iter_rows(named=True)
@@ -227,13 +244,15 @@ def intervals(tidy: pl.DataFrame) -> Intervals:
     return {(a, b, c, m): (v, lo, hi) for a, b, c, m, v, lo, hi in rows.iter_rows()}
 
 
-def headline(j: pl.DataFrame, tidy: pl.DataFrame) -> list[str]:
-    """The report's opening sentences from the judgments and their tidy metric table."""
+def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = None) -> list[str]:
+    """The report's opening sentences from the judgments and their tidy metric table; cells
+    flagged under ``limits`` stay out of the findings."""
     j = with_optional(j.lazy()).collect()
-    outcome = outcome_table(j)
+    outcome = outcome_table(j, limits)
     ci = intervals(tidy)
     return [
         *judge_sentences(j),
+        *noise_sentences(outcome, ci),
         *effect_sentences(outcome, ci, target_names(j)),
         *unread_sentences(outcome),
     ]
