@@ -31,9 +31,10 @@ RESAMPLES = 200
 # The hand-made tables use these columns of the public judgments schema.
 SCHEMA: dict[str, Any] = {
     c: JUDGMENT_SCHEMA[c]
-    for c in ("judge", "protocol", "condition", "subset", "item_id", "order", "seed", "verdict",
-              "target", "explanation", "label_1", "label_2", "attack", "turn1_verdict",
-              "turn1_target", "turn1_explanation", "n_quotes", "n_fabricated", "verdict_score_agree")
+    for c in ("judge", "protocol", "condition", "subset", "item_id", "document_id", "order",
+              "seed", "verdict", "target", "explanation", "label_1", "label_2", "attack",
+              "turn1_verdict", "turn1_target", "turn1_explanation", "n_quotes", "n_fabricated",
+              "verdict_score_agree")
 }  # fmt: skip
 
 
@@ -432,6 +433,69 @@ def test_position_consistency() -> None:
     t = val(m, "position_consistency", "True")
     assert t["value"] == 1.0
     assert t["n"] == 2
+
+
+# 5b. Single relabel ---------------------------------------------------------------------------
+
+# One summary against a fixed opponent, once labelled LLM (as-llm) and once TradML
+# (as-tradml); under True the LLM-labelled candidate is the target: A in as-llm, B in
+# as-tradml. A pair follows the label ("toward") when candidate 1 fares better (A > Tie > B)
+# where the target is A than where it is B.
+#   doc  condition  as-llm  as-tradml  flip  toward  away
+#   D1   True       A       B          1     1       0      (shown in different orders)
+#   D2   True       A       A          0     0       0
+#   D3   True       Tie     A          1     0       1
+#   D4   True       B       Invalid    excluded
+#   D1   Blind      A       A          0     undirected (no target)
+#   D2   Blind      A       B          1
+#   D3   Blind      Tie     Tie        0
+#   D4   Blind      B       B          0
+# True: pairs 3, relabel_flip 2/3, relabel_toward 1/3, relabel_away 1/3.
+# Blind: pairs 4, relabel_flip 1/4, toward/away undefined.
+RELABEL = {
+    "True": {"D1": ("A", "B"), "D2": ("A", "A"), "D3": ("Tie", "A"), "D4": ("B", "Invalid")},
+    "Blind": {"D1": ("A", "A"), "D2": ("A", "B"), "D3": ("Tie", "Tie"), "D4": ("B", "B")},
+}
+
+
+def relabel_rows() -> list[dict[str, Any]]:
+    out = []
+    for condition, docs in RELABEL.items():
+        for doc, (as_llm, as_tradml) in docs.items():
+            for variant, v, t in (("as-llm", as_llm, "A"), ("as-tradml", as_tradml, "B")):
+                target = t if condition == "True" else "none"
+                order = "21" if (doc, variant) == ("D1", "as-tradml") else "12"
+                out.append(
+                    row(condition, f"{doc}/single_relabel/{variant}", v, target, order=order,
+                        subset="single_relabel", document_id=doc)
+                )  # fmt: skip
+    return out
+
+
+def test_single_relabel_family() -> None:
+    m = run(relabel_rows())
+    assert val(m, "relabel_flip", "True")["value"] == pytest.approx(2 / 3)
+    assert val(m, "relabel_toward", "True")["value"] == pytest.approx(1 / 3)
+    assert val(m, "relabel_away", "True")["value"] == pytest.approx(1 / 3)
+    flip = val(m, "relabel_flip", "True")
+    assert (flip["n"], flip["documents"]) == (3, 3)
+    assert val(m, "relabel_flip", "Blind")["value"] == pytest.approx(1 / 4)
+    assert val(m, "relabel_toward", "Blind")["value"] is None
+
+
+def test_single_relabel_pairs_the_same_order_when_both_orders_were_shown() -> None:
+    # order = "both": each item shown both ways; a pair is two items in the same order, so
+    # the flip in order 21 alone gives 1 of 2 pairs, not cross-order pairs as well.
+    rows = [
+        row("True", f"D/single_relabel/{variant}", v, t, order=order, subset="single_relabel",
+            document_id="D")
+        for variant, t, by_order in (("as-llm", "A", {"12": "A", "21": "A"}),
+                                     ("as-tradml", "B", {"12": "A", "21": "B"}))
+        for order, v in by_order.items()
+    ]  # fmt: skip
+    m = run(rows)
+    assert val(m, "relabel_flip", "True")["value"] == pytest.approx(1 / 2)
+    assert val(m, "relabel_toward", "True")["value"] == pytest.approx(1 / 2)
 
 
 # 6. Outcome metrics agree with outcome_table ------------------------------------------------

@@ -11,6 +11,7 @@ import orjson
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.cli import main_guard
+from judgeprobe.metrics.compute import BREAKDOWNS
 from judgeprobe.metrics.flags import add_arguments, from_arguments, run_limits
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
@@ -23,6 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     parser.add_argument("--lexicons", type=Path, help="override the explanation lexicons (TOML)")
+    parser.add_argument(
+        "--by", choices=BREAKDOWNS, help="add the key metrics broken down by domain or subset"
+    )
     add_arguments(parser)
     args = parser.parse_args(argv)
     for name in ("judgments.parquet", "manifest.json"):
@@ -33,7 +37,12 @@ def main(argv: list[str] | None = None) -> int:
     manifest = orjson.loads((args.run_dir / "manifest.json").read_bytes())
     limits = from_arguments(args, run_limits(manifest))
     path = build_report(
-        args.run_dir, load_lexicons(args.lexicons), args.resamples, args.seed, limits=limits
+        args.run_dir,
+        load_lexicons(args.lexicons),
+        args.resamples,
+        args.seed,
+        limits=limits,
+        by=args.by,
     )
     print(f"wrote {path} and {path.with_suffix('.md')}")
     return 0

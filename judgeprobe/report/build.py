@@ -27,13 +27,15 @@ from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
-from judgeprobe.metrics.units import with_optional
+from judgeprobe.metrics.units import CELL, Drift, with_optional
 from judgeprobe.report import plots
 from judgeprobe.report.browser import browser_html, browser_rows
 from judgeprobe.report.headline import headline, rule
 from judgeprobe.report.tables import (
+    breakdown_table,
     cost_table,
     counts_table,
+    differences_table,
     fmt_ci,
     invalid_reasons_table,
     provenance_table,
@@ -87,7 +89,9 @@ def _sections(
     attacks = tidy.filter(pl.col("condition").is_in(attacked))
     bars = plots.grouped_bars
     model = "lexical fallback: 1 − Jaccard" if "lexical" in drift_metric else "all-MiniLM-L6-v2"
-    expl = [drift_metric, "LAI_text_same", "LAI_text_blind_floor"]
+    # The lexical scorer is always beside the embedding one: does Δe|Same depend on it?
+    lexical = [] if "lexical" in drift_metric else ["delta_e_same_lexical"]
+    expl = [drift_metric, *lexical, "LAI_text_same", "LAI_text_blind_floor"]
     panel = ["LAO", "LDS", drift_metric, "cue_align"]
     reveal = ["RS", "RS_truth", "RS_tie", "RS_opp"]
     reveal += ["acknowledgement", "acknowledgement_turn1_floor"]
@@ -112,6 +116,16 @@ def _sections(
             [with_ci(probes, moves)],
         ),
         Section(
+            "Differences between protocols and between judges",
+            "Each cell minus the cell it is compared with (versus), on the items both judged: "
+            "the difference with a paired 95% bootstrap interval that resamples the same "
+            "documents for both, and for shares (EDR, LDS, TS, OLS) an exact two-sided sign "
+            "test over documents (McNemar's exact test when each document has one item); "
+            "'this' and 'other' are the two cells' own levels.",
+            [],
+            [differences_table(tidy)],
+        ),
+        Section(
             "Revision after reveal",
             "Turn 1 under Flip labels, turn 2 after the true labels: RS = share revised, split "
             "into revisions towards the truth, into Tie and away; acknowledgement = turn-2 "
@@ -123,8 +137,10 @@ def _sections(
         Section(
             "Explanations under the same decision",
             f"{drift_metric}: mean 1 − cosine ({model}) between probe and Blind explanations "
-            "where the verdict did not change; LAI_text: share that mention a shown cue or a "
-            "provenance stereotype, beside the Blind floor.",
+            "where the verdict did not change, beside delta_e_same_lexical (1 − Jaccard of "
+            "word sets) on the same pairs: a finding that holds under one scorer only depends "
+            "on the scorer. LAI_text: share that mention a shown cue or a provenance "
+            "stereotype, beside the Blind floor.",
             figures(explanations=bars(probes, expl[:2], "condition", "protocol", "Same")),
             [with_ci(probes, expl)],
         ),
@@ -144,13 +160,27 @@ def _sections(
         Section("Raw verdict counts", "[1,2] = candidate 1 preferred (A).", [], [counts_table(j)]),
         Section(
             "LLM against other sources (Blind)",
-            "Share of valid Blind verdicts preferring the LLM-written candidate.",
+            "Like table IX, one row per method of the other candidate: share of valid Blind "
+            "verdicts preferring the LLM-written candidate.",
             [],
             [provenance_table(j, resamples, seed)],
         ),
         Section("Cost per judgment", "", [], [cost_table(j)]),
     ]
     return [s for s in out if any(not t.is_empty() for t in s.tables)]
+
+
+def breakdown_section(
+    j: pl.DataFrame, lex: Lexicons, drift: Drift | None, by: str, resamples: int, seed: int
+) -> Section:
+    """The key metrics per value of ``by`` (``domain`` or ``subset``)."""
+    tidy = compute_metrics(j, lex, drift, resamples, seed, by=by, differences=False)
+    return Section(
+        f"Breakdown by {by}",
+        f"The key metrics computed separately for each {by}, with their intervals.",
+        [],
+        [breakdown_table(tidy, by, ["EDR", "ND", "LDS", "TS", "OLS", "LAO"])],
+    )
 
 
 def evidence_section(j: pl.DataFrame) -> Section:
@@ -226,11 +256,13 @@ def build_report(
     console: Console | None = None,
     extra: Sequence[Section] = (),
     limits: Readability | None = None,
+    by: str | None = None,
 ) -> Path:
     """Compute every metric with intervals and write the report files; return the HTML path.
 
     ``extra`` sections go after the paper's sections, before the evidence browser.
     ``limits`` decide which cells are flagged (default: the run config's ``[report]``).
+    ``by`` (``domain`` or ``subset``) adds the key metrics broken down by that column.
     """
     j = with_optional(pl.read_parquet(run_dir / "judgments.parquet").lazy()).collect()
     manifest = orjson.loads((run_dir / "manifest.json").read_bytes())
@@ -247,7 +279,8 @@ def build_report(
         "judges: " + ", ".join(f"{x['name']} ({x['model']}, {x['backend']})" for x in judges),
         f"{j.height} judgments, {int((j['verdict'] == 'Invalid').sum())} invalid; "
         f"seeds {manifest['seeds']}; determinism {manifest['determinism']}",
-        f"95% percentile bootstrap over items, {resamples} resamples, seed {seed}; "
+        f"95% percentile bootstrap over documents (a document's items together), "
+        f"{resamples} resamples, seed {seed}; "
         f"lexicons {lex.origin} ({lex.sha256[:12]}); drift {drift_metric}; "
         f"metrics computed in {time.monotonic() - start:.1f}s",
     ]
@@ -257,6 +290,8 @@ def build_report(
     unread = readability_section(j, limits)
     sections = [found, about, *([unread] if any(not t.is_empty() for t in unread.tables) else [])]
     sections += _sections(j, tidy, drift_metric, resamples, seed)
+    if by is not None:
+        sections.append(breakdown_section(j, lex, drift, by, resamples, seed))
     if (run_dir / "rubric").is_dir():  # rubric probe results beside the cue run
         from judgeprobe.rubric.report import rubric_sections  # here: it imports this module
 
@@ -265,8 +300,10 @@ def build_report(
     shown = pl.struct("value", "lo", "hi").map_elements(
         lambda s: fmt_ci(s["value"], s["lo"], s["hi"]), return_dtype=pl.String
     )
-    all_rows = tidy.select("judge", "protocol", "condition", "metric", "n", shown=shown)
-    sections.append(Section("All metrics", "value [95% interval], n = items.", [], [all_rows]))
+    all_rows = tidy.select(*CELL, "metric", "versus", "n", "documents", shown=shown, p="p")
+    note = "value [95% interval], n = items, documents = the resampling unit; diff_ rows: "
+    note += "this cell minus versus, p = exact sign test."
+    sections.append(Section("All metrics", note, [], [all_rows]))
     md, page = render(run_dir, f"judgeprobe report — {manifest['run_id']}", [], sections)
     write_atomic(run_dir / "report.md", md.encode())
     write_atomic(run_dir / "report.html", page.encode())

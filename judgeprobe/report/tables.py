@@ -28,39 +28,62 @@ def counts_table(j: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+METHODS = {"textrank": "TextRank", "lexrank": "LexRank", "klsum": "KL-Sum", "sumbasic": "SumBasic"}
+"""Display names of the extractive generators (``sumy:<method>`` in a candidate set)."""
+
+
+def _method(generator: str, source: str) -> pl.Expr:
+    """The other candidate's method (its generator, named as the paper does), or its
+    provenance label when the items do not say which generator wrote it."""
+    name = pl.col(generator).fill_null("").str.split(":").list.last()
+    known = pl.col(generator).fill_null("") != ""
+    return pl.when(known).then(name.replace(METHODS)).otherwise(pl.col(source))
+
+
 def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame:
     """Like table IX: under Blind, how often the LLM-written candidate is preferred, per
-    judge × protocol × the other candidate's source, with a 95% interval over items."""
-    llm = (
-        pl.when(pl.col("source_1") == "LLM")
-        .then(pl.lit("A"))
-        .when(pl.col("source_2") == "LLM")
-        .then(pl.lit("B"))
-    )
-    other = pl.when(pl.col("source_1") == "LLM").then("source_2").otherwise("source_1")
+    judge × protocol × the other candidate's method (TextRank, LexRank, KL-Sum, SumBasic:
+    one row each), with a 95% interval over documents.
+
+    Pairs whose other candidate an LLM wrote too (content-controlled subsets that carry the
+    nominal labels LLM/TradML) are left out; items without generators fall back to the
+    other candidate's provenance label.
+    """
+    first = pl.col("source_1") == "LLM"
+    llm = pl.when(first).then(pl.lit("A")).when(pl.col("source_2") == "LLM").then(pl.lit("B"))
+    other_gen = pl.when(first).then("generator_2").otherwise("generator_1").fill_null("")
     blind = (
         j.filter((pl.col("condition") == "Blind") & (pl.col("verdict") != "Invalid"))
-        .with_columns(llm_side=llm, other=other)
-        .filter(pl.col("llm_side").is_not_null() & (pl.col("other") != "LLM"))
+        .with_columns(
+            llm_side=llm,
+            other=pl.when(first).then(_method("generator_2", "source_2"))
+            .otherwise(_method("generator_1", "source_1")),
+        )
+        .filter(
+            pl.col("llm_side").is_not_null()
+            & (pl.col("other") != "LLM")
+            & ~other_gen.str.starts_with("llm:")
+        )
         .with_columns(
             llm=(pl.col("verdict") == pl.col("llm_side")).cast(pl.Int64),
             tie=(pl.col("verdict") == "Tie").cast(pl.Int64),
             one=pl.lit(1, dtype=pl.Int64),
         )
-    )
+    )  # fmt: skip
     rows = []
     keys = ["judge", "protocol", "other"]
     for key, part in blind.partition_by(keys, as_dict=True).items():
-        items = part.group_by(["subset", "item_id"]).agg(pl.col("llm", "tie", "one").sum())
-        n = int(items["one"].sum())
-        lo, hi = bootstrap_interval(items, ["llm", "one"], ratio(0, 1), resamples, seed)
-        n_llm, n_tie = int(items["llm"].sum()), int(items["tie"].sum())
+        n, n_llm, n_tie = (int(part[c].sum()) for c in ("one", "llm", "tie"))
+        lo, hi = bootstrap_interval(
+            part, ["llm", "one"], ratio(0, 1), resamples, seed, by="document_id"
+        )
         rows.append(
             {
                 "judge": key[0],
                 "protocol": key[1],
                 "versus": key[2],
                 "n": n,
+                "documents": part["document_id"].n_unique(),
                 "prefers_LLM": n_llm,
                 "Tie": n_tie,
                 "prefers_other": n - n_llm - n_tie,
@@ -68,6 +91,72 @@ def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame
             }
         )
     return pl.DataFrame(rows).sort(["judge", "protocol", "versus"]) if rows else pl.DataFrame()
+
+
+def differences_table(tidy: pl.DataFrame) -> pl.DataFrame:
+    """The paired differences of the tidy table (``diff_<metric>`` rows): each cell's level
+    beside the level of the cell it is compared with, the difference on their shared items
+    with its document-level interval, and the exact sign test where the metric is a share."""
+    diffs = tidy.filter(pl.col("versus").is_not_null())
+    if diffs.is_empty():
+        return pl.DataFrame()
+    levels = tidy.filter(pl.col("versus").is_null()).select(*CELL, "metric", "value")
+    kind = pl.col("versus").str.split_exact("=", 1)
+    other = pl.col("_other")
+    return (
+        diffs.with_columns(
+            metric=pl.col("metric").str.strip_prefix("diff_"),
+            _kind=kind.struct.field("field_0"),
+            _other=kind.struct.field("field_1"),
+        )
+        .with_columns(
+            _judge=pl.when(pl.col("_kind") == "judge").then(other).otherwise("judge"),
+            _protocol=pl.when(pl.col("_kind") == "protocol").then(other).otherwise("protocol"),
+        )
+        .join(levels, on=[*CELL, "metric"], how="left", suffix="_this")
+        .join(
+            levels.rename({"judge": "_judge", "protocol": "_protocol", "value": "value_other"}),
+            on=["_judge", "_protocol", "condition", "metric"],
+            how="left",
+        )
+        .sort([*CELL, "metric", "versus"])
+        .select(
+            *CELL,
+            "metric",
+            "versus",
+            this=pl.col("value_this"),
+            other=pl.col("value_other"),
+            difference=_shown("value", "lo", "hi"),
+            p=pl.col("p").map_elements(fmt_p, return_dtype=pl.String),
+            n="n",
+            documents="documents",
+        )
+    )
+
+
+def breakdown_table(tidy: pl.DataFrame, by: str, metrics: list[str]) -> pl.DataFrame:
+    """``metrics`` per value of ``by`` (domain, subset) and cell, ``value [lo, hi]`` each."""
+    data = tidy.filter(pl.col("metric").is_in(metrics) & pl.col("versus").is_null())
+    if data.is_empty():
+        return pl.DataFrame()
+    wide = data.select(by, *CELL, "metric", shown=_shown("value", "lo", "hi")).pivot(
+        on="metric", index=[by, *CELL], values="shown"
+    )
+    present = [m for m in metrics if m in wide.columns]
+    return wide.select(by, *CELL, *present).fill_null("–").sort([by, *CELL])
+
+
+def _shown(value: str, lo: str, hi: str) -> pl.Expr:
+    return pl.struct(value, lo, hi).map_elements(
+        lambda s: fmt_ci(s[value], s[lo], s[hi]), return_dtype=pl.String
+    )
+
+
+def fmt_p(p: float | None) -> str:
+    """An exact p-value for a table: three significant digits, ``<0.001`` below that."""
+    if p is None:
+        return "–"
+    return "<0.001" if p < 0.001 else f"{p:.3g}"
 
 
 def cost_table(j: pl.DataFrame) -> pl.DataFrame:
