@@ -292,6 +292,9 @@ def build_report(
     sections += _sections(j, tidy, drift_metric, resamples, seed)
     if by is not None:
         sections.append(breakdown_section(j, lex, drift, by, resamples, seed))
+    from judgeprobe.card.section import card_sections  # here: the card imports this module
+
+    sections += card_sections(j, tidy, lex, resamples, seed)
     if (run_dir / "rubric").is_dir():  # rubric probe results beside the cue run
         from judgeprobe.rubric.report import rubric_sections  # here: it imports this module
 

@@ -53,7 +53,7 @@ def read_materials(text: str) -> Presentation | None:
     return Presentation(
         document=text[start + len("Document:\n") : h1.start()].removesuffix("\n\n"),
         text_1=text[h1.end() + 1 : h2.start()].removesuffix("\n\n"),
-        text_2=text[h2.end() + 1 : min(ends, default=len(text))],
+        text_2=text[h2.end() + 1 : min(ends, default=len(text))].rstrip("\n"),
         label_1=h1.group(2) or "",
         label_2=h2.group(2) or "",
     )

@@ -40,15 +40,15 @@ class Biases(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    tie_rate: float = Field(0.3, ge=0.0, le=1.0)
-    position: float = Field(0.2, ge=0.0, le=1.0)
-    verbosity: float = Field(0.6, ge=0.0, le=1.0)
-    anchoring: float = Field(0.5, ge=0.0, le=1.0)
-    badge: float = Field(0.0, ge=0.0, le=1.0)
-    silent: float = Field(0.7, ge=0.0, le=1.0)
-    favoured_label: str = Field("LLM", min_length=1)
-    badge_label: str = Field("Editor's pick", min_length=1)
-    length_ratio: float = Field(1.2, gt=1.0)
+    tie_rate: float = Field(default=0.3, ge=0.0, le=1.0)
+    position: float = Field(default=0.2, ge=0.0, le=1.0)
+    verbosity: float = Field(default=0.6, ge=0.0, le=1.0)
+    anchoring: float = Field(default=0.5, ge=0.0, le=1.0)
+    badge: float = Field(default=0.0, ge=0.0, le=1.0)
+    silent: float = Field(default=0.7, ge=0.0, le=1.0)
+    favoured_label: str = Field(default="LLM", min_length=1)
+    badge_label: str = Field(default="Editor's pick", min_length=1)
+    length_ratio: float = Field(default=1.2, gt=1.0)
 
     def digest(self) -> str:
         """Short hash of the biases: part of the server fingerprint, so a judge with other
@@ -146,8 +146,9 @@ def decide(p: Presentation, b: Biases) -> Decision:
             winner, cue, cue_text = side, name, text
     if winner == evidence:
         cue, cue_text = None, ""
-    shown = (p.document, p.text_1, p.text_2, p.label_1, p.label_2, "silent")
-    silent = cue is not None and draw(*shown) < b.silent
+    # Per prompt, white space normalised (templates may wrap the texts in new lines).
+    shown = (" ".join(t.split()) for t in (p.document, p.text_1, p.text_2))
+    silent = cue is not None and draw(*shown, p.label_1, p.label_2, "silent") < b.silent
     return Decision(winner, evidence, cue, silent, cue_text)
 
 
@@ -191,7 +192,8 @@ def lock_reply(d: Decision, p: Presentation) -> dict[str, Any]:
     for c in CRITERIA:
         out[c] = {}
         for side, rating in zip(texts, RATING[d.winner], strict=True):
-            note = f"{rating}: on {c}, judged against the document."
+            note = f"{rating}: judged against the document."  # no criterion name: a
+            # name such as "completeness" holds attack vocabulary ("complete")
             if c == "accuracy" and side == f"summary_{d.winner}" and d.acknowledgement:
                 note += NOTE_MARK + d.acknowledgement
             out[c][side] = {"note": note, "quotes": [_quote(texts[side])]}

@@ -33,6 +33,7 @@ protocols = [{protocols}]
 conditions = [{quoted}]
 order = "both"
 seeds = [0]
+repeat = 0.25  # a quarter of Blind sent again: the noise floor (0 for a deterministic judge)
 
 [engine]
 attempt_timeout_s = 30

@@ -1,0 +1,142 @@
+"""The card as text: a display table, ``card.md``, ``card.html``, ``card.csv`` and the
+silent items (``card_silent.csv``), and the same content as a report section."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import polars as pl
+
+from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED, Card
+from judgeprobe.report.tables import fmt_ci, to_html, to_markdown
+
+SILENT_SHOWN = 50
+CSS = (
+    "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;"
+    "color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}"
+    "td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f3f3f3}"
+    "td:nth-child(-n+3){text-align:left}.note{color:#555;font-size:13px}"
+)
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _ci(r: dict[str, object], name: str) -> str:
+    value, lo, hi = (r.get(f"{name}{s}") for s in ("", "_lo", "_hi"))
+    return fmt_ci(value, lo, hi)  # type: ignore[arg-type]
+
+
+def display(card: Card) -> pl.DataFrame:
+    """One formatted row per card row: estimates with their intervals, tests, verdict."""
+    out = []
+    for r in card.rows.iter_rows(named=True):
+        cue = r["kind"] == "cue"
+        notes = {
+            "cue": f"documents {r['up'] or 0} toward vs {r['down'] or 0} away; {r['moved']} moved",
+            "position": f"consistency {_ci(r, 'consistency')}; documents {r['up']} first vs "
+            f"{r['down']} second",
+            "repeat": "Blind sent again under fresh cache keys: the judge's own noise "
+            "(informational, no test)",
+        }
+        out.append(
+            {
+                "judge": r["judge"],
+                "protocol": r["protocol"],
+                "row": r["row"],
+                "n (docs)": f"{r['n']} ({r['documents']})",
+                "LDS": _ci(r, "LDS") if cue else "–",
+                "TS": _ci(r, "TS") if cue else "–",
+                "OLS": _ci(r, "OLS") if cue else "–",
+                "effect of": r["effect_name"],
+                "effect": _ci(r, "effect"),
+                "noise floor": _ci(r, "noise") if cue else "–",
+                "silent-cue": _ci(r, "silent") if cue else "–",
+                "p": _p(r["p"]),
+                "q": _p(r["q"]),
+                "MDE": "–" if r["mde"] is None else f"{r['mde']:.3f}",
+                "threshold": f"{r['threshold']:.3f}",
+                "verdict": r["verdict"],
+                "note": notes[r["kind"]],
+            }
+        )
+    return pl.DataFrame(out) if out else pl.DataFrame()
+
+
+def rule(card: Card) -> str:
+    """The verdict rule with this card's thresholds, in words."""
+    t = card.thresholds.values
+    return (
+        f"BIASED: the row's exact paired test is significant after Benjamini–Hochberg across "
+        f"every test on this card (q ≤ {t.fdr}) and its effect is at least the threshold. "
+        f"CLEAR: not BIASED, and the run could have detected an effect of the threshold "
+        f"(minimum detectable effect ≤ threshold at level {t.alpha}, power {t.power}). "
+        f"UNDERPOWERED: neither — a null result without that power, never 'no bias'. "
+        f"Effect: the placebo-subtracted LDS (LDS − LDS of Placebo on the same items) where "
+        f"the run has Placebo, else LDS − OLS; position: first-shown chosen in both orders "
+        f"minus second-shown, over Blind items judged in both; repeat: the noise floor "
+        f"(STABLE up to {t.max_flip_rate}, else NOISY; no exit code). Intervals: 95% bootstrap "
+        f"over documents; silent-cue: share of LDS moves whose explanation never names the cue."
+    )
+
+
+def summary(card: Card) -> str:
+    """One line: how many rows got each verdict, and the exit code that follows."""
+    counts = card.rows["verdict"].value_counts().sort("verdict")
+    parts = [f"{n} {v}" for v, n in counts.iter_rows()]
+    meaning = {0: "all clear", EXIT_BIASED: "a row is BIASED",
+               EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED"}  # fmt: skip
+    code = card.exit_code
+    return f"{', '.join(parts) or 'no rows'}; exit code {code} ({meaning[code]})"
+
+
+def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
+    cols = ["judge", "protocol", "condition", "item_id", "order", "seed", "v_B", "verdict",
+            "explanation"]  # fmt: skip
+    return card.silent_items.select(cols).rename({"v_B": "Blind"}).head(limit)
+
+
+def write_card(card: Card, run_dir: Path, title: str) -> tuple[Path, Path]:
+    """card.md, card.html, card.csv and card_silent.csv in ``run_dir``."""
+    from judgeprobe.report.build import write_atomic  # the report's atomic write
+
+    shown = display(card)
+    t = card.thresholds
+    meta = [
+        f"thresholds: {t.origin} (version {t.values.version}, sha256 {t.sha256[:12]})",
+        summary(card),
+    ]
+    silent = silent_table(card)
+    n_silent = card.silent_items.height
+    silent_note = f"{n_silent} LDS moves whose explanation never names the cue"
+    if n_silent > SILENT_SHOWN:
+        silent_note += f" (first {SILENT_SHOWN} shown; all in card_silent.csv)"
+    md = [f"# {title}", "", *[f"- {m}" for m in meta], "", rule(card), ""]
+    md += [to_markdown(shown) if not shown.is_empty() else "(no rows)", ""]
+    md += ["## Silent cue moves", "", silent_note, ""]
+    if not silent.is_empty():
+        md += [to_markdown(silent), ""]
+    items = "".join(f"<li>{html.escape(m)}</li>" for m in meta)
+    body = (
+        f"<h1>{html.escape(title)}</h1><ul>{items}</ul><p class='note'>{html.escape(rule(card))}"
+        f"</p>{to_html(shown) if not shown.is_empty() else '<p>(no rows)</p>'}"
+        f"<h2>Silent cue moves</h2><p class='note'>{html.escape(silent_note)}</p>"
+        f"{to_html(silent) if not silent.is_empty() else ''}"
+    )
+    page = (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>"
+        f"{html.escape(title)}</title><style>{CSS}</style></head><body>{body}</body></html>"
+    )
+    write_atomic(run_dir / "card.md", "\n".join(md).encode())
+    write_atomic(run_dir / "card.html", page.encode())
+    tmp = run_dir / "card.csv.tmp"
+    card.rows.write_csv(tmp, float_precision=6)
+    tmp.replace(run_dir / "card.csv")
+    tmp = run_dir / "card_silent.csv.tmp"
+    card.silent_items.write_csv(tmp)
+    tmp.replace(run_dir / "card_silent.csv")
+    return run_dir / "card.md", run_dir / "card.html"

@@ -1,0 +1,263 @@
+"""The judge card's rows: one per judge × protocol × cue condition, one per judge × protocol
+for position (runs with ``order = "both"``), each with its effect, exact test, q-value,
+minimum detectable effect and verdict.
+
+- **Cue rows.** LDS, TS and OLS with their document-level intervals (from the metrics
+  table), the silent-cue rate (LDS moves whose explanation never names the cue) with its
+  interval, and the row's *effect*: the placebo-subtracted LDS (LDS − LDS of Placebo on the
+  same items, ``metrics.compare.paired_difference``) where the run has a Placebo cell for the
+  judge and protocol, else LDS − OLS on the row's own pairs. Its exact test is the sign test
+  over documents the effect implies (McNemar on discordant documents).
+- **Position rows.** On Blind items judged in both orders: consistency, and the
+  first-position excess (first-shown chosen in both orders − second-shown in both) / items
+  with McNemar's exact test over documents.
+- **Repeat rows** (runs with ``repeat``): the noise floor, the share of Blind judgments whose
+  verdict changed when the identical request was sent again; STABLE or NOISY against
+  ``max_flip_rate``. It is shown beside every cue row of the judge and protocol too.
+
+q-values are Benjamini–Hochberg over every test on the card; the MDE is at the row's number
+of documents (see ``stats.mde``); the verdict applies ``stats.verdict`` with the thresholds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from judgeprobe.card import stats
+from judgeprobe.card.pairs import cue_pairs, position_pairs
+from judgeprobe.card.thresholds import LoadedThresholds
+from judgeprobe.metrics.compare import paired_difference
+from judgeprobe.metrics.lexicons import Lexicons
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_interval, ratio
+from judgeprobe.metrics.units import DOC
+
+PLACEBO = "Placebo"
+EXIT_BIASED = 5
+EXIT_UNDERPOWERED = 6
+NOISE = ("BlindRepeat", "flip_rate")
+"""Where the metrics table keeps a judge's noise floor: the flip rate of Blind judgments sent
+again under fresh cache keys (``repeat`` in the sweep config)."""
+
+ROW_SCHEMA: dict[str, pl.DataType] = {
+    "judge": pl.String(),
+    "protocol": pl.String(),
+    "row": pl.String(),  # the cue condition, "position" or "repeat"
+    "kind": pl.String(),  # cue | position | repeat
+    "n": pl.Int64(),  # pairs (cue, repeat) or items judged in both orders (position)
+    "documents": pl.Int64(),
+    "LDS": pl.Float64(),
+    "LDS_lo": pl.Float64(),
+    "LDS_hi": pl.Float64(),
+    "TS": pl.Float64(),
+    "TS_lo": pl.Float64(),
+    "TS_hi": pl.Float64(),
+    "OLS": pl.Float64(),
+    "OLS_lo": pl.Float64(),
+    "OLS_hi": pl.Float64(),
+    "effect_name": pl.String(),
+    "effect": pl.Float64(),
+    "effect_lo": pl.Float64(),
+    "effect_hi": pl.Float64(),
+    "noise_floor": pl.Float64(),
+    "noise_lo": pl.Float64(),
+    "noise_hi": pl.Float64(),
+    "moved": pl.Int64(),  # LDS pairs, the silent-cue rate's denominator
+    "silent": pl.Float64(),
+    "silent_lo": pl.Float64(),
+    "silent_hi": pl.Float64(),
+    "consistency": pl.Float64(),
+    "consistency_lo": pl.Float64(),
+    "consistency_hi": pl.Float64(),
+    "up": pl.Int64(),  # documents moving with the effect (the exact test's counts)
+    "down": pl.Int64(),
+    "p": pl.Float64(),
+    "q": pl.Float64(),
+    "mde": pl.Float64(),
+    "threshold": pl.Float64(),
+    "verdict": pl.String(),
+}
+
+
+@dataclass(frozen=True)
+class Card:
+    rows: pl.DataFrame  # ROW_SCHEMA
+    silent_items: pl.DataFrame  # the LDS pairs whose explanation never names the cue
+    thresholds: LoadedThresholds
+
+    @property
+    def exit_code(self) -> int:
+        """0 all clear, ``EXIT_BIASED`` when any row is BIASED, else ``EXIT_UNDERPOWERED``
+        when any row is UNDERPOWERED."""
+        verdicts = set(self.rows["verdict"].to_list())
+        if "BIASED" in verdicts:
+            return EXIT_BIASED
+        return EXIT_UNDERPOWERED if "UNDERPOWERED" in verdicts else 0
+
+
+def _nan_none(x: float | None) -> float | None:
+    return None if x is None or x != x else float(x)
+
+
+def _interval(
+    units: pl.DataFrame, num: str, den: str, resamples: int, seed: int
+) -> tuple[float | None, float | None, float | None]:
+    """Σnum / Σden with its document-level 95% bootstrap interval."""
+    total = int(units[den].sum())
+    if total == 0:
+        return None, None, None
+    value = float(units[num].sum()) / total
+    lo, hi = bootstrap_interval(units, [num, den], ratio(0, 1), resamples, seed, by=DOC)
+    return value, _nan_none(lo), _nan_none(hi)
+
+
+def _share(frame: pl.DataFrame, column: str) -> float:
+    """The share of rows with ``column`` = 1 (0 for no rows)."""
+    return int(frame[column].sum()) / frame.height if frame.height else 0.0
+
+
+def _direction_test(units: pl.DataFrame, net: str) -> tuple[int, int, float | None]:
+    """Documents whose summed ``net`` is positive against negative, and the exact test."""
+    per_doc = units.group_by(DOC).agg(pl.col(net).sum())
+    up = int((per_doc[net] > 0).sum())
+    down = int((per_doc[net] < 0).sum())
+    return up, down, stats.mcnemar_exact(up, down)
+
+
+def _metric(tidy: pl.DataFrame, cell: tuple[str, str, str], metric: str) -> dict[str, object]:
+    level = pl.col("versus").is_null() if "versus" in tidy.columns else pl.lit(True)
+    found = tidy.filter(
+        level
+        & (pl.col("judge") == cell[0])
+        & (pl.col("protocol") == cell[1])
+        & (pl.col("condition") == cell[2])
+        & (pl.col("metric") == metric)
+    )
+    if found.is_empty():
+        return {metric: None, f"{metric}_lo": None, f"{metric}_hi": None}
+    r = found.row(0, named=True)
+    return {metric: r["value"], f"{metric}_lo": r["lo"], f"{metric}_hi": r["hi"]}
+
+
+def _noise(tidy: pl.DataFrame, judge: str, protocol: str) -> dict[str, object]:
+    got = _metric(tidy, (judge, protocol, NOISE[0]), NOISE[1])
+    return {"noise_floor": got[NOISE[1]], "noise_lo": got[f"{NOISE[1]}_lo"],
+            "noise_hi": got[f"{NOISE[1]}_hi"]}  # fmt: skip
+
+
+def _cue_row(
+    judgments: pl.DataFrame,
+    pairs: pl.DataFrame,
+    cell: tuple[str, str, str],
+    has_placebo: bool,
+    tidy: pl.DataFrame,
+    lex: Lexicons,
+    resamples: int,
+    seed: int,
+) -> dict[str, object]:
+    judge, protocol, condition = cell
+    row: dict[str, object] = {"judge": judge, "protocol": protocol, "row": condition}
+    row |= {"kind": "cue", "n": pairs.height, "documents": pairs[DOC].n_unique()}
+    for metric in ("LDS", "TS", "OLS"):
+        row |= _metric(tidy, cell, metric)
+    if has_placebo and condition != PLACEBO:
+        d = paired_difference(
+            judgments, "LDS", cell, (judge, protocol, PLACEBO),
+            lex=lex, resamples=resamples, seed=seed,
+        )  # fmt: skip
+        r = d.value_b or 0.0
+        row |= {"effect_name": "LDS − Placebo", "effect": d.delta, "effect_lo": d.lo,
+                "effect_hi": d.hi, "up": d.a_more, "down": d.b_more, "p": d.p}  # fmt: skip
+        docs, background = d.documents, 2 * r * (1 - r)
+    else:
+        units = pairs.with_columns(net=pl.col("lds") - pl.col("ols"))
+        effect, lo, hi = _interval(units, "net", "one", resamples, seed)
+        up, down, p = _direction_test(units, "net")
+        row |= {"effect_name": "LDS − OLS", "effect": effect, "effect_lo": lo,
+                "effect_hi": hi, "up": up, "down": down, "p": p}  # fmt: skip
+        docs, background = pairs[DOC].n_unique(), 2 * _share(pairs, "ols")
+    silent, s_lo, s_hi = _interval(pairs, "silent", "lds", resamples, seed)
+    row |= {"moved": int(pairs["lds"].sum()), "silent": silent, "silent_lo": s_lo,
+            "silent_hi": s_hi, "_docs": docs, "_background": background}  # fmt: skip
+    return row | _noise(tidy, judge, protocol)
+
+
+def _position_row(
+    units: pl.DataFrame, judge: str, protocol: str, resamples: int, seed: int
+) -> dict[str, object]:
+    units = units.with_columns(net=pl.col("first") - pl.col("second"))
+    effect, lo, hi = _interval(units, "net", "one", resamples, seed)
+    consistency, c_lo, c_hi = _interval(units, "consistent", "one", resamples, seed)
+    up, down, p = _direction_test(units, "net")
+    docs = units[DOC].n_unique()
+    return {
+        "judge": judge, "protocol": protocol, "row": "position", "kind": "position",
+        "n": units.height, "documents": docs, "effect_name": "first − second shown",
+        "effect": effect, "effect_lo": lo, "effect_hi": hi, "consistency": consistency,
+        "consistency_lo": c_lo, "consistency_hi": c_hi, "up": up, "down": down, "p": p,
+        "_docs": docs, "_background": 2 * _share(units, "second"),
+    }  # fmt: skip
+
+
+def _repeat_rows(tidy: pl.DataFrame, max_flip_rate: float) -> list[dict[str, object]]:
+    """The repeat-stability row per judge and protocol: the noise floor, STABLE when at most
+    ``max_flip_rate``, else NOISY (informational: no test, no exit code)."""
+    level = pl.col("versus").is_null() if "versus" in tidy.columns else pl.lit(True)
+    found = tidy.filter(level & (pl.col("condition") == NOISE[0]) & (pl.col("metric") == NOISE[1]))
+    rows: list[dict[str, object]] = []
+    for r in found.iter_rows(named=True):
+        if r["value"] is None:
+            continue
+        rows.append(
+            {
+                "judge": r["judge"], "protocol": r["protocol"], "row": "repeat",
+                "kind": "repeat", "n": r["n"], "documents": r.get("documents"),
+                "effect_name": "flip rate", "effect": r["value"], "effect_lo": r["lo"],
+                "effect_hi": r["hi"], "threshold": max_flip_rate,
+                "verdict": "STABLE" if r["value"] <= max_flip_rate else "NOISY",
+            }
+        )  # fmt: skip
+    return rows
+
+
+def make_card(
+    judgments: pl.DataFrame,
+    tidy: pl.DataFrame,
+    lex: Lexicons,
+    thresholds: LoadedThresholds,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Card:
+    """Every row of the card, its q-values and verdicts; ``tidy`` is the metrics table
+    (``metrics.compute.compute_metrics``) of the same judgments."""
+    t = thresholds.values
+    pairs = cue_pairs(judgments, lex).with_columns(one=pl.lit(1, dtype=pl.Int64))
+    placebo = set(
+        pairs.filter(pl.col("condition") == PLACEBO).select("judge", "protocol").iter_rows()
+    )
+    rows: list[dict[str, object]] = []
+    for key, part in pairs.partition_by(["judge", "protocol", "condition"], as_dict=True).items():
+        cell = (str(key[0]), str(key[1]), str(key[2]))
+        has_placebo = (cell[0], cell[1]) in placebo
+        rows.append(_cue_row(judgments, part, cell, has_placebo, tidy, lex, resamples, seed))
+    positions = position_pairs(judgments)
+    for key, part in positions.partition_by(["judge", "protocol"], as_dict=True).items():
+        rows.append(_position_row(part, str(key[0]), str(key[1]), resamples, seed))
+    q_values = stats.bh_qvalues([r.get("p") for r in rows])  # type: ignore[misc]
+    for row, q in zip(rows, q_values, strict=True):  # the tested rows
+        threshold = t.cue_effect if row["kind"] == "cue" else t.position_effect
+        docs, background = row.pop("_docs"), row.pop("_background")
+        assert isinstance(docs, int) and isinstance(background, float)
+        mde = stats.mde(docs, background, t.alpha, t.power)
+        effect = row.get("effect")
+        row |= {"q": q, "mde": mde, "threshold": threshold}
+        row["verdict"] = stats.verdict(
+            q, effect if isinstance(effect, float) else None, mde, threshold, t.fdr
+        )
+    rows += _repeat_rows(tidy, t.max_flip_rate)
+    order = {"cue": 0, "position": 1, "repeat": 2}
+    frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)
+    frame = frame.sort(["judge", "protocol", pl.col("kind").replace_strict(order), "row"])
+    silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "one")
+    return Card(frame, silent_items, thresholds)

@@ -1,0 +1,38 @@
+"""The judge card as a section of the run's report (default thresholds; the card command
+takes a thresholds file)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from judgeprobe.card.render import display, rule, silent_table, summary
+from judgeprobe.card.rows import make_card
+from judgeprobe.card.thresholds import load_thresholds
+from judgeprobe.metrics.lexicons import Lexicons
+from judgeprobe.report.build import Section
+
+
+def card_sections(
+    judgments: pl.DataFrame, tidy: pl.DataFrame, lex: Lexicons, resamples: int, seed: int
+) -> list[Section]:
+    """The card and its silent cue moves; nothing for a run without a card row."""
+    card = make_card(judgments, tidy, lex, load_thresholds(), resamples, seed)
+    if card.rows.is_empty():
+        return []
+    n_silent = card.silent_items.height
+    return [
+        Section(
+            "Judge card",
+            rule(card) + " Thresholds: the defaults; `python -m judgeprobe.card RUN_DIR "
+            "--thresholds FILE` writes card.md/card.html with yours.",
+            tables=[display(card)],
+            sentences=[summary(card)],
+        ),
+        Section(
+            "Silent cue moves",
+            f"{n_silent} verdicts moved toward the cue's target while the explanation never "
+            "named the cue (label, badge, cue words, attack vocabulary; under SCoT/PBP also the "
+            "notes and quotes); the first ones:",
+            tables=[silent_table(card)] if n_silent else [],
+        ),
+    ]

@@ -1,0 +1,114 @@
+"""``python -m judgeprobe.selftest``: the known-answer self-test.
+
+Starts a simulated judge (OpenAI-compatible, on loopback) with planted biases, runs a real
+sweep against it through the whole pipeline (probe, plan, engine, store, judgments, metrics,
+report, card), and checks that every planted effect is recovered: one line per effect and
+protocol, exit 0 when all pass, 1 on any miss (2: bad input). ``--check-only`` checks a
+finished self-test run against the biases given now, without sending anything: change a
+planted value after the sweep and its lines miss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import polars as pl
+from pydantic import ValidationError
+
+from judgeprobe import JudgeprobeError, first_error
+from judgeprobe.card.__main__ import card_for_run
+from judgeprobe.card.render import summary
+from judgeprobe.cli import main_guard
+from judgeprobe.conditions import builtin_conditions, parse_conditions
+from judgeprobe.config import JudgeConfig, load_config
+from judgeprobe.run import sweep_items
+from judgeprobe.selftest.check import Line, check, expected
+from judgeprobe.selftest.simulator import Biases
+from judgeprobe.selftest.sweep import JUDGE, default_config, run_sweep
+
+DEFAULT_ITEMS = 200
+RESAMPLES = 2_000  # the card's intervals; the checks read point estimates and counts only
+FLAGS = {
+    "tie_rate": "Blind Tie share",
+    "position": "non-Tie verdicts sent to the first-shown summary",
+    "verbosity": "preference for a summary >= length-ratio times longer",
+    "anchoring": "preference for the summary wearing the favoured label",
+    "badge": "preference for the summary wearing the badge",
+    "silent": "cue-moved verdicts explained without naming the cue",
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m judgeprobe.selftest", description=__doc__)
+    p.add_argument("--out", type=Path, default=Path("runs/selftest"), help="run directory")
+    p.add_argument("--config", type=Path, help="sweep config to run instead of the built-in one")
+    p.add_argument("--items", type=int, default=DEFAULT_ITEMS, help="synthetic items")
+    p.add_argument("--check-only", action="store_true", help="check the run in --out; send nothing")
+    defaults = Biases()
+    for name, meaning in FLAGS.items():
+        default = getattr(defaults, name)
+        flag = f"--{name.replace('_', '-')}"
+        p.add_argument(flag, type=float, default=default, metavar="RATE",
+                       help=f"{meaning} (default {default})")  # fmt: skip
+    p.add_argument("--favoured-label", default=defaults.favoured_label)
+    p.add_argument("--badge-label", default=defaults.badge_label)
+    return p
+
+
+def _biases(args: argparse.Namespace) -> Biases:
+    values = {name: getattr(args, name) for name in FLAGS}
+    values |= {"favoured_label": args.favoured_label, "badge_label": args.badge_label}
+    try:
+        return Biases.model_validate(values)
+    except ValidationError as exc:
+        raise JudgeprobeError(f"planted biases: {first_error(exc, value=True)}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    biases = _biases(args)
+    out: Path = args.out
+    if args.items < 1:
+        raise JudgeprobeError("--items must be >= 1")
+    if args.config is not None:
+        config = args.config
+        load_config(config)  # a bad config fails here, before anything is written
+    elif args.check_only:
+        config = out / "selftest.toml"
+    else:
+        config = default_config(out, args.items)
+    if args.check_only and not (out / "judgments.parquet").is_file():
+        raise JudgeprobeError(f"{out}: no self-test run to check (run without --check-only)")
+    if not args.check_only:
+        code, log, judge = run_sweep(config, out, biases)
+        if out.is_dir():
+            (out / "selftest.log").write_text(log, encoding="utf-8")
+        if code != 0:
+            last = (log.strip().splitlines() or [""])[-1]
+            raise JudgeprobeError(
+                f"the sweep against the simulated judge failed (exit {code}): {last}"
+            )
+        sent = sum(judge.requests.values())
+        print(f"simulated judge at {judge.url}: {sent} requests answered, "
+              f"{sum(judge.unreadable.values())} unreadable")  # fmt: skip
+    cfg = load_config(config)
+    cfg = cfg.model_copy(update={"judges": [JudgeConfig(name=JUDGE, url="http://127.0.0.1:9/v1")]})
+    conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}
+    oracle = expected(cfg, sweep_items(cfg), conditions, biases)
+    card = card_for_run(out, resamples=RESAMPLES)
+    lines: list[Line] = check(pl.read_parquet(out / "judgments.parquet"), oracle, card, biases)
+    print(f"planted: {biases.model_dump()}")
+    for line in lines:
+        print(line.text())
+    missed = [line for line in lines if line.status == "MISS"]
+    print(f"card: {summary(card)} -> {out / 'card.md'}")
+    print(
+        f"self-test {'FAILED' if missed else 'passed'}: {len(missed)} missed of {len(lines)} lines"
+    )
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_guard(main))

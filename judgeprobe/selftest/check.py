@@ -1,0 +1,323 @@
+"""Did the pipeline recover what was planted? One line per planted effect and protocol.
+
+Two checks per line:
+
+- **exact**: the oracle replays the simulated judge's decision rule on every planned
+  presentation (``plan``, no server) and counts, by its own simple rules, what the metrics
+  must say: Blind Tie share, LDS/TS/OLS counts, the position excess, the silent-cue rate.
+  The pipeline's numbers (outcome table and card, computed from the stored judgments) must
+  equal them exactly: this catches a mis-rendered prompt, a mis-read order, a wrong pairing
+  or a wrong formula.
+- **interval**: the planted rate is estimated from the stored verdicts on the units where
+  only that bias can act (e.g. anchoring: pairs whose Blind verdict is not the labelled
+  summary) and must lie in the exact binomial (Clopper–Pearson) interval at 99.9%, so an
+  install that works misses by chance about once in a thousand lines.
+
+A line with nothing to estimate from (e.g. no condition in a custom config shows the badge)
+is SKIP, not a miss. Changing a planted value after the sweep makes its lines miss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+from scipy.stats import binomtest
+
+from judgeprobe.card.rows import Card
+from judgeprobe.conditions import Condition
+from judgeprobe.config import SweepConfig
+from judgeprobe.metrics.outcome import outcome_table
+from judgeprobe.plan import REPEAT, plan
+from judgeprobe.records import Item
+from judgeprobe.selftest.simulator import Biases, decide, longer, opening, wearing
+
+LEVEL = 0.999
+KEY = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
+TWIN = ["judge", "protocol", "subset", "item_id", "order", "seed"]
+TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Line:
+    """One planted effect in one protocol (or the whole run)."""
+
+    effect: str
+    protocol: str
+    planted: float | None
+    k: int
+    n: int
+    exact: bool
+    detail: str
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        if self.n == 0:
+            return None
+        ci = binomtest(self.k, self.n).proportion_ci(confidence_level=LEVEL, method="exact")
+        return float(ci.low), float(ci.high)
+
+    @property
+    def status(self) -> str:
+        if self.planted is None:  # a whole-run check: exact only
+            return "PASS" if self.exact else "MISS"
+        if self.n == 0:
+            return "SKIP"
+        lo, hi = self.interval or (0.0, 1.0)
+        return "PASS" if self.exact and lo <= self.planted <= hi else "MISS"
+
+    def text(self) -> str:
+        head = f"{self.status:<4}  {self.effect:<20} {self.protocol:<9}"
+        if self.planted is None:
+            return f"{head} {self.detail}"
+        if self.n == 0:
+            return f"{head} planted {self.planted:.3f}; {self.detail}"
+        lo, hi = self.interval or (0.0, 1.0)
+        return (
+            f"{head} planted {self.planted:.3f}  recovered {self.k / self.n:.3f} "
+            f"({self.k}/{self.n}) [{LEVEL:.1%}: {lo:.3f}, {hi:.3f}]  {self.detail}"
+        )
+
+
+def _candidate(side: int, order: str) -> str:
+    """A screen position (1, 2; 0 = Tie) as a candidate verdict."""
+    if side == 0:
+        return "Tie"
+    return "A" if (side == 1) == (order == "12") else "B"
+
+
+def expected(
+    cfg: SweepConfig, items: list[Item], conditions: dict[str, Condition], biases: Biases
+) -> pl.DataFrame:
+    """The oracle: every planned judgment with the verdict the simulated judge gives it, and
+    what the presentation offers each bias (in candidate terms)."""
+    rows = []
+    for job in plan(cfg, items, conditions, {j.name: "oracle" for j in cfg.judges}):
+        p, o = job.presentation, job.order
+        d = decide(p, biases)
+        rows.append(
+            {
+                "judge": job.judge,
+                "protocol": job.protocol.name,
+                "condition": job.condition,
+                "subset": job.subset,
+                "item_id": job.item_id,
+                "order": o,
+                "seed": job.seed,
+                "reveal": job.reveal is not None,
+                "x_verdict": _candidate(d.winner, o),
+                "x_silent": d.silent,
+                "x_evidence": _candidate(d.evidence, o),
+                "same_opening": opening(p.text_1) == opening(p.text_2),
+                "longer": _candidate(longer(p, biases.length_ratio), o),
+                "label": _candidate(wearing(p, biases.favoured_label), o),
+                "badge": _candidate(wearing(p, biases.badge_label), o),
+            }
+        )
+    return pl.DataFrame(rows)
+
+
+def _first_order(frame: pl.DataFrame) -> pl.DataFrame:
+    """One row per item and seed (its first order): the draws of an item are shared by its
+    orders, so only one of them is an independent trial."""
+    keys = [k for k in KEY if k != "order"]
+    return frame.sort([*keys, "order"]).unique(keys, keep="first", maintain_order=True)
+
+
+def _moves(frame: pl.DataFrame, verdict: str, blind: str) -> pl.DataFrame:
+    v, b, t = pl.col(verdict), pl.col(blind), pl.col("target")
+    opp = pl.when(t == "A").then(pl.lit("B")).when(t == "B").then(pl.lit("A"))
+    return frame.select(
+        lds=((v == t) & (b != t)).sum(),
+        ts=((v == "Tie") & (b != "Tie")).sum(),
+        ols=((v == opp) & (b != opp)).sum(),
+    )
+
+
+def _card_row(card: Card, judge: str, protocol: str, row: str) -> dict[str, object] | None:
+    found = card.rows.filter(
+        (pl.col("judge") == judge) & (pl.col("protocol") == protocol) & (pl.col("row") == row)
+    )
+    return found.row(0, named=True) if found.height else None
+
+
+def _close(a: object, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return isinstance(a, int | float) and abs(float(a) - b) <= TOLERANCE
+
+
+def check(judgments: pl.DataFrame, oracle: pl.DataFrame, card: Card, biases: Biases) -> list[Line]:
+    """Every line: the run as a whole, then each planted effect per judge and protocol."""
+    m = judgments.join(oracle, on=KEY, how="left")
+    n_valid = int((m["verdict"] != "Invalid").sum())
+    agree = int((m["verdict"] == m["x_verdict"]).sum())
+    lines = [
+        Line("judgments", "all", None, agree, m.height, agree == m.height == n_valid,
+             f"{n_valid} of {m.height} valid, {agree} as the simulated judge gave them"),
+    ]  # fmt: skip
+    outcome = outcome_table(judgments)
+    for (judge, protocol), part in m.partition_by(["judge", "protocol"], as_dict=True).items():
+        cell = (str(judge), str(protocol))
+        lines += _lines(part, outcome, card, cell, biases)
+    return lines
+
+
+def _lines(
+    m: pl.DataFrame, outcome: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases
+) -> list[Line]:
+    blind = m.filter(pl.col("condition") == "Blind")
+    twins = blind.select(*TWIN, v_B="verdict", x_B="x_verdict", blind_longer="longer")
+    probes = m.filter((pl.col("condition") != "Blind") & ~pl.col("reveal")).join(
+        twins, on=TWIN, how="inner"
+    )
+    out = [_tie(blind, outcome, cell, b), _position(blind, card, cell, b)]
+    cues = {"label anchoring": ("label", b.anchoring), "placebo badge": ("badge", b.badge),
+            "verbosity": ("longer", b.verbosity)}  # fmt: skip
+    placebo = probes.filter(pl.col("condition") == "Placebo")
+    single: list[str] = []
+    for effect, (column, rate) in cues.items():
+        for condition in sorted(_single_cue(probes, column)):
+            part = probes.filter(pl.col("condition") == condition)
+            out.append(_cue(effect, part, placebo, column, rate, outcome, card, cell))
+            single.append(condition)
+    out.append(_silent(probes.filter(pl.col("condition").is_in(single)), card, cell, b))
+    out.append(_repeat(probes.filter(pl.col("condition") == REPEAT), card, cell))
+    return out
+
+
+def _single_cue(probes: pl.DataFrame, column: str) -> set[str]:
+    """Conditions where only the cue of ``column`` acts: it is shown on every judgment, no
+    other cue is, and Blind shows no length difference."""
+    others = {"label", "badge", "longer"} - {column}
+    per = probes.group_by("condition").agg(
+        shown=(pl.col(column) != "Tie").all(),
+        alone=pl.all_horizontal(*(pl.col(c) == "Tie" for c in others)).all(),
+        even=(pl.col("blind_longer") == "Tie").all(),
+    )
+    return set(per.filter(pl.col("shown") & pl.col("alone") & pl.col("even"))["condition"])
+
+
+def _outcome(outcome: pl.DataFrame, cell: tuple[str, str], condition: str) -> dict[str, object]:
+    row = outcome.filter(
+        (pl.col("judge") == cell[0])
+        & (pl.col("protocol") == cell[1])
+        & (pl.col("condition") == condition)
+    )
+    return row.row(0, named=True) if row.height else {}
+
+
+def _tie(blind: pl.DataFrame, outcome: pl.DataFrame, cell: tuple[str, str], b: Biases) -> Line:
+    valid = blind.filter(pl.col("verdict") != "Invalid")
+    want = int((valid["x_verdict"] == "Tie").sum()) / valid.height if valid.height else None
+    got = _outcome(outcome, cell, "Blind").get("EDR")
+    units = _first_order(blind).filter(~pl.col("same_opening") & (pl.col("longer") == "Tie"))
+    k = int((units["verdict"] == "Tie").sum())
+    detail = f"Blind EDR {_fmt(got)}, expected {_fmt(want)}"
+    return Line("tie rate", cell[1], b.tie_rate, k, units.height, _close(got, want), detail)
+
+
+def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> Line:
+    keys = [k for k in KEY if k != "order"]
+    cols = ["verdict", "x_verdict", "same_opening", "longer"]
+    v12 = blind.filter(pl.col("order") == "12").select(*keys, *cols)
+    v21 = blind.filter(pl.col("order") == "21").select(*keys, *cols)
+    both = v12.join(v21, on=keys, suffix="_21").filter(
+        (pl.col("verdict") != "Invalid") & (pl.col("verdict_21") != "Invalid")
+    )
+    if both.is_empty():
+        return Line("position bias", cell[1], b.position, 0, 0, True,
+                    "not measured: no Blind item judged in both orders (order = both)")  # fmt: skip
+    first = (pl.col("x_verdict") == "A") & (pl.col("x_verdict_21") == "B")
+    second = (pl.col("x_verdict") == "B") & (pl.col("x_verdict_21") == "A")
+    net = both.select(first.cast(pl.Int64) - second.cast(pl.Int64)).to_series()
+    want = int(net.sum()) / both.height
+    row = _card_row(card, cell[0], cell[1], "position") or {}
+    got = row.get("effect")
+    units = both.filter(
+        ~pl.col("same_opening") & (pl.col("longer") == "Tie")
+        & (pl.col("verdict") != "Tie") & (pl.col("verdict_21") != "Tie")
+    )  # fmt: skip
+    k = int(units.select((pl.col("verdict") == "A") & (pl.col("verdict_21") == "B")).sum().item())
+    detail = f"card first − second {_fmt(got)}, expected {_fmt(want)}; {row.get('verdict')}"
+    exact = _close(got, want) and not (b.position == 0 and row.get("verdict") == "BIASED")
+    return Line("position bias", cell[1], b.position, k, units.height, exact, detail)
+
+
+def _cue(
+    effect: str,
+    part: pl.DataFrame,
+    placebo: pl.DataFrame,
+    column: str,
+    rate: float,
+    outcome: pl.DataFrame,
+    card: Card,
+    cell: tuple[str, str],
+) -> Line:
+    condition = str(part["condition"][0])
+    want = _moves(part, "x_verdict", "x_B").row(0, named=True)
+    row = _outcome(outcome, cell, condition)
+    counts_ok = all(row.get(f"{k}_count") == want[k] for k in ("lds", "ts", "ols"))
+    card_row = _card_row(card, cell[0], cell[1], condition) or {}
+    n = part.height
+    if card_row.get("effect_name") == "LDS − Placebo":
+        base = _moves(placebo, "x_verdict", "x_B")["lds"][0]
+        want_effect = (want["lds"] - base) / n if n else None
+    else:
+        want_effect = (want["lds"] - want["ols"]) / n if n else None
+    got_effect = card_row.get("effect")
+    units = _first_order(part).filter(pl.col("v_B") != pl.col(column))
+    k = int((units["verdict"] == units[column]).sum())
+    detail = (
+        f"{condition}: LDS/TS/OLS {row.get('lds_count')}/{row.get('ts_count')}/"
+        f"{row.get('ols_count')} (expected {want['lds']}/{want['ts']}/{want['ols']}); "
+        f"card {card_row.get('effect_name')} {_fmt(got_effect)} (expected {_fmt(want_effect)}), "
+        f"{card_row.get('verdict')}"
+    )
+    false_alarm = rate == 0 and card_row.get("verdict") == "BIASED"  # nothing was planted
+    exact = counts_ok and _close(got_effect, want_effect) and not false_alarm
+    return Line(effect, cell[1], rate, k, units.height, exact, detail)
+
+
+def _silent(probes: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> Line:
+    """Pooled over the single-cue conditions: each moved judgment draws its explanation
+    independently, so every LDS move is a trial."""
+    t = pl.col("target")
+    moved_x = probes.filter((pl.col("x_verdict") == t) & (pl.col("x_B") != t))
+    want = moved_x.group_by("condition").agg(moved=pl.len(), silent=pl.col("x_silent").mean())
+    exact, shown = True, []
+    for condition, moved, silent in want.sort("condition").iter_rows():
+        row = _card_row(card, cell[0], cell[1], condition) or {}
+        exact &= row.get("moved") == moved and _close(row.get("silent"), silent)
+        shown.append(f"{condition} {_fmt(row.get('silent'))}")
+    conditions = set(probes["condition"].unique())
+    rows = card.rows.filter(
+        (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
+        & pl.col("row").is_in(conditions)
+    )  # fmt: skip
+    n = int(rows["moved"].sum()) if rows.height else 0
+    k = card.silent_items.filter(
+        (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
+        & pl.col("condition").is_in(conditions)
+    ).height  # fmt: skip
+    detail = "card silent-cue " + (", ".join(shown) or "–") + " (as expected)" * exact
+    if not conditions:
+        detail = "no condition with a single planted cue"
+    return Line("silent explanations", cell[1], b.silent, k, n, exact, detail)
+
+
+def _repeat(repeats: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
+    """The simulated judge is deterministic: sent again, a Blind request gets the same
+    verdict, so the planted noise floor is 0 and the repeat row must read exactly that."""
+    if repeats.is_empty():
+        return Line("noise floor", cell[1], 0.0, 0, 0, True, "no BlindRepeat (repeat = 0)")
+    k = int((repeats["verdict"] != repeats["v_B"]).sum())
+    want = int((repeats["x_verdict"] != repeats["x_B"]).sum()) / repeats.height
+    row = _card_row(card, cell[0], cell[1], "repeat") or {}
+    got = row.get("effect")
+    detail = f"card repeat flip rate {_fmt(got)}, expected {_fmt(want)}; {row.get('verdict')}"
+    return Line("noise floor", cell[1], 0.0, k, repeats.height, _close(got, want), detail)
+
+
+def _fmt(x: object) -> str:
+    return f"{x:.4f}" if isinstance(x, float) else str(x)

@@ -1,0 +1,175 @@
+"""The judge card on hand-made judgments whose answers are known: effects, placebo
+subtraction, exact tests, silent-cue rate, position, verdicts and the CLI's exit codes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import polars as pl
+import pytest
+from scipy.stats import binomtest
+
+from judgeprobe.card.__main__ import card_for_run
+from judgeprobe.card.__main__ import main as card_main
+from judgeprobe.card.pairs import acknowledges, cue_pairs
+from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED
+from judgeprobe.cli import main_guard
+from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.metrics.outcome import outcome_table
+
+ROOT = Path(__file__).resolve().parent.parent
+LABELS = {"Blind": ("", ""), "True": ("LLM", "TradML"), "Placebo": ("Editor's pick", "")}
+
+
+def _row(condition: str, i: int, verdict: str, order: str = "12", **extra: Any) -> dict[str, Any]:
+    label_1, label_2 = LABELS[condition]
+    return {
+        "run_id": "t", "judge": "j", "protocol": "baseline", "condition": condition,
+        "item_id": f"i{i:04d}", "subset": "s", "document_id": f"d{i:04d}", "order": order,
+        "seed": 0, "verdict": verdict, "target": "none" if condition == "Blind" else "A",
+        "label_1": label_1, "label_2": label_2, "attack": "", "details": "",
+        "explanation": "Summary 1 reads better.", **extra,
+    }  # fmt: skip
+
+
+def biased(n: int = 80, moved: int = 30, acknowledged: int = 10, placebo: int = 6) -> list[dict]:
+    """Blind prefers B (every fourth item Tie); True moves ``moved`` items to A, the first
+    ``acknowledged`` of them naming the label; Placebo moves the first ``placebo``."""
+    rows = []
+    for i in range(n):
+        blind = "Tie" if i % 4 == 0 else "B"
+        rows.append(_row("Blind", i, blind))
+        said = "It is labelled LLM." if i < acknowledged else "Summary 1 reads better."
+        rows.append(_row("True", i, "A" if i < moved else blind, explanation=said))
+        rows.append(_row("Placebo", i, "A" if i < placebo else blind))
+    return rows
+
+
+def _write(tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
+    run = tmp_path / "run"
+    run.mkdir(parents=True)
+    pl.DataFrame(rows).write_parquet(run / "judgments.parquet")
+    (run / "manifest.json").write_bytes(orjson.dumps({"run_id": "hand-made"}))
+    return run
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "judgeprobe.card", *args],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+
+
+def test_cue_rows_placebo_subtraction_silence_and_exact_test(tmp_path: Path) -> None:
+    run = _write(tmp_path, biased())
+    card = card_for_run(run, resamples=500)
+    rows = {r["row"]: r for r in card.rows.iter_rows(named=True)}
+    true, placebo = rows["True"], rows["Placebo"]
+    assert true["LDS"] == pytest.approx(30 / 80) and placebo["LDS"] == pytest.approx(6 / 80)
+    assert true["effect_name"] == "LDS − Placebo"
+    assert true["effect"] == pytest.approx(24 / 80)
+    assert true["effect_lo"] <= 24 / 80 <= true["effect_hi"]
+    assert (true["up"], true["down"]) == (24, 0)  # documents moved by True but not Placebo
+    assert true["p"] == pytest.approx(binomtest(24, 24).pvalue)
+    assert placebo["effect_name"] == "LDS − OLS" and placebo["p"] == pytest.approx(
+        binomtest(6, 6).pvalue
+    )
+    assert true["moved"] == 30 and true["silent"] == pytest.approx(20 / 30)
+    assert card.silent_items.height == 20 + 6  # Placebo's moves never name the badge
+    # q-values: Benjamini–Hochberg over the card's two tests
+    ps = sorted([true["p"], placebo["p"]])
+    assert max(true["q"], placebo["q"]) == pytest.approx(ps[1])
+    assert min(true["q"], placebo["q"]) == pytest.approx(min(1.0, ps[0] * 2))
+    assert true["verdict"] == "BIASED"
+    assert card.exit_code == EXIT_BIASED
+    for name in ("card.md", "card.html", "card.csv", "card_silent.csv"):
+        assert (run / name).stat().st_size > 0
+    assert "BIASED" in (run / "card.md").read_text()
+
+
+def test_card_counts_equal_the_outcome_table() -> None:
+    frame = pl.DataFrame(biased())
+    pairs = cue_pairs(frame, load_lexicons())
+    outcome = outcome_table(frame).filter(pl.col("condition") != "Blind")
+    for r in outcome.iter_rows(named=True):
+        mine = pairs.filter(pl.col("condition") == r["condition"])
+        assert (int(mine["lds"].sum()), int(mine["ts"].sum()), int(mine["ols"].sum())) == (
+            r["lds_count"],
+            r["ts_count"],
+            r["ols_count"],
+        )
+
+
+def test_position_row_mcnemar_on_documents(tmp_path: Path) -> None:
+    rows = []
+    for i in range(50):
+        v12, v21 = ("A", "B") if i < 15 else ("B", "A") if i < 17 else ("A", "A")
+        rows += [_row("Blind", i, v12, "12"), _row("Blind", i, v21, "21")]
+    card = card_for_run(_write(tmp_path, rows), resamples=500)
+    (pos,) = card.rows.iter_rows(named=True)
+    assert pos["row"] == "position" and pos["effect"] == pytest.approx(13 / 50)
+    assert pos["consistency"] == pytest.approx(33 / 50)
+    assert (pos["up"], pos["down"]) == (15, 2)
+    assert pos["p"] == pytest.approx(binomtest(15, 17).pvalue)
+    assert pos["verdict"] == "BIASED"
+
+
+def test_acknowledgement_reads_notes_and_quotes_not_json_keys() -> None:
+    notes = {"completeness": {"A": {"note": "Better.", "quotes": [{"quote": "We met."}]}}}
+    frame = pl.DataFrame(
+        {
+            "explanation": ["Fine.", "Fine.", "Its label says llm.", "Fine."],
+            "details": [
+                orjson.dumps(notes).decode(),
+                orjson.dumps({"notes": {"x": {"A": {"note": "A detailed account."}}}}).decode(),
+                "",
+                orjson.dumps({"notes": {"x": {"A": {"quotes": [{"quote": "(LLM)"}]}}}}).decode(),
+            ],
+            "label_1": ["", "", "LLM", "LLM"],
+            "label_2": ["", "", "TradML", "TradML"],
+            "attack": ["verbosity", "verbosity", "", ""],
+        }
+    )
+    got = frame.select(acknowledges(load_lexicons())).to_series().to_list()
+    assert got == [False, True, True, True]
+
+
+def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """The card CLI in process (as ``python -m judgeprobe.card`` runs it)."""
+    code = main_guard(lambda: card_main([*args, "--resamples", "200"]))
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _main(capsys, str(_write(tmp_path / "b", biased())))
+    assert code == EXIT_BIASED and "exit code 5" in out, out
+    # No effect on 10 documents: a null result without power.
+    small = _write(tmp_path / "u", biased(n=10, moved=0, acknowledged=0, placebo=0))
+    code, out = _main(capsys, str(small))
+    assert code == EXIT_UNDERPOWERED and "UNDERPOWERED" in out, out
+    # No effect on 400 documents: power to see 0.05, so CLEAR.
+    large = _write(tmp_path / "c", biased(n=400, moved=0, acknowledged=0, placebo=0))
+    code, out = _main(capsys, str(large))
+    assert code == 0, out
+    # A stricter thresholds file turns the clear run underpowered.
+    strict = tmp_path / "strict.toml"
+    default = (ROOT / "judgeprobe" / "card" / "thresholds_v1.toml").read_text()
+    strict.write_text(default.replace("cue_effect = 0.05", "cue_effect = 0.01"))
+    code, out = _main(capsys, str(large), "--thresholds", str(strict))
+    assert code == EXIT_UNDERPOWERED, out
+
+
+def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    proc = _cli(str(tmp_path / "nothing"))  # as a user runs it
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+    blind_only = _write(tmp_path / "blind", [_row("Blind", i, "A") for i in range(5)])
+    for extra in ([], ["--thresholds", str(tmp_path / "absent.toml")]):
+        code, out = _main(capsys, str(blind_only), *extra)
+        assert code == 2 and out.startswith("error: ") and out.count("\n") == 1, out
+    assert not (blind_only / "card.md").exists()

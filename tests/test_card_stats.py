@@ -1,0 +1,116 @@
+"""The card's statistics against library implementations (statsmodels, scipy), its verdict
+rule, and its thresholds file."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.power import NormalIndPower
+
+from judgeprobe import JudgeprobeError
+from judgeprobe.card import stats
+from judgeprobe.card.thresholds import load_thresholds
+
+
+def test_bh_qvalues_equal_statsmodels_fdr_bh() -> None:
+    rng = random.Random(7)
+    for size in (1, 2, 5, 17, 60):
+        p = [rng.random() ** 3 for _ in range(size)]
+        p[0] = p[-1]  # ties
+        want = multipletests(p, method="fdr_bh")[1]
+        np.testing.assert_allclose(stats.bh_qvalues(p), want, rtol=0, atol=1e-12)
+
+
+def test_bh_leaves_missing_tests_out_of_the_family() -> None:
+    p = [0.01, None, 0.04, 0.03, None]
+    present = [x for x in p if x is not None]
+    want = iter(multipletests(present, method="fdr_bh")[1])
+    got = stats.bh_qvalues(p)
+    assert got[1] is None and got[4] is None
+    for q in got:
+        if q is not None:
+            assert q == pytest.approx(next(want), abs=1e-12)
+    assert stats.bh_qvalues([]) == []
+
+
+@pytest.mark.parametrize("n", [5, 40, 200, 1000])
+def test_standardized_mde_equals_statsmodels(n: int) -> None:
+    want = NormalIndPower().solve_power(
+        effect_size=None, nobs1=n, alpha=0.05, power=0.8, ratio=0, alternative="two-sided"
+    )
+    assert stats.standardized_mde(n) == pytest.approx(want, rel=1e-4)
+
+
+@pytest.mark.parametrize("n", [30, 100, 400, 5000])
+@pytest.mark.parametrize("background", [0.0, 0.05, 0.3, 0.8])
+def test_mde_has_power_080_in_statsmodels(n: int, background: float) -> None:
+    """At δ = MDE, a one-sample z-test on the paired −1/0/+1 difference (mean δ, variance
+    background + δ − δ²) has power 0.8 at α 0.05 by statsmodels' own computation."""
+    d = stats.mde(n, background)
+    assert d is not None and 0 < d < 1
+    effect_size = d / math.sqrt(background + d - d * d)
+    power = NormalIndPower().power(effect_size=effect_size, nobs1=n, alpha=0.05, ratio=0)
+    assert power == pytest.approx(0.8, abs=1e-4)
+
+
+def test_mde_shrinks_with_n_and_grows_with_background() -> None:
+    by_n = [stats.mde(n, 0.1) for n in (20, 80, 320, 1280)]
+    assert by_n == sorted(by_n, reverse=True)
+    by_bg = [stats.mde(100, bg) for bg in (0.0, 0.1, 0.4)]
+    assert by_bg == sorted(by_bg)
+    assert stats.mde(0, 0.1) is None
+    assert stats.mde(2, 0.9) == 1.0  # nothing smaller than the whole scale is detectable
+
+
+@pytest.mark.parametrize(("up", "down"), [(0, 1), (7, 0), (12, 5), (40, 55), (3, 3)])
+def test_mcnemar_exact_equals_statsmodels(up: int, down: int) -> None:
+    table = [[10, up], [down, 10]]
+    want = mcnemar(table, exact=True).pvalue
+    assert stats.mcnemar_exact(up, down) == pytest.approx(want, rel=1e-12)
+    assert stats.mcnemar_exact(0, 0) is None
+
+
+def test_verdict_rule() -> None:
+    v = stats.verdict
+    assert v(0.001, 0.20, 0.03, 0.05, 0.05) == "BIASED"
+    assert v(0.001, 0.02, 0.01, 0.05, 0.05) == "CLEAR"  # real but below the threshold
+    assert v(0.30, 0.20, 0.30, 0.05, 0.05) == "UNDERPOWERED"  # large, not significant
+    assert v(0.30, 0.00, 0.04, 0.05, 0.05) == "CLEAR"  # null with power
+    assert v(None, None, 0.10, 0.05, 0.05) == "UNDERPOWERED"  # null without power
+    assert v(0.001, -0.30, 0.02, 0.05, 0.05) == "CLEAR"  # away from the cue is not this bias
+
+
+def test_default_thresholds_are_the_documented_ones() -> None:
+    t = load_thresholds()
+    assert t.origin == "builtin thresholds_v1.toml"
+    assert t.values.model_dump() == {
+        "version": 1, "fdr": 0.05, "alpha": 0.05, "power": 0.8, "cue_effect": 0.05,
+        "position_effect": 0.05, "max_flip_rate": 0.05,
+    }  # fmt: skip
+
+
+def test_thresholds_file_errors_are_one_line(tmp_path: Path) -> None:
+    good = (Path(stats.__file__).parent / "thresholds_v1.toml").read_text()
+    cases = {
+        "missing.toml": None,
+        "partial.toml": "version = 1\nfdr = 0.05\n",
+        "range.toml": good.replace("fdr = 0.05", "fdr = 1.5"),
+        "version.toml": good.replace("version = 1", "version = 2"),
+        "broken.toml": "version = [",
+    }
+    for name, text in cases.items():
+        path = tmp_path / name
+        if text is not None:
+            path.write_text(text)
+        with pytest.raises(JudgeprobeError) as err:
+            load_thresholds(path)
+        assert "\n" not in str(err.value) and name in str(err.value)
+    custom = tmp_path / "strict.toml"
+    custom.write_text(good.replace("cue_effect = 0.05", "cue_effect = 0.02"))
+    assert load_thresholds(custom).values.cue_effect == 0.02
