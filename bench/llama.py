@@ -1,4 +1,4 @@
-"""A fresh embedded llama-server (Gemma 3 270M) per measured run, and its counters.
+"""A fresh embedded llama.cpp server (Gemma 3 270M) per measured run, and its counters.
 
 Each run gets its own server so no run inherits another's prompt cache. ``--metrics``
 exposes the server's token counters: how many prompt tokens it really computed
@@ -35,12 +35,15 @@ def _embedded() -> ModuleType:
 
 
 @contextmanager
-def llama_server(slots: int = 4, extra: Sequence[str] = ()) -> Iterator[str]:
-    """Start llama-server with ``slots`` parallel slots; yield its /v1 URL; stop it."""
+def llama_server(
+    slots: int = 4, extra: Sequence[str] = (), server: str = "xllamacpp"
+) -> Iterator[str]:
+    """Start the server build ``server`` (servers/embedded.py: xllamacpp or native) with
+    ``slots`` parallel slots; yield its /v1 URL; stop it."""
     embedded = _embedded()
     port = free_port()
-    cmd = embedded.server_command("gemma", port, "llama-server", slots, os.cpu_count() or 2)
-    cmd += ["--metrics", *extra]
+    threads = os.cpu_count() or 2
+    cmd = embedded.server_command("gemma", port, server, slots, threads, ("--metrics", *extra))
     log = tempfile.NamedTemporaryFile(prefix="llama-", suffix=".log", delete=False)  # noqa: SIM115
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:

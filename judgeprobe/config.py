@@ -26,7 +26,8 @@ EMBEDDED_URL = "http://127.0.0.1:8080/v1"
 #: How to start the servers this project knows, for the "unreachable" error.
 SERVE_HINTS = {
     "gemma3-270m": "make serve-gemma",
-    "smollm2-135m": "make serve-smollm2",
+    "qwen2.5-coder-0.5b": "make serve-qwen05",
+    "qwen2.5-coder-1.5b": "make serve-qwen15",
 }
 
 
