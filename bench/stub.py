@@ -11,6 +11,8 @@ import sys
 import orjson
 from aiohttp import web
 
+from judgeprobe.engine.probe import PROBE_FIELD
+
 
 def _completion(content: bytes) -> bytes:
     return (
@@ -22,7 +24,7 @@ def _completion(content: bytes) -> bytes:
 
 
 ANSWER = _completion(b'{"verdict": "[1,2]", "explanation": "Summary 1 is more complete."}')
-PROBE_ANSWER = _completion(b'{"ok": true}')
+PROBE_ANSWER = _completion(orjson.dumps({PROBE_FIELD: True}))
 MODELS = {"object": "list", "data": [{"id": "stub", "object": "model", "owned_by": "bench"}]}
 
 

@@ -6,15 +6,28 @@ conditions with the Baseline protocol, against the embedded judge at its default
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import os
 import tomllib
 from pathlib import Path
 from typing import Any, Literal, TypeVar
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
-from judgeprobe import JudgeprobeError, first_error
+from judgeprobe import REDACTED, JudgeprobeError, first_error, scrub
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.structured import BACKENDS
 from judgeprobe.metrics.flags import Readability
@@ -31,12 +44,26 @@ SERVE_HINTS = {
 }
 
 
+def split_credentials(url: str) -> tuple[str, str]:
+    """A URL without its ``user:password@`` part, and that part (``""`` when none)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, ""
+    userinfo, _, host = parts.netloc.rpartition("@")
+    return urlunsplit(parts._replace(netloc=host)), userinfo
+
+
 class JudgeConfig(BaseModel):
     """One judge: an OpenAI-compatible server swapped by URL, or several replicas of it.
 
     ``url`` names one server; ``urls`` names replicas serving the same model (requests are
     balanced over them, and ``concurrency`` applies to each). Give either; with ``urls``,
     ``url`` becomes the first replica. ``replicas`` lists them all in both cases.
+
+    Secrets never sit in a field that reaches a message, the manifest or a key: a
+    ``user:password@`` in a URL is taken out at validation (``url``/``urls`` are public) and
+    kept in ``url_credentials`` (per replica, a SecretStr, redacted in JSON dumps and repr);
+    an API key is only ever read from the environment variable ``api_key_env`` names.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -53,6 +80,69 @@ class JudgeConfig(BaseModel):
     # The server is vLLM run with VLLM_BATCH_INVARIANT=1. Declared (no API shows it); goes
     # into the server fingerprint and the manifest's determinism level.
     batch_invariant: bool = False
+    url_credentials: dict[str, SecretStr] = Field(default_factory=dict, repr=False)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _credentials(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """Move ``user:password@`` out of the URLs into ``url_credentials``."""
+        if not isinstance(data, dict):
+            return handler(data)
+        found: dict[str, str] = {}
+        data = dict(data)
+        for name in ("url", "urls"):
+            value = data.get(name)
+            values = [value] if isinstance(value, str) else value
+            if not isinstance(values, list | tuple) or not all(isinstance(v, str) for v in values):
+                continue
+            public = []
+            for url in values:
+                bare, userinfo = split_credentials(url)
+                public.append(bare)
+                if userinfo:
+                    found[bare.rstrip("/")] = userinfo
+            data[name] = public[0] if isinstance(value, str) else public
+        if found and data.get("api_key_env"):
+            raise ValueError("give credentials either in the URL or through api_key_env, not both")
+        if found:
+            data["url_credentials"] = {**data.get("url_credentials", {}), **found}
+        judge = handler(data)
+        stale = set(judge.url_credentials) - set(judge.replicas)
+        if stale:  # credentials of a URL this judge no longer has
+            kept = {u: s for u, s in judge.url_credentials.items() if u not in stale}
+            judge = judge.model_copy(update={"url_credentials": kept})
+        return judge
+
+    @field_serializer("url_credentials", when_used="json")
+    def _redact(self, creds: dict[str, SecretStr]) -> dict[str, str]:
+        return dict.fromkeys(creds, REDACTED)
+
+    def auth_headers(self, url: str) -> dict[str, str]:
+        """The ``Authorization`` header for one replica (empty when it needs none).
+
+        Raises one line when ``api_key_env`` names a variable that is not set: a run must
+        not go on silently without the key it was configured with."""
+        if self.api_key_env:
+            key = os.environ.get(self.api_key_env, "")
+            if not key:
+                raise JudgeprobeError(
+                    f"judge {self.name}: api_key_env names {self.api_key_env}, which is not "
+                    "set (or empty) in the environment"
+                )
+            return {"Authorization": f"Bearer {key}"}
+        userinfo = self.url_credentials.get(url)
+        if userinfo is None:
+            return {}
+        user, _, password = userinfo.get_secret_value().partition(":")
+        token = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+        return {"Authorization": f"Basic {token}"}
+
+    def secrets(self) -> list[str]:
+        """Every secret this judge sends, to redact from a server's echoed error text."""
+        found = [h for url in self.replicas for h in self.auth_headers(url).values()]
+        found += [h.split(" ", 1)[1] for h in found]
+        found += [s.get_secret_value() for s in self.url_credentials.values()]
+        return [s for s in found if len(s) >= 4]
 
     @field_validator("backend")
     @classmethod
@@ -210,12 +300,16 @@ def load_toml(path: Path | None, model: type[M]) -> M:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise JudgeprobeError(f"config {path}: no such file") from None
+    except IsADirectoryError:
+        raise JudgeprobeError(f"config {path}: is a directory, not a TOML file") from None
+    except OSError as exc:
+        raise JudgeprobeError(f"config {path}: cannot read ({exc.strerror})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise JudgeprobeError(f"config {path}: not valid TOML: {exc}") from None
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise JudgeprobeError(f"config {path}: {first_error(exc, 'config')}") from None
+        raise JudgeprobeError(f"config {path}: {first_error(exc, 'config', value=True)}") from None
 
 
 def load_config(path: Path | None) -> SweepConfig:
@@ -227,5 +321,5 @@ def parse_judge_flag(flag: str) -> tuple[str, str]:
     """``NAME=URL`` from the command line."""
     name, sep, url = flag.partition("=")
     if not sep or not name or not url:
-        raise JudgeprobeError(f"--judge {flag!r}: expected NAME=URL")
+        raise JudgeprobeError(f"--judge {scrub(flag)!r}: expected NAME=URL")
     return name, url

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -22,9 +23,10 @@ from typing import Any
 
 import orjson
 import polars as pl
+from pydantic import ValidationError
 from rich.console import Console
 
-from judgeprobe import JudgeprobeError
+from judgeprobe import JudgeprobeError, first_error, scrub
 from judgeprobe.cli import main_guard
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.conditions.checks import write_attack_checks
@@ -92,19 +94,21 @@ def _apply_flags(cfg: SweepConfig, judge_flags: list[str], limit: int | None) ->
             base = known[name].model_dump(exclude={"url", "urls"}) if name in known else {}
             try:
                 judges.append(JudgeConfig.model_validate({**base, "name": name, "urls": urls}))
-            except ValueError as exc:
-                raise JudgeprobeError(f"--judge {flag!r}: {exc}") from None
+            except ValidationError as exc:
+                raise JudgeprobeError(
+                    f"--judge {scrub(flag)!r}: {first_error(exc, 'judge', value=True)}"
+                ) from None
         update["judges"] = judges
     if limit is not None:
         if limit < 0:
-            raise JudgeprobeError("--limit must be >= 0")
+            raise JudgeprobeError(f"--limit must be >= 0 (got {limit})")
         update["limit"] = limit
     if not update:
         return cfg
-    try:
-        return SweepConfig.model_validate({**cfg.model_dump(), **update})
-    except ValueError as exc:
-        raise JudgeprobeError(f"command line: {exc}") from None
+    try:  # a shallow copy: the judges stay as validated (their credentials included)
+        return SweepConfig.model_validate({**dict(cfg), **update})
+    except ValidationError as exc:
+        raise JudgeprobeError(f"command line: {first_error(exc, 'config', value=True)}") from None
 
 
 def _conditions(cfg: SweepConfig) -> dict[str, Condition]:
@@ -147,6 +151,21 @@ def _check_run_dir(out: Path, resume: bool, cfg: SweepConfig, shard: Shard | Non
             )
 
 
+def check_writable_dir(path: Path, what: str) -> None:
+    """``path`` is a directory, or can be made one, that this user may write; checked before
+    any server is asked, so a bad path never costs a probe or leaves half a run."""
+    if path.exists() and not path.is_dir():
+        raise JudgeprobeError(f"{what} {path}: exists and is not a directory")
+    for parent in (path, *path.parents):
+        if not parent.exists():
+            continue
+        if not parent.is_dir():
+            raise JudgeprobeError(f"{what} {path}: {parent} is a file, not a directory")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise JudgeprobeError(f"{what} {path}: {parent} is not writable")
+        return
+
+
 def shard_record(shard: Shard | None) -> dict[str, int] | None:
     return None if shard is None else {"index": shard.index, "count": shard.count}
 
@@ -177,6 +196,9 @@ class Mode:
 
 async def _probe_all(cfg: SweepConfig, console: Console) -> dict[str, Endpoint]:
     """Probe every judge (every replica); close what was opened if one fails."""
+    for judge in cfg.judges:  # every judge's credentials are at hand before any is asked
+        for url in judge.replicas:
+            judge.auth_headers(url)
     endpoints: dict[str, Endpoint] = {}
     try:
         for judge in cfg.judges:
@@ -282,8 +304,13 @@ async def _sweep(
             await endpoint.close()
         raise
     # Everything is validated: only now does the run directory get written.
-    out.mkdir(parents=True, exist_ok=True)
-    store = Store(out / "store.sqlite")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        store = Store(out / "store.sqlite")
+    except (OSError, sqlite3.Error) as exc:
+        for endpoint in endpoints.values():
+            await endpoint.close()
+        raise JudgeprobeError(f"--out {out}: cannot write the run there ({exc})") from None
     try:
         if mode.batch:
             importing = mode.import_batch is not None
@@ -364,6 +391,11 @@ def main(argv: list[str] | None = None) -> int:
             conditions[name].resolve(item)
     build_protocols(cfg)
     out = args.out or Path("runs") / cfg.name
+    check_writable_dir(out, "--out")
+    if mode.export_batch is not None:
+        check_writable_dir(mode.export_batch.parent, "--export-batch")
+        if mode.export_batch.is_dir():
+            raise JudgeprobeError(f"--export-batch {mode.export_batch}: is a directory")
     if mode.import_batch is not None and not (out / "store.sqlite").exists():
         raise JudgeprobeError(f"{out} holds no run: export a batch into it first")
     _check_run_dir(out, args.resume or mode.batch, cfg, mode.shard)

@@ -8,13 +8,20 @@ client's timeout, a connection reset, truncated JSON, non-JSON text, or wrong-sc
 Requests for the start-up probe's tiny schema are never faulted, unless ``nonconforming``.
 ``reply_tokens`` makes every reply that long: asked for fewer tokens (``max_tokens``), the
 server cuts it there with ``finish_reason`` "length", as a real one does with over-long JSON.
+
+Security and refusal checks: ``api_key`` (Bearer) or ``basic`` (``user:password``) makes
+every route demand that credential, answering 401 with the credential it was shown echoed
+back (as a careless gateway would); ``follow_instructions`` ignores ``response_format`` and
+answers with the JSON object the prompt spells out (``{"ok": true}`` when it spells none).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import random
+import re
 import threading
 import time
 from collections import Counter
@@ -56,6 +63,16 @@ def reply_for(prompt: str, schema: dict[str, Any]) -> str:
     return orjson.dumps(instance(schema, schema.get("$defs", {}), prompt)).decode()
 
 
+def _spelled_out(prompt: str) -> str:
+    """The first JSON object written out in ``prompt``, as an obedient model would copy it."""
+    for found in re.finditer(r"\{[^{}]*\}", prompt):
+        try:
+            return orjson.dumps(orjson.loads(found.group())).decode()
+        except orjson.JSONDecodeError:
+            continue
+    return '{"ok": true}'
+
+
 class FakeJudge:
     """Runs in a background thread; ``url`` is the OpenAI base URL (ending in /v1)."""
 
@@ -70,6 +87,9 @@ class FakeJudge:
         latency_s: float = 0.0,
         fixed_status: int | None = None,
         reply_tokens: int | None = None,
+        api_key: str | None = None,
+        basic: str | None = None,
+        follow_instructions: bool = False,
     ) -> None:
         self.fault_rate = fault_rate
         self.faults = faults
@@ -79,6 +99,15 @@ class FakeJudge:
         self.latency_s = latency_s
         self.fixed_status = fixed_status
         self.reply_tokens = reply_tokens
+        self.follow_instructions = follow_instructions
+        self.expected_auth = (
+            f"Bearer {api_key}"
+            if api_key is not None
+            else f"Basic {base64.b64encode(basic.encode()).decode()}"
+            if basic is not None
+            else None
+        )
+        self.auth_seen: list[tuple[str, str]] = []  # (path, Authorization header) per request
         self.rng = random.Random(seed)
         self.injected: Counter[str] = Counter()
         self.chat_requests = 0
@@ -103,7 +132,7 @@ class FakeJudge:
         self._thread.join(5)
 
     async def _start(self) -> None:
-        app = web.Application()
+        app = web.Application(middlewares=[self._auth])
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/version", self._version)
         app.router.add_post("/v1/chat/completions", self._chat)
@@ -120,6 +149,15 @@ class FakeJudge:
                 task.cancel()
         if self._runner is not None:
             await self._runner.cleanup()
+
+    @web.middleware
+    async def _auth(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        shown = request.headers.get("Authorization", "")
+        self.auth_seen.append((request.path, shown))
+        if self.expected_auth is not None and shown != self.expected_auth:
+            message = f"invalid credentials: {shown or 'none'}"
+            return web.json_response({"error": {"message": message}}, status=401)
+        return await handler(request)
 
     async def _models(self, _: web.Request) -> web.Response:
         body = {
@@ -158,7 +196,9 @@ class FakeJudge:
         schema = (
             fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or fmt.get("value") or {}
         )
-        is_probe = "ok" in schema.get("properties", {})
+        is_probe = schema.get("title") == "probe"
+        if self.follow_instructions:
+            return self._completion(_spelled_out(body["messages"][-1]["content"]))
         if self.hang and not is_probe:
             await asyncio.sleep(3600)
         if self.latency_s:
@@ -166,7 +206,7 @@ class FakeJudge:
         if self.nonconforming:
             return self._completion('{"winner": 1}')
         if is_probe:
-            return self._completion('{"ok": true}')
+            return self._completion(reply_for("probe", schema))
         self.chat_requests += 1
         self.bodies.append(body)
         if self.fixed_status is not None:

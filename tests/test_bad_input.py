@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
 
-from tests.conftest import make_items, run_cli, write_config
+from judgeprobe.records import JUDGMENT_SCHEMA
+from tests.conftest import ROOT, make_items, run_cli, write_config
 from tests.fakeserver import FakeJudge
 
 
@@ -116,3 +120,126 @@ def test_metrics_cli_bad_file(tmp_path: Path) -> None:
         [sys.executable, "-m", "judgeprobe.metrics", str(bad)], capture_output=True, text=True
     )
     _assert_one_line_error(proc.stderr, proc.returncode, "Parquet")
+
+
+def _metrics_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "judgeprobe.metrics", *args],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+
+
+def test_instruction_following_without_schema_is_refused(tmp_path: Path) -> None:
+    """A server that ignores response_format and copies what the prompt spells out must
+    not pass the structured-output probe."""
+    items = make_items(tmp_path / "i.jsonl", 2)
+    with FakeJudge(follow_instructions=True) as judge:
+        cfg = write_config(tmp_path / "c.toml", judge.url, items)
+        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+    _assert_one_line_error(proc.stderr, proc.returncode, "structured-output check", "enforce")
+    assert not (tmp_path / "run").exists()
+
+
+def test_url_without_v1_says_what_is_wrong(tmp_path: Path, fake_judge: FakeJudge) -> None:
+    items = make_items(tmp_path / "i.jsonl", 2)
+    root = fake_judge.url.removesuffix("/v1")
+    cfg = write_config(tmp_path / "c.toml", root, items)
+    proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+    _assert_one_line_error(proc.stderr, proc.returncode, f"use {fake_judge.url}")
+    assert "structured-output" not in proc.stderr
+    assert fake_judge.chat_requests == 0
+
+
+def test_config_naming_a_directory(tmp_path: Path) -> None:
+    proc = run_cli("--config", str(tmp_path), "--out", str(tmp_path / "run"))
+    _assert_one_line_error(proc.stderr, proc.returncode, "is a directory")
+
+
+@pytest.mark.parametrize("under", [False, True])
+def test_out_naming_a_file_is_refused_before_any_request(
+    tmp_path: Path, fake_judge: FakeJudge, under: bool
+) -> None:
+    items = make_items(tmp_path / "i.jsonl", 2)
+    cfg = write_config(tmp_path / "c.toml", fake_judge.url, items)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("keep me\n")
+    out = blocker / "run" if under else blocker
+    proc = run_cli("--config", str(cfg), "--out", str(out))
+    _assert_one_line_error(proc.stderr, proc.returncode, "--out", str(blocker))
+    assert fake_judge.auth_seen == []  # no server was asked
+    assert blocker.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize(
+    ("flag", "needles"),
+    [
+        ("x=ftp://127.0.0.1:9/v1", ("url", "ftp://127.0.0.1:9/v1")),
+        ("bad name=http://127.0.0.1:9/v1", ("name", "'bad name'")),
+        ("x=http://127.0.0.1:9/v1,http://127.0.0.1:9/v1", ("repeat",)),
+        ("x=http://127.0.0.1:9/v1,ftp://h/v1", ("ftp://h/v1",)),
+    ],
+)
+def test_bad_judge_values_are_one_line_naming_field_and_value(
+    tmp_path: Path, flag: str, needles: tuple[str, ...]
+) -> None:
+    proc = run_cli("--judge", flag, "--out", str(tmp_path / "run"))
+    _assert_one_line_error(proc.stderr, proc.returncode, *needles)
+    assert "errors.pydantic.dev" not in proc.stderr
+
+
+def test_config_value_errors_name_the_value(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('order = "sideways"\n[engine]\nmax_attempts = 0\n')
+    proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+    _assert_one_line_error(proc.stderr, proc.returncode, "order", "'sideways'")
+
+
+def _judgments(path: Path, conditions: list[str]) -> Path:
+    rows = [
+        {"judge": "j", "protocol": "baseline", "condition": c, "item_id": f"i{n}",
+         "subset": "s", "order": "12", "seed": 0, "verdict": "A", "target": "A"}
+        for c in conditions for n in range(3)
+    ]  # fmt: skip
+    frame = pl.DataFrame(rows, schema={k: JUDGMENT_SCHEMA[k] for k in rows[0]})
+    frame.write_parquet(path)
+    return path
+
+
+def test_metrics_out_in_a_missing_directory(tmp_path: Path) -> None:
+    table = _judgments(tmp_path / "j.parquet", ["Blind", "True"])
+    proc = _metrics_cli(str(table), "--out", str(tmp_path / "missing" / "m.csv"))
+    _assert_one_line_error(proc.stderr, proc.returncode, "no such directory")
+    assert proc.stdout == ""  # refused before the table was printed
+
+
+def test_metrics_on_an_empty_table(tmp_path: Path) -> None:
+    table = tmp_path / "j.parquet"
+    pl.DataFrame(schema=JUDGMENT_SCHEMA).write_parquet(table)
+    proc = _metrics_cli(str(table))
+    _assert_one_line_error(proc.stderr, proc.returncode, "no judgments")
+    assert not (tmp_path / "metrics.csv").exists()
+
+
+def test_metrics_without_blind(tmp_path: Path) -> None:
+    table = _judgments(tmp_path / "j.parquet", ["True", "Flip"])
+    proc = _metrics_cli(str(table))
+    _assert_one_line_error(proc.stderr, proc.returncode, "no Blind condition", "Flip, True")
+
+
+def test_metrics_match_blind_in_any_case(tmp_path: Path) -> None:
+    table = _judgments(tmp_path / "j.parquet", ["blind", "True"])
+    proc = _metrics_cli(str(table))
+    assert proc.returncode == 0, proc.stderr
+    metrics = pl.read_csv(tmp_path / "metrics.csv")
+    blind = metrics.filter(pl.col("condition") == "Blind")
+    assert blind.height == 1 and blind["EDR"][0] == 0.0  # no Tie among the Blind verdicts
+
+
+def test_report_on_a_corrupt_judgments_table(tmp_path: Path) -> None:
+    (tmp_path / "judgments.parquet").write_bytes(b"PAR1 this is not parquet")
+    (tmp_path / "manifest.json").write_text("{}")
+    proc = subprocess.run(
+        [sys.executable, "-m", "judgeprobe.report", str(tmp_path)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    _assert_one_line_error(proc.stderr, proc.returncode, "judgments.parquet", "Parquet")

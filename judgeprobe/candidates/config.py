@@ -65,7 +65,7 @@ class BuildConfig(BaseModel):
     def digest(self) -> str:
         """Hash of the settings (the author URL excluded: a moved server builds the same set)."""
         body = self.model_dump(exclude={"author"})
-        body["author"] = self.author.model_dump(exclude={"url", "urls"})
+        body["author"] = self.author.model_dump(exclude={"url", "urls", "url_credentials"})
         return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
     def max_tokens_for(self, kind: str) -> int:

@@ -71,6 +71,8 @@ class BatchEndpoint(Endpoint):
     importing, it ends the request Invalid (retryable) like a live transport failure.
     """
 
+    live = False  # no server is asked, so no credentials are needed
+
     def __init__(
         self, judge: JudgeConfig, engine: EngineConfig, store: Store, importing: bool
     ) -> None:

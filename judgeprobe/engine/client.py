@@ -14,7 +14,6 @@ batch file's answers (judgeprobe.engine.batch) are validated exactly as live one
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from tenacity import (
     stop_after_delay,
 )
 
+from judgeprobe import REDACTED
 from judgeprobe.config import EngineConfig, JudgeConfig
 from judgeprobe.engine.replicas import ReplicaPool
 from judgeprobe.engine.request import Message, Request
@@ -128,6 +128,13 @@ def parse_completion(data: Any) -> Completion:
         )
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
         raise BadResponse(f"not a chat completion ({type(exc).__name__})") from None
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    """``text`` without any of ``secrets`` (a server may echo the credentials it refused)."""
+    for secret in secrets:
+        text = text.replace(secret, REDACTED)
+    return text
 
 
 def _error_message(raw: bytes) -> str:
@@ -243,17 +250,19 @@ def _failed_first(exc: BaseException) -> RetryCallState:
 class Endpoint:
     """Sends requests to one judge: one OpenAI-compatible server or several replicas."""
 
+    #: Whether requests go to a server (so its credentials must be at hand).
+    live = True
+
     def __init__(self, judge: JudgeConfig, engine: EngineConfig, info: ServerInfo) -> None:
         self.judge = judge
         self.engine = engine
         self.info = info
-        api_key = os.environ.get(judge.api_key_env, "") if judge.api_key_env else ""
-        headers = {"Content-Type": "application/json"}
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
+        auth = {url: judge.auth_headers(url) for url in judge.replicas} if self.live else {}
+        self._secrets = judge.secrets() if self.live else []  # redacted from echoed errors
         self.pool = ReplicaPool(
-            judge.replicas, judge.concurrency, headers, engine.attempt_timeout_s
-        )
+            judge.replicas, judge.concurrency, {"Content-Type": "application/json"},
+            engine.attempt_timeout_s, replica_headers=auth,
+        )  # fmt: skip
         # One admission per 1/rate seconds: asyncio-throttle admits while its log holds fewer
         # than ``rate_limit`` entries, so a fractional rate per 1-second period would round up.
         self._throttler = (
@@ -276,7 +285,8 @@ class Endpoint:
                     raw = await resp.read()
                     if resp.status >= 300:
                         retry_after = resp.headers.get("Retry-After")
-                        raise HTTPStatusError(resp.status, _error_message(raw), retry_after)
+                        message = redact(_error_message(raw), self._secrets)
+                        raise HTTPStatusError(resp.status, message, retry_after)
             try:
                 completion = parse_completion(orjson.loads(raw))
             except orjson.JSONDecodeError:

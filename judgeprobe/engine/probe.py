@@ -1,6 +1,10 @@
 """Start-up probe: every endpoint must be reachable, name its model, and return
 schema-conforming JSON to one tiny request, or the sweep refuses to start with one line.
 
+The probe asks with the judge's own credentials (a refusal names the variable, never the
+key), checks that the URL is the API base (``…/v1``), and its schema requires a field the
+prompt never names, so only a server that enforces ``response_format`` passes.
+
 The server fingerprint (backend, version, model, build) goes into every request key, so a
 changed model or server build never reuses another's cached verdicts. Every replica of a
 judge is probed and must show the same fingerprint: replicas serve one model, one build.
@@ -9,9 +13,10 @@ judge is probed and must show the same fingerprint: replicas serve one model, on
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
-import openai
+import aiohttp
 import orjson
 from pydantic import BaseModel, ConfigDict
 
@@ -22,36 +27,61 @@ from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.retry import describe
 from judgeprobe.engine.wire import declared
 
+#: The probe reply's one field. The prompt never names it, so a server that ignores
+#: ``response_format`` and only follows the words cannot produce it: passing the probe
+#: proves the schema is enforced.
+PROBE_FIELD = "probe_c7f3"
+PROBE_PROMPT = "Reply with a JSON object and nothing else."
+
 
 class ProbeReply(BaseModel):
     model_config = ConfigDict(extra="forbid", title="probe")
 
-    ok: bool
+    probe_c7f3: bool
 
 
-async def _get_json(client: openai.AsyncOpenAI, path: str) -> Any:
-    """GET a JSON document relative to the server root; None when absent or not JSON."""
+async def _get(session: aiohttp.ClientSession, url: str) -> tuple[int, Any]:
+    """GET ``url``: the status and the body as JSON (None when it is not JSON)."""
+    async with session.get(url) as resp:
+        raw = await resp.read()
     try:
-        return await client.get(path, cast_to=object)
-    except (openai.APIError, ValueError):
+        return resp.status, orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return resp.status, None
+
+
+async def _get_json(session: aiohttp.ClientSession, url: str) -> Any:
+    """The JSON document at ``url``; None when absent, refused or not JSON."""
+    try:
+        status, data = await _get(session, url)
+    except (aiohttp.ClientError, TimeoutError):
         return None
+    return data if status == 200 else None
 
 
-async def _detect(client: openai.AsyncOpenAI, models: list[Any]) -> tuple[str, dict[str, Any]]:
+async def _detect(
+    session: aiohttp.ClientSession, root: str, models: list[Any]
+) -> tuple[str, dict[str, Any]]:
     """Which server is this, and the details that identify its build."""
-    props = await _get_json(client, "/props")
+    props = await _get_json(session, f"{root}/props")
     if isinstance(props, dict) and (
         "build_info" in props or "default_generation_settings" in props
     ):
-        return "llama-server", {
+        details = {
             "build_info": props.get("build_info", ""),
             "model_file": str(props.get("model_path", "")).rsplit("/", 1)[-1],
         }
-    info = await _get_json(client, "/info")
+        # xllamacpp's wheels report build_info "b0-unknown" and name their build in the
+        # model's tags instead (servers/embedded.py sets them), so a new build changes keys.
+        tags = models[0].get("tags") if models and isinstance(models[0], dict) else None
+        if tags:
+            details["tags"] = sorted(str(t) for t in tags)
+        return "llama-server", details
+    info = await _get_json(session, f"{root}/info")
     if isinstance(info, dict) and "model_id" in info:
         keep = ("model_id", "model_sha", "model_dtype", "version", "sha")
         return "tgi", {k: info.get(k) for k in keep}
-    version = await _get_json(client, "/version")
+    version = await _get_json(session, f"{root}/version")
     if isinstance(version, dict) and "version" in version:
         return "vllm", {"version": version["version"]}
     if models and isinstance(models[0], dict) and models[0].get("owned_by") == "me":
@@ -59,21 +89,45 @@ async def _detect(client: openai.AsyncOpenAI, models: list[Any]) -> tuple[str, d
     return "openai", {}
 
 
-async def _list_models(client: openai.AsyncOpenAI, judge: JudgeConfig, url: str) -> list[Any]:
+def refused(judge: JudgeConfig, url: str, status: int) -> JudgeprobeError:
+    """The error for a 401/403: which credentials were refused, never what they were."""
+    if judge.api_key_env:
+        what = f"refused the API key from ${judge.api_key_env}"
+    elif url in judge.url_credentials:
+        what = "refused the credentials in its URL"
+    else:
+        what = "requires an API key: set api_key_env to the variable that holds it"
+    return JudgeprobeError(f"judge {judge.name}: the server at {url} {what} (HTTP {status})")
+
+
+def _is_model_list(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("data"), list)
+
+
+async def _list_models(session: aiohttp.ClientSession, judge: JudgeConfig, url: str) -> list[Any]:
+    """The models at ``URL/models``, where the engine will find its API; else one line."""
     try:
-        listing = await client.get("/v1/models", cast_to=object)
-    except openai.APIStatusError as exc:
-        raise JudgeprobeError(
-            f"judge {judge.name}: {url}/models answered HTTP {exc.status_code}; "
-            "is this an OpenAI-compatible server (URL ending in /v1)?"
-        ) from None
-    except openai.APIError as exc:
+        status, listing = await _get(session, f"{url}/models")
+        if status in (401, 403):
+            raise refused(judge, url, status)
+        if status != 200 and not url.endswith("/v1"):
+            # A server root given instead of its API base: say so, not "structured output".
+            found, below = await _get(session, f"{url}/v1/models")
+            if found == 200 and _is_model_list(below):
+                raise JudgeprobeError(
+                    f"judge {judge.name}: {url} is not the API's base URL ({url}/models "
+                    f"answered HTTP {status}, {url}/v1/models lists models); use {url}/v1"
+                )
+    except (aiohttp.ClientError, TimeoutError) as exc:
         raise JudgeprobeError(
             f"judge {judge.name}: cannot reach {url} ({describe(exc)}); {judge.serve_hint()}"
         ) from None
-    except ValueError:
-        listing = None
-    if not isinstance(listing, dict) or not isinstance(listing.get("data"), list):
+    if status != 200:
+        raise JudgeprobeError(
+            f"judge {judge.name}: {url}/models answered HTTP {status}; "
+            "is this an OpenAI-compatible server (URL ending in /v1)?"
+        )
+    if not _is_model_list(listing):
         raise JudgeprobeError(f"judge {judge.name}: {url}/models is not an OpenAI model list")
     return list(listing["data"])
 
@@ -86,15 +140,13 @@ def server_info(backend: str, model: str, details: dict[str, Any]) -> ServerInfo
 
 
 async def _identify(judge: JudgeConfig, engine: EngineConfig, url: str) -> ServerInfo:
-    """What one replica serves."""
-    client = openai.AsyncOpenAI(
-        base_url=url.removesuffix("/v1"),
-        api_key="probe",
-        max_retries=1,
-        timeout=min(30.0, engine.attempt_timeout_s),
+    """What one replica serves, asked with the judge's own credentials."""
+    session = aiohttp.ClientSession(
+        headers=judge.auth_headers(url),
+        timeout=aiohttp.ClientTimeout(total=min(30.0, engine.attempt_timeout_s)),
     )
     try:
-        models = await _list_models(client, judge, url)
+        models = await _list_models(session, judge, url)
         ids = [str(m.get("id")) for m in models if isinstance(m, dict)]
         if judge.model and judge.model not in ids:
             raise JudgeprobeError(
@@ -104,15 +156,17 @@ async def _identify(judge: JudgeConfig, engine: EngineConfig, url: str) -> Serve
         if not ids:
             raise JudgeprobeError(f"judge {judge.name}: {url} serves no model")
         model = judge.model or ids[0]
-        detected, details = await _detect(client, models)
+        detected, details = await _detect(session, url.removesuffix("/v1"), models)
     finally:
-        await client.close()
+        await session.close()
     details |= declared(judge.batch_invariant)
     return server_info(detected if judge.backend == "auto" else judge.backend, model, details)
 
 
 async def probe_endpoint(judge: JudgeConfig, engine: EngineConfig) -> Endpoint:
     """Check one judge (every replica) and return it ready to use; else raise one line."""
+    for url in judge.replicas:  # a missing key is an error before anything is sent
+        judge.auth_headers(url)
     infos = [await _identify(judge, engine, url) for url in judge.replicas]
     info = infos[0]
     for url, other in zip(judge.replicas[1:], infos[1:], strict=True):
@@ -127,19 +181,19 @@ async def probe_endpoint(judge: JudgeConfig, engine: EngineConfig) -> Endpoint:
     return endpoint
 
 
+#: The HTTP status in a transport failure's reason (``transport: HTTP 401: ...``).
+_STATUS = re.compile(r"transport: HTTP (\d{3})")
+
+
 async def _check_schema(endpoint: Endpoint) -> None:
+    """One tiny request whose reply must carry a field only the schema names."""
     req = Request(
         endpoint=endpoint.judge.name,
-        messages=(
-            {
-                "role": "user",
-                "content": 'Reply with the JSON object {"ok": true} and nothing else.',
-            },
-        ),
+        messages=({"role": "user", "content": PROBE_PROMPT},),
         schema_name="probe",
         schema=ProbeReply.model_json_schema(),
         reply_model=ProbeReply,
-        sampling=Sampling(max_tokens=16),
+        sampling=Sampling(max_tokens=24),
         seed=0,
         fingerprint=endpoint.info.fingerprint,
     )
@@ -149,10 +203,25 @@ async def _check_schema(endpoint: Endpoint) -> None:
         result = await endpoint.execute(req)
     finally:
         endpoint.engine = original
-    if result.status != "valid":
-        await endpoint.close()
+    if result.status == "valid":
+        return
+    await endpoint.close()
+    judge, url = endpoint.judge, endpoint.judge.url
+    found = _STATUS.search(result.invalid_reason)
+    status = int(found.group(1)) if found else 0
+    if status in (401, 403):
+        raise refused(judge, url, status)
+    if status in (404, 405):
         raise JudgeprobeError(
-            f"judge {endpoint.judge.name} at {endpoint.judge.url} failed the structured-output "
-            f"check ({result.invalid_reason}; backend {endpoint.info.backend}); "
-            "set backend= in the config if it was detected wrongly"
+            f"judge {judge.name}: {url}/chat/completions answered HTTP {status}: no "
+            "chat-completions API there (the URL must be the API base, usually ending in /v1)"
         )
+    if result.invalid_reason.startswith("transport:"):
+        raise JudgeprobeError(
+            f"judge {judge.name} at {url}: the probe request failed ({result.invalid_reason})"
+        )
+    raise JudgeprobeError(
+        f"judge {judge.name} at {url} failed the structured-output check "
+        f"({result.invalid_reason}; backend {endpoint.info.backend}): it does not enforce "
+        "the JSON schema it is sent; set backend= in the config if it was detected wrongly"
+    )

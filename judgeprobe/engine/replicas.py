@@ -15,7 +15,7 @@ import asyncio
 import itertools
 import time
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 import aiohttp
 
@@ -56,14 +56,16 @@ class ReplicaPool:
         eject_after: int = 3,
         cooldown_s: float = 2.0,
         max_cooldown_s: float = 60.0,
+        replica_headers: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         timeout = aiohttp.ClientTimeout(total=timeout_s)
+        own = replica_headers or {}  # per replica (its credentials), on top of ``headers``
         self.replicas = [
             Replica(
                 url,
                 concurrency,
                 aiohttp.ClientSession(
-                    headers=headers,
+                    headers={**headers, **own.get(url, {})},
                     timeout=timeout,
                     connector=aiohttp.TCPConnector(limit=concurrency, ttl_dns_cache=300),
                 ),

@@ -11,6 +11,7 @@ import orjson
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.cli import main_guard
+from judgeprobe.metrics.__main__ import load_judgments
 from judgeprobe.metrics.compute import BREAKDOWNS
 from judgeprobe.metrics.flags import add_arguments, from_arguments, run_limits
 from judgeprobe.metrics.lexicons import load_lexicons
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
             raise JudgeprobeError(f"{args.run_dir}: no {name} (is this a run directory?)")
     if args.resamples < 0:
         raise JudgeprobeError("--resamples must be >= 0")
+    load_judgments(args.run_dir / "judgments.parquet")  # a corrupt table is one error line
     manifest = orjson.loads((args.run_dir / "manifest.json").read_bytes())
     limits = from_arguments(args, run_limits(manifest))
     path = build_report(
