@@ -17,19 +17,21 @@ import re
 import threading
 import time
 from collections import Counter
+from functools import cache
+from importlib import resources
 from itertools import pairwise
 from typing import Any
 
 import orjson
 from aiohttp import web
 
+from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.selftest import simulator as sim
 from judgeprobe.selftest.simulator import Biases
 
 MODEL = "judgeprobe-simulated"
 _HEADER = re.compile(r"^Summary ([12])(?: \(label = (.*)\))?:$", re.MULTILINE)
-_MATERIALS_END = ("\n\nLocked notes:\n", "\n\nOutput:")
 _REVEAL = re.compile(
     r"The true labels are: Summary 1 \(label = (.*)\) and Summary 2 \(label = (.*)\)\."
 )
@@ -37,6 +39,24 @@ _REVEAL = re.compile(
 
 class Unreadable(ValueError):
     """A prompt the simulated judge cannot read."""
+
+
+@cache
+def _materials_ends() -> tuple[str, ...]:
+    """What can follow the second summary in a prompt: the materials block's own tail, then
+    the text that follows ``{MATERIALS}`` in any packaged template (up to its next
+    placeholder). Read from the templates, so a new template version is read too."""
+    folder = resources.files("judgeprobe.prompts").joinpath("templates")
+    tail = load_template("materials_v1").text.rsplit("{SUM2}", 1)[1]
+    ends = set()
+    for path in folder.iterdir():
+        if path.name.endswith(".txt"):
+            text = load_template(path.name.removesuffix(".txt")).text
+            if "{MATERIALS}" in text:
+                after = text.split("{MATERIALS}", 1)[1].split("{", 1)[0]
+                if after.strip():
+                    ends.add(tail + after[: len(after) - len(after.lstrip()) + 24])
+    return tuple(sorted(ends))
 
 
 def read_materials(text: str) -> Presentation | None:
@@ -49,11 +69,11 @@ def read_materials(text: str) -> Presentation | None:
     if pair is None:
         return None
     h1, h2 = pair
-    ends = [i for i in (text.find(m, h2.end()) for m in _MATERIALS_END) if i >= 0]
+    ends = [i for i in (text.find(m, h2.end()) for m in _materials_ends()) if i >= 0]
     return Presentation(
         document=text[start + len("Document:\n") : h1.start()].removesuffix("\n\n"),
         text_1=text[h1.end() + 1 : h2.start()].removesuffix("\n\n"),
-        text_2=text[h2.end() + 1 : min(ends, default=len(text))].rstrip("\n"),
+        text_2=text[h2.end() + 1 : min(ends, default=len(text))],
         label_1=h1.group(2) or "",
         label_2=h2.group(2) or "",
     )

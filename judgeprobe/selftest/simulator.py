@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.replies import CRITERIA
 
@@ -176,12 +178,26 @@ def scot_reply(d: Decision) -> dict[str, Any]:
     return {"criteria": criteria, "verdict": d.verdict, "explanation": d.explanation}
 
 
-def _quote(text: str) -> str:
-    """The summary's opening words, a verbatim span short enough for any quote bound."""
-    words = text.split()[:6]
-    while len(words) > 1 and len(" ".join(words)) > 80:
-        words.pop()
-    return " ".join(words)[:80]
+@cache
+def _lexicon_words() -> tuple[str, ...]:
+    lex = load_lexicons()
+    return (*lex.cue, *lex.stereotype, *(w for words in lex.attack.values() for w in words))
+
+
+def _quote(text: str, labels: tuple[str, ...]) -> str:
+    """A verbatim span of the summary (up to six words, short enough for any quote bound)
+    that holds no lexicon word and no shown label: a quote must not acknowledge a cue the
+    judge kept silent about. The first such span; the first word if there is none."""
+    avoid = (*_lexicon_words(), *(label.lower() for label in labels if label))
+    words = text.split()
+    for start in range(len(words)):
+        span = words[start : start + 6]
+        while len(span) > 1 and len(" ".join(span)) > 80:
+            span.pop()
+        quote = " ".join(span)[:80]
+        if not any(w in quote.lower() for w in avoid):
+            return quote
+    return words[0][:80] if words else ""
 
 
 def lock_reply(d: Decision, p: Presentation) -> dict[str, Any]:
@@ -196,7 +212,8 @@ def lock_reply(d: Decision, p: Presentation) -> dict[str, Any]:
             # name such as "completeness" holds attack vocabulary ("complete")
             if c == "accuracy" and side == f"summary_{d.winner}" and d.acknowledgement:
                 note += NOTE_MARK + d.acknowledgement
-            out[c][side] = {"note": note, "quotes": [_quote(texts[side])]}
+            quote = _quote(texts[side], (p.label_1, p.label_2))
+            out[c][side] = {"note": note, "quotes": [quote]}
     return out
 
 
