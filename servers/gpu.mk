@@ -24,6 +24,30 @@ GPU_PORT_tgi_mistral-7b    := 8203
 GPU_PORT_tgi_qwen2.5-7b    := 8204
 GPU_PORT_tgi_zephyr-7b     := 8205
 
+# All five judges on one GPU: `make serve-all-vllm GPU_COLOCATE=h200` gives each judge the
+# memory fraction sized from its model and context (python3 servers/judge_vars.py
+# servers/judges.toml --fractions; servers/README.md explains the arithmetic).  vLLM's
+# fraction is the judge's own share; TGI's caps the memory in use on the whole GPU, so its
+# fractions are cumulative and hold only when the judges start in GPU_JUDGES order.
+GPU_COLOCATE ?=
+ifneq ($(filter-out h200,$(GPU_COLOCATE)),)
+$(error GPU_COLOCATE must be h200 or empty, not '$(GPU_COLOCATE)')
+endif
+GPU_FRACTION_vllm_gemma-2-9b   := 0.26
+GPU_FRACTION_vllm_llama-3.1-8b := 0.17
+GPU_FRACTION_vllm_mistral-7b   := 0.16
+GPU_FRACTION_vllm_qwen2.5-7b   := 0.14
+GPU_FRACTION_vllm_zephyr-7b    := 0.16
+GPU_FRACTION_tgi_gemma-2-9b    := 0.29
+GPU_FRACTION_tgi_llama-3.1-8b  := 0.48
+GPU_FRACTION_tgi_mistral-7b    := 0.66
+GPU_FRACTION_tgi_qwen2.5-7b    := 0.81
+GPU_FRACTION_tgi_zephyr-7b     := 0.99
+GPU_MEMORY_VAR_vllm := VLLM_GPU_MEMORY_UTILIZATION
+GPU_MEMORY_VAR_tgi := TGI_CUDA_MEMORY_FRACTION
+# $(1)=judge $(2)=backend: the environment that sets the judge's fraction, when co-located
+GPU_MEMORY_ENV = $(if $(GPU_COLOCATE),$(GPU_MEMORY_VAR_$(2))=$(GPU_FRACTION_$(2)_$(1)) )
+
 GPU_COMPOSE_vllm := $(GPU_MK_DIR)/vllm/compose.yaml
 GPU_COMPOSE_tgi := $(GPU_MK_DIR)/tgi/compose.yaml
 GPU_DOCKER_COMPOSE ?= docker compose
@@ -52,7 +76,7 @@ GPU_WAIT_READY = url=http://127.0.0.1:$(GPU_PORT_$(2)_$(1))/v1; \
 define GPU_SERVER_RULES
 .PHONY: serve-$(1)-$(2) stop-$(1)-$(2)
 serve-$(1)-$(2):
-	$$(GPU_DOCKER_COMPOSE) -f $$(GPU_COMPOSE_$(2)) up -d $(1)
+	$$(call GPU_MEMORY_ENV,$(1),$(2))$$(GPU_DOCKER_COMPOSE) -f $$(GPU_COMPOSE_$(2)) up -d $(1)
 	@$$(call GPU_WAIT_READY,$(1),$(2))
 stop-$(1)-$(2):
 	$$(GPU_DOCKER_COMPOSE) -f $$(GPU_COMPOSE_$(2)) stop $(1)
@@ -60,8 +84,7 @@ endef
 $(foreach b,$(GPU_BACKENDS),$(foreach j,$(GPU_JUDGES),$(eval $(call GPU_SERVER_RULES,$(j),$(b)))))
 
 # Start judges one after another (each waits until ready), so that co-located
-# vLLM instances profile GPU memory in turn.  On one GPU lower
-# VLLM_GPU_MEMORY_UTILIZATION / TGI_CUDA_MEMORY_FRACTION; see servers/README.md.
+# servers size their memory in turn.  On one H200 add GPU_COLOCATE=h200 (above).
 .PHONY: serve-all-vllm serve-all-tgi stop-all-vllm stop-all-tgi
 serve-all-vllm serve-all-tgi: serve-all-%:
 	@set -e; for j in $(GPU_JUDGES); do $(MAKE) --no-print-directory -f $(GPU_MK_FILE) serve-$$j-$*; done

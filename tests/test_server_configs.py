@@ -7,6 +7,7 @@ check they all agree with each other and with the paper's judge table.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -117,7 +118,15 @@ def test_images_are_pinned():
     assert images["tgi"].startswith("ghcr.io/huggingface/text-generation-inference:")
     for ref in images.values():
         tag = ref.rsplit(":", 1)[1]
-        assert re.fullmatch(r"v?\d+\.\d+\.\d+", tag), f"unpinned image {ref}"
+        assert re.fullmatch(r"v?\d+\.\d+\.\d+(-cu\d+)?", tag), f"unpinned image {ref}"
+    # vLLM's unsuffixed tags are CUDA 13.0 builds (driver >= 580): pin the CUDA 12.9 build
+    assert images["vllm"].endswith("-cu129")
+
+
+def image_of(backend: str) -> str:
+    """What a compose service's image resolves to (vLLM's may be overridden: VLLM_IMAGE)."""
+    pin = CONFIG["images"][backend]
+    return f"${{VLLM_IMAGE:-{pin}}}" if backend == "vllm" else pin
 
 
 # --- compose files -------------------------------------------------------------
@@ -132,7 +141,7 @@ def test_compose_has_one_service_per_judge(backend):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_compose_service_common(backend, name):
     svc = COMPOSE[backend]["services"][name]
-    assert svc["image"] == CONFIG["images"][backend]
+    assert svc["image"] == image_of(backend)
     assert host_port(svc, backend) == JUDGES[name][f"{backend}_port"]
 
     devices = svc["deploy"]["resources"]["reservations"]["devices"]
@@ -358,3 +367,73 @@ def test_gpu_mk_variables_are_prefixed():
     names = set(assigned + defined) - {".DEFAULT_GOAL"}
     assert names, "no variables found"
     assert all(n.startswith("GPU_") for n in names), sorted(names)
+
+
+# --- GPU memory: fractions sized from the model and its context ------------------------------
+
+
+def _judge_vars():
+    spec = importlib.util.spec_from_file_location("judge_vars", SERVERS / "judge_vars.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+PLAN = _judge_vars().memory_plan(CONFIG)
+MK = (SERVERS / "gpu.mk").read_text(encoding="utf-8")
+
+
+def test_memory_plan_arithmetic():
+    """Gemma-2-9B by hand: 9,241,705,984 bf16 parameters = 17.21 GiB; KV per token
+    2 x 42 layers x 8 KV heads x 256 x 2 bytes = 336 KiB, x 49,152 tokens = 15.75 GiB;
+    + 3 GiB overhead = 35.96 GiB = 0.26 of 139 GiB. The old uniform 0.17 (23.6 GiB) left it
+    about 3.4 GiB of KV cache: some 10,000 tokens, barely one full context."""
+    gemma = next(r for r in PLAN if r["judge"] == "gemma-2-9b")
+    assert gemma["kv_bytes_per_token"] == 336 * 1024
+    assert gemma["share_gib"] == pytest.approx(35.96, abs=0.01)
+    assert gemma["vllm"] == 0.26
+    colo = CONFIG["colocate"]
+    left = (
+        0.17 * colo["gpu_gib"]
+        - gemma["weights_gib"]
+        - CONFIG["judges"]["gemma-2-9b"]["overhead_gib"]
+    )
+    assert 9_000 < left * 2**30 / gemma["kv_bytes_per_token"] < 12_000
+
+
+def test_every_judge_fits_one_h200_with_its_kv_cache():
+    colo = CONFIG["colocate"]
+    assert colo["kv_tokens"] >= max(j["max_model_len"] for j in JUDGES.values())
+    assert sum(r["vllm"] for r in PLAN) <= 0.95  # vLLM: per-instance budgets side by side
+    assert PLAN[-1]["tgi"] <= 1.0  # TGI: the last judge's cap covers all five
+    for r in PLAN:  # each fraction holds the judge's weights, KV target and overhead
+        assert r["vllm"] * colo["gpu_gib"] >= r["share_gib"]
+
+
+def test_gpu_mk_holds_the_computed_fractions():
+    judges = re.search(r"^GPU_JUDGES := (.*)$", MK, re.M).group(1).split()
+    assert judges == [r["judge"] for r in PLAN]  # TGI's cumulative fractions follow this order
+    for r in PLAN:
+        for backend in BACKENDS:
+            found = re.search(
+                rf"^GPU_FRACTION_{backend}_{re.escape(r['judge'])}\s*:= (\S+)$", MK, re.M
+            )
+            assert found and float(found.group(1)) == r[backend], (backend, r["judge"])
+
+
+@needs_make
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gpu_mk_colocate_sets_each_judges_fraction(backend):
+    var = {"vllm": "VLLM_GPU_MEMORY_UTILIZATION", "tgi": "TGI_CUDA_MEMORY_FRACTION"}[backend]
+    out = make_n(f"serve-all-{backend}", "GPU_COLOCATE=h200")
+    for r in PLAN:
+        up = f"docker compose -f servers/{backend}/compose.yaml up -d {r['judge']}\n"
+        assert f"{var}={r[backend]} {up}" in out
+    assert var not in make_n(f"serve-all-{backend}")  # without it: the env or compose default
+
+
+def test_mistral_version_choice_is_stated():
+    notes = JUDGES["mistral-7b"]["notes"]
+    assert "v0.3" in notes and "paper" in notes
+    readme = (SERVERS / "README.md").read_text(encoding="utf-8")
+    assert "Mistral-7B-Instruct-v0.3" in readme and "names only" in readme
