@@ -45,7 +45,9 @@ def llama_server(
     threads = os.cpu_count() or 2
     cmd = embedded.server_command("gemma", port, server, slots, threads, ("--metrics", *extra))
     log = tempfile.NamedTemporaryFile(prefix="llama-", suffix=".log", delete=False)  # noqa: SIM115
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=embedded.server_env()
+    )
     try:
         deadline = time.monotonic() + 300
         while not embedded.answers(port):
