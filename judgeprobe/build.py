@@ -131,7 +131,11 @@ async def build_set(cfg: BuildConfig, out: Path, console: Console | None = None)
     report = BuildReport(path=out / SET_FILE)
     endpoint = await probe_endpoint(cfg.author, cfg.engine)
     counter = TokenCounter(endpoint)
+    para_endpoint = None
     try:
+        if cfg.paraphraser is not None:
+            para_endpoint = await probe_endpoint(cfg.paraphraser, cfg.engine)
+            console.print(f"paraphrases by {para_endpoint.info.model}")
         report.token_method = counter.method
         kept = _length_filter(docs, await counter.count([d.text for d in docs]), cfg, report)
         report.documents = len(kept)
@@ -145,13 +149,16 @@ async def build_set(cfg: BuildConfig, out: Path, console: Console | None = None)
         store = Store(out / "store.sqlite")
         try:
             author = Author(endpoint, store)
-            materials = await _generate([d for d, _ in kept], author, cfg, console)
-            report.failed_requests = author.invalid
+            paraphraser = Author(para_endpoint, store) if para_endpoint else None
+            materials = await _generate([d for d, _ in kept], author, cfg, console, paraphraser)
+            report.failed_requests = author.invalid + (paraphraser.invalid if paraphraser else 0)
         finally:
             store.close()
     finally:
         await counter.close()
         await endpoint.close()
+        if para_endpoint is not None:
+            await para_endpoint.close()
     rows: list[dict[str, Any]] = []
     for m, checks in zip(materials, _checks(materials), strict=True):
         if m.summary is None:
@@ -172,8 +179,9 @@ async def build_set(cfg: BuildConfig, out: Path, console: Console | None = None)
 
 
 async def _generate(
-    docs: list[Document], author: Author, cfg: BuildConfig, console: Console
-) -> list[Materials]:
+    docs: list[Document], author: Author, cfg: BuildConfig, console: Console,
+    paraphraser: Author | None = None,
+) -> list[Materials]:  # fmt: skip
     """Every document's texts, a few documents at a time, in corpus order."""
     slots = asyncio.Semaphore(max(1, cfg.author.concurrency))
     done = 0
@@ -182,7 +190,7 @@ async def _generate(
     async def one(doc: Document) -> Materials:
         nonlocal done
         async with slots:
-            m = await make_materials(doc, author, cfg)
+            m = await make_materials(doc, author, cfg, paraphraser)
         done += 1
         if done % step == 0 or done == len(docs):
             console.print(f"documents {done}/{len(docs)}")
@@ -212,6 +220,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", type=Path, default=Path("runs/candidates"), help="output folder")
     p.add_argument("--author", metavar="NAME=URL", help="the LLM that writes (default: embedded)")
+    p.add_argument("--paraphraser", metavar="NAME=URL", help="the LLM that writes the paraphrases")
     p.add_argument("--limit", type=int, help="only the first N documents")
     p.add_argument("--words", type=int, help="LLM summary word budget")
     p.add_argument("--seed", type=int, help="base seed of every sampled text")
@@ -228,6 +237,9 @@ def _overrides(args: argparse.Namespace, base: BuildConfig) -> dict[str, object]
     if args.author:
         name, url = parse_judge_flag(args.author)
         found["author"] = {**base.author.model_dump(), "name": name, "url": url}
+    if args.paraphraser:
+        name, url = parse_judge_flag(args.paraphraser)
+        found["paraphraser"] = {"name": name, "url": url, "concurrency": base.author.concurrency}
     return found
 
 

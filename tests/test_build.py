@@ -158,3 +158,19 @@ def test_single_relabel_falls_back_to_an_extractive_opponent_without_draws() -> 
         ("TradML", "sumy:textrank"),
     ]
     assert all(r["candidate_2"] == "The lead." for r in rows)
+
+
+def test_a_separate_paraphraser_writes_both_paraphrases(tmp_path: Path) -> None:
+    with FakeJudge() as author, FakeJudge() as other:
+        cfg = _cfg(author, limit=2, keep_flagged=True, subsets=["eq_pair"], attacks=[],
+                   paraphraser=JudgeConfig(name="para", url=other.url, concurrency=2))  # fmt: skip
+        report = asyncio.run(build_set(cfg, tmp_path / "set"))
+        asked = [b["messages"][0]["content"] for b in other.bodies]
+        told = [b["messages"][0]["content"] for b in author.bodies]
+    frame = pl.read_parquet(report.path)
+    assert frame.height == 2 and set(frame["subset"]) == {"eq_pair"}
+    assert set(frame["generator_1"]) == set(frame["generator_2"]) == {"llm:para"}
+    assert len(asked) == 4 and all("Paraphrase the summary" in p for p in asked)
+    assert not any("Paraphrase the summary" in p for p in told)  # the author wrote the summary
+    assert cfg.digest() != _cfg(author, limit=2, keep_flagged=True, subsets=["eq_pair"],
+                                attacks=[]).digest()  # fmt: skip

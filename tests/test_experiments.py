@@ -1,7 +1,9 @@
-"""Every shipped experiment config is valid; paper-scale and smoke-scale twins ask the same."""
+"""Every shipped experiment config is valid, asks what the paper table it names asked, and its
+paper-scale and smoke-scale twins ask the same."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -15,9 +17,42 @@ ROOT = Path(__file__).resolve().parent.parent / "experiments"
 EXPERIMENTS = sorted(ROOT.rglob("*.toml"))
 GROUPS = sorted(p.stem for p in (ROOT / "paper").glob("*.toml"))
 PAPER_JUDGES = {"gemma-2-9b", "llama-3.1-8b", "mistral-7b", "qwen2.5-7b", "zephyr-7b"}
-# One config per paper table or figure group.
-PAPER_GROUPS = {"blind", "cue-labels", "same-model", "identical", "llm-vs-extractive",
-                "verbosity", "confidence", "reveal-after"}  # fmt: skip
+ALL = ["baseline", "scot", "pbp"]
+
+
+@dataclass(frozen=True)
+class Design:
+    """What one table of the paper asked: its subset, presentation order, conditions, protocols."""
+
+    table: str
+    subset: str
+    order: str
+    conditions: list[str]
+    protocols: list[str]
+
+
+# The paper (V-A): most experiments use the equal-content pair subset; Tables VI-VIII name
+# same-model draws, Table X identical summaries, Table IX the extractive baselines. Order:
+# the paper randomises it per trial (IV-A); "random" is that, paired across conditions, and
+# "both" is its exact counterbalanced form where a table compares orders or relabelled twins.
+CUES = ["Blind", "True", "Flip", "Placebo"]
+FIXED = ["Blind", "LabelsTrue", "LabelsFlip", "Placebo"]  # fixed labels 1 = LLM, 2 = TradML
+D = Design
+TABLES = {
+    "blind": D("Table II", "eq_pair", "random", ["Blind"], ALL),
+    "cue-labels": D("Tables III-V", "eq_pair", "random", CUES, ALL),
+    "reveal-after": D("Section V-F", "eq_pair", "random", ["Blind", "Flip", "RevealAfter"], ALL),
+    "same-model": D("Tables VI-VIII", "same_model", "random", FIXED, ALL),
+    "identical": D("Table X", "identical", "random", ["Blind", "LabelsTrue"], ALL),
+    "llm-vs-extractive": D("Table IX", "llm_vs_extractive", "both", ["Blind"], ["baseline"]),
+    "verbosity": D("Section V-H", "identical", "random", ["Blind", "Verbosity"], ALL),
+    "confidence": D("Section V-I", "identical", "random", ["Blind", "Confidence"], ALL),
+    "single-relabel": D("Section V-A", "single_relabel", "both", ["Blind", "True"], ALL),
+    "injected": D("beyond the paper", "eq_pair", "random", ["Blind", "Injected"], ALL),
+}
+# The bundled set must hold this many equal-content pairs for the eq_pair smoke twins to mean
+# something; their limit is at most this.
+MIN_EQ_PAIR = 10
 
 
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -27,7 +62,22 @@ def test_experiment_config_is_valid(path: Path) -> None:
 
 
 def test_every_paper_group_has_a_config() -> None:
-    assert set(GROUPS) == PAPER_GROUPS
+    assert set(GROUPS) == set(TABLES)
+    assert {p.stem for p in (ROOT / "smoke").glob("*.toml")} == set(TABLES)
+
+
+@pytest.mark.parametrize("scale", ["paper", "smoke"])
+@pytest.mark.parametrize("group", sorted(TABLES))
+def test_config_asks_what_its_table_asked(group: str, scale: str) -> None:
+    path = ROOT / scale / f"{group}.toml"
+    design, cfg = TABLES[group], load_config(path)
+    claims, subset = path.read_text(encoding="utf-8").splitlines()[:2]
+    assert claims.startswith("# Reproduces: ") and design.table in claims
+    assert subset.startswith(f"# Subset: {design.subset} ")
+    assert cfg.subsets == [design.subset]
+    assert cfg.order == design.order
+    assert cfg.conditions == design.conditions
+    assert cfg.protocols == design.protocols
 
 
 @pytest.mark.parametrize("group", GROUPS)
@@ -38,10 +88,25 @@ def test_smoke_twin_asks_what_the_paper_scale_asks(group: str) -> None:
     assert {k: getattr(paper, k) for k in same} == {k: getattr(smoke, k) for k in same}
     assert {j.name for j in paper.judges} == PAPER_JUDGES
     assert [j.name for j in smoke.judges] == ["gemma3-270m"]
-    assert 0 < smoke.limit <= 5
-    # The smoke set is bundled and holds the subsets the group needs.
-    subsets = {item.subset for item in load_items(smoke.items)}
-    assert set(smoke.subsets) <= subsets
+    assert 0 < smoke.limit <= MIN_EQ_PAIR
+    # The smoke set is bundled and holds the subset the group needs, at least ``limit`` of it,
+    # and every condition resolves on every item the smoke sweep takes.
+    bundled = [item for item in load_items(smoke.items) if item.subset in smoke.subsets]
+    assert len(bundled) >= (1 if smoke.subsets == ["eq_pair"] else smoke.limit)  # eq_pair: below
+    conditions = _conditions(smoke)
+    for item in sweep_items(smoke):
+        for name in smoke.conditions:
+            conditions[name].resolve(item)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the bundled set holds 3 eq_pair items: Gemma 3 270M's paraphrases add facts and fail "
+    "the preservation check; rebuild with `--paraphraser` (README, Building candidate sets)",
+)
+def test_bundled_set_has_enough_equal_content_pairs() -> None:
+    eq_pairs = [item for item in load_items("bundled:candidates") if item.subset == "eq_pair"]
+    assert len(eq_pairs) >= MIN_EQ_PAIR
 
 
 def test_default_toml_is_the_builtin_default() -> None:

@@ -50,6 +50,9 @@ class BuildConfig(BaseModel):
     similarity_threshold: float = Field(default=0.75, ge=-1.0, le=1.0)
     keep_flagged: bool = False  # keep rewrites that fail the preservation check (flagged)
     author: JudgeConfig = Field(default_factory=_author)
+    # The LLM that writes the eq_pair paraphrases (both of them), when not the author: a tiny
+    # author's paraphrases add facts and fail the preservation check (judgeprobe/data/candidates).
+    paraphraser: JudgeConfig | None = None
     # No re-asks by default: a reply cut at max_tokens is salvaged, and a re-ask would pay the
     # whole generation again; raise it for servers without structured output.
     engine: EngineConfig = Field(default_factory=lambda: EngineConfig(max_reasks=0))
@@ -64,7 +67,9 @@ class BuildConfig(BaseModel):
 
     def digest(self) -> str:
         """Hash of the settings (the author URL excluded: a moved server builds the same set)."""
-        body = self.model_dump(exclude={"author"})
+        body = self.model_dump(exclude={"author", "paraphraser"})
+        if self.paraphraser is not None:  # absent: digests from before the option stay
+            body["paraphraser"] = self.paraphraser.model_dump(exclude={"url", "urls"})
         body["author"] = self.author.model_dump(exclude={"url", "urls", "url_credentials"})
         return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 

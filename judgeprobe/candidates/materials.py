@@ -63,8 +63,11 @@ async def _pair(
     return [t for t in texts if t is not None] if all(texts) else []
 
 
-async def make_materials(doc: Document, author: Author, cfg: BuildConfig) -> Materials:
-    """Generate one document's texts: LLM requests go through the cached engine."""
+async def make_materials(
+    doc: Document, author: Author, cfg: BuildConfig, paraphraser: Author | None = None
+) -> Materials:
+    """Generate one document's texts: LLM requests go through the cached engine; the
+    paraphrases by ``paraphraser`` when given."""
     m = Materials(doc=doc, source_hash=source_hash(doc.text))
     summary_values = {"DOCUMENT": doc.text, "WORDS": str(cfg.words)}
     reference = author.write(
@@ -83,7 +86,7 @@ async def make_materials(doc: Document, author: Author, cfg: BuildConfig) -> Mat
     for method in cfg.methods:
         text = extractive.summarize(doc.text, method, words)
         m.extractive[method] = Text(text, f"sumy:{method}", {"words": words})
-    await _rewrites(m, m.summary, author, cfg)
+    await _rewrites(m, m.summary, author, cfg, paraphraser or author)
     return m
 
 
@@ -91,11 +94,13 @@ async def _nothing() -> list[Text]:
     return []
 
 
-async def _rewrites(m: Materials, summary: Text, author: Author, cfg: BuildConfig) -> None:
+async def _rewrites(
+    m: Materials, summary: Text, author: Author, cfg: BuildConfig, paraphraser: Author
+) -> None:
     """Paraphrases and style attacks of the reference summary."""
     values = {"SUMMARY": summary.text}
     paraphrases = (
-        _pair(author, "paraphrase", values, cfg, cfg.seed + 3)
+        _pair(paraphraser, "paraphrase", values, cfg, cfg.seed + 3)
         if "eq_pair" in cfg.subsets
         else _nothing()
     )
