@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 from scipy.stats import binomtest
@@ -171,3 +172,26 @@ def test_non_directional_cells_get_no_directional_difference() -> None:
     tidy = compute_metrics(j, LEX, None, 200)
     shown = set(tidy.filter(pl.col("versus").is_not_null())["metric"])
     assert "diff_LDS" not in shown and "diff_TS" in shown
+
+
+def test_interval_matches_a_naive_document_bootstrap() -> None:
+    # 60 documents of 3 items, two protocols; resampling documents by hand (both arms with
+    # the same draw) must give the same interval as the pooled, reduced draw.
+    rng = np.random.default_rng(11)
+    n = 180
+    docs = [f"d{k // 3}" for k in range(n)]
+    base = rng.choice(["A", "B", "Tie"], size=n, p=[0.5, 0.3, 0.2]).tolist()
+    pbp = rng.choice(["A", "B", "Tie"], size=n, p=[0.2, 0.3, 0.5]).tolist()
+    cells = {("g", "baseline", "Blind"): ["B"] * n, ("g", "pbp", "Blind"): ["B"] * n,
+             ("g", "baseline", "True"): base, ("g", "pbp", "True"): pbp}  # fmt: skip
+    d = paired_difference(
+        judgments(cells, docs), "LDS", ("g", "pbp", "True"), ("g", "baseline", "True"),
+        resamples=20_000, seed=3,
+    )  # fmt: skip
+    lds = np.array([[v == "A" for v in arm] for arm in (pbp, base)], dtype=float)
+    per_doc = lds.reshape(2, 60, 3).sum(axis=2)  # LDS units per document, each arm
+    draws = rng.integers(0, 60, size=(20_000, 60))
+    delta = (per_doc[0][draws].sum(axis=1) - per_doc[1][draws].sum(axis=1)) / n
+    lo, hi = np.percentile(delta, [2.5, 97.5])
+    assert d.delta == pytest.approx(per_doc[0].sum() / n - per_doc[1].sum() / n)
+    assert (d.lo, d.hi) == (pytest.approx(lo, abs=0.01), pytest.approx(hi, abs=0.01))

@@ -10,10 +10,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 
-from judgeprobe.metrics.outcome import outcome_table, sign_test_p
+from judgeprobe.metrics.outcome import outcome_table, sign_test_p, sign_test_ps
 from judgeprobe.records import JUDGMENT_SCHEMA
 
 # The hand-made tables use these columns of the public judgments schema.
@@ -363,6 +364,15 @@ def test_sign_test_large_n_matches_the_exact_sum(k: int, n: int) -> None:
     # The exact tail, summed in big integers: what the library test must reproduce.
     exact = 2 * sum(math.comb(n, i) for i in range(min(k, n - k) + 1)) / 2**n
     assert sign_test_p(k, n) == pytest.approx(min(1.0, exact), rel=1e-9)
+
+
+def test_vectorised_sign_test_is_binomtest() -> None:
+    pairs = [(k, n) for n in range(0, 41) for k in range(n + 1)] + [(4_930, 10_000), (7, 20_000)]
+    k, n = (np.array([p[i] for p in pairs]) for i in (0, 1))
+    got = sign_test_ps(k, n)
+    want = np.array([sign_test_p(a, b) if b else np.nan for a, b in pairs], dtype=float)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=0)
+    assert np.isnan(got[0])
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 6, 11, 30])

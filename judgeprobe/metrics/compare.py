@@ -24,6 +24,7 @@ e.g. a placebo-subtracted effect LDS_True − LDS_Placebo.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 import polars as pl
@@ -31,12 +32,16 @@ import polars as pl
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.family import CONTINUOUS, families, prepare, union_columns
 from judgeprobe.metrics.lexicons import Lexicons, load_lexicons
-from judgeprobe.metrics.outcome import sign_test_p
-from judgeprobe.metrics.registry import BY_NAME, MetricSpec
+from judgeprobe.metrics.outcome import sign_test_ps
+from judgeprobe.metrics.registry import BY_NAME, SHARE, MetricSpec
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
+    Patterns,
+    Stat,
     difference,
+    parallel,
     patterns,
+    percentile_interval,
     pool_continuous,
     shared_intervals,
 )
@@ -44,6 +49,7 @@ from judgeprobe.metrics.units import BLIND, CELL, DOC, UNIT, Drift
 
 Cell = tuple[str, str, str]
 """(judge, protocol, condition)."""
+Interval = tuple[float, float]
 
 UNIT_KEYS = [DOC, *UNIT, "order", "seed"]
 B = "_b"  # suffix of the second arm's columns
@@ -84,50 +90,94 @@ def _summaries(
 ) -> dict[tuple[tuple[str, ...], str], Difference]:
     """Per ``group`` and metric: the difference between the plain and ``_b`` columns of the
     shared units in ``pairs`` (one row per unit, both arms side by side); the cells are
-    left for the caller to fill in. The specs share their unit column."""
+    left for the caller to fill in.
+
+    A share whose denominator is the same in both arms on every shared unit (EDR over units
+    valid in both, LDS over units paired in both) is the share of Σ(num_a − num_b) over one
+    denominator: each document's pattern is then (num_a − num_b, den), far fewer patterns
+    than both arms' columns, and it decides the exact sign test over documents too.
+    """
     cols = union_columns(specs)
     both = [*cols, *(c + B for c in cols)]
-    per_doc = pairs.group_by([*group, DOC]).agg(pl.col(both).sum())
-    den = specs[0].unit_column
-    exact = pairs.group_by(group).agg(n=pl.len(), equal=(pl.col(den) == pl.col(den + B)).all())
-    nums = list(dict.fromkeys(s.columns[0] for s in specs if s.share))
+    shares = [s for s in specs if s.share]
+    diffs = {s.name: (pl.col(s.columns[0]) - pl.col(s.columns[0] + B)) for s in shares}
+    per_doc = pairs.group_by([*group, DOC]).agg(
+        pl.col(both).sum(), *(d.sum().alias("_d_" + name) for name, d in diffs.items())
+    )
+    exact = pairs.group_by(group).agg(
+        pl.len().alias("_n"),
+        *(
+            (pl.col(s.columns[1]) == pl.col(s.columns[1] + B)).all().alias("_eq_" + s.name)
+            for s in shares
+        ),
+    )
     totals = per_doc.group_by(group).agg(
         pl.col(both).sum(),
-        *((pl.col(c) > pl.col(c + B)).sum().alias(c + ">") for c in nums),
-        *((pl.col(c) < pl.col(c + B)).sum().alias(c + "<") for c in nums),
-        documents=pl.len(),
+        *((pl.col("_d_" + s.name) > 0).sum().alias("_more_" + s.name) for s in shares),
+        *((pl.col("_d_" + s.name) < 0).sum().alias("_less_" + s.name) for s in shares),
+        pl.len().alias("_documents"),
     )
     pooled = per_doc.lazy()
     for c, count in CONTINUOUS.items():
         if c in cols:
             for suffix in ("", B):
-                pooled = pool_continuous(pooled, c + suffix, [*group, count + suffix])
+                pooled = pool_continuous(pooled, c + suffix, group, count + suffix)
+    for s in shares:
+        if s.columns[0] in CONTINUOUS:
+            pooled = pool_continuous(pooled, "_d_" + s.name, group, s.columns[1])
     drawn = pooled.collect()
     # Each metric's columns in both arms, as positions in ``both``.
     index = {s.name: [both.index(c + x) for x in ("", B) for c in s.columns] for s in specs}
     separate = {s.name: patterns(drawn, group, [both[i] for i in index[s.name]]) for s in specs}
+    reduced = {s.name: patterns(drawn, group, ["_d_" + s.name, s.columns[1]]) for s in shares}
     union = patterns(drawn, group, both)
     stats = {s.name: difference(s.stat, len(s.columns)) for s in specs}
-    out: dict[tuple[tuple[str, ...], str], Difference] = {}
-    for row in totals.join(exact, on=group).iter_rows(named=True):
-        key = tuple(str(row[g]) for g in group)
-        values = {}
+    rows = totals.join(exact, on=group).rows(named=True)
+    keys = [tuple(str(row[g]) for g in group) for row in rows]
+    tested = {
+        (key, s.name): s.share and bool(row["_eq_" + s.name])
+        for key, row in zip(keys, rows, strict=True)
+        for s in specs
+    }
+
+    def values(row: dict[str, object], s: MetricSpec) -> tuple[float, float]:
+        sums = [np.array([row[c + x] for c in s.columns], dtype=np.float64) for x in ("", B)]
+        return float(s.stat(sums[0])), float(s.stat(sums[1]))
+
+    def intervals(key: tuple[str, ...], row: dict[str, object]) -> dict[str, Interval]:
+        draws: dict[str, tuple[Patterns, Stat]] = {}
         for s in specs:
-            va = float(s.stat(np.array([row[c] for c in s.columns], dtype=np.float64)))
-            vb = float(s.stat(np.array([row[c + B] for c in s.columns], dtype=np.float64)))
-            values[s.name] = (va, vb)
-        defined = {
-            s.name: (separate[s.name][key], stats[s.name])
-            for s in specs
-            if not np.isnan(values[s.name][0] - values[s.name][1])
+            va, vb = values(row, s)
+            if not np.isnan(va - vb):
+                draws[s.name] = (
+                    (reduced[s.name][key], SHARE) if tested[(key, s.name)] else
+                    (separate[s.name][key], stats[s.name])
+                )  # fmt: skip
+        # Reduced shares draw alone; the rest may share one draw over the union.
+        got = {
+            name: percentile_interval(*p, stat, resamples, seed)
+            for name, (p, stat) in draws.items()
+            if tested[(key, name)]
         }
-        intervals = shared_intervals(defined, union[key], index, resamples, seed)
+        rest = {name: d for name, d in draws.items() if not tested[(key, name)]}
+        return got | shared_intervals(rest, union[key], index, resamples, seed)
+
+    tasks = [partial(intervals, key, row) for key, row in zip(keys, rows, strict=True)]
+    found = parallel(tasks)
+    counts = {
+        (key, s.name): (int(row["_more_" + s.name]), int(row["_less_" + s.name]))
+        for key, row in zip(keys, rows, strict=True)
+        for s in specs
+        if tested[(key, s.name)]
+    }
+    more, less = (np.array([c[i] for c in counts.values()], dtype=np.int64) for i in (0, 1))
+    p_values = dict(zip(counts, sign_test_ps(more, more + less).tolist(), strict=True))
+    out: dict[tuple[tuple[str, ...], str], Difference] = {}
+    for key, row, got in zip(keys, rows, found, strict=True):
         for s in specs:
-            va, vb = values[s.name]
-            lo, hi = intervals.get(s.name, (float("nan"), float("nan")))
-            tested = s.share and bool(row["equal"])
-            a_more = int(row[s.columns[0] + ">"]) if tested else 0
-            b_more = int(row[s.columns[0] + "<"]) if tested else 0
+            va, vb = values(row, s)
+            lo, hi = got.get(s.name, (float("nan"), float("nan")))
+            tally = counts.get((key, s.name))
             out[(key, s.name)] = Difference(
                 metric=s.name,
                 a=NO_CELL,
@@ -137,11 +187,11 @@ def _summaries(
                 delta=_none(va - vb),
                 lo=_none(lo),
                 hi=_none(hi),
-                n=int(row["n"]),
-                documents=int(row["documents"]),
-                a_more=a_more if tested else None,
-                b_more=b_more if tested else None,
-                p=sign_test_p(a_more, a_more + b_more) if tested else None,
+                n=int(row["_n"]),
+                documents=int(row["_documents"]),
+                a_more=None if tally is None else tally[0],
+                b_more=None if tally is None else tally[1],
+                p=None if tally is None else _none(p_values[(key, s.name)]),
             )
     return out
 

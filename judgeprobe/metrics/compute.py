@@ -12,6 +12,7 @@ loops run over metrics and cells only, never over judgments.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import polars as pl
@@ -32,6 +33,7 @@ from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
     Patterns,
     by_group,
+    parallel,
     patterns,
     pool_continuous,
     shared_intervals,
@@ -123,7 +125,7 @@ def _levels(
     # Every document judged in a cell is drawn, also those that add nothing to a family
     # (no same-decision pair, say): the count of contributing documents varies as it would.
     universe = fams["cell"].select(*CELL, DOC).unique()
-    rows: list[dict[str, object]] = []
+    tasks: list[Callable[[], list[dict[str, object]]]] = []
     for family, table in fams.items():
         specs = [m for m in METRICS if m.family == family and set(m.columns) <= set(table.columns)]
         if table.is_empty() or not specs:
@@ -144,7 +146,7 @@ def _levels(
         )
         for c, count in CONTINUOUS.items():
             if c in numeric:
-                drawn = pool_continuous(drawn, c, [*CELL, count])
+                drawn = pool_continuous(drawn, c, CELL, count)
         pooled = drawn.collect()
         separate = {s.name: patterns(pooled, CELL, list(s.columns)) for s in specs}
         union = patterns(pooled, CELL, cols)
@@ -152,10 +154,11 @@ def _levels(
         seeds = by_group(per_seed, CELL, cols)
         for key, total in by_group(totals, CELL, [*cols, "n", "documents"]).items():
             shown = [s for s in specs if not s.directional or directional.get(key, False)]
-            rows += _cell_rows(
-                key, shown, total[0], seeds[key], separate, union[key], index, resamples, seed
-            )
-    return rows
+            tasks.append(
+                partial(_cell_rows, key, shown, total[0], seeds[key], separate, union[key],
+                        index, resamples, seed)
+            )  # fmt: skip
+    return [row for rows in parallel(tasks) for row in rows]
 
 
 def compute_metrics(

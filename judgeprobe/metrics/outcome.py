@@ -9,13 +9,15 @@ last column, ``flag``, says why a cell cannot be read ('' when it can; see ``met
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
-from scipy.stats import binomtest
+from scipy.stats import binom, binomtest
 
 from judgeprobe.metrics.flags import Readability, with_flags
 from judgeprobe.metrics.units import (
     BLIND,
     CELL,
+    DOC,
     KEYS,
     PAIR,
     cell_units,
@@ -24,7 +26,7 @@ from judgeprobe.metrics.units import (
     with_optional,
 )
 
-REQUIRED = {*CELL, *PAIR, "verdict", "target"}
+REQUIRED = {*CELL, *PAIR, "verdict", "target"} - {DOC}  # a missing document_id is derived
 
 
 def _ratio(num: str | pl.Expr, den: str | pl.Expr) -> pl.Expr:
@@ -36,12 +38,21 @@ def _ratio(num: str | pl.Expr, den: str | pl.Expr) -> pl.Expr:
 def sign_test_p(k: int, n: int) -> float | None:
     """Exact two-sided sign test of k successes in n trials at p = 1/2; None when n = 0.
 
-    scipy's ``binomtest`` sums the tail in floating point: microseconds at any n, where
-    summing exact big-integer binomials took seconds per cell at n = 10,000.
+    scipy's ``binomtest`` sums the tail in floating point: under a millisecond at any n,
+    where summing exact big-integer binomials took seconds per cell at n = 10,000.
     """
     if n <= 0:
         return None
     return float(binomtest(k, n, 0.5).pvalue)
+
+
+def sign_test_ps(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``sign_test_p`` of many (k, n) at once, NaN where n = 0: at p = 1/2 the binomial is
+    symmetric, so binomtest's two-sided p is twice the smaller tail, capped at 1."""
+    k, n = np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64)
+    with np.errstate(invalid="ignore"):
+        p = np.minimum(1.0, 2.0 * binom.cdf(np.minimum(k, n - k), n, 0.5))
+    return np.where(n > 0, p, np.nan)
 
 
 def outcome_table(
@@ -113,8 +124,8 @@ def outcome_table(
         .drop("directional", "invalid")
         .collect()
     )
-    p_values = [
-        None if k is None else sign_test_p(k, k + (o or 0))
-        for k, o in zip(table["lds_count"], table["ols_count"], strict=True)
-    ]
-    return with_flags(table.with_columns(sign_p=pl.Series(p_values, dtype=pl.Float64)), limits)
+    lds, ols = table["lds_count"].fill_null(0), table["ols_count"].fill_null(0)
+    p_values = pl.Series(sign_test_ps(lds.to_numpy(), (lds + ols).to_numpy()), dtype=pl.Float64)
+    tested = table["lds_count"].is_not_null() & (lds + ols > 0)
+    sign_p = pl.select(pl.when(tested).then(p_values)).to_series()
+    return with_flags(table.with_columns(sign_p=sign_p), limits)

@@ -35,15 +35,9 @@ class MetricSpec:
 SHARE = ratio(0, 1)
 
 
-def _nd(s: np.ndarray) -> np.ndarray:  # columns: a, b, valid
+def _nd(s: np.ndarray) -> np.ndarray:  # columns: a − b, valid
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(s[..., 2] > 0, np.abs(s[..., 0] - s[..., 1]) / s[..., 2], np.nan)
-
-
-def _lao(s: np.ndarray) -> np.ndarray:  # columns: lds, ts, ols
-    moved = s[..., 0] + s[..., 1] + s[..., 2]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(moved > 0, s[..., 0] / moved, np.nan)
+        return np.where(s[..., 1] > 0, np.abs(s[..., 0]) / s[..., 1], np.nan)
 
 
 def _difference(s: np.ndarray) -> np.ndarray:  # columns: p_x, p_valid, b_x, b_valid
@@ -56,12 +50,14 @@ M = MetricSpec
 METRICS: tuple[MetricSpec, ...] = (
     M("invalid_rate", "cell", ("invalid", "one"), SHARE, description="Invalid / all"),
     M("EDR", "cell", ("tie", "valid"), SHARE, description="Tie share of valid verdicts"),
-    M("ND", "cell", ("a", "b", "valid"), _nd, description="|A − B| / valid"),
+    M("ND", "cell", ("a_b", "valid"), _nd, description="|A − B| / valid"),
     M("share_A", "cell", ("a", "valid"), SHARE, description="candidate 1 preferred"),
     M("LDS", "paired", ("lds", "paired"), SHARE, True, "moves into the target"),
     M("TS", "paired", ("ts", "paired"), SHARE, description="moves into Tie"),
     M("OLS", "paired", ("ols", "paired"), SHARE, True, "moves into the other candidate"),
-    M("LAO", "paired", ("lds", "ts", "ols"), _lao, True, "LDS / (LDS + TS + OLS)", "paired"),
+    # LAO = LDS / (LDS + TS + OLS); every change is exactly one of the three when the cell
+    # has a target, so the denominator is the count of changed verdicts.
+    M("LAO", "paired", ("lds", "changed"), SHARE, True, "LDS / (LDS + TS + OLS)", "paired"),
     M("flip_rate", "paired", ("changed", "paired"), SHARE, description="verdict ≠ Blind's"),
     M("marginal_LDS", "marginal", ("p_fav", "p_valid", "b_fav", "b_valid"), _difference, True),
     M("marginal_TS", "marginal", ("p_tie", "p_valid", "b_tie", "b_valid"), _difference),

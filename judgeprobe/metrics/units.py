@@ -87,6 +87,7 @@ def cell_units(j: pl.LazyFrame) -> pl.LazyFrame:
         tie=(V == "Tie").sum().cast(pl.Int64),
         a=(V == "A").sum().cast(pl.Int64),
         b=(V == "B").sum().cast(pl.Int64),
+        a_b=((V == "A").cast(pl.Int64) - (V == "B").cast(pl.Int64)).sum(),  # ND's numerator
         directional=T.is_in(["A", "B"]).all(),
     )
 
