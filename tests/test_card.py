@@ -20,6 +20,7 @@ from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED
 from judgeprobe.cli import main_guard
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.outcome import outcome_table
+from judgeprobe.report.browser import browser_html, browser_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = {"Blind": ("", ""), "True": ("LLM", "TradML"), "Placebo": ("Editor's pick", "")}
@@ -173,3 +174,11 @@ def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
         code, out = _main(capsys, str(blind_only), *extra)
         assert code == 2 and out.startswith("error: ") and out.count("\n") == 1, out
     assert not (blind_only / "card.md").exists()
+
+
+def test_evidence_browser_lists_silent_moves_first() -> None:
+    rows = browser_rows(pl.DataFrame(biased()), load_lexicons())
+    moved = rows.filter(pl.col("condition") == "True")["moved"].to_list()
+    assert moved[:20] == ["silent"] * 20 and moved[20:30] == ["toward"] * 10
+    page = browser_html(rows)
+    assert "toward the cue, never naming it (26)" in page  # True 20 + Placebo 6

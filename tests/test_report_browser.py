@@ -135,7 +135,7 @@ async def check_browser_filters(report: Path, profile: Path) -> None:
         await page.open(report.resolve().as_uri())
         total = await _visible(page)
         assert total == sum(rows_by_move.values()) > 0
-        moved = sum(rows_by_move.get(m, 0) for m in ("toward", "away", "tie", "changed"))
+        moved = sum(rows_by_move.get(m, 0) for m in ("silent", "toward", "away", "tie", "changed"))
         await page.click("#evidence button[data-key=moved][data-value=any]")
         assert await _visible(page) == moved < total
         count = await page.evaluate("document.querySelector('#evidence .ev-count').textContent")

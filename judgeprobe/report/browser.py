@@ -16,6 +16,8 @@ from typing import Any
 import orjson
 import polars as pl
 
+from judgeprobe.card.pairs import acknowledges
+from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.units import BLIND, PAIR, with_optional
 
 MAX_ROWS = 2_000
@@ -25,8 +27,10 @@ MAX_QUOTE = 240  # characters of a quote shown
 
 #: How a verdict moved against Blind, as in ``metrics.units.paired_units``: into the cue's
 #: target (LDS), into Tie (TS), into the other candidate (OLS); ``changed`` = a move under a
-#: cue without a target; ``unpaired`` = Invalid on either side or no Blind judgment.
+#: cue without a target; ``unpaired`` = Invalid on either side or no Blind judgment;
+#: ``silent`` = a move toward the cue whose explanation never names it (``card.pairs``).
 MOVES = {
+    "silent": "toward the cue, never naming it",  # with lexicons: a silent cue move
     "toward": "toward the cue",
     "away": "away from the cue",
     "tie": "into Tie",
@@ -56,10 +60,11 @@ def _move() -> pl.Expr:
     )
 
 
-def browser_rows(judgments: pl.DataFrame) -> pl.DataFrame:
+def browser_rows(judgments: pl.DataFrame, lex: Lexicons | None = None) -> pl.DataFrame:
     """Every cue judgment joined to its Blind twin (same judge, protocol, item, order and
-    seed), with ``moved``, most telling first: moves toward the cue, away, into Tie, then the
-    rest. A run without cue conditions lists its Blind judgments (``moved`` = ``blind``)."""
+    seed), with ``moved``, most telling first: moves toward the cue (with ``lex``, the silent
+    ones first), away, into Tie, then the rest. A run without cue conditions lists its Blind
+    judgments (``moved`` = ``blind``)."""
     j = with_optional(judgments.lazy()).collect()
     j = j.with_columns(pl.lit("").alias(c) for c in TEXT_COLUMNS if c not in j.columns)
     blind = j.filter(pl.col("condition") == BLIND)
@@ -73,6 +78,11 @@ def browser_rows(judgments: pl.DataFrame) -> pl.DataFrame:
     else:
         twins = blind.select(*PAIR, *twin).rename(twin)
         rows = probe.join(twins, on=PAIR, how="left").with_columns(moved=_move())
+        if lex is not None:
+            silent = (pl.col("moved") == "toward") & ~acknowledges(lex)
+            rows = rows.with_columns(
+                moved=pl.when(silent).then(pl.lit("silent")).otherwise("moved")
+            )
     rank = pl.col("moved").replace_strict(list(MOVES), range(len(MOVES)), return_dtype=pl.Int8)
     keys = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
     return rows.sort([rank, *keys])
@@ -155,7 +165,7 @@ def _chips(key: str, label: str, counts: Counter[str], names: dict[str, str]) ->
     """One filter: a button per value with its row count; ``all`` first (and ``moved``)."""
     buttons = [("", f"all ({sum(counts.values())})")]
     if key == "moved":
-        moved = sum(counts[m] for m in ("toward", "away", "tie", "changed"))
+        moved = sum(counts[m] for m in ("silent", "toward", "away", "tie", "changed"))
         buttons.append(("any", f"moved ({moved})"))
     order = [v for v in names if counts[v]] if names else sorted(counts)
     buttons += [(v, f"{names.get(v, v)} ({counts[v]})") for v in order]
@@ -172,7 +182,7 @@ SCRIPT = """
   var root = document.getElementById('evidence');
   var rows = root.querySelectorAll('tbody tr');
   var state = {};
-  var moved = ['toward', 'away', 'tie', 'changed'];
+  var moved = ['silent', 'toward', 'away', 'tie', 'changed'];
   function keep(tr) {
     for (var key in state) {
       var want = state[key], have = tr.dataset[key];

@@ -183,9 +183,9 @@ def breakdown_section(
     )
 
 
-def evidence_section(j: pl.DataFrame) -> Section:
+def evidence_section(j: pl.DataFrame, lex: Lexicons | None = None) -> Section:
     """The evidence browser (HTML only; report.md points to it)."""
-    rows = browser_rows(j)
+    rows = browser_rows(j, lex)
     return Section(
         "Evidence browser",
         f"{rows.height} judgments, each beside its Blind twin (same item, order and seed); "
@@ -299,7 +299,7 @@ def build_report(
         from judgeprobe.rubric.report import rubric_sections  # here: it imports this module
 
         sections += rubric_sections(run_dir)
-    sections += [*extra, evidence_section(j)]
+    sections += [*extra, evidence_section(j, lex)]
     shown = pl.struct("value", "lo", "hi").map_elements(
         lambda s: fmt_ci(s["value"], s["lo"], s["hi"]), return_dtype=pl.String
     )
