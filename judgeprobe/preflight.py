@@ -216,11 +216,12 @@ async def check_context(
     endpoints: dict[str, Endpoint],
 ) -> None:
     """Refuse (one line) a sweep with a prompt that a judge's served context cannot take."""
-    if not endpoints:
+    limits = {name: await served_limit(endpoint) for name, endpoint in endpoints.items()}
+    if not any(limits.values()):
         return
     requests = await first_requests(cfg, items, conditions)
     for name, endpoint in endpoints.items():
-        limit = await served_limit(endpoint)
+        limit = limits[name]
         if limit is None:
             continue
         over = await _too_long(endpoint, limit, requests)
