@@ -28,7 +28,7 @@ def _p(value: float | None) -> str:
 
 def _ci(r: dict[str, object], name: str) -> str:
     value, lo, hi = (r.get(f"{name}{s}") for s in ("", "_lo", "_hi"))
-    return fmt_ci(value, lo, hi)  # type: ignore[arg-type]
+    return fmt_ci(*(float(x) if isinstance(x, int | float) else None for x in (value, lo, hi)))
 
 
 def display(card: Card) -> pl.DataFrame:

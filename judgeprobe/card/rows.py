@@ -96,6 +96,10 @@ class Card:
         return EXIT_UNDERPOWERED if "UNDERPOWERED" in verdicts else 0
 
 
+def _number(x: object) -> float | None:
+    return float(x) if isinstance(x, int | float) else None
+
+
 def _nan_none(x: float | None) -> float | None:
     return None if x is None or x != x else float(x)
 
@@ -161,11 +165,13 @@ def _cue_row(
     row |= {"kind": "cue", "n": pairs.height, "documents": pairs[DOC].n_unique()}
     for metric in ("LDS", "TS", "OLS"):
         row |= _metric(tidy, cell, metric)
+    d = None
     if has_placebo and condition != PLACEBO:
         d = paired_difference(
             judgments, "LDS", cell, (judge, protocol, PLACEBO),
             lex=lex, resamples=resamples, seed=seed,
         )  # fmt: skip
+    if d is not None and d.documents > 0:  # else no item judged under both: LDS − OLS
         r = d.value_b or 0.0
         row |= {"effect_name": "LDS − Placebo", "effect": d.delta, "effect_lo": d.lo,
                 "effect_hi": d.hi, "up": d.a_more, "down": d.b_more, "p": d.p}  # fmt: skip
@@ -244,7 +250,7 @@ def make_card(
     positions = position_pairs(judgments)
     for key, part in positions.partition_by(["judge", "protocol"], as_dict=True).items():
         rows.append(_position_row(part, str(key[0]), str(key[1]), resamples, seed))
-    q_values = stats.bh_qvalues([r.get("p") for r in rows])  # type: ignore[misc]
+    q_values = stats.bh_qvalues([_number(r.get("p")) for r in rows])
     for row, q in zip(rows, q_values, strict=True):  # the tested rows
         threshold = t.cue_effect if row["kind"] == "cue" else t.position_effect
         docs, background = row.pop("_docs"), row.pop("_background")

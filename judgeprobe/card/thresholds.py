@@ -32,6 +32,8 @@ class Thresholds(BaseModel):
 
 @dataclass(frozen=True)
 class LoadedThresholds:
+    """Thresholds with where they came from and the file's hash (printed on the card)."""
+
     values: Thresholds
     origin: str
     sha256: str
