@@ -73,6 +73,18 @@ def test_selftest_recovers_every_planted_effect(
     assert code == 0, "\n".join(lines)
 
 
+def test_selftest_runs_a_users_config_with_reveal_after(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A config of the user's (here a smoke config with Reveal-After under every protocol)
+    runs against the simulated judge; every final verdict is the one the oracle expects."""
+    config = Path(__file__).resolve().parent.parent / "experiments/smoke/reveal-after.toml"
+    code, lines = _run(capsys, "--config", str(config), "--out", str(tmp_path / "st"))
+    assert code == 0, "\n".join(lines)
+    (first,) = [line for line in lines if "judgments" in line and line[:4] in ("PASS", "MISS")]
+    assert first.startswith("PASS"), first
+
+
 def test_selftest_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for args in (
         ["--tie-rate", "1.5"],

@@ -29,6 +29,7 @@ from judgeprobe.conditions import Condition
 from judgeprobe.config import SweepConfig
 from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.plan import REPEAT, plan
+from judgeprobe.protocols.base import Presentation
 from judgeprobe.records import Item
 from judgeprobe.selftest.simulator import Biases, decide, longer, opening, wearing
 
@@ -94,6 +95,8 @@ def expected(
     rows = []
     for job in plan(cfg, items, conditions, {j.name: "oracle" for j in cfg.judges}):
         p, o = job.presentation, job.order
+        if job.reveal is not None:  # the final verdict is turn 2's, under the true labels
+            p = Presentation(p.document, p.text_1, p.text_2, *job.reveal)
         d = decide(p, biases)
         rows.append(
             {
