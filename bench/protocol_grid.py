@@ -12,7 +12,9 @@ judgment, escalations, re-asks, fabricated-quote share (PBP), seconds of judge t
 judgment and the commonest Invalid reasons; then the judge's measured characters per
 completion token, the verbosity the stage budgets are sized at. ``--repo`` runs the sweep
 with another checkout's code (e.g. ``git worktree add /tmp/before <commit>``) for a
-before/after comparison with the same measurement.
+before/after comparison with the same measurement. ``--attempt-timeout`` raises the
+per-request timeout for a slow, shared machine (a timed-out request is sent again, which
+would measure the machine, not the protocols).
 """
 
 from __future__ import annotations
@@ -54,6 +56,19 @@ def embedded_judge(model: str, port: int, slots: int) -> Iterator[str]:
             yield up.stdout.strip()
         finally:
             subprocess.run([*launch, "stop", model], env=env, capture_output=True, check=False)
+
+
+def with_timeout(config: Path, timeout_s: float | None, tmp: Path) -> Path:
+    """``config`` with ``[engine] attempt_timeout_s`` (and a request deadline to match)."""
+    if timeout_s is None:
+        return config
+    text = config.read_text(encoding="utf-8")
+    if "[engine]" in text:
+        raise SystemExit(f"error: {config} has an [engine] table; drop --attempt-timeout")
+    engine = f"attempt_timeout_s = {timeout_s}\nrequest_deadline_s = {3 * timeout_s}\n"
+    path = tmp / config.name
+    path.write_text(f"{text}\n[engine]\n{engine}", encoding="utf-8")
+    return path
 
 
 def sweep(url: str, config: Path, out: Path, repo: Path, limit: int | None) -> float:
@@ -132,6 +147,7 @@ def main() -> int:
     p.add_argument("--out", type=Path, help="run directory (default: a temporary one)")
     p.add_argument("--repo", type=Path, default=ROOT, help="checkout whose code runs the sweep")
     p.add_argument("--limit", type=int, help="only the first N items")
+    p.add_argument("--attempt-timeout", type=float, help="seconds per request attempt")
     p.add_argument("--summarise", type=Path, metavar="RUN_DIR", help="only summarise a run")
     args = p.parse_args()
     if args.summarise:
@@ -139,11 +155,12 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="grid-") as tmp:
         out = (args.out or Path(tmp) / "run").resolve()
+        config = with_timeout(args.config.resolve(), args.attempt_timeout, Path(tmp))
         if args.url:
-            wall = sweep(args.url, args.config.resolve(), out, args.repo, args.limit)
+            wall = sweep(args.url, config, out, args.repo, args.limit)
         else:
             with embedded_judge(args.model, args.port, args.slots) as url:
-                wall = sweep(url, args.config.resolve(), out, args.repo, args.limit)
+                wall = sweep(url, config, out, args.repo, args.limit)
         print(f"{args.config.name} on {args.url or args.model}, code from {args.repo}")
         report(out, wall)
     return 0
