@@ -12,6 +12,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -30,6 +31,7 @@ def _embedded() -> ModuleType:
     spec = importlib.util.spec_from_file_location("embedded", ROOT / "servers" / "embedded.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 

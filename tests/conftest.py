@@ -91,16 +91,29 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def embedded_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def _serve(name: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start an embedded judge on a spare port with the launcher `make serve-NAME` uses."""
     state = tmp_path_factory.mktemp("servers")
     env = {"JUDGEPROBE_SERVER_DIR": str(state), "PATH": "/usr/bin:/bin"}
     up = subprocess.run(
-        [*LAUNCHER, "start", "gemma", "--port", str(_free_port()), "--wait", "600"],
+        [*LAUNCHER, "start", name, "--port", str(_free_port()), "--wait", "600"],
         capture_output=True, text=True, env=env, timeout=660,
     )  # fmt: skip
-    assert up.returncode == 0, f"embedded judge did not start: {up.stderr}"
+    assert up.returncode == 0, f"embedded judge {name} did not start: {up.stderr}"
     try:
         yield up.stdout.strip()
     finally:
-        subprocess.run([*LAUNCHER, "stop", "gemma"], env=env, capture_output=True, timeout=60)
+        subprocess.run([*LAUNCHER, "stop", name], env=env, capture_output=True, timeout=60)
+
+
+@pytest.fixture(scope="session")
+def embedded_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Gemma 3 270M: the fastest embedded judge, for the plumbing tests (its verdicts are
+    nearly all Tie, which those tests do not need to be otherwise)."""
+    yield from _serve("gemma", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def qwen_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Qwen2.5-Coder 0.5B Instruct: an embedded judge that gives real verdicts."""
+    yield from _serve("qwen05", tmp_path_factory)
