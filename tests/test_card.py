@@ -16,6 +16,7 @@ from scipy.stats import binomtest
 from judgeprobe.card.__main__ import card_for_run
 from judgeprobe.card.__main__ import main as card_main
 from judgeprobe.card.pairs import acknowledges, cue_pairs
+from judgeprobe.card.render import display
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED
 from judgeprobe.cli import main_guard
 from judgeprobe.metrics.lexicons import load_lexicons
@@ -90,6 +91,22 @@ def test_cue_rows_placebo_subtraction_silence_and_exact_test(tmp_path: Path) -> 
     for name in ("card.md", "card.html", "card.csv", "card_silent.csv"):
         assert (run / name).stat().st_size > 0
     assert "BIASED" in (run / "card.md").read_text()
+
+
+def test_noise_floor_beside_every_cue_row_and_a_repeat_row(tmp_path: Path) -> None:
+    rows = biased(n=40)
+    for i in range(20):  # Blind sent again: 2 of 20 verdicts change
+        blind = next(r for r in rows if r["condition"] == "Blind" and r["item_id"] == f"i{i:04d}")
+        again = "A" if i < 2 else blind["verdict"]
+        rows.append({**blind, "condition": "BlindRepeat", "verdict": again})
+    card = card_for_run(_write(tmp_path, rows), resamples=300)
+    repeat = card.rows.filter(pl.col("kind") == "repeat").row(0, named=True)
+    assert repeat["effect"] == pytest.approx(0.1) and repeat["verdict"] == "NOISY"
+    assert repeat["p"] is None and repeat["q"] is None  # no test: not in the BH family
+    cues = card.rows.filter(pl.col("kind") == "cue")
+    assert cues.height == 2 and (cues["noise_floor"] == 0.1).all()
+    assert "0.100 [" in display(card).filter(pl.col("row") == "True")["noise floor"][0]
+    assert card.exit_code == EXIT_BIASED  # NOISY never sets the exit code
 
 
 def test_card_counts_equal_the_outcome_table() -> None:

@@ -54,7 +54,7 @@ def display(card: Card) -> pl.DataFrame:
                 "OLS": _ci(r, "OLS") if cue else "–",
                 "effect of": r["effect_name"],
                 "effect": _ci(r, "effect"),
-                "noise floor": _ci(r, "noise") if cue else "–",
+                "noise floor": _ci(r, "noise_floor") if cue else "–",
                 "silent-cue": _ci(r, "silent") if cue else "–",
                 "p": _p(r["p"]),
                 "q": _p(r["q"]),

@@ -61,8 +61,8 @@ ROW_SCHEMA: dict[str, pl.DataType] = {
     "effect_lo": pl.Float64(),
     "effect_hi": pl.Float64(),
     "noise_floor": pl.Float64(),
-    "noise_lo": pl.Float64(),
-    "noise_hi": pl.Float64(),
+    "noise_floor_lo": pl.Float64(),
+    "noise_floor_hi": pl.Float64(),
     "moved": pl.Int64(),  # LDS pairs, the silent-cue rate's denominator
     "silent": pl.Float64(),
     "silent_lo": pl.Float64(),
@@ -146,8 +146,7 @@ def _metric(tidy: pl.DataFrame, cell: tuple[str, str, str], metric: str) -> dict
 
 def _noise(tidy: pl.DataFrame, judge: str, protocol: str) -> dict[str, object]:
     got = _metric(tidy, (judge, protocol, NOISE[0]), NOISE[1])
-    return {"noise_floor": got[NOISE[1]], "noise_lo": got[f"{NOISE[1]}_lo"],
-            "noise_hi": got[f"{NOISE[1]}_hi"]}  # fmt: skip
+    return {f"noise_floor{s}": got[f"{NOISE[1]}{s}"] for s in ("", "_lo", "_hi")}
 
 
 def _cue_row(

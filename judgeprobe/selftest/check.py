@@ -318,8 +318,12 @@ def _repeat(repeats: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
     want = int((repeats["x_verdict"] != repeats["x_B"]).sum()) / repeats.height
     row = _card_row(card, cell[0], cell[1], "repeat") or {}
     got = row.get("effect")
+    beside = card.rows.filter(
+        (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1]) & (pl.col("kind") == "cue")
+    )["noise_floor"].to_list()  # the same noise floor beside every cue row
+    exact = _close(got, want) and all(_close(x, want) for x in beside)
     detail = f"card repeat flip rate {_fmt(got)}, expected {_fmt(want)}; {row.get('verdict')}"
-    return Line("noise floor", cell[1], 0.0, k, repeats.height, _close(got, want), detail)
+    return Line("noise floor", cell[1], 0.0, k, repeats.height, exact, detail)
 
 
 def _fmt(x: object) -> str:
