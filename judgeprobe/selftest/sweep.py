@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +29,7 @@ def default_config(out: Path, n_items: int) -> Path:
     protocols = ", ".join(f'"{p}"' for p in PROTOCOLS)
     text = f"""# Written by python -m judgeprobe.selftest.
 name = "selftest"
-items = "{items.resolve().as_posix()}"
+items = {json.dumps(items.resolve().as_posix())}
 protocols = [{protocols}]
 conditions = [{quoted}]
 order = "both"
