@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,10 @@ import polars as pl
 import pytest
 from tenacity import RetryCallState
 
+from judgeprobe.config import EngineConfig
+from judgeprobe.engine.batch import custom_id
+from judgeprobe.engine.client import Completion, converse
+from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.retry import BackoffWait, is_retryable
 from judgeprobe.engine.validate import ReplyError, parse_reply
 from judgeprobe.protocols.replies import PairwiseReply
@@ -175,3 +180,23 @@ def test_a_budget_at_the_cap_is_not_escalated(tmp_path: Path) -> None:
     assert [b["max_tokens"] for b in bodies] == [100, 100]
     assert j["invalid_reason"].str.ends_with("the cap; not escalated").all()
     assert j.select("escalations", "reasks", "attempts").unique().rows() == [(0, 0, 1)]
+
+
+def test_converse_escalates_the_same_conversation_and_names_its_batch_line() -> None:
+    calls: list[tuple[list[dict[str, str]], int, int]] = []
+
+    async def send(messages: list[dict[str, str]], round_: int, max_tokens: int) -> Completion:
+        calls.append(([dict(m) for m in messages], round_, max_tokens))
+        if max_tokens < 200:
+            return Completion('{"verdict": "[1,2]", "expla', "length", 50, 100)
+        return Completion('{"verdict": "[1,2]", "explanation": "x"}', "stop", 50, 30)
+
+    schema = PairwiseReply.model_json_schema()
+    req = Request("e", ({"role": "user", "content": "Judge."},), "pairwise_verdict", schema,
+                  PairwiseReply, Sampling(max_tokens=100), 0, "fp")  # fmt: skip
+    result = asyncio.run(converse(req, send, EngineConfig(), "m", "e"))
+    assert [(round_, budget) for _, round_, budget in calls] == [(0, 100), (0, 200)]
+    assert calls[0][0] == calls[1][0] == [{"role": "user", "content": "Judge."}]
+    assert (result.status, result.escalations, result.reasks, result.attempts) == ("valid", 1, 0, 2)
+    assert result.completion_tokens == 130
+    assert custom_id(req.key, 0, 200) == f"{req.key}.max200"  # a batch line of its own
