@@ -1,5 +1,7 @@
-"""``python -m judgeprobe.metrics JUDGMENTS.parquet [--out FILE]``: outcome metrics of any
-judgments file of the documented schema, printed as a table and written to CSV."""
+"""``python -m judgeprobe.metrics JUDGMENTS.parquet [--out FILE] [--ci FILE] [--by COLUMN]``:
+the metrics of any judgments file of the documented schema — the outcome table (printed and
+written to CSV) and the interval table (every metric with its document-level bootstrap
+interval, and the paired protocol and judge differences)."""
 
 from __future__ import annotations
 
@@ -11,9 +13,13 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.cli import main_guard
+from judgeprobe.metrics.compute import BREAKDOWNS, breakdown, compute_metrics
+from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.flags import add_arguments, from_arguments
+from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.outcome import REQUIRED, outcome_table
-from judgeprobe.metrics.table import print_table, write_csv
+from judgeprobe.metrics.table import print_differences, print_table, write_csv
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.units import BLIND
 
 
@@ -52,12 +58,19 @@ def with_blind(frame: pl.DataFrame, path: Path) -> pl.DataFrame:
     return frame
 
 
-def check_out(out: Path) -> None:
+def check_out(out: Path, flag: str = "--out") -> None:
     """A file can be written at ``out`` (checked before any work is done)."""
     if out.is_dir():
-        raise JudgeprobeError(f"--out {out}: is a directory; name a file")
+        raise JudgeprobeError(f"{flag} {out}: is a directory; name a file")
     if not out.parent.is_dir():
-        raise JudgeprobeError(f"--out {out}: no such directory {out.parent}")
+        raise JudgeprobeError(f"{flag} {out}: no such directory {out.parent}")
+
+
+def _write(table: pl.DataFrame, out: Path, flag: str) -> None:
+    try:
+        write_csv(table, out)
+    except OSError as exc:
+        raise JudgeprobeError(f"{flag} {out}: cannot write ({exc.strerror})") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,18 +79,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, help="CSV to write (default: metrics.csv beside the input)"
     )
+    parser.add_argument(
+        "--ci", type=Path, help="interval table to write (default: metrics_ci.csv beside it)"
+    )
+    parser.add_argument("--by", choices=BREAKDOWNS, help="break every metric down by this")
+    parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument("--lexicons", type=Path, help="override the explanation lexicons (TOML)")
     add_arguments(parser)
     args = parser.parse_args(argv)
     out = args.out or args.judgments.with_name("metrics.csv")
+    ci = args.ci or args.judgments.with_name("metrics_ci.csv")
     check_out(out)
+    check_out(ci, "--ci")
+    if args.resamples < 0:
+        raise JudgeprobeError("--resamples must be >= 0")
+    lex = load_lexicons(args.lexicons)
     frame = with_blind(load_judgments(args.judgments), args.judgments)
-    table = outcome_table(frame, from_arguments(args))
-    try:
-        write_csv(table, out)
-    except OSError as exc:
-        raise JudgeprobeError(f"--out {out}: cannot write ({exc.strerror})") from None
+    limits = from_arguments(args)
+    if args.by is None:
+        table = outcome_table(frame, limits)
+    else:
+        table = breakdown(frame, args.by, lambda part: outcome_table(part, limits))
+    tidy = compute_metrics(frame, lex, default_drift()[0], args.resamples, args.seed, args.by)
+    _write(table, out, "--out")
+    _write(tidy, ci, "--ci")
     print_table(table)
-    print(f"wrote {out}")
+    print_differences(tidy)
+    print(f"wrote {out} and {ci}")
     return 0
 
 

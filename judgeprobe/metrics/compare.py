@@ -196,11 +196,26 @@ def _summaries(
     return out
 
 
-def _shared(left: pl.DataFrame, right: pl.DataFrame, on: list[str], den: str) -> pl.DataFrame:
-    """Units of ``left`` and ``right`` side by side where both count (``den`` > 0)."""
-    left, right = left.filter(pl.col(den) > 0), right.filter(pl.col(den) > 0)
+def _shared(
+    left: pl.DataFrame,
+    right: pl.DataFrame,
+    on: list[str],
+    den: str,
+    where: pl.Expr | None = None,
+    keep: list[str] | None = None,
+) -> pl.DataFrame:
+    """Units of ``left`` and ``right`` side by side where both count (``den`` > 0) and
+    ``where`` holds, with only the ``keep`` columns: filtered as the join streams, so the
+    table of every combination is never held at once."""
     renamed = right.rename({c: c + B for c in right.columns if c not in on})
-    return left.join(renamed, on=on, how="inner")
+    joined = (
+        left.lazy()
+        .filter(pl.col(den) > 0)
+        .join(renamed.lazy().filter(pl.col(den + B) > 0), on=on, how="inner")
+    )
+    if where is not None:
+        joined = joined.filter(where)
+    return (joined.select(keep) if keep else joined).collect()
 
 
 def _ranked(values: list[str], kind: str) -> list[str]:
@@ -231,7 +246,7 @@ def difference_rows(
             continue
         cond = pl.col("condition") == BLIND if blind_only else pl.col("condition") != BLIND
         cols = list(dict.fromkeys([*union_columns(specs), den]))
-        units = table.filter(cond).select(*CELL, *UNIT_KEYS, *cols)
+        units = table.filter(cond).select(*CELL, *UNIT_KEYS, pl.col(cols).cast(pl.Int32))
         for kind, fixed in (("protocol", "judge"), ("judge", "protocol")):
             values = units.select(pl.col(kind).unique())
             order = _ranked([str(v) for v in values[kind]], kind)
@@ -242,8 +257,10 @@ def difference_rows(
             )
             ranked = units.join(rank, on=kind)
             on = [fixed, "condition", *UNIT_KEYS]
-            pairs = _shared(ranked, ranked, on, den).filter(pl.col("_rank") > pl.col("_rank" + B))
             group = [fixed, "condition", kind, kind + B]
+            later = pl.col("_rank") > pl.col("_rank" + B)
+            keep = [*group, DOC, *cols, *(c + B for c in cols)]
+            pairs = _shared(ranked, ranked, on, den, later, keep)
             for (key, name), d in _summaries(pairs, group, specs, resamples, seed).items():
                 cells = {kind: key[2], fixed: key[0]}, {kind: key[3], fixed: key[0]}
                 a, b = ((c["judge"], c["protocol"], key[1]) for c in cells)

@@ -37,6 +37,7 @@ from judgeprobe.metrics.uncertainty import (
     patterns,
     pool_continuous,
     shared_intervals,
+    with_zeros,
 )
 from judgeprobe.metrics.units import CELL, DOC, UNIT, Drift
 
@@ -124,7 +125,11 @@ def _levels(
     """Every metric of every cell, resampling the cell's documents."""
     # Every document judged in a cell is drawn, also those that add nothing to a family
     # (no same-decision pair, say): the count of contributing documents varies as it would.
-    universe = fams["cell"].select(*CELL, DOC).unique()
+    # Those all contribute zeros, one pattern: ``missing`` documents of it per cell.
+    judged = {
+        tuple(map(str, r[:3])): int(r[3])
+        for r in fams["cell"].group_by(CELL).agg(pl.col(DOC).n_unique()).iter_rows()
+    }
     tasks: list[Callable[[], list[dict[str, object]]]] = []
     for family, table in fams.items():
         specs = [m for m in METRICS if m.family == family and set(m.columns) <= set(table.columns)]
@@ -132,24 +137,26 @@ def _levels(
             continue
         numeric = numeric_columns(table)
         cols = union_columns(specs)
-        per_item = table.group_by([*CELL, DOC, *UNIT]).agg(pl.col(numeric).sum())
-        per_doc = per_item.group_by([*CELL, DOC]).agg(pl.col(numeric).sum(), items=pl.len())
+        units = table.lazy()
+        doc_sums = units.group_by([*CELL, DOC]).agg(
+            pl.col(numeric).sum(), _items=pl.struct(UNIT).n_unique()
+        )
+        seed_sums = units.group_by([*CELL, "seed"]).agg(pl.col(numeric).sum()).sort("seed")
+        per_doc, per_seed = pl.collect_all([doc_sums, seed_sums])
         totals = per_doc.group_by(CELL).agg(
-            pl.col(numeric).sum(), n=pl.col("items").sum(), documents=pl.len()
+            pl.col(numeric).sum(), n=pl.col("_items").sum(), documents=pl.len()
         )
-        per_seed = table.group_by([*CELL, "seed"]).agg(pl.col(numeric).sum()).sort("seed")
-        drawn = (
-            universe.join(per_doc.select(CELL).unique(), on=CELL, how="semi")
-            .join(per_doc.drop("items"), on=[*CELL, DOC], how="left")
-            .with_columns(pl.col(numeric).fill_null(0))
-            .lazy()
-        )
+        drawn = per_doc.lazy()
         for c, count in CONTINUOUS.items():
             if c in numeric:
                 drawn = pool_continuous(drawn, c, CELL, count)
         pooled = drawn.collect()
-        separate = {s.name: patterns(pooled, CELL, list(s.columns)) for s in specs}
-        union = patterns(pooled, CELL, cols)
+        missing = {k: judged.get(k, 0) - int(t[0, -1]) for k, t in
+                   by_group(totals, CELL, ["documents"]).items()}  # fmt: skip
+        separate = {
+            s.name: with_zeros(patterns(pooled, CELL, list(s.columns)), missing) for s in specs
+        }
+        union = with_zeros(patterns(pooled, CELL, cols), missing)
         index = _columns(specs)
         seeds = by_group(per_seed, CELL, cols)
         for key, total in by_group(totals, CELL, [*cols, "n", "documents"]).items():

@@ -18,7 +18,6 @@ from judgeprobe.metrics.units import (
     BLIND,
     CELL,
     DOC,
-    KEYS,
     PAIR,
     cell_units,
     marginal_units,
@@ -62,7 +61,7 @@ def outcome_table(
     flagged when it cannot be read under ``limits``."""
     j = with_optional(judgments.lazy())
     counts = (
-        cell_units(j)
+        cell_units(j, CELL)
         .group_by(CELL)
         .agg(
             n=pl.col("one").sum(),
@@ -80,7 +79,7 @@ def outcome_table(
         mean_completion_tokens=pl.col("completion_tokens").mean(),
     )
     paired = (
-        paired_units(j)
+        paired_units(j, CELL)
         .group_by(CELL)
         .agg(
             n_paired=pl.col("paired").sum(),
@@ -89,7 +88,7 @@ def outcome_table(
             ols_count=pl.col("ols").sum(),
         )
     )
-    m = marginal_units(j).group_by(CELL).agg(pl.all().exclude(KEYS).sum())
+    m = marginal_units(j, CELL)
     marginal = m.select(
         *CELL,
         marginal_LDS=_ratio("p_fav", "p_valid") - _ratio("b_fav", "b_valid"),

@@ -40,7 +40,9 @@ def _fmt(value: object) -> str:
 def print_table(table: pl.DataFrame, console: Console | None = None, title: str = "") -> None:
     """The outcome table; a flagged cell's row is dimmed and its flag shown last."""
     view = Table(title=title or "Outcome metrics (paired against Blind)", header_style="bold")
-    for name in ("judge", "protocol", "condition"):
+    keys: list[str] = [c for c in ("domain", "subset") if c in table.columns]  # a breakdown
+    keys += ["judge", "protocol", "condition"]
+    for name in keys:
         view.add_column(name)
     for _, label in SHOWN:
         view.add_column(label, justify="right")
@@ -49,7 +51,7 @@ def print_table(table: pl.DataFrame, console: Console | None = None, title: str 
         view.add_column("cannot be read")
     for row in table.iter_rows(named=True):
         flag = str(row["flag"] or "") if flagged else ""
-        cells = [row["judge"], row["protocol"], row["condition"], *(_fmt(row[c]) for c, _ in SHOWN)]
+        cells = [str(row[k]) for k in keys] + [_fmt(row[c]) for c, _ in SHOWN]
         view.add_row(*cells, *([flag] if flagged else []), style="dim" if flag else None)
     out = console or table_console()
     out.print(view)
@@ -58,6 +60,29 @@ def print_table(table: pl.DataFrame, console: Console | None = None, title: str 
             f"{int((table['flag'] != '').sum())} of {table.height} cells cannot be read "
             "(too many Invalid or too few items); their metrics are shown but not headlined."
         )
+
+
+def print_differences(tidy: pl.DataFrame, console: Console | None = None) -> None:
+    """The paired differences of a tidy table (``diff_`` rows): each cell minus the cell it is
+    compared with, its 95% interval and the exact sign test."""
+    diffs = tidy.filter(pl.col("versus").is_not_null())
+    if diffs.is_empty():
+        return
+    view = Table(title="Paired differences (same items, by document)", header_style="bold")
+    keys: list[str] = [c for c in ("domain", "subset") if c in tidy.columns]
+    for name in [*keys, "judge", "protocol", "condition", "metric", "versus"]:
+        view.add_column(name)
+    for name in ("difference", "95% interval", "p", "n"):
+        view.add_column(name, justify="right")
+    for r in diffs.iter_rows(named=True):
+        interval = UNDEFINED if r["lo"] is None else f"[{r['lo']:.3f}, {r['hi']:.3f}]"
+        p = UNDEFINED if r["p"] is None else f"{r['p']:.3g}"
+        view.add_row(
+            *(str(r[k]) for k in keys),
+            r["judge"], r["protocol"], r["condition"], r["metric"], r["versus"],
+            _fmt(r["value"]), interval, p, str(r["n"]),
+        )  # fmt: skip
+    (console or table_console()).print(view)
 
 
 def table_console() -> Console:

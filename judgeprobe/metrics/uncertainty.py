@@ -164,6 +164,27 @@ def patterns(
     return {k: (a[:, :-1], a[:, -1]) for k, a in arrays.items()}
 
 
+def with_zeros(
+    drawn: dict[tuple[str, ...], Patterns], missing: Mapping[tuple[str, ...], int]
+) -> dict[tuple[str, ...], Patterns]:
+    """Add ``missing[group]`` units that contribute nothing (all zeros) to each group's
+    patterns, merged into an all-zero pattern where there is one."""
+    out = dict(drawn)
+    for key, extra in missing.items():
+        if extra <= 0 or key not in out:
+            continue
+        values, weights = out[key]
+        zero = np.flatnonzero(~values.any(axis=1))
+        if zero.size:
+            weights = weights.copy()
+            weights[zero[0]] += extra
+        else:
+            values = np.vstack([np.zeros((1, values.shape[1])), values])
+            weights = np.concatenate([[float(extra)], weights])
+        out[key] = (values, weights)
+    return out
+
+
 def pool_continuous(
     items: pl.LazyFrame, column: str, by: list[str], count: str | None = None
 ) -> pl.LazyFrame:

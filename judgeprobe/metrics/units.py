@@ -1,7 +1,8 @@
 """Per-item contribution tables: the one place where each metric's counting rule lives.
 
 Each builder returns one row per unit, (judge, protocol, condition, document_id, subset,
-item_id, order, seed), with the columns that metric family sums. A metric is then a function
+item_id, order, seed), with the columns that metric family sums (the outcome table asks
+the builders it shares for one row per cell instead: ``keys``). A metric is then a function
 of the column sums over a cell's units (see ``registry``), which gives the point estimate, the
 per-seed spread and, resampling documents with all their units, the bootstrap interval — all
 from the same counts.
@@ -78,9 +79,9 @@ def _mentions(text: pl.Expr, words: tuple[str, ...]) -> pl.Expr:
     return text.fill_null("").str.to_lowercase().str.contains_any(list(words))
 
 
-def cell_units(j: pl.LazyFrame) -> pl.LazyFrame:
+def cell_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     """Counts per item: judgments, invalid, valid, Tie, A, B; and whether the cue is directional."""
-    return j.group_by(KEYS).agg(
+    return j.group_by(keys).agg(
         one=pl.len().cast(pl.Int64),
         invalid=(~VALID).sum().cast(pl.Int64),
         valid=VALID.sum().cast(pl.Int64),
@@ -98,13 +99,13 @@ def _blind(j: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def paired_units(j: pl.LazyFrame) -> pl.LazyFrame:
+def paired_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     """Moves against Blind per item, over pairs valid in both: into target, Tie, other."""
     vb, opp = pl.col("v_B"), _other(T)
     return (
         j.filter((pl.col("condition") != BLIND) & VALID)
         .join(_blind(j), on=PAIR, how="inner")
-        .group_by(KEYS)
+        .group_by(keys)
         .agg(
             paired=pl.len().cast(pl.Int64),
             lds=((V == T) & (vb != T)).sum().cast(pl.Int64),
@@ -115,7 +116,7 @@ def paired_units(j: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def marginal_units(j: pl.LazyFrame) -> pl.LazyFrame:
+def marginal_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     """Each side's own valid verdicts per item: the probe cell and Blind read with its target.
 
     Blind is read with the probe's target for the same item presentation where there is
@@ -123,7 +124,7 @@ def marginal_units(j: pl.LazyFrame) -> pl.LazyFrame:
     """
     probe = j.filter((pl.col("condition") != BLIND) & VALID)
     opp = _other(T)
-    p_side = probe.group_by(KEYS).agg(
+    p_side = probe.group_by(keys).agg(
         p_valid=pl.len().cast(pl.Int64),
         p_fav=(V == T).sum().cast(pl.Int64),
         p_tie=(V == "Tie").sum().cast(pl.Int64),
@@ -137,7 +138,7 @@ def marginal_units(j: pl.LazyFrame) -> pl.LazyFrame:
         .select(*PAIR, v_B=V)
         .join(cell_target, on=["judge", "protocol"], how="inner")
         .join(item_target, on=[*CELL, *PAIR[2:]], how="left")
-        .group_by(KEYS)
+        .group_by(keys)
         .agg(
             b_valid=pl.len().cast(pl.Int64),
             b_fav=(pl.col("v_B") == t).sum().cast(pl.Int64),
@@ -146,7 +147,7 @@ def marginal_units(j: pl.LazyFrame) -> pl.LazyFrame:
         )
     )
     cols = ["p_valid", "p_fav", "p_tie", "p_opp", "b_valid", "b_fav", "b_tie", "b_opp"]
-    return p_side.join(b_side, on=KEYS, how="full", coalesce=True).with_columns(
+    return p_side.join(b_side, on=keys, how="full", coalesce=True).with_columns(
         pl.col(cols).fill_null(0)
     )
 
