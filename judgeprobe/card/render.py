@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED, Card
+from judgeprobe.files import write_atomic
 from judgeprobe.report.tables import fmt_ci, to_html, to_markdown
 
 SILENT_SHOWN = 50
@@ -102,7 +103,6 @@ def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
 
 def write_card(card: Card, run_dir: Path, title: str) -> tuple[Path, Path]:
     """card.md, card.html, card.csv and card_silent.csv in ``run_dir``."""
-    from judgeprobe.report.build import write_atomic  # the report's atomic write
 
     shown = display(card)
     t = card.thresholds

@@ -9,7 +9,7 @@ from judgeprobe.card.render import display, rule, silent_table, summary
 from judgeprobe.card.rows import make_card
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.metrics.lexicons import Lexicons
-from judgeprobe.report.build import Section
+from judgeprobe.report.render import Section
 
 
 def card_sections(

@@ -7,12 +7,8 @@ HTML only) and every metric.
 
 from __future__ import annotations
 
-import base64
-import html
-import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
@@ -20,6 +16,8 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from judgeprobe.card.section import card_sections
+from judgeprobe.files import atomic_path, write_atomic
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.flags import Readability, run_limits
@@ -31,6 +29,7 @@ from judgeprobe.metrics.units import CELL, Drift, with_optional
 from judgeprobe.report import plots
 from judgeprobe.report.browser import browser_html, browser_rows
 from judgeprobe.report.headline import headline, rule
+from judgeprobe.report.render import Section, figures, render
 from judgeprobe.report.tables import (
     breakdown_table,
     cost_table,
@@ -39,19 +38,11 @@ from judgeprobe.report.tables import (
     fmt_ci,
     invalid_reasons_table,
     provenance_table,
-    to_html,
-    to_markdown,
     unreadable_table,
     with_ci,
 )
+from judgeprobe.rubric.report import rubric_sections
 
-CSS = (
-    "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;"
-    "color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}"
-    "td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f3f3f3}"
-    "td:first-child,td:nth-child(2),td:nth-child(3){text-align:left}img{max-width:100%}"
-    "h2{border-bottom:1px solid #ddd;padding-bottom:3px}.note{color:#555;font-size:13px}"
-)
 EVIDENCE = [
     "fabrication_rate",
     "fabricated_explanations",
@@ -59,24 +50,6 @@ EVIDENCE = [
     "position_consistency",
     "stereotype_intrusion",
 ]
-
-
-@dataclass
-class Section:
-    """One report section. A figure is a PNG, or the one line that replaces an empty chart;
-    ``sentences`` are a bulleted list; ``html`` is a block for report.html only."""
-
-    title: str
-    note: str = ""
-    figures: list[tuple[str, bytes | str]] = field(default_factory=list)
-    tables: list[pl.DataFrame] = field(default_factory=list)
-    sentences: list[str] = field(default_factory=list)
-    html: str = ""
-
-
-def figures(**charts: bytes | str | None) -> list[tuple[str, bytes | str]]:
-    """The charts that have rows: PNGs, and lines for those with nothing to draw."""
-    return [(name, chart) for name, chart in charts.items() if chart]
 
 
 def _sections(
@@ -208,46 +181,6 @@ def readability_section(j: pl.DataFrame, limits: Readability) -> Section:
     )
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-def render(run_dir: Path, title: str, meta: list[str], sections: list[Section]) -> tuple[str, str]:
-    plots_dir = run_dir / "plots"
-    plots_dir.mkdir(exist_ok=True)
-    md = [f"# {title}", "", *[f"- {m}" for m in meta], ""]
-    items = "".join(f"<li>{html.escape(m)}</li>" for m in meta)
-    body = [f"<h1>{html.escape(title)}</h1>" + (f"<ul>{items}</ul>" if meta else "")]
-    for s in sections:
-        md += [f"## {s.title}", "", s.note, ""] if s.note else [f"## {s.title}", ""]
-        body.append(f"<h2>{html.escape(s.title)}</h2>")
-        if s.sentences:
-            md += [*[f"- {x}" for x in s.sentences], ""]
-            body.append("<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in s.sentences))
-            body.append("</ul>")
-        if s.note:
-            body.append(f"<p class='note'>{html.escape(s.note)}</p>")
-        body.append(s.html)
-        for name, png in s.figures:
-            if isinstance(png, str):  # a chart with nothing to draw: its one line
-                md += [f"*{png}*", ""]
-                body.append(f"<p class='note empty-chart'>{html.escape(png)}</p>")
-                continue
-            write_atomic(plots_dir / f"{name}.png", png)
-            md += [f"![{name}](plots/{name}.png)", ""]
-            data = base64.b64encode(png).decode()
-            body.append(f"<img alt='{name}' src='data:image/png;base64,{data}'>")
-        for table in s.tables:
-            if not table.is_empty():
-                md += [to_markdown(table), ""]
-                body.append(to_html(table))
-    head = f"<meta charset='utf-8'><title>{html.escape(title)}</title><style>{CSS}</style>"
-    page = f"<!doctype html><html lang='en'><head>{head}</head><body>{''.join(body)}</body></html>"
-    return "\n".join(md), page
-
-
 def build_report(
     run_dir: Path,
     lex: Lexicons,
@@ -271,8 +204,8 @@ def build_report(
     tidy = compute_metrics(j, lex, drift, resamples, seed).with_columns(
         pl.col("metric").replace("delta_e_same", drift_metric)
     )
-    tidy.write_csv(run_dir / "metrics_ci.csv.tmp", float_precision=6)
-    os.replace(run_dir / "metrics_ci.csv.tmp", run_dir / "metrics_ci.csv")
+    with atomic_path(run_dir / "metrics_ci.csv") as tmp:
+        tidy.write_csv(tmp, float_precision=6)
     judges = manifest["judges"]
     meta = [
         f"run {manifest['run_id']}, created {manifest['created_at']}",
@@ -292,12 +225,8 @@ def build_report(
     sections += _sections(j, tidy, drift_metric, resamples, seed)
     if by is not None:
         sections.append(breakdown_section(j, lex, drift, by, resamples, seed))
-    from judgeprobe.card.section import card_sections  # here: the card imports this module
-
     sections += card_sections(j, tidy, lex, resamples, seed)
     if (run_dir / "rubric").is_dir():  # rubric probe results beside the cue run
-        from judgeprobe.rubric.report import rubric_sections  # here: it imports this module
-
         sections += rubric_sections(run_dir)
     sections += [*extra, evidence_section(j, lex)]
     shown = pl.struct("value", "lo", "hi").map_elements(

@@ -14,8 +14,9 @@ import numpy as np
 import orjson
 import polars as pl
 
+from judgeprobe.files import write_atomic
 from judgeprobe.report import plots
-from judgeprobe.report.build import Section, figures, render, write_atomic
+from judgeprobe.report.render import Section, figures, render
 from judgeprobe.report.tables import fmt_ci
 from judgeprobe.rubric.classify import METRICS
 from judgeprobe.rubric.sweep import SUBDIR

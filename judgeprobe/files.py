@@ -1,0 +1,53 @@
+"""Small file and hashing helpers every stage shares.
+
+Files are written atomically (a temporary file beside the target, renamed over it), so a
+killed run never leaves a half-written table, manifest or report for the next reader.
+Content hashes are SHA-256 of canonical JSON, so the same data gives the same key on every
+machine and Python version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """A temporary path beside ``path``, renamed over it when the block ends without error."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_atomic(path: Path, data: bytes | str) -> None:
+    """Write bytes (or UTF-8 text) so that a reader sees the old file or the new one."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Atomic, indented JSON with sorted keys (diff-friendly manifests)."""
+    write_atomic(path, orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+
+
+def content_hash(data: Any, length: int | None = None) -> str:
+    """SHA-256 hex of ``data`` as canonical JSON (sorted keys); ``length`` shortens it."""
+    digest = hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return digest[:length] if length else digest
+
+
+def bytes_hash(data: bytes | str, length: int | None = None) -> str:
+    """SHA-256 hex of raw bytes (text as UTF-8); ``length`` shortens it."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    digest = hashlib.sha256(raw).hexdigest()
+    return digest[:length] if length else digest
