@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import sys
 import time
 from collections import Counter
@@ -39,7 +38,7 @@ from judgeprobe.corpus import Document, load_documents
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.store import Store
-from judgeprobe.manifest import write_json
+from judgeprobe.files import bytes_hash, write_json
 from judgeprobe.prompts import load_template
 
 SET_FILE = "candidates.parquet"
@@ -171,7 +170,7 @@ async def build_set(cfg: BuildConfig, out: Path, console: Console | None = None)
     _check_context(rows, dict((d.id, n) for d, n in kept), report)
     frame = candidate_frame(rows)
     write_candidate_set(frame, report.path)
-    report.sha256 = hashlib.sha256(report.path.read_bytes()).hexdigest()
+    report.sha256 = bytes_hash(report.path.read_bytes())
     report.subsets = dict(sorted(Counter(frame["subset"].to_list()).items()))
     report.wall_s = time.monotonic() - start
     write_json(out / "build.json", report.as_dict(cfg))

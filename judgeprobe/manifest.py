@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
 import platform
 import subprocess
 import sys
@@ -13,14 +11,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import orjson
-
 from judgeprobe import __version__
 from judgeprobe.conditions import Condition
 from judgeprobe.config import SweepConfig
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.session import schema_of
 from judgeprobe.engine.wire import sampling_record
+from judgeprobe.files import content_hash
 from judgeprobe.plan import build_protocols
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols import replies, templates_hash
@@ -76,10 +73,6 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def _sha(data: Any) -> str:
-    return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
-
-
 def build_manifest(
     run_id: str,
     cfg: SweepConfig,
@@ -106,7 +99,7 @@ def build_manifest(
         "templates": {name: load_template(name).sha256 for name in sorted(names)},
         "protocol_templates": {n: templates_hash(p.templates) for n, p in protocols.items()},
         "budgets": {n: dict(p.budgets) for n, p in protocols.items()},  # max_tokens per stage
-        "schemas": {str(schema_of(m)["title"]): _sha(schema_of(m)) for m in REPLY_MODELS},
+        "schemas": {str(schema_of(m)["title"]): content_hash(schema_of(m)) for m in REPLY_MODELS},
         "conditions": {name: conditions[name].model_dump() for name in cfg.conditions},
         "judges": [
             {
@@ -123,10 +116,3 @@ def build_manifest(
             for name, ep in endpoints.items()
         ],
     }
-
-
-def write_json(path: Path, data: Any) -> None:
-    """Atomic JSON write."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
-    os.replace(tmp, path)

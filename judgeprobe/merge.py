@@ -10,7 +10,6 @@ the metrics and report over the whole sweep. Mismatched shards are refused, noth
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,8 +20,8 @@ from rich.console import Console
 from judgeprobe import JudgeprobeError
 from judgeprobe.cli import main_guard
 from judgeprobe.engine.store import Store
+from judgeprobe.files import atomic_path, write_json
 from judgeprobe.judgments import NOT_RUN
-from judgeprobe.manifest import write_json
 from judgeprobe.run import EXIT_INCOMPLETE, finish, read_manifest
 
 
@@ -85,9 +84,8 @@ def merge(dirs: list[Path], out: Path) -> pl.DataFrame:
     finally:
         store.close()
     frame = pl.concat([pl.read_parquet(d / "judgments.parquet") for d in dirs])
-    tmp = out / "judgments.parquet.tmp"
-    frame.write_parquet(tmp)
-    os.replace(tmp, out / "judgments.parquet")
+    with atomic_path(out / "judgments.parquet") as tmp:
+        frame.write_parquet(tmp)
     manifest = {**manifests[0], "shard": None, "merged_from": [str(d) for d in dirs]}
     write_json(out / "manifest.json", manifest)
     return frame

@@ -39,8 +39,9 @@ from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import RunOutcome, run_jobs
 from judgeprobe.engine.shard import Shard
 from judgeprobe.engine.store import Outcome, Store
+from judgeprobe.files import write_json
 from judgeprobe.judgments import judgment_rows, write_judgments
-from judgeprobe.manifest import build_manifest, write_json
+from judgeprobe.manifest import build_manifest
 from judgeprobe.metrics.flags import run_limits
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.outcome import outcome_table

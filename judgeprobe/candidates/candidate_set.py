@@ -10,12 +10,13 @@ written in a fixed order with fixed compression, so the same inputs give the sam
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+
+from judgeprobe.files import atomic_path
 
 #: Bumped whenever the columns or their meaning change.
 SET_VERSION = "judgeprobe-candidates/2"
@@ -62,6 +63,5 @@ def candidate_frame(rows: Sequence[dict[str, Any]]) -> pl.DataFrame:
 def write_candidate_set(frame: pl.DataFrame, path: Path) -> None:
     """Write atomically: a reader never sees a half-written file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    frame.write_parquet(tmp, compression="zstd", compression_level=3, statistics=True)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        frame.write_parquet(tmp, compression="zstd", compression_level=3, statistics=True)

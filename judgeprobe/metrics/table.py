@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import polars as pl
 from rich.console import Console
 from rich.table import Table
+
+from judgeprobe.files import atomic_path
 
 SHOWN = [
     ("n", "n"),
@@ -91,6 +92,5 @@ def table_console() -> Console:
 
 
 def write_csv(table: pl.DataFrame, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    table.write_csv(tmp, float_precision=6)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        table.write_csv(tmp, float_precision=6)

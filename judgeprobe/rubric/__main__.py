@@ -23,7 +23,7 @@ from rich.console import Console
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.cli import main_guard
 from judgeprobe.config import parse_judge_flag
-from judgeprobe.manifest import write_json
+from judgeprobe.files import write_json
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.report.build import build_report
 from judgeprobe.report.tables import fmt

@@ -23,7 +23,8 @@ from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import RunOutcome, run_jobs
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.engine.wire import check_judge, sampling_record
-from judgeprobe.manifest import public_url, write_json
+from judgeprobe.files import write_json
+from judgeprobe.manifest import public_url
 from judgeprobe.prompts import load_template
 from judgeprobe.rubric.classify import run_probe
 from judgeprobe.rubric.config import RubricConfig
