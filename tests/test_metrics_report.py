@@ -99,13 +99,12 @@ VERDICTS = {
 DOMAINS = ["science", "science", "business", "business"]
 
 
-def test_differences_table_shows_both_levels_and_the_difference() -> None:
+def test_differences_table_shows_the_difference_and_its_test() -> None:
     tidy = compute_metrics(_cells(VERDICTS, DOMAINS), LEX, None, 300)
     table = differences_table(tidy)
     lds = table.filter(pl.col("metric") == "LDS").row(0, named=True)
     assert (lds["protocol"], lds["versus"]) == ("pbp", "protocol=baseline")
-    assert (lds["this"], lds["other"]) == (0.25, 0.75)
-    assert lds["difference"].startswith("-0.500 [")
+    assert lds["difference"].startswith("-0.500 [")  # LDS 1/4 − 3/4
     assert lds["p"] == fmt_p(0.5)  # two documents one way, none the other
     assert (lds["n"], lds["documents"]) == (4, 4)
     assert set(table["metric"]) == {"EDR", "ND", "LDS", "TS", "OLS", "LAO"}

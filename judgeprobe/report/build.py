@@ -64,6 +64,12 @@ def _sections(
     model = "lexical fallback: 1 − Jaccard" if "lexical" in drift_metric else "all-MiniLM-L6-v2"
     # The lexical scorer is always beside the embedding one: does Δe|Same depend on it?
     lexical = [] if "lexical" in drift_metric else ["delta_e_same_lexical"]
+    side_by_side = (
+        ", beside delta_e_same_lexical (1 − Jaccard of word sets) on the same pairs: a "
+        "finding that holds under one scorer only depends on the scorer"
+        if lexical
+        else ""
+    )
     expl = [drift_metric, *lexical, "LAI_text_same", "LAI_text_blind_floor"]
     panel = ["LAO", "LDS", drift_metric, "cue_align"]
     reveal = ["RS", "RS_truth", "RS_tie", "RS_opp"]
@@ -93,8 +99,8 @@ def _sections(
             "Each cell minus the cell it is compared with (versus), on the items both judged: "
             "the difference with a paired 95% bootstrap interval that resamples the same "
             "documents for both, and for shares (EDR, LDS, TS, OLS) an exact two-sided sign "
-            "test over documents (McNemar's exact test when each document has one item); "
-            "'this' and 'other' are the two cells' own levels.",
+            "test over documents (McNemar's exact test when each document has one item); n = "
+            "the items both cells judged.",
             [],
             [differences_table(tidy)],
         ),
@@ -110,10 +116,8 @@ def _sections(
         Section(
             "Explanations under the same decision",
             f"{drift_metric}: mean 1 − cosine ({model}) between probe and Blind explanations "
-            "where the verdict did not change, beside delta_e_same_lexical (1 − Jaccard of "
-            "word sets) on the same pairs: a finding that holds under one scorer only depends "
-            "on the scorer. LAI_text: share that mention a shown cue or a provenance "
-            "stereotype, beside the Blind floor.",
+            f"where the verdict did not change{side_by_side}. LAI_text: share that mention a "
+            "shown cue or a provenance stereotype, beside the Blind floor.",
             figures(explanations=bars(probes, expl[:2], "condition", "protocol", "Same")),
             [with_ci(probes, expl)],
         ),

@@ -94,43 +94,21 @@ def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame
 
 
 def differences_table(tidy: pl.DataFrame) -> pl.DataFrame:
-    """The paired differences of the tidy table (``diff_<metric>`` rows): each cell's level
-    beside the level of the cell it is compared with, the difference on their shared items
-    with its document-level interval, and the exact sign test where the metric is a share."""
+    """The paired differences of the tidy table (``diff_<metric>`` rows): each cell minus the
+    cell it is compared with, on the items both judged, with its document-level interval and
+    the exact sign test where the metric is a share. (The cells' own levels are in the
+    tables above; over the shared items they can differ from those.)"""
     diffs = tidy.filter(pl.col("versus").is_not_null())
     if diffs.is_empty():
         return pl.DataFrame()
-    levels = tidy.filter(pl.col("versus").is_null()).select(*CELL, "metric", "value")
-    kind = pl.col("versus").str.split_exact("=", 1)
-    other = pl.col("_other")
-    return (
-        diffs.with_columns(
-            metric=pl.col("metric").str.strip_prefix("diff_"),
-            _kind=kind.struct.field("field_0"),
-            _other=kind.struct.field("field_1"),
-        )
-        .with_columns(
-            _judge=pl.when(pl.col("_kind") == "judge").then(other).otherwise("judge"),
-            _protocol=pl.when(pl.col("_kind") == "protocol").then(other).otherwise("protocol"),
-        )
-        .join(levels, on=[*CELL, "metric"], how="left", suffix="_this")
-        .join(
-            levels.rename({"judge": "_judge", "protocol": "_protocol", "value": "value_other"}),
-            on=["_judge", "_protocol", "condition", "metric"],
-            how="left",
-        )
-        .sort([*CELL, "metric", "versus"])
-        .select(
-            *CELL,
-            "metric",
-            "versus",
-            this=pl.col("value_this"),
-            other=pl.col("value_other"),
-            difference=_shown("value", "lo", "hi"),
-            p=pl.col("p").map_elements(fmt_p, return_dtype=pl.String),
-            n="n",
-            documents="documents",
-        )
+    return diffs.sort([*CELL, "metric", "versus"]).select(
+        *CELL,
+        pl.col("metric").str.strip_prefix("diff_"),
+        "versus",
+        difference=_shown("value", "lo", "hi"),
+        p=pl.col("p").map_elements(fmt_p, return_dtype=pl.String),
+        n="n",
+        documents="documents",
     )
 
 
