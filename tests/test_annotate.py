@@ -6,6 +6,7 @@ import csv
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import orjson
 import polars as pl
@@ -65,8 +66,9 @@ def test_allocation_is_proportional_and_capped() -> None:
     assert allocate([2, 1], 50) == [2, 1]
 
 
-def test_export_is_blind_stratified_and_reproducible(run_dir: Path, tmp_path: Path) -> None:
+def test_export_is_blind_stratified_and_reproducible(run_dir: Path, capsys: Any) -> None:
     assert annotate(["export", str(run_dir), "--n", "9", "--seed", "3"]) == 0
+    assert capsys.readouterr().out.startswith("9 pairs → ")  # documents span several lines
     out = run_dir / "annotation"
     pairs, key = _read(out / "pairs.csv"), _read(out / "key.csv")
     assert list(pairs[0]) == ["pair_id", "document", "summary_1", "summary_2", "label"]

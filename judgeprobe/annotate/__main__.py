@@ -66,8 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     console = Console(soft_wrap=True)
     if args.command == "export":
-        out = export(args.run_dir, args.n, args.seed, args.items, args.force)
-        n = sum(1 for _ in (out / "pairs.csv").open(encoding="utf-8")) - 1
+        out, n = export(args.run_dir, args.n, args.seed, args.items, args.force)
         console.print(
             f"{n} pairs → {out}/form.html and {out}/pairs.csv for the annotators (no labels, "
             f"no judge output); keep {out}/key.csv back for `annotate import`"

@@ -142,9 +142,12 @@ def run_items(run_dir: Path, items: str | None) -> tuple[pl.DataFrame, list[Item
     return judgments, load_items(items)
 
 
-def export(run_dir: Path, n: int, seed: int, items: str | None = None, force: bool = False) -> Path:
+def export(
+    run_dir: Path, n: int, seed: int, items: str | None = None, force: bool = False
+) -> tuple[Path, int]:
     """Write ``RUN_DIR/annotation/``: ``pairs.csv`` and ``form.html`` for annotators,
-    ``key.csv`` (how each pair maps back to candidates and items) for ``import``."""
+    ``key.csv`` (how each pair maps back to candidates and items) for ``import``. Returns the
+    folder and the number of pairs drawn."""
     if n < 1:
         raise JudgeprobeError("--n must be at least 1")
     out = run_dir / "annotation"
@@ -170,4 +173,4 @@ def export(run_dir: Path, n: int, seed: int, items: str | None = None, force: bo
     (out / "key.csv").write_text(_csv(key, KEY_FIELDS), encoding="utf-8")
     digest = hashlib.sha256((out / "pairs.csv").read_bytes()).hexdigest()[:12]
     (out / "form.html").write_text(render_form(rows, digest), encoding="utf-8")
-    return out
+    return out, len(pairs)
