@@ -13,11 +13,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import product
 
-import orjson
 from pydantic import BaseModel
 
 from judgeprobe.conditions import Condition, ResolvedCue
 from judgeprobe.config import SweepConfig
+from judgeprobe.files import content_hash
 from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.budget import stage_budgets
@@ -117,7 +117,7 @@ def _job_key(protocol: JudgeProtocol, presentation: Presentation, reveal: object
         "seed": seed,
         "fingerprint": fingerprint,
     }
-    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return content_hash(body)
 
 
 def _job(

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 from typing import Literal, get_args
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.config import EMBEDDED_URL, EngineConfig, JudgeConfig
+from judgeprobe.files import content_hash
 
 Subset = Literal["llm_vs_extractive", "eq_pair", "same_model", "single_relabel", "identical"]
 Method = Literal["textrank", "lexrank", "klsum", "sumbasic"]
@@ -71,7 +70,7 @@ class BuildConfig(BaseModel):
         if self.paraphraser is not None:  # absent: digests from before the option stay
             body["paraphraser"] = self.paraphraser.model_dump(exclude={"url", "urls"})
         body["author"] = self.author.model_dump(exclude={"url", "urls", "url_credentials"})
-        return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+        return content_hash(body, 16)
 
     def max_tokens_for(self, kind: str) -> int:
         """Generation budget: the word budget at ~1.3 tokens a word with a quarter's slack,

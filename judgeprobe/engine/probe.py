@@ -12,7 +12,6 @@ judge is probed and must show the same fingerprint: replicas serve one model, on
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
@@ -26,6 +25,7 @@ from judgeprobe.engine.client import Endpoint, ServerInfo
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.retry import describe
 from judgeprobe.engine.wire import declared
+from judgeprobe.files import content_hash
 
 #: The probe reply's one field. The prompt never names it, so a server that ignores
 #: ``response_format`` and only follows the words cannot produce it: passing the probe
@@ -135,7 +135,7 @@ async def _list_models(session: aiohttp.ClientSession, judge: JudgeConfig, url: 
 def server_info(backend: str, model: str, details: dict[str, Any]) -> ServerInfo:
     """Identity of a server build; its fingerprint goes into every request key."""
     ident = {"backend": backend, "model": model, **details}
-    fingerprint = hashlib.sha256(orjson.dumps(ident, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+    fingerprint = content_hash(ident, 16)
     return ServerInfo(backend=backend, model=model, fingerprint=fingerprint, details=ident)
 
 

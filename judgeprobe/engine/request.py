@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+from judgeprobe.files import content_hash
 
 
 class Sampling(BaseModel):
@@ -82,4 +82,4 @@ def request_key(req: Request) -> str:
     }
     if req.salt:
         payload["salt"] = req.salt
-    return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return content_hash(payload)

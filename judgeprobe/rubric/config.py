@@ -6,14 +6,13 @@ deterministic preset, TF-IDF and embedding classifiers, against the embedded jud
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Literal
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgeprobe.config import EngineConfig, JudgeConfig, default_judges, load_toml
+from judgeprobe.files import content_hash
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 
 Classifier = Literal["tfidf", "embedding", "transformer"]
@@ -45,7 +44,7 @@ class RubricConfig(BaseModel):
             exclude={"judges", "classifiers", "transformer_dir", "resamples", "engine", "limit"}
         )
         body["judges"] = [j.name for j in self.judges]
-        return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+        return content_hash(body, 16)
 
 
 def load_rubric_config(path: Path | None) -> RubricConfig:

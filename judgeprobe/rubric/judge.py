@@ -7,17 +7,16 @@ run's SQLite store and a rerun with ``--resume`` only sends what is missing.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Message, Sampling
 from judgeprobe.engine.session import CachedAsker
 from judgeprobe.engine.store import Outcome, Result, Store
+from judgeprobe.files import content_hash
 from judgeprobe.prompts import load_template
 from judgeprobe.rubric.data import RubricItem
 from judgeprobe.rubric.perturb import (
@@ -91,7 +90,7 @@ def job_key(
         "max_tokens": max_tokens,
         "templates": [load_template(t).sha256 for t in templates],
     }
-    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return content_hash(body)
 
 
 def _prompt(template: str, item: RubricItem, response: str, criterion: str) -> list[Message]:
