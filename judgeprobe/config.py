@@ -206,6 +206,18 @@ class EngineConfig(BaseModel):
     # re-sent unchanged, never re-asked), up to the cap; counted as an escalation.
     escalation_factor: float = Field(default=2.0, gt=1.0)
     max_tokens_cap: int = Field(default=4096, ge=16)
+    # Runs a judge cannot serve (judgeprobe.engine.breaker): stop sending to a judge whose
+    # first N judgments all end Invalid (0 = never), and exit 4 when a judge's Invalid share
+    # of the judgments that ran is above the rate (1 = never). They decide no request.
+    breaker_after: int = Field(default=8, ge=0)
+    fail_invalid_rate: float = Field(default=0.5, ge=0.0, le=1.0)
+    # An item whose texts are longer (estimated tokens) is refused before anything is sent,
+    # whether or not the server reports its context (judgeprobe.preflight checks that).
+    max_item_tokens: int = Field(default=32_768, ge=1)
+
+
+#: Engine settings that decide no request, left out of the config digest.
+RUN_CONTROL = ("breaker_after", "fail_invalid_rate", "max_item_tokens")
 
 
 class ProtocolOptions(BaseModel):
@@ -285,6 +297,8 @@ class SweepConfig(BaseModel):
         unset = set() if self.repeat else {"repeat"}  # digests from before repeat existed
         body = self.model_dump(exclude={"judges", "report"} | unset)
         body["judges"] = [j.name for j in self.judges]
+        for knob in RUN_CONTROL:  # resumable either way
+            body["engine"].pop(knob)
         return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 

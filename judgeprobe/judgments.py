@@ -24,6 +24,7 @@ from judgeprobe.protocols.job import Job
 from judgeprobe.records import JUDGMENT_SCHEMA
 
 CHUNK_ROWS = 50_000
+PARTS_PREFIX = ".judgments-"  # the folder of a table being written, beside it
 NOT_RUN = "not run: the sweep stopped before this judgment finished; rerun with --resume"
 
 
@@ -96,8 +97,12 @@ def write_judgments(
     rows: Iterable[dict[str, Any]], path: Path, fingerprints: dict[str, str]
 ) -> pl.DataFrame:
     """Write the table atomically (a killed write never leaves a half file behind), chunk by
-    chunk, and return it as read back."""
-    parts = Path(tempfile.mkdtemp(prefix=".judgments-", dir=path.parent))
+    chunk, and return it as read back. What a killed earlier write left (its part folder,
+    its unfinished file) is removed first: one run directory has one writer."""
+    for stale in path.parent.glob(f"{PARTS_PREFIX}*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    path.with_name(path.name + ".tmp").unlink(missing_ok=True)
+    parts = Path(tempfile.mkdtemp(prefix=PARTS_PREFIX, dir=path.parent))
     try:
         stream = iter(rows)
         for n in count():

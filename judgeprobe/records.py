@@ -10,7 +10,7 @@ import hashlib
 from typing import Any, Literal
 
 import polars as pl
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Verdict = Literal["A", "B", "Tie", "Invalid"]
 Target = Literal["A", "B", "none"]
@@ -44,6 +44,16 @@ class Item(BaseModel):
     # Verbosity/Confidence conditions use them, else their deterministic rule.
     verbosity_1: str | None = None
     confidence_1: str | None = None
+
+    @field_validator(
+        "item_id", "document", "candidate_1", "candidate_2", "verbosity_1", "confidence_1"
+    )
+    @classmethod
+    def _not_blank(cls, value: str | None) -> str | None:
+        """Whitespace alone is as empty as nothing, and would be judged as a text."""
+        if value is not None and not value.strip():
+            raise ValueError("is blank (whitespace only)")
+        return value
 
     @model_validator(mode="before")
     @classmethod

@@ -25,14 +25,17 @@ import orjson
 import polars as pl
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from judgeprobe import JudgeprobeError, first_error, scrub
+from judgeprobe.candidates.tokens import approx_tokens
 from judgeprobe.cli import main_guard
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.conditions.checks import write_attack_checks
 from judgeprobe.config import JudgeConfig, SweepConfig, load_config, parse_judge_flag
 from judgeprobe.corpus import load_items
 from judgeprobe.engine.batch import BatchEndpoint, batch_info, ingest, walk
+from judgeprobe.engine.breaker import Breaker, unreliable
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
@@ -42,7 +45,7 @@ from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.files import write_json
 from judgeprobe.judgments import judgment_rows, write_judgments
 from judgeprobe.manifest import build_manifest
-from judgeprobe.metrics.flags import run_limits
+from judgeprobe.metrics.flags import invalid_reasons, run_limits
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.table import print_table, write_csv
@@ -53,6 +56,7 @@ from judgeprobe.records import Item
 from judgeprobe.report.build import build_report
 
 EXIT_INCOMPLETE = 3
+EXIT_UNRELIABLE = 4  # a judge's Invalid share is above [engine] fail_invalid_rate
 MAX_GROUP = 16  # most jobs of one document run back to back in one lane
 
 
@@ -218,10 +222,18 @@ async def _probe_all(cfg: SweepConfig, console: Console) -> dict[str, Endpoint]:
 
 
 def _handler(
-    cfg: SweepConfig, endpoints: dict[str, Endpoint], store: Store
+    cfg: SweepConfig, endpoints: dict[str, Endpoint], store: Store, breaker: Breaker | None = None
 ) -> Callable[[Job], Awaitable[Outcome]]:
     async def handle(job: Job) -> Outcome:
-        return await run_job(job, endpoints[job.judge], store, cfg.sampling)
+        endpoint = endpoints[job.judge]
+        if breaker is None:
+            return await run_job(job, endpoint, store, cfg.sampling)
+        skipped = breaker.skip(job.key, job.judge, endpoint.info.model)
+        if skipped is not None:
+            return skipped
+        outcome = await run_job(job, endpoint, store, cfg.sampling)
+        breaker.record(job.judge, outcome)
+        return outcome
 
     return handle
 
@@ -242,11 +254,39 @@ async def run_sweep(
     fewer documents than lanes still keeps every lane busy."""
     lanes = {j.name: j.concurrency * len(j.replicas) for j in cfg.judges}
     max_group = min(MAX_GROUP, -(-planned // sum(lanes.values()))) if planned else MAX_GROUP
-    return await run_jobs(
-        jobs, _handler(cfg, endpoints, store), lanes, store, progress,
+    breaker = Breaker(cfg.engine.breaker_after)
+    outcome = await run_jobs(
+        jobs, _handler(cfg, endpoints, store, breaker), lanes, store, progress,
         cfg.engine.sweep_deadline_s, group=document_of if prefix_aware else None,
         max_group=max(1, max_group),
     )  # fmt: skip
+    outcome.tripped = breaker.tripped
+    return outcome
+
+
+def report_unreliable(
+    frame: pl.DataFrame, cfg: SweepConfig, outcome: RunOutcome, console: Console
+) -> bool:
+    """Say which judges tripped their breaker or have too many Invalid judgments, with the
+    most frequent reasons; True when a judge's Invalid share is above the limit."""
+    for judge, why in outcome.tripped.items():
+        console.print(f"[red]judge {judge}: circuit breaker: {escape(why)}; its other "
+                      "judgments were not sent[/]")  # fmt: skip
+    limit = cfg.engine.fail_invalid_rate
+    bad = unreliable(frame, limit)
+    if bad.height == 0:
+        return False
+    reasons = invalid_reasons(frame.filter(pl.col("judge").is_in(bad["judge"].implode())))
+    for row in bad.iter_rows(named=True):
+        top = reasons.filter(pl.col("judge") == row["judge"])
+        rows = top.iter_rows(named=True)
+        listed = escape("; ".join(f"{r['n']}× {r['protocol']}: {r['reason']}" for r in rows))
+        console.print(
+            f"[red]judge {row['judge']}: {row['invalid']} of {row['ran']} judgments that ran "
+            f"are Invalid ({row['rate']:.0%}, above \\[engine] fail_invalid_rate {limit}); "
+            f"most frequent reasons: {listed}[/]"
+        )
+    return True
 
 
 async def _run_batch(
@@ -291,7 +331,8 @@ async def _sweep(
     console: Console,
     show_progress: bool,
     mode: Mode,
-) -> RunOutcome:
+) -> tuple[RunOutcome, bool]:
+    """The sweep, its tables and report; and whether a judge's Invalid share is too high."""
     if mode.batch:
         for judge in cfg.judges:  # validate before anything is written
             batch_info(judge)
@@ -336,11 +377,17 @@ async def _sweep(
             handle = _handler(cfg, endpoints, store)
             outcome = await _run_batch(mode, jobs, handle, store, endpoints, console)
             if mode.export_batch is not None:
-                return outcome
+                return outcome, False
         else:
             with SweepProgress(planned.judgments, console, enabled=show_progress) as progress:
                 outcome = await run_sweep(
                     cfg, jobs, endpoints, store, progress, planned=planned.judgments
+                )
+            if outcome.deadline_hit:
+                console.print(
+                    f"[yellow]sweep deadline ({cfg.engine.sweep_deadline_s:g}s) reached: "
+                    "sending stopped; the tables and report are written now, after it "
+                    "(the deadline covers sending only)[/]"
                 )
         store.flush()
         frame = write_judgments(
@@ -357,14 +404,14 @@ async def _sweep(
             f"shard {mode.shard}: {frame.height} judgments in {out}/judgments.parquet; "
             "unite the shards with `python -m judgeprobe.merge --out DIR SHARD_DIR...`"
         )
-        return outcome
+        return outcome, report_unreliable(frame, cfg, outcome, console)
     n_invalid = finish(out, frame, console)
     console.print(
         f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
         f"sent {outcome.sent}, reused {outcome.skipped}; wrote {out}/judgments.parquet, "
         "metrics.csv, manifest.json"
     )
-    return outcome
+    return outcome, report_unreliable(frame, cfg, outcome, console)
 
 
 def sweep_items(cfg: SweepConfig) -> list[Item]:
@@ -372,7 +419,25 @@ def sweep_items(cfg: SweepConfig) -> list[Item]:
     items = [i for i in load_items(cfg.items) if not cfg.subsets or i.subset in cfg.subsets]
     if not items:
         raise JudgeprobeError(f"items {cfg.items}: no item in subsets {', '.join(cfg.subsets)}")
-    return items[: cfg.limit] if cfg.limit else items
+    items = items[: cfg.limit] if cfg.limit else items
+    cap = cfg.engine.max_item_tokens
+    sizes = [(item_tokens(item), item) for item in items]
+    over = [(n, item) for n, item in sizes if n > cap]
+    if over:  # never sent blind, whatever context the server reports (or not)
+        n, item = max(over, key=lambda found: found[0])
+        raise JudgeprobeError(
+            f"items {cfg.items}: {len(over)} item(s) over [engine] max_item_tokens {cap}; "
+            f"the longest, {item.item_id!r}, is about {n} tokens (document and candidates); "
+            "leave them out (subsets, limit), shorten them, or raise the limit"
+        )
+    return items
+
+
+def item_tokens(item: Item) -> int:
+    """An item's texts in tokens, estimated generously (1.3 a word, at least 1 per 4 bytes)."""
+    texts = [item.document, item.candidate_1, item.candidate_2]
+    texts.append(max(item.verbosity_1 or "", item.confidence_1 or "", key=len))
+    return sum(max(approx_tokens(t), len(t.encode()) // 4) for t in texts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -402,19 +467,22 @@ def main(argv: list[str] | None = None) -> int:
     _check_run_dir(out, args.resume or mode.batch, cfg, mode.shard)
     console = Console(stderr=True, soft_wrap=True)
     start = time.monotonic()
-    outcome = asyncio.run(_sweep(cfg, items, conditions, out, console, not args.no_progress, mode))
+    outcome, failing = asyncio.run(
+        _sweep(cfg, items, conditions, out, console, not args.no_progress, mode)
+    )
     console.print(f"done in {time.monotonic() - start:.1f}s")
     if mode.export_batch is not None:
         return 0
+    code = 0
     if outcome.pending:
         console.print("[yellow]some judgments still wait for batch answers: they are "
                       "Invalid (not run) until imported; export again[/]")  # fmt: skip
-        return EXIT_INCOMPLETE
-    if outcome.deadline_hit:
+        code = EXIT_INCOMPLETE
+    elif outcome.deadline_hit:
         console.print("[yellow]sweep deadline reached: unfinished requests are Invalid "
                       "(not run); rerun with --resume[/]")  # fmt: skip
-        return EXIT_INCOMPLETE
-    return 0
+        code = EXIT_INCOMPLETE
+    return EXIT_UNRELIABLE if failing else code
 
 
 if __name__ == "__main__":

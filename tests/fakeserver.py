@@ -25,6 +25,7 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -151,7 +152,9 @@ class FakeJudge:
             await self._runner.cleanup()
 
     @web.middleware
-    async def _auth(self, request: web.Request, handler: Any) -> web.StreamResponse:
+    async def _auth(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
         shown = request.headers.get("Authorization", "")
         self.auth_seen.append((request.path, shown))
         if self.expected_auth is not None and shown != self.expected_auth:

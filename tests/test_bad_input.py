@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import polars as pl
 import pytest
 
@@ -243,3 +244,35 @@ def test_report_on_a_corrupt_judgments_table(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120, cwd=ROOT,
     )  # fmt: skip
     _assert_one_line_error(proc.stderr, proc.returncode, "judgments.parquet", "Parquet")
+
+
+@pytest.mark.parametrize("field", ["document", "candidate_2"])
+def test_whitespace_only_text_is_refused_like_an_empty_one(
+    tmp_path: Path, fake_judge: FakeJudge, field: str
+) -> None:
+    items = make_items(tmp_path / "i.jsonl", 2)
+    rows = [orjson.loads(line) for line in items.read_bytes().splitlines()]
+    rows[1][field] = " \n\t "
+    items.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    cfg = write_config(tmp_path / "c.toml", fake_judge.url, items)
+    proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+    _assert_one_line_error(proc.stderr, proc.returncode, "row 2", field, "blank")
+    assert fake_judge.auth_seen == []
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_over_long_document_is_refused_before_anything_is_sent(
+    tmp_path: Path, fake_judge: FakeJudge
+) -> None:
+    """The fake reports no context window: the item cap refuses it all the same."""
+    items = make_items(tmp_path / "i.jsonl", 3)
+    rows = [orjson.loads(line) for line in items.read_bytes().splitlines()]
+    rows[2]["document"] = "The committee met again and argued at length. " * 200_000  # 9 MB
+    items.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    cfg = write_config(tmp_path / "c.toml", fake_judge.url, items)
+    proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+    _assert_one_line_error(
+        proc.stderr, proc.returncode, "1 item(s) over [engine] max_item_tokens 32768", "doc-0002"
+    )
+    assert fake_judge.auth_seen == []
+    assert not (tmp_path / "run").exists()

@@ -104,7 +104,7 @@ def test_client_error_is_not_retried_and_is_recorded(tmp_path: Path) -> None:
         cfg = write_config(tmp_path / "c.toml", judge.url, items)
         proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
         sent = judge.chat_requests
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 4, proc.stderr  # every judgment Invalid: the run is refused
     j = pl.read_parquet(tmp_path / "run" / "judgments.parquet")
     assert (j["verdict"] == "Invalid").all()
     assert j["invalid_reason"].str.contains("HTTP 400").all()
@@ -138,6 +138,7 @@ def _overlong(tmp_path: Path, reply_tokens: int, **engine: Any) -> tuple[pl.Data
     ``reply_tokens``: the judgments and every chat request the judge received."""
     items = make_items(tmp_path / "items.jsonl", 2)
     with FakeJudge(reply_tokens=reply_tokens) as judge:
+        engine = {"fail_invalid_rate": 1.0, **engine}  # all Invalid here is the point
         cfg = write_config(tmp_path / "c.toml", judge.url, items, engine=engine,
                            conditions=["Blind"], order="12")  # fmt: skip
         cfg.write_text(cfg.read_text() + "\n[protocol]\nbaseline_max_tokens = 100\n")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
 from judgeprobe.engine.progress import SweepProgress
@@ -40,6 +40,7 @@ class RunOutcome:
     skipped: int = 0
     deadline_hit: bool = False
     pending: int = 0  # judgments waiting for a batch answer (batch import)
+    tripped: dict[str, str] = field(default_factory=dict)  # judge -> why its breaker tripped
 
 
 async def run_jobs(
