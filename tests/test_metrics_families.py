@@ -398,8 +398,8 @@ def test_evidence_family() -> None:
     for r in (fe, vsc):
         assert contains(r)
     for metric in ("fabrication_rate", "fabricated_explanations", "verdict_score_consistency"):
-        r = get(m, metric, "Blind", protocol="baseline")
-        assert r is None or r["value"] is None, (metric, r)
+        got = get(m, metric, "Blind", protocol="baseline")
+        assert got is None or got["value"] is None, (metric, got)
 
 
 # 5. Position consistency -----------------------------------------------------------------------

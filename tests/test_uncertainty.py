@@ -3,6 +3,8 @@ document as the resampling unit."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import polars as pl
 import pytest
@@ -81,7 +83,7 @@ def _blind_table(documents: list[str], verdicts: list[str]) -> pl.DataFrame:
     )
 
 
-def _edr(frame: pl.DataFrame, resamples: int = 4000) -> dict[str, object]:
+def _edr(frame: pl.DataFrame, resamples: int = 4000) -> dict[str, Any]:
     tidy = compute_metrics(frame, load_lexicons(), None, resamples, seed=5, differences=False)
     return tidy.filter(pl.col("metric") == "EDR").row(0, named=True)
 
