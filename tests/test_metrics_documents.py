@@ -62,7 +62,7 @@ def test_judgment_rows_carry_document_domain_and_generators(tmp_path: Path) -> N
     ]
     items = load_items(_items(tmp_path / "items.jsonl", rows))
     cfg = SweepConfig(conditions=["Blind", "True"])
-    jobs = plan(cfg, items, builtin_conditions(), {"gemma3-270m": "f"})
+    jobs = plan(cfg, items, builtin_conditions(), {j.name: "f" for j in cfg.judges})
     store = Store(tmp_path / "store.sqlite")
     try:
         frame = pl.DataFrame(list(judgment_rows("r", jobs, store)), schema=JUDGMENT_SCHEMA)
