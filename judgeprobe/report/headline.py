@@ -127,7 +127,7 @@ def target_names(j: pl.DataFrame) -> dict[tuple[str, str, str], str]:
         j.filter(pl.col("target").is_in(["A", "B"]))
         .with_columns(label=side.fill_null(""), attack=pl.col("attack").fill_null(""))
         .group_by("judge", "protocol", "condition")
-        .agg(pl.col("attack").mode().first(), pl.col("label").mode().sort().first())
+        .agg(pl.col("attack", "label").mode().sort().first())
     )
     out = {}
     for judge, protocol, condition, attack, label in named.iter_rows():
