@@ -51,12 +51,16 @@ def words(text: str) -> set[str]:
     return {w.lower() for w in WORD.findall(text)}
 
 
-def sweep_config(path: Path, alias: str, url: str, order: str, slots: int) -> Path:
-    """The default sweep (experiments/default.toml) with this judge and order."""
+def sweep_config(
+    path: Path, alias: str, url: str, order: str, slots: int, timeout_s: float | None
+) -> Path:
+    """The default sweep (experiments/default.toml) with this judge, order and timeout."""
     text = (ROOT / "experiments" / "default.toml").read_text()
     head = text.split("[[judges]]")[0]
     head = re.sub(r'(?m)^order = "[^"]*"', f'order = "{order}"', head)
     head = re.sub(r'(?m)^name = "[^"]*"', f'name = "choice-{alias}"', head)
+    if timeout_s:
+        head = re.sub(r"(?m)^attempt_timeout_s = .*$", f"attempt_timeout_s = {timeout_s}", head)
     judge = f'[[judges]]\nname = "{alias}"\nurl = "{url}"\nconcurrency = {slots}\n'
     path.write_text(head + judge)
     return path
@@ -65,6 +69,10 @@ def sweep_config(path: Path, alias: str, url: str, order: str, slots: int) -> Pa
 def entropy(counts: Counter[str]) -> float:
     n = sum(counts.values())
     return -sum(c / n * math.log2(c / n) for c in counts.values() if c) if n else 0.0
+
+
+def share(hits: pl.Series) -> float:
+    return float(hits.sum()) / hits.len() if hits.len() else math.nan
 
 
 def summarise(j: pl.DataFrame, wall_s: float, limit: int | None) -> dict[str, float]:
@@ -76,7 +84,7 @@ def summarise(j: pl.DataFrame, wall_s: float, limit: int | None) -> dict[str, fl
     instructions |= words((TEMPLATES / "materials_v1.txt").read_text())
     texts = {
         it.item_id: words(f"{it.document} {it.candidate_1} {it.candidate_2}")
-        for it in load_items("bundled:sample", limit)
+        for it in load_items("bundled:sample", limit or 0)
     }
     cites = [
         len((words(e) & texts[i]) - instructions) >= 2
@@ -93,21 +101,21 @@ def summarise(j: pl.DataFrame, wall_s: float, limit: int | None) -> dict[str, fl
         "first": j.filter((pl.col("verdict") != "Invalid") & (pl.col("reasks") == 0)).height / n,
         "entropy": entropy(counts),
         "Tie": counts["Tie"] / max(valid.height, 1),
-        "first-shown": (decided["raw_verdict"] == "[1,2]").mean() if decided.height else math.nan,
+        "first-shown": share(decided["raw_verdict"] == "[1,2]"),
         "moved": moved.height / cued.height if cued.height else math.nan,
-        "to-cue": (moved["verdict"] == moved["target"]).mean() if moved.height else math.nan,
+        "to-cue": share(moved["verdict"] == moved["target"]),
         "cites": sum(cites) / len(cites) if cites else math.nan,
         "s/req": wall_s / max(int(j["n_requests"].sum()), 1),
         "wall_s": wall_s,
     }
 
 
-def run_judge(name: str, port: int, order: str, slots: int, limit: int | None, out: Path) -> dict:
+def run_judge(name: str, port: int, args: argparse.Namespace, out: Path) -> dict[str, float | str]:
     state = out / f"{name}-servers"
     env = {**os.environ, "JUDGEPROBE_SERVER_DIR": str(state)}
     t0 = time.monotonic()
     up = subprocess.run(
-        [*LAUNCHER, "start", name, "--port", str(port), "--slots", str(slots)],
+        [*LAUNCHER, "start", name, "--port", str(port), "--slots", str(args.slots)],
         capture_output=True, text=True, env=env,
     )  # fmt: skip
     start_s = time.monotonic() - t0
@@ -120,9 +128,11 @@ def run_judge(name: str, port: int, order: str, slots: int, limit: int | None, o
              f"print(json.load(u.urlopen('{url}/models'))['data'][0]['id'])"],
             capture_output=True, text=True, check=True,
         ).stdout.strip()  # fmt: skip
-        cfg = sweep_config(out / f"{name}.toml", alias, url, order, slots)
+        cfg = sweep_config(
+            out / f"{name}.toml", alias, url, args.order, args.slots, args.attempt_timeout
+        )
         cmd = [sys.executable, "-m", "judgeprobe.run", "--config", str(cfg), "--no-progress"]
-        cmd += ["--out", str(out / name)] + (["--limit", str(limit)] if limit else [])
+        cmd += ["--out", str(out / name)] + (["--limit", str(args.limit)] if args.limit else [])
         t0 = time.monotonic()
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
         wall_s = time.monotonic() - t0
@@ -130,11 +140,11 @@ def run_judge(name: str, port: int, order: str, slots: int, limit: int | None, o
             raise SystemExit(f"{name}: sweep failed ({proc.returncode}): {proc.stderr[-2000:]}")
     finally:
         subprocess.run([*LAUNCHER, "stop", name], env=env, capture_output=True)
-    row = summarise(pl.read_parquet(out / name / "judgments.parquet"), wall_s, limit)
+    row = summarise(pl.read_parquet(out / name / "judgments.parquet"), wall_s, args.limit)
     return {"judge": name, "start_s": start_s, **row}
 
 
-def table(rows: list[dict]) -> str:
+def table(rows: list[dict[str, float | str]]) -> str:
     cols = ["judge", "n", "valid", "first", "entropy", "Tie", "first-shown", "moved", "to-cue"]
     cols += ["cites", "s/req", "wall_s", "start_s"]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
@@ -152,13 +162,18 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N items")
     parser.add_argument("--port", type=int, default=8290, help="first port (one per judge)")
     parser.add_argument("--out", type=Path, default=None, help="keep the runs here")
+    parser.add_argument(
+        "--attempt-timeout", type=float, default=None,
+        help="seconds per attempt (default: the default sweep's); raise it on a loaded machine, "
+        "where a timed-out request is sent again and the time measures the retries",
+    )  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp)
         out.mkdir(parents=True, exist_ok=True)
         rows = []
         for i, name in enumerate(args.judges.split(",")):
-            rows.append(run_judge(name, args.port + i, args.order, args.slots, args.limit, out))
+            rows.append(run_judge(name, args.port + i, args, out))
             print(table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
         print(f"order = {args.order!r}, {args.slots} slots, load average "
               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")  # fmt: skip
