@@ -1,8 +1,10 @@
 """Proof-Before-Preference: three separate requests, each seeing only what it may.
 
 1. *lock*: criterion-wise notes per summary with quoted spans; no scores, no verdict. The
-   notes and quotes are bounded (``pbp_lock_v2`` states the bounds in words, the schema in
-   characters and items), so the reply fits a budget sized from its schema.
+   notes and quotes are bounded (``pbp_lock_v3`` states the bounds in words, the schema in
+   characters and items), so the reply fits a budget sized from its schema. Its output line
+   describes the keys in words: tiny judges copied v2's example value "exact span" as
+   their quotes.
 2. *score*: 0–5 per criterion and summary from the locked notes (the texts and labels are
    shown again only when ``score_sees_texts``; the paper's template shows them).
 3. *rank*: the verdict is computed by code from the aggregated scores; the model gives its
@@ -27,7 +29,7 @@ from judgeprobe.protocols.quotes import verify_quote
 from judgeprobe.protocols.replies import CRITERIA, LockReply, RankReply, ScoreReply
 from judgeprobe.protocols.scoring import verdict_from_scores
 
-LOCK_TEMPLATE = "pbp_lock_v2"
+LOCK_TEMPLATE = "pbp_lock_v3"
 
 
 def as_text(data: object) -> str:
