@@ -8,6 +8,7 @@ machine is shared and noisy, so only ratios measured together mean anything.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import resource
 import socket
 import subprocess
@@ -31,7 +32,8 @@ from judgeprobe.engine.store import Store
 from judgeprobe.plan import plan
 from judgeprobe.protocols.job import run_job
 from judgeprobe.records import Item
-from judgeprobe.run import run_sweep
+from judgeprobe.run import cue_jobs
+from judgeprobe.sweep import run_planned
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "judgeprobe" / "data" / "corpus" / "documents.jsonl"
@@ -194,12 +196,13 @@ async def judgeprobe_sweep(
     store = Store(store_dir / "store.sqlite")
     try:
         cpu, start = time.process_time(), time.monotonic()
-        jobs: Any = plan(cfg, items, builtin_conditions(), fingerprints)
+        kind = cue_jobs(cfg, items, builtin_conditions(), store_dir, prefix_aware)
         if shuffle_seed is not None:
-            jobs = list(jobs)
+            jobs = list(plan(cfg, items, builtin_conditions(), fingerprints))
             random.Random(shuffle_seed).shuffle(jobs)
+            kind = dataclasses.replace(kind, plan=lambda _: jobs)
         with SweepProgress(0, enabled=False) as progress:
-            outcome = await run_sweep(cfg, jobs, {"judge": endpoint}, store, progress, prefix_aware)
+            outcome = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress)
         store.flush()
         wall, used = time.monotonic() - start, time.process_time() - cpu
         requests = store.count("results")

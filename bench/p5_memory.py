@@ -26,7 +26,8 @@ from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.store import Store
 from judgeprobe.judgments import judgment_rows, write_judgments
 from judgeprobe.plan import plan
-from judgeprobe.run import run_sweep
+from judgeprobe.run import cue_jobs
+from judgeprobe.sweep import run_planned
 
 SEEDS = list(range(10))
 PER_ITEM = 4 * 2 * len(SEEDS)  # conditions × orders × seeds
@@ -67,8 +68,8 @@ async def main_async(n_requests: int, table: bool) -> int:
         sampler.phase = "plan+run"
         start = time.monotonic()
         items = synthetic_items(n_items)
-        jobs = plan(cfg, items, builtin_conditions(), fingerprints)
-        outcome = await run_sweep(cfg, jobs, {"judge": endpoint}, store, progress)
+        kind = cue_jobs(cfg, items, builtin_conditions(), Path(tmp))
+        outcome = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress)
         store.flush()
         run_s = time.monotonic() - start
         sampler.sample()

@@ -35,11 +35,11 @@ from judgeprobe.candidates.tokens import TokenCounter, approx_tokens
 from judgeprobe.cli import main_guard
 from judgeprobe.config import load_toml, parse_judge_flag
 from judgeprobe.corpus import Document, load_documents
-from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.request import Sampling
-from judgeprobe.engine.store import Store
 from judgeprobe.files import bytes_hash, write_json
 from judgeprobe.prompts import load_template
+from judgeprobe.rundir import open_store
+from judgeprobe.sweep import probe_judges
 
 SET_FILE = "candidates.parquet"
 
@@ -128,13 +128,13 @@ async def build_set(cfg: BuildConfig, out: Path, console: Console | None = None)
     start = time.monotonic()
     docs = load_documents(cfg.corpus, cfg.limit)
     report = BuildReport(path=out / SET_FILE)
-    endpoint = await probe_endpoint(cfg.author, cfg.engine)
+    endpoint = (await probe_judges([cfg.author], cfg.engine, console))[cfg.author.name]
     counter = TokenCounter(endpoint)
     para_endpoint = None
     try:
         if cfg.paraphraser is not None:
-            para_endpoint = await probe_endpoint(cfg.paraphraser, cfg.engine)
-            console.print(f"paraphrases by {para_endpoint.info.model}")
+            found = await probe_judges([cfg.paraphraser], cfg.engine, console)
+            para_endpoint = found[cfg.paraphraser.name]
         report.token_method = counter.method
         kept = _length_filter(docs, await counter.count([d.text for d in docs]), cfg, report)
         report.documents = len(kept)
@@ -144,8 +144,7 @@ async def build_set(cfg: BuildConfig, out: Path, console: Console | None = None)
             f"({counter.method}); author {endpoint.info.model} "
             f"(fingerprint {endpoint.info.fingerprint})"
         )
-        out.mkdir(parents=True, exist_ok=True)
-        store = Store(out / "store.sqlite")
+        store = open_store(out)
         try:
             author = Author(endpoint, store)
             paraphraser = Author(para_endpoint, store) if para_endpoint else None

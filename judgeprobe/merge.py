@@ -22,7 +22,8 @@ from judgeprobe.cli import main_guard
 from judgeprobe.engine.store import Store
 from judgeprobe.files import atomic_path, write_json
 from judgeprobe.judgments import NOT_RUN
-from judgeprobe.run import EXIT_INCOMPLETE, finish, read_manifest
+from judgeprobe.outputs import write_outputs
+from judgeprobe.rundir import EXIT_INCOMPLETE, read_manifest
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     console = Console(stderr=True, soft_wrap=True)
     frame = merge(args.shards, args.out)
-    n_invalid = finish(args.out, frame, console)
+    n_invalid = write_outputs(args.out, frame, console)
     not_run = int((frame["invalid_reason"] == NOT_RUN).sum())
     console.print(
         f"merged {len(args.shards)} shards: {frame.height} judgments "

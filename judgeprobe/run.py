@@ -13,15 +13,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sqlite3
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import orjson
 import polars as pl
 from pydantic import ValidationError
 from rich.console import Console
@@ -35,29 +32,29 @@ from judgeprobe.conditions.checks import write_attack_checks
 from judgeprobe.config import JudgeConfig, SweepConfig, load_config, parse_judge_flag
 from judgeprobe.corpus import load_items
 from judgeprobe.engine.batch import BatchEndpoint, batch_info, ingest, walk
-from judgeprobe.engine.breaker import Breaker, unreliable
+from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.client import Endpoint
-from judgeprobe.engine.probe import probe_endpoint
-from judgeprobe.engine.progress import SweepProgress
-from judgeprobe.engine.runner import RunOutcome, run_jobs
+from judgeprobe.engine.runner import RunOutcome
 from judgeprobe.engine.shard import Shard
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.files import write_json
 from judgeprobe.judgments import judgment_rows, write_judgments
 from judgeprobe.manifest import build_manifest
-from judgeprobe.metrics.flags import invalid_reasons, run_limits
-from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.metrics.outcome import outcome_table
-from judgeprobe.metrics.table import print_table, write_csv
+from judgeprobe.metrics.flags import invalid_reasons
+from judgeprobe.outputs import write_outputs
 from judgeprobe.plan import build_protocols, count, document_of, plan
 from judgeprobe.preflight import preflight
 from judgeprobe.protocols.job import Job, run_job
 from judgeprobe.records import Item
-from judgeprobe.report.build import build_report
-
-EXIT_INCOMPLETE = 3
-EXIT_UNRELIABLE = 4  # a judge's Invalid share is above [engine] fail_invalid_rate
-MAX_GROUP = 16  # most jobs of one document run back to back in one lane
+from judgeprobe.rundir import (
+    EXIT_INCOMPLETE,
+    EXIT_UNRELIABLE,
+    check_run_dir,
+    check_writable_dir,
+    open_store,
+    shard_record,
+)
+from judgeprobe.sweep import JobType, handler, judges_open, lanes_of, run_sweep
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -127,65 +124,6 @@ def _conditions(cfg: SweepConfig) -> dict[str, Condition]:
     return conditions
 
 
-def read_manifest(out: Path) -> dict[str, Any] | None:
-    """A run directory's manifest; None when there is none or it is unreadable."""
-    try:
-        data = orjson.loads((out / "manifest.json").read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def _check_run_dir(out: Path, resume: bool, cfg: SweepConfig, shard: Shard | None) -> None:
-    manifest = out / "manifest.json"
-    if manifest.exists() and not resume:
-        raise JudgeprobeError(
-            f"{out} already holds a run; pass --resume to continue it or choose another --out"
-        )
-    if manifest.exists():
-        previous = read_manifest(out) or {}
-        if previous.get("config_digest") != cfg.digest():
-            raise JudgeprobeError(
-                f"{out} was made with a different config; resume it with the same config "
-                "or choose another --out"
-            )
-        if previous.get("shard") != shard_record(shard):
-            raise JudgeprobeError(
-                f"{out} holds shard {previous.get('shard')}, not {shard_record(shard)}; "
-                "resume a shard with the same --shard"
-            )
-
-
-def check_writable_dir(path: Path, what: str) -> None:
-    """``path`` is a directory, or can be made one, that this user may write; checked before
-    any server is asked, so a bad path never costs a probe or leaves half a run."""
-    if path.exists() and not path.is_dir():
-        raise JudgeprobeError(f"{what} {path}: exists and is not a directory")
-    for parent in (path, *path.parents):
-        if not parent.exists():
-            continue
-        if not parent.is_dir():
-            raise JudgeprobeError(f"{what} {path}: {parent} is a file, not a directory")
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise JudgeprobeError(f"{what} {path}: {parent} is not writable")
-        return
-
-
-def shard_record(shard: Shard | None) -> dict[str, int] | None:
-    return None if shard is None else {"index": shard.index, "count": shard.count}
-
-
-def finish(out: Path, frame: pl.DataFrame, console: Console) -> int:
-    """Metrics, the printed table and the report from a judgments table; invalid count."""
-    table = outcome_table(frame, run_limits(read_manifest(out)))
-    write_csv(table, out / "metrics.csv")
-    print_table(table)
-    report = build_report(out, load_lexicons(None))
-    console.print(f"report: {report}")
-    counts = frame["verdict"].value_counts()
-    return int(counts.filter(counts["verdict"] == "Invalid")["count"].sum())
-
-
 @dataclass(frozen=True, slots=True)
 class Mode:
     """What this invocation does besides a plain sweep."""
@@ -197,71 +135,6 @@ class Mode:
     @property
     def batch(self) -> bool:
         return self.export_batch is not None or self.import_batch is not None
-
-
-async def _probe_all(cfg: SweepConfig, console: Console) -> dict[str, Endpoint]:
-    """Probe every judge (every replica); close what was opened if one fails."""
-    for judge in cfg.judges:  # every judge's credentials are at hand before any is asked
-        for url in judge.replicas:
-            judge.auth_headers(url)
-    endpoints: dict[str, Endpoint] = {}
-    try:
-        for judge in cfg.judges:
-            endpoints[judge.name] = await probe_endpoint(judge, cfg.engine)
-            info = endpoints[judge.name].info
-            replicas = f" (+{len(judge.replicas) - 1} replicas)" if len(judge.replicas) > 1 else ""
-            console.print(
-                f"judge [bold]{judge.name}[/] at {judge.url}{replicas}: {info.model} "
-                f"({info.backend}, fingerprint {info.fingerprint})"
-            )
-    except BaseException:
-        for endpoint in endpoints.values():
-            await endpoint.close()
-        raise
-    return endpoints
-
-
-def _handler(
-    cfg: SweepConfig, endpoints: dict[str, Endpoint], store: Store, breaker: Breaker | None = None
-) -> Callable[[Job], Awaitable[Outcome]]:
-    async def handle(job: Job) -> Outcome:
-        endpoint = endpoints[job.judge]
-        if breaker is None:
-            return await run_job(job, endpoint, store, cfg.sampling)
-        skipped = breaker.skip(job.key, job.judge, endpoint.info.model)
-        if skipped is not None:
-            return skipped
-        outcome = await run_job(job, endpoint, store, cfg.sampling)
-        breaker.record(job.judge, outcome)
-        return outcome
-
-    return handle
-
-
-async def run_sweep(
-    cfg: SweepConfig,
-    jobs: Iterable[Job],
-    endpoints: dict[str, Endpoint],
-    store: Store,
-    progress: SweepProgress,
-    prefix_aware: bool = True,
-    planned: int = 0,
-) -> RunOutcome:
-    """Every job through the engine into ``store``: one lane per server slot, and (prefix
-    aware) each document's jobs back to back in one lane, so its slot's prompt cache hits.
-
-    ``planned`` (the number of jobs, when known) caps a document's run so that a sweep of
-    fewer documents than lanes still keeps every lane busy."""
-    lanes = {j.name: j.concurrency * len(j.replicas) for j in cfg.judges}
-    max_group = min(MAX_GROUP, -(-planned // sum(lanes.values()))) if planned else MAX_GROUP
-    breaker = Breaker(cfg.engine.breaker_after)
-    outcome = await run_jobs(
-        jobs, _handler(cfg, endpoints, store, breaker), lanes, store, progress,
-        cfg.engine.sweep_deadline_s, group=document_of if prefix_aware else None,
-        max_group=max(1, max_group),
-    )  # fmt: skip
-    outcome.tripped = breaker.tripped
-    return outcome
 
 
 def report_unreliable(
@@ -323,6 +196,80 @@ async def _run_batch(
     return RunOutcome(sent=used, skipped=found.already, pending=found.pending)
 
 
+def cue_jobs(
+    cfg: SweepConfig,
+    items: list[Item],
+    conditions: dict[str, Condition],
+    out: Path,
+    prefix_aware: bool = True,
+) -> JobType[Job]:
+    """The cue sweep as a job type of the shared runner: a document's jobs travel together
+    (prefix-aware lanes, one per server slot); rows go to ``out/judgments.parquet``."""
+    run_id = f"{cfg.name}-{cfg.digest()[:8]}"
+
+    async def make(job: Job, endpoint: Endpoint, store: Store) -> Outcome:
+        return await run_job(job, endpoint, store, cfg.sampling)
+
+    def rows(jobs: Iterable[Job], store: Store, fingerprints: dict[str, str]) -> pl.DataFrame:
+        table = judgment_rows(run_id, jobs, store)
+        return write_judgments(table, out / "judgments.parquet", fingerprints)
+
+    return JobType(
+        plan=lambda fingerprints: plan(cfg, items, conditions, fingerprints),
+        make=make,
+        rows=rows,
+        manifest=lambda endpoints: build_manifest(run_id, cfg, endpoints, conditions),
+        planned=count(cfg, items, conditions).judgments,
+        lanes=lanes_of(cfg.judges),
+        group=document_of if prefix_aware else None,
+    )
+
+
+def _announce(
+    cfg: SweepConfig, items: list[Item], conditions: dict[str, Condition], out: Path,
+    mode: Mode, console: Console,
+) -> None:  # fmt: skip
+    """Attack checks and the request counts, before anything is sent."""
+    checked = write_attack_checks(out / "attack_checks.csv", items, conditions, cfg.conditions)
+    if checked:
+        console.print(checked)
+    planned = count(cfg, items, conditions)
+    per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())
+    share = f" (shard {mode.shard})" if mode.shard else ""
+    console.print(
+        f"{planned.judgments} judgments planned{share} ({sum(planned.requests.values())} "
+        f"requests before cache: {per_protocol}) → {out}"
+    )
+
+
+async def _batch_pass(
+    cfg: SweepConfig, kind: JobType[Job], out: Path, console: Console, mode: Mode,
+    announce: Callable[[], None],
+) -> tuple[RunOutcome, pl.DataFrame | None]:  # fmt: skip
+    """A batch export or import through the same job type; no server is asked."""
+    for judge in cfg.judges:  # validate before anything is written
+        batch_info(judge)
+    store = open_store(out)
+    try:
+        importing = mode.import_batch is not None
+        endpoints: dict[str, Endpoint] = {
+            j.name: BatchEndpoint(j, cfg.engine, store, importing) for j in cfg.judges
+        }
+        manifest = {**kind.manifest(endpoints), "shard": shard_record(mode.shard)}
+        write_json(out / "manifest.json", manifest)
+        announce()
+        fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
+        handle = handler(kind, endpoints, store, None)
+        jobs = kind.plan(fingerprints)
+        outcome = await _run_batch(mode, jobs, handle, store, endpoints, console)
+        if mode.export_batch is not None:
+            return outcome, None
+        store.flush()
+        return outcome, kind.rows(kind.plan(fingerprints), store, fingerprints)
+    finally:
+        store.close()
+
+
 async def _sweep(
     cfg: SweepConfig,
     items: list[Item],
@@ -333,79 +280,32 @@ async def _sweep(
     mode: Mode,
 ) -> tuple[RunOutcome, bool]:
     """The sweep, its tables and report; and whether a judge's Invalid share is too high."""
-    if mode.batch:
-        for judge in cfg.judges:  # validate before anything is written
-            batch_info(judge)
-        endpoints: dict[str, Endpoint] = {}
-    else:
-        endpoints = await _probe_all(cfg, console)
-    try:
-        await preflight(cfg, items, conditions, endpoints)
-    except BaseException:
-        for endpoint in endpoints.values():
-            await endpoint.close()
-        raise
-    # Everything is validated: only now does the run directory get written.
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        store = Store(out / "store.sqlite")
-    except (OSError, sqlite3.Error) as exc:
-        for endpoint in endpoints.values():
-            await endpoint.close()
-        raise JudgeprobeError(f"--out {out}: cannot write the run there ({exc})") from None
-    try:
-        if mode.batch:
-            importing = mode.import_batch is not None
-            endpoints = {j.name: BatchEndpoint(j, cfg.engine, store, importing) for j in cfg.judges}
-        run_id = f"{cfg.name}-{cfg.digest()[:8]}"
-        manifest = build_manifest(run_id, cfg, endpoints, conditions)
-        write_json(out / "manifest.json", {**manifest, "shard": shard_record(mode.shard)})
-        checked = write_attack_checks(out / "attack_checks.csv", items, conditions, cfg.conditions)
-        if checked:
-            console.print(checked)
-        fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
-        planned = count(cfg, items, conditions)
-        per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())
-        share = f" (shard {mode.shard})" if mode.shard else ""
-        console.print(
-            f"{planned.judgments} judgments planned{share} ({sum(planned.requests.values())} "
-            f"requests before cache: {per_protocol}) → {out}"
-        )
+    kind = cue_jobs(cfg, items, conditions, out)
 
-        jobs = plan(cfg, items, conditions, fingerprints)
-        if mode.batch:
-            handle = _handler(cfg, endpoints, store)
-            outcome = await _run_batch(mode, jobs, handle, store, endpoints, console)
-            if mode.export_batch is not None:
-                return outcome, False
-        else:
-            with SweepProgress(planned.judgments, console, enabled=show_progress) as progress:
-                outcome = await run_sweep(
-                    cfg, jobs, endpoints, store, progress, planned=planned.judgments
-                )
-            if outcome.deadline_hit:
-                console.print(
-                    f"[yellow]sweep deadline ({cfg.engine.sweep_deadline_s:g}s) reached: "
-                    "sending stopped; the tables and report are written now, after it "
-                    "(the deadline covers sending only)[/]"
-                )
-        store.flush()
-        frame = write_judgments(
-            judgment_rows(run_id, plan(cfg, items, conditions, fingerprints), store),
-            out / "judgments.parquet",
-            fingerprints,
-        )
-    finally:
-        store.close()
-        for endpoint in endpoints.values():
-            await endpoint.close()
+    def announce() -> None:
+        _announce(cfg, items, conditions, out, mode, console)
+
+    if mode.batch:
+        outcome, found = await _batch_pass(cfg, kind, out, console, mode, announce)
+        if found is None:
+            return outcome, False
+        frame = found
+    else:
+        async with judges_open(cfg.judges, cfg.engine, console) as endpoints:
+            await preflight(cfg, items, conditions, endpoints)
+            # Everything is validated: only now does the run directory get written.
+            swept = await run_sweep(
+                kind, endpoints, cfg.engine, out, console, show_progress,
+                extra_manifest={"shard": shard_record(mode.shard)}, opened=announce,
+            )  # fmt: skip
+        outcome, frame = swept.outcome, swept.judgments
     if mode.shard is not None:
         console.print(
             f"shard {mode.shard}: {frame.height} judgments in {out}/judgments.parquet; "
             "unite the shards with `python -m judgeprobe.merge --out DIR SHARD_DIR...`"
         )
         return outcome, report_unreliable(frame, cfg, outcome, console)
-    n_invalid = finish(out, frame, console)
+    n_invalid = write_outputs(out, frame, console)
     console.print(
         f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
         f"sent {outcome.sent}, reused {outcome.skipped}; wrote {out}/judgments.parquet, "
@@ -464,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
             raise JudgeprobeError(f"--export-batch {mode.export_batch}: is a directory")
     if mode.import_batch is not None and not (out / "store.sqlite").exists():
         raise JudgeprobeError(f"{out} holds no run: export a batch into it first")
-    _check_run_dir(out, args.resume or mode.batch, cfg, mode.shard)
+    check_run_dir(out, args.resume or mode.batch, cfg.digest(), mode.shard)
     console = Console(stderr=True, soft_wrap=True)
     start = time.monotonic()
     outcome, failing = asyncio.run(

@@ -32,10 +32,10 @@ from judgeprobe.report.headline import headline, rule
 from judgeprobe.report.render import Section, figures, render
 from judgeprobe.report.tables import (
     breakdown_table,
+    ci_text,
     cost_table,
     counts_table,
     differences_table,
-    fmt_ci,
     invalid_reasons_table,
     provenance_table,
     unreadable_table,
@@ -233,10 +233,7 @@ def build_report(
     if (run_dir / "rubric").is_dir():  # rubric probe results beside the cue run
         sections += rubric_sections(run_dir)
     sections += [*extra, evidence_section(j, lex)]
-    shown = pl.struct("value", "lo", "hi").map_elements(
-        lambda s: fmt_ci(s["value"], s["lo"], s["hi"]), return_dtype=pl.String
-    )
-    all_rows = tidy.select(*CELL, "metric", "versus", "n", "documents", shown=shown, p="p")
+    all_rows = tidy.select(*CELL, "metric", "versus", "n", "documents", shown=ci_text(), p="p")
     note = "value [95% interval], n = items, documents = the resampling unit; diff_ rows: "
     note += "this cell minus versus, p = exact sign test."
     sections.append(Section("All metrics", note, [], [all_rows]))

@@ -105,7 +105,7 @@ def differences_table(tidy: pl.DataFrame) -> pl.DataFrame:
         *CELL,
         pl.col("metric").str.strip_prefix("diff_"),
         "versus",
-        difference=_shown("value", "lo", "hi"),
+        difference=ci_text(),
         p=pl.col("p").map_elements(fmt_p, return_dtype=pl.String),
         n="n",
         documents="documents",
@@ -117,16 +117,32 @@ def breakdown_table(tidy: pl.DataFrame, by: str, metrics: list[str]) -> pl.DataF
     data = tidy.filter(pl.col("metric").is_in(metrics) & pl.col("versus").is_null())
     if data.is_empty():
         return pl.DataFrame()
-    wide = data.select(by, *CELL, "metric", shown=_shown("value", "lo", "hi")).pivot(
+    wide = data.select(by, *CELL, "metric", shown=ci_text()).pivot(
         on="metric", index=[by, *CELL], values="shown"
     )
     present = [m for m in metrics if m in wide.columns]
     return wide.select(by, *CELL, *present).fill_null("–").sort([by, *CELL])
 
 
-def _shown(value: str, lo: str, hi: str) -> pl.Expr:
-    return pl.struct(value, lo, hi).map_elements(
-        lambda s: fmt_ci(s[value], s[lo], s[hi]), return_dtype=pl.String
+def ci_text(
+    value: str = "value", lo: str = "lo", hi: str = "hi", decimals: int = 3, unit: str = ""
+) -> pl.Expr:
+    """``0.123 [0.100, 0.150]`` (``unit`` after the value, e.g. ``%``) as one Polars
+    expression; the value alone without bounds, "–" when the value is undefined."""
+
+    def text(column: str) -> pl.Expr:
+        number = pl.when(pl.col(column).is_nan()).then(None).otherwise(pl.col(column))
+        return number.round(decimals).cast(pl.Decimal(38, decimals), strict=False).cast(pl.String)
+
+    undefined = pl.col(value).is_null() | pl.col(value).is_nan()
+    no_bounds = pl.any_horizontal(pl.col(c).is_null() | pl.col(c).is_nan() for c in (lo, hi))
+    return (
+        pl.when(undefined)
+        .then(pl.lit("–"))
+        .when(no_bounds)
+        .then(pl.format("{}" + unit, text(value)))
+        .otherwise(pl.format("{}" + unit + " [{}, {}]", text(value), text(lo), text(hi)))
+        .alias(value)
     )
 
 
@@ -200,9 +216,7 @@ def with_ci(tidy: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
     cells = data.select(
         *CELL,
         "metric",
-        shown=pl.struct("value", "lo", "hi").map_elements(
-            lambda s: fmt_ci(s["value"], s["lo"], s["hi"]), return_dtype=pl.String
-        ),
+        shown=ci_text(),
     )
     wide = cells.pivot(on="metric", index=CELL, values="shown")
     present = [m for m in metrics if m in wide.columns]

@@ -15,7 +15,6 @@ import time
 from importlib.util import find_spec
 from pathlib import Path
 
-import orjson
 import polars as pl
 from pydantic import ValidationError
 from rich.console import Console
@@ -39,8 +38,7 @@ from judgeprobe.rubric.sweep import (
     labels_from_items,
     manifest,
 )
-
-EXIT_INCOMPLETE = 3
+from judgeprobe.rundir import EXIT_INCOMPLETE, check_run_dir
 
 
 def _csv(value: str) -> list[str]:
@@ -125,19 +123,6 @@ def _check_classifiers(cfg: RubricConfig) -> None:
         )
 
 
-def _check_run_dir(folder: Path, resume: bool, cfg: RubricConfig) -> None:
-    path = folder / "manifest.json"
-    if path.exists() and not resume:
-        raise JudgeprobeError(
-            f"{folder.parent} already holds a rubric run; pass --resume or choose another --out"
-        )
-    if path.exists() and orjson.loads(path.read_bytes()).get("config_digest") != cfg.digest():
-        raise JudgeprobeError(
-            f"{folder.parent} was made with a different rubric config; resume it with the same "
-            "config or choose another --out"
-        )
-
-
 def _report(out: Path) -> Path:
     """The combined report when ``out`` also holds a cue run, else the rubric report alone."""
     if (out / "judgments.parquet").is_file() and (out / "manifest.json").is_file():
@@ -179,13 +164,13 @@ def main(argv: list[str] | None = None) -> int:
         labels = labels_from_items(items)
         if labels.is_empty():
             raise JudgeprobeError(f"{cfg.items}: --labels-only needs a judge_label on the items")
-        _check_run_dir(folder, args.resume, cfg)
+        check_run_dir(folder, args.resume, cfg.digest(), what="rubric run")
         folder.mkdir(parents=True, exist_ok=True)
         write_json(folder / "manifest.json", manifest(cfg, items, {}))
         tables = analyse(folder, None, labels, cfg, [])
     else:
         notes = check_provided(cfg, items)
-        _check_run_dir(folder, args.resume, cfg)
+        check_run_dir(folder, args.resume, cfg.digest(), what="rubric run")
         judgments, outcome = asyncio.run(
             judge_all(cfg, items, folder, console, not args.no_progress)
         )

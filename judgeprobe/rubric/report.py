@@ -17,7 +17,7 @@ import polars as pl
 from judgeprobe.files import write_atomic
 from judgeprobe.report import plots
 from judgeprobe.report.render import Section, figures, render
-from judgeprobe.report.tables import fmt_ci
+from judgeprobe.report.tables import ci_text
 from judgeprobe.rubric.classify import METRICS
 from judgeprobe.rubric.sweep import SUBDIR
 from judgeprobe.rubric.transitions import LABELS
@@ -32,12 +32,6 @@ def _read(folder: Path, stem: str) -> pl.DataFrame:
         return pl.DataFrame()
     table = pl.read_csv(path, infer_schema_length=None)
     return table.with_columns(pl.col(c).cast(pl.Float64) for c in FLOATS if c in table.columns)
-
-
-def _shown(value: str, lo: str, hi: str) -> pl.Expr:
-    return pl.struct(value, lo, hi).map_elements(
-        lambda s: fmt_ci(s[value], s[lo], s[hi]), return_dtype=pl.String
-    )
 
 
 def fmt_percent(value: float | None, lo: float | None, hi: float | None) -> str:
@@ -123,7 +117,7 @@ def classifier_table(metrics: pl.DataFrame) -> pl.DataFrame:
         "cohort",
         "metric",
         cv_5fold=cv,
-        held_out=_shown("value", "lo", "hi"),
+        held_out=ci_text(),
         n_test="n_test",
     )
 
@@ -195,7 +189,7 @@ def rubric_sections(run_dir: Path) -> list[Section]:
                         "train_split",
                         "test_split",
                         "within",
-                        balanced_accuracy=_shown("balanced_accuracy", "lo", "hi"),
+                        balanced_accuracy=ci_text("balanced_accuracy"),
                         n_test="n_test",
                     )
                 ],
@@ -207,9 +201,7 @@ def rubric_sections(run_dir: Path) -> list[Section]:
             "perturbation",
             "outcome",
             "count",
-            percent=pl.struct("percent", "lo", "hi").map_elements(
-                lambda s: fmt_percent(s["percent"], s["lo"], s["hi"]), return_dtype=pl.String
-            ),
+            percent=ci_text("percent", decimals=1, unit="%"),
             detail="detail",
             valid_pairs="valid_pairs",
         )

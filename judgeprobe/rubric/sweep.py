@@ -9,7 +9,7 @@ classifier input), ``classifier_metrics.csv``, ``confusion.csv``, ``transfer.csv
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +18,10 @@ from rich.console import Console
 
 from judgeprobe import JudgeprobeError, __version__
 from judgeprobe.engine.client import Endpoint
-from judgeprobe.engine.probe import probe_endpoint
-from judgeprobe.engine.progress import SweepProgress
-from judgeprobe.engine.runner import RunOutcome, run_jobs
+from judgeprobe.engine.runner import RunOutcome
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.engine.wire import check_judge, sampling_record
-from judgeprobe.files import write_json
+from judgeprobe.engine.wire import sampling_record
+from judgeprobe.files import atomic_path
 from judgeprobe.manifest import public_url
 from judgeprobe.prompts import load_template
 from judgeprobe.rubric.classify import run_probe
@@ -32,6 +30,7 @@ from judgeprobe.rubric.data import RubricItem, items_digest
 from judgeprobe.rubric.judge import JUDGE_TEMPLATE, PRESETS, RubricJob, job_key, run_rubric_job
 from judgeprobe.rubric.perturb import PERTURBATIONS, REWRITE_TEMPLATES, Source, Variant, provided
 from judgeprobe.rubric.transitions import transition_table
+from judgeprobe.sweep import JobType, judges_open, lanes_of, run_sweep
 
 SUBDIR = "rubric"
 RESULTS = [
@@ -82,7 +81,8 @@ def plan(cfg: RubricConfig, items: list[RubricItem]) -> Iterator[RubricJob]:
                     yield RubricJob(key, judge.name, item, variant, source, seed)
 
 
-def judgment_rows(jobs: Iterator[RubricJob], store: Store) -> pl.DataFrame:
+def rubric_rows(jobs: Iterable[RubricJob], store: Store) -> pl.DataFrame:
+    """One row per planned rubric judgment (Invalid \"not run\" where none is stored)."""
     rows = []
     for job in jobs:
         o = store.get_outcome(job.key)
@@ -113,46 +113,41 @@ def judgment_rows(jobs: Iterator[RubricJob], store: Store) -> pl.DataFrame:
     return pl.DataFrame(rows, schema_overrides={"expected": pl.String})
 
 
+def rubric_jobs(cfg: RubricConfig, items: list[RubricItem], out: Path) -> JobType[RubricJob]:
+    """The rubric probe as a job type of the shared runner; rows go to
+    ``out/judgments.parquet``. Two lanes per server slot: a job may first ask for a rewrite."""
+    sampling = PRESETS[cfg.preset]
+
+    async def make(job: RubricJob, endpoint: Endpoint, store: Store) -> Outcome:
+        return await run_rubric_job(job, endpoint, store, sampling, cfg.max_tokens)
+
+    def rows(jobs: Iterable[RubricJob], store: Store, _: dict[str, str]) -> pl.DataFrame:
+        frame = rubric_rows(jobs, store)
+        with atomic_path(out / "judgments.parquet") as tmp:
+            frame.write_parquet(tmp)
+        return frame
+
+    return JobType(
+        plan=lambda _: plan(cfg, items),
+        make=make,
+        rows=rows,
+        manifest=lambda endpoints: manifest(cfg, items, endpoints),
+        planned=sum(1 for _ in plan(cfg, items)),
+        lanes=lanes_of(cfg.judges, per_slot=2),
+    )
+
+
 async def judge_all(
     cfg: RubricConfig, items: list[RubricItem], out: Path, console: Console, progress: bool
 ) -> tuple[pl.DataFrame, RunOutcome]:
     """Probe the judges, run every job not already final, return the judgments."""
-    endpoints: dict[str, Endpoint] = {}
-    sampling = PRESETS[cfg.preset]
-    try:
-        for judge in cfg.judges:
-            endpoints[judge.name] = await probe_endpoint(judge, cfg.engine)
-            info = endpoints[judge.name].info
-            check_judge(judge, info.backend, sampling, cfg.seeds)
-            console.print(
-                f"judge [bold]{judge.name}[/] at {judge.url}: {info.model} "
-                f"({info.backend}, fingerprint {info.fingerprint})"
-            )
-        out.mkdir(parents=True, exist_ok=True)
-        write_json(out / "manifest.json", manifest(cfg, items, endpoints))
-        store = Store(out / "store.sqlite")
-        try:
-            total = sum(1 for _ in plan(cfg, items))
-            console.print(f"{total} rubric judgments planned → {out}")
-
-            async def handle(job: RubricJob) -> Outcome:
-                return await run_rubric_job(
-                    job, endpoints[job.judge], store, sampling, cfg.max_tokens
-                )
-
-            workers = {j.name: 2 * j.concurrency for j in cfg.judges}
-            with SweepProgress(total, console, enabled=progress) as bar:
-                outcome = await run_jobs(
-                    plan(cfg, items), handle, workers, store, bar, cfg.engine.sweep_deadline_s
-                )
-            frame = judgment_rows(plan(cfg, items), store)
-        finally:
-            store.close()
-    finally:
-        for endpoint in endpoints.values():
-            await endpoint.close()
-    frame.write_parquet(out / "judgments.parquet")
-    return frame, outcome
+    kind = rubric_jobs(cfg, items, out)
+    async with judges_open(cfg.judges, cfg.engine, console) as endpoints:
+        swept = await run_sweep(
+            kind, endpoints, cfg.engine, out, console, progress,
+            opened=lambda: console.print(f"{kind.planned} rubric judgments planned → {out}"),
+        )  # fmt: skip
+    return swept.judgments, swept.outcome
 
 
 def manifest(

@@ -1,0 +1,26 @@
+"""A cue run's derived outputs, written from its judgments table: metrics.csv, the printed
+metric table and the report. The sweep, a merge of shards and a batch import end with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+from rich.console import Console
+
+from judgeprobe.metrics.flags import run_limits
+from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.metrics.outcome import outcome_table
+from judgeprobe.metrics.table import print_table, write_csv
+from judgeprobe.report.build import build_report
+from judgeprobe.rundir import read_manifest
+
+
+def write_outputs(out: Path, frame: pl.DataFrame, console: Console) -> int:
+    """Metrics, the printed table and the report from a judgments table; the Invalid count."""
+    table = outcome_table(frame, run_limits(read_manifest(out)))
+    write_csv(table, out / "metrics.csv")
+    print_table(table)
+    report = build_report(out, load_lexicons(None))
+    console.print(f"report: {report}")
+    return int((frame["verdict"] == "Invalid").sum())

@@ -1,0 +1,184 @@
+"""The one sweep runner: probe → store → scheduled jobs → judgments table, for any job type.
+
+The cue sweep (``run``), the rubric probe (``rubric``) and the candidate builder (``build``)
+differ only in what a job is, how it is made and how the finished jobs become rows. They
+pass those as a ``JobType``; everything else — probing every judge with its credentials,
+opening the store only once nothing can fail any more, the manifest, the streaming scheduler
+with its circuit breaker and deadline, closing every connection — lives here, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic
+
+import polars as pl
+from rich.console import Console
+
+from judgeprobe.config import EngineConfig, JudgeConfig
+from judgeprobe.engine.breaker import Breaker
+from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.probe import probe_endpoint
+from judgeprobe.engine.progress import SweepProgress
+from judgeprobe.engine.runner import J, RunOutcome, run_jobs
+from judgeprobe.engine.store import Outcome, Store
+from judgeprobe.files import write_json
+from judgeprobe.rundir import open_store
+
+MAX_GROUP = 16  # most jobs of one group (document) run back to back in one lane
+
+
+async def close_all(endpoints: dict[str, Endpoint]) -> None:
+    """Close every endpoint's connections (idempotent)."""
+    for endpoint in endpoints.values():
+        await endpoint.close()
+
+
+async def probe_judges(
+    judges: Sequence[JudgeConfig], engine: EngineConfig, console: Console
+) -> dict[str, Endpoint]:
+    """Probe every judge (every replica); close what was opened if one fails.
+
+    Every judge's credentials are resolved first, so a missing key fails before any server
+    is asked anything."""
+    for judge in judges:
+        for url in judge.replicas:
+            judge.auth_headers(url)
+    endpoints: dict[str, Endpoint] = {}
+    try:
+        for judge in judges:
+            endpoints[judge.name] = await probe_endpoint(judge, engine)
+            info = endpoints[judge.name].info
+            replicas = f" (+{len(judge.replicas) - 1} replicas)" if len(judge.replicas) > 1 else ""
+            console.print(
+                f"judge [bold]{judge.name}[/] at {judge.url}{replicas}: {info.model} "
+                f"({info.backend}, fingerprint {info.fingerprint})"
+            )
+    except BaseException:
+        await close_all(endpoints)
+        raise
+    return endpoints
+
+
+@asynccontextmanager
+async def judges_open(
+    judges: Sequence[JudgeConfig], engine: EngineConfig, console: Console
+) -> AsyncIterator[dict[str, Endpoint]]:
+    """The probed endpoints of ``judges`` for the length of a block."""
+    endpoints = await probe_judges(judges, engine, console)
+    try:
+        yield endpoints
+    finally:
+        await close_all(endpoints)
+
+
+def lanes_of(judges: Sequence[JudgeConfig], per_slot: int = 1) -> dict[str, int]:
+    """Concurrent lanes per judge: ``per_slot`` for every server slot of every replica."""
+    return {j.name: per_slot * j.concurrency * len(j.replicas) for j in judges}
+
+
+@dataclass(frozen=True)
+class JobType(Generic[J]):
+    """What a sweep's jobs are: everything the runner needs that differs between sweeps.
+
+    ``plan`` gets the judges' fingerprints (request keys include them) and may be called
+    twice (to send, then to read back), so it must be deterministic. ``rows`` reads the
+    planned jobs back from the store as the judgments table and writes it. ``group`` keeps a
+    group's jobs (a document's) back to back in one lane, so its prompt prefix stays
+    cached on one server slot."""
+
+    plan: Callable[[dict[str, str]], Iterable[J]]
+    make: Callable[[J, Endpoint, Store], Awaitable[Outcome]]
+    rows: Callable[[Iterable[J], Store, dict[str, str]], pl.DataFrame]
+    manifest: Callable[[dict[str, Endpoint]], dict[str, Any]]
+    planned: int
+    lanes: dict[str, int]
+    group: Callable[[J], Hashable] | None = None
+
+
+@dataclass
+class Swept:
+    """A finished (or deadline-stopped) sweep: its judgments and what the scheduler did."""
+
+    judgments: pl.DataFrame
+    outcome: RunOutcome
+
+
+def handler(
+    kind: JobType[J], endpoints: dict[str, Endpoint], store: Store, breaker: Breaker | None
+) -> Callable[[J], Awaitable[Outcome]]:
+    """One job → its outcome, unless its judge's circuit breaker has tripped."""
+
+    async def handle(job: J) -> Outcome:
+        endpoint = endpoints[job.judge]
+        if breaker is None:
+            return await kind.make(job, endpoint, store)
+        skipped = breaker.skip(job.key, job.judge, endpoint.info.model)
+        if skipped is not None:
+            return skipped
+        outcome = await kind.make(job, endpoint, store)
+        breaker.record(job.judge, outcome)
+        return outcome
+
+    return handle
+
+
+async def run_planned(
+    kind: JobType[J],
+    endpoints: dict[str, Endpoint],
+    store: Store,
+    engine: EngineConfig,
+    progress: SweepProgress,
+) -> RunOutcome:
+    """Every planned job not already final through the engine into ``store``.
+
+    A group's run is capped at planned jobs / lanes, so a sweep of fewer groups than lanes
+    still keeps every lane busy."""
+    fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
+    total = max(1, sum(kind.lanes.values()))
+    max_group = min(MAX_GROUP, -(-kind.planned // total)) if kind.planned else MAX_GROUP
+    breaker = Breaker(engine.breaker_after)
+    outcome = await run_jobs(
+        kind.plan(fingerprints), handler(kind, endpoints, store, breaker), kind.lanes, store,
+        progress, engine.sweep_deadline_s, group=kind.group, max_group=max(1, max_group),
+    )  # fmt: skip
+    outcome.tripped = breaker.tripped
+    return outcome
+
+
+async def run_sweep(
+    kind: JobType[J],
+    endpoints: dict[str, Endpoint],
+    engine: EngineConfig,
+    out: Path,
+    console: Console,
+    show_progress: bool = True,
+    extra_manifest: dict[str, Any] | None = None,
+    opened: Callable[[], None] | None = None,
+) -> Swept:
+    """Open the run's store, write its manifest, run every job and read the rows back.
+
+    ``opened`` runs once the run directory and its manifest exist, before anything is sent
+    (e.g. to write side tables or announce the plan)."""
+    store = open_store(out)
+    try:
+        write_json(out / "manifest.json", {**kind.manifest(endpoints), **(extra_manifest or {})})
+        if opened is not None:
+            opened()
+        with SweepProgress(kind.planned, console, enabled=show_progress) as progress:
+            outcome = await run_planned(kind, endpoints, store, engine, progress)
+        if outcome.deadline_hit:
+            console.print(
+                f"[yellow]sweep deadline ({engine.sweep_deadline_s:g}s) reached: sending "
+                "stopped; the tables and report are written now, after it (the deadline "
+                "covers sending only)[/]"
+            )
+        store.flush()
+        fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
+        frame = kind.rows(kind.plan(fingerprints), store, fingerprints)
+    finally:
+        store.close()
+    return Swept(frame, outcome)
