@@ -68,7 +68,7 @@ def sweep_config(
 
 def entropy(counts: Counter[str]) -> float:
     n = sum(counts.values())
-    return -sum(c / n * math.log2(c / n) for c in counts.values() if c) if n else 0.0
+    return sum(-c / n * math.log2(c / n) for c in counts.values() if c) if n else 0.0
 
 
 def share(hits: pl.Series) -> float:
