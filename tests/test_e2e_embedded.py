@@ -1,4 +1,4 @@
-"""End to end against the real embedded judge: llama.cpp serving Gemma 3 270M from PyPI.
+"""End to end against the real embedded judge: llama.cpp (xllamacpp) serving Gemma 3 270M.
 
 The test session starts its own server on a spare port (the same launcher as
 ``make serve-gemma``), runs a small sweep of all four conditions through the CLI, and checks
@@ -8,11 +8,14 @@ the judgments, the manifest and the metric table. No fake server here.
 from __future__ import annotations
 
 import asyncio
+import re
+from importlib.metadata import version
 from pathlib import Path
 
 import orjson
 import polars as pl
 
+from judgeprobe.corpus import load_items
 from tests import chromium
 from tests.conftest import run_cli
 from tests.test_report_browser import check_browser_filters
@@ -43,6 +46,9 @@ def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path:
     (judge,) = manifest["judges"]
     assert judge["backend"] == "llama-server"
     assert judge["model"] == "gemma3-270m"
+    # The prebuilt server names its build in the model tags (its /props says "b0-unknown"),
+    # so a new xllamacpp release changes the fingerprint and never reuses old verdicts.
+    assert judge["server"]["tags"] == [f"xllamacpp-{version('xllamacpp')}"]
     assert judge["fingerprint"] == j["fingerprint"][0]
     assert manifest["protocol_templates"]["baseline"] == j["template_hash"][0]
     assert set(manifest["templates"]) >= {"baseline_v1", "materials_v1"}
@@ -113,3 +119,22 @@ def test_every_protocol_on_the_real_embedded_judge(embedded_judge: str, tmp_path
     assert j.filter(pl.col("condition") == "Verbosity")["attack"].unique().to_list() == [
         "verbosity"
     ]
+
+
+def test_an_instruct_judge_gives_real_verdicts(qwen_judge: str, tmp_path: Path) -> None:
+    """Qwen2.5-Coder 0.5B Instruct, assembled from its PyPI parts and served by the prebuilt
+    server, prefers a summary and says why in the item's own words (Gemma 270M answers Tie)."""
+    out = tmp_path / "run"
+    judge = f"qwen2.5-coder-0.5b={qwen_judge}"
+    proc = run_cli("--judge", judge, "--limit", "1", "--out", str(out), timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    j = pl.read_parquet(out / "judgments.parquet")
+    assert j.height == 4
+    valid = j.filter(pl.col("verdict") != "Invalid")
+    assert valid.height >= 3, j.select("invalid_reason")
+    assert set(valid["verdict"]) & {"A", "B"}
+    document = load_items("bundled:sample", 1)[0].document.lower()
+    numbers = {n for e in valid["explanation"] for n in re.findall(r"\d+", e)}
+    assert numbers & set(re.findall(r"\d+", document)), valid["explanation"].to_list()
+    (info,) = orjson.loads((out / "manifest.json").read_bytes())["judges"]
+    assert info["server"]["model_file"] == "qwen2.5-coder-0.5b-instruct.gguf"
