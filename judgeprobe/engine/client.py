@@ -13,17 +13,16 @@ batch file's answers (judgeprobe.engine.batch) are validated exactly as live one
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import orjson
 from asyncio_throttle.throttler import Throttler
 from tenacity import (
     AsyncRetrying,
-    RetryCallState,
     retry_if_exception,
     stop_after_attempt,
     stop_after_delay,
@@ -145,106 +144,152 @@ def _error_message(raw: bytes) -> str:
         return raw[:200].decode(errors="replace")
 
 
+class SendFailed(Exception):
+    """Every transport attempt of one send failed; ``cause`` is the last failure."""
+
+    def __init__(self, cause: BaseException, attempts: int) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.attempts = attempts
+
+
+def retry_policy(engine: EngineConfig, deadline: float) -> AsyncRetrying:
+    """Transport retries of one send: retryable failures only (429, 5xx, timeouts, resets),
+    at most ``max_attempts`` attempts in all, jittered backoff honouring Retry-After, and
+    never past the request deadline."""
+    return AsyncRetrying(
+        retry=retry_if_exception(is_retryable),
+        stop=stop_after_attempt(engine.max_attempts)
+        | stop_after_delay(max(0.0, deadline - time.monotonic())),
+        wait=BackoffWait(engine.backoff_base_s, engine.backoff_cap_s),
+        reraise=True,
+    )
+
+
+async def send_with_retries(
+    call: Callable[[], Awaitable[Completion]], engine: EngineConfig, deadline: float
+) -> tuple[Completion, int]:
+    """One send and its transport retries; the completion and the attempts it took.
+
+    The first attempt goes out directly, so the common case never builds a retry object (it
+    is measured on the hot path). After a failure the retry policy takes over and replays
+    that failure as its own first attempt, so the backoff and the attempt cap count it.
+    ``Deferred`` passes through: the request is handed on, not failed."""
+    try:
+        return await call(), 1
+    except Deferred:
+        raise
+    except Exception as exc:
+        first: Exception = exc
+    attempts = 1
+    try:
+        async for attempt in retry_policy(engine, deadline):
+            with attempt:
+                attempts = attempt.retry_state.attempt_number
+                if attempts == 1:
+                    raise first
+                return await call(), attempts
+    except Deferred:
+        raise
+    except Exception as exc:
+        raise SendFailed(exc, attempts) from exc
+    raise AssertionError("the retry policy either returns or raises")  # pragma: no cover
+
+
+@dataclass(slots=True)
+class Rounds:
+    """The budgets a non-conforming reply draws on, apart from transport retries."""
+
+    budget: int  # max_tokens of the next send
+    reasks: int = 0
+    escalations: int = 0
+
+
+def next_round(exc: ReplyError, rounds: Rounds, engine: EngineConfig, deadline: float) -> str:
+    """What a non-conforming reply leads to: ``"escalate"`` (cut at max_tokens: once, with
+    a larger budget, never re-sent unchanged), ``"reask"`` (the problem told to the judge),
+    or the Invalid reason that ends the request. Updates ``rounds`` for the next send."""
+    late = time.monotonic() >= deadline
+    if exc.truncated:
+        larger = escalated(rounds.budget, engine)
+        if rounds.escalations:
+            how = "after one escalation"
+        elif larger <= rounds.budget:
+            how = "the cap; not escalated"
+        elif late:
+            how = "request deadline passed; not escalated"
+        else:
+            rounds.escalations += 1
+            rounds.budget = larger
+            return "escalate"
+        return f"{exc} at {rounds.budget} tokens, {how}"
+    if rounds.reasks < engine.max_reasks and not late:
+        rounds.reasks += 1
+        return "reask"
+    return str(exc)
+
+
 async def converse(
     req: Request, send: Send, engine: EngineConfig, model: str, endpoint: str
 ) -> Result:
     """Run one request to its end: a valid result or an explicit Invalid one.
 
-    A reply that does not conform is re-asked (up to ``max_reasks``); one cut at
-    ``max_tokens`` is not: the same conversation is sent once more with the escalated budget
-    (``escalated``), and a second cut, or a budget already at the cap, ends it Invalid.
-    ``Deferred`` from ``send`` passes through: the request is not over, only handed on.
+    Three budgets, each counted apart in the result: ``max_attempts`` transport attempts per
+    send (``send_with_retries``), ``max_reasks`` re-asks of a reply that does not conform,
+    and one escalation of a reply cut at ``max_tokens`` (``next_round``); the request
+    deadline bounds them all. A request therefore makes at most
+    ``(1 + max_reasks + 1) × max_attempts`` HTTP calls.
     """
     start = time.monotonic()
     messages = [dict(m) for m in req.messages]
-    attempts = reasks = escalations = prompt_tokens = completion_tokens = 0
-    budget = req.sampling.max_tokens
+    rounds = Rounds(budget=req.sampling.max_tokens)
+    attempts = prompt_tokens = completion_tokens = 0
     deadline = start + engine.request_deadline_s
 
-    def done(**fields: object) -> Result:
+    def done(**fields: Any) -> Result:
         return Result(
             key=req.key,
             attempts=attempts,
-            reasks=reasks,
-            escalations=escalations,
+            reasks=rounds.reasks,
+            escalations=rounds.escalations,
             latency_s=time.monotonic() - start,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             model=model,
             endpoint=endpoint,
             completed_at=time.time(),
-            **fields,  # type: ignore[arg-type]
+            **fields,
         )
 
     while True:
         try:
-            attempts += 1
-            try:  # the first attempt goes out directly: tenacity only once one has failed
-                reply = await send(messages, reasks, budget)
-            except Deferred:
-                raise
-            except Exception as exc:
-                left = deadline - time.monotonic()
-                if not is_retryable(exc) or engine.max_attempts == 1 or left <= 0:
-                    raise
-                wait = BackoffWait(engine.backoff_base_s, engine.backoff_cap_s, done=1)
-                await asyncio.sleep(min(left, wait(_failed_first(exc))))
-                retrying = AsyncRetrying(
-                    retry=retry_if_exception(is_retryable),
-                    stop=stop_after_attempt(engine.max_attempts - 1)
-                    | stop_after_delay(max(0.0, deadline - time.monotonic())),
-                    wait=wait,
-                    reraise=True,
-                )
-                async for attempt in retrying:
-                    with attempt:
-                        attempts += 1
-                        reply = await send(messages, reasks, budget)
-        except Deferred:
-            raise
-        except Exception as exc:
+            call = partial(send, messages, rounds.reasks, rounds.budget)
+            reply, used = await send_with_retries(call, engine, deadline)
+        except SendFailed as failed:
+            attempts += failed.attempts
             return done(
                 status="invalid",
-                invalid_reason=f"transport: {describe(exc)} after {attempts} attempt(s)",
-                retryable=is_retryable(exc) or status_of(exc) in _CONFIG_STATUS,
+                invalid_reason=f"transport: {describe(failed.cause)} after {attempts} attempt(s)",
+                retryable=is_retryable(failed.cause) or status_of(failed.cause) in _CONFIG_STATUS,
             )
+        attempts += used
         prompt_tokens += reply.prompt_tokens
         completion_tokens += reply.completion_tokens
         text, finish = reply.text, reply.finish_reason
         try:
             parsed = parse_reply(text, req.reply_model, finish)
         except ReplyError as exc:
-            if exc.truncated:
-                larger = escalated(budget, engine)
-                if escalations:
-                    how = "after one escalation"
-                elif larger <= budget:
-                    how = "the cap; not escalated"
-                elif time.monotonic() >= deadline:
-                    how = "request deadline passed; not escalated"
-                else:
-                    escalations += 1
-                    budget = larger
-                    continue  # the same conversation, a larger budget
-                reason = f"{exc} at {budget} tokens, {how}"
-                return done(status="invalid", raw=text, invalid_reason=reason, finish_reason=finish)
-            if reasks < engine.max_reasks and time.monotonic() < deadline:
-                reasks += 1
+            step = next_round(exc, rounds, engine, deadline)
+            if step == "escalate":
+                continue  # the same conversation, a larger budget
+            if step == "reask":
                 messages += [
                     {"role": "assistant", "content": text},
                     {"role": "user", "content": reask_message(str(exc))},
                 ]
                 continue
-            return done(status="invalid", raw=text, invalid_reason=str(exc), finish_reason=finish)
+            return done(status="invalid", raw=text, invalid_reason=step, finish_reason=finish)
         return done(status="valid", reply=parsed.model_dump(), raw=text, finish_reason=finish)
-
-
-def _failed_first(exc: BaseException) -> RetryCallState:
-    """tenacity's record of a failed first attempt, to size the wait before the second."""
-    state = RetryCallState(None, None, (), {})  # type: ignore[arg-type]
-    state.attempt_number = 0  # BackoffWait(done=1) adds the direct first attempt back
-    state.set_exception((type(exc), exc, exc.__traceback__))
-    return state
 
 
 class Endpoint:
