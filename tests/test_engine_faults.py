@@ -113,17 +113,17 @@ def test_client_error_is_not_retried_and_is_recorded(tmp_path: Path) -> None:
 
 
 def test_stuck_server_cannot_hang_the_sweep(tmp_path: Path) -> None:
+    # A server that never answers, and attempts that would wait an hour each: only the
+    # sweep deadline (2 s) can end this run before the CLI's own 5-minute limit kills it
+    # (a limit far from any timing the machine's load could reach).
     items = make_items(tmp_path / "items.jsonl", 3)
     with FakeJudge(hang=True) as judge:
         cfg = write_config(
             tmp_path / "c.toml", judge.url, items,
-            engine={"attempt_timeout_s": 30.0, "sweep_deadline_s": 2.0},
+            engine={"attempt_timeout_s": 3600.0, "sweep_deadline_s": 2.0},
         )  # fmt: skip
-        start = time.monotonic()
-        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
-        elapsed = time.monotonic() - start
+        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"), timeout=300)
     assert proc.returncode == 3, proc.stderr
-    assert elapsed < 25.0
     j = pl.read_parquet(tmp_path / "run" / "judgments.parquet")
     assert j.height == 12
     assert (j["verdict"] == "Invalid").all()
