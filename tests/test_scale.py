@@ -27,9 +27,8 @@ class FakeJob:
 def test_plan_yields_each_documents_jobs_together(tmp_path: Path) -> None:
     items = load_items(str(make_items(tmp_path / "items.jsonl", 12)))
     cfg = SweepConfig(order="both", seeds=[0, 1], protocols=["baseline", "scot"])
-    docs = [
-        document_of(job) for job in plan(cfg, items, builtin_conditions(), {"gemma3-270m": "f"})
-    ]
+    fingerprints = {judge.name: "f" for judge in cfg.judges}  # the default judge, whichever
+    docs = [document_of(job) for job in plan(cfg, items, builtin_conditions(), fingerprints)]
     runs = [doc for doc, _ in itertools.groupby(docs)]
     assert len(runs) == len(set(runs)) == 12  # one run per document, never interleaved
     assert len(docs) == 12 * 2 * 2 * 2 * 4
