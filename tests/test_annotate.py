@@ -72,7 +72,8 @@ def test_export_is_blind_stratified_and_reproducible(run_dir: Path, capsys: Any)
     out = run_dir / "annotation"
     pairs, key = _read(out / "pairs.csv"), _read(out / "key.csv")
     assert list(pairs[0]) == ["pair_id", "document", "summary_1", "summary_2", "label"]
-    assert len(pairs) == len(key) == 9 and all(p["label"] == "" for p in pairs)
+    assert len(pairs) == len(key) == 9
+    assert all(p["label"] == "" for p in pairs)
     assert [k["subset"] for k in key].count("eq_pair") == 6  # 12:6 strata → 6:3
     text = (out / "pairs.csv").read_text() + (out / "form.html").read_text()
     for hidden in ("LLM", "TradML", "label =", "fake", "Blind", "explanation"):
@@ -98,7 +99,9 @@ def test_form_is_self_contained_and_saves_what_import_reads(run_dir: Path, tmp_p
         pytest.skip("node is not installed: the form's CSV writer cannot be run here")
     assert annotate(["export", str(run_dir), "--n", "6", "--force"]) == 0
     html = (run_dir / "annotation" / "form.html").read_text()
-    assert "http://" not in html and "https://" not in html and " src=" not in html
+    assert "http://" not in html
+    assert "https://" not in html
+    assert " src=" not in html
     data = html.split('<script id="data" type="application/json">')[1].split("</script>")[0]
     pairs = orjson.loads(data.replace("<\\/", "</"))
     writer = html.split('<script id="csv">')[1].split("</script>")[0]
@@ -111,13 +114,15 @@ def test_form_is_self_contained_and_saves_what_import_reads(run_dir: Path, tmp_p
     path = tmp_path / "labels-ann.csv"
     path.write_text(saved.stdout)
     rows = _read(path)
-    assert {r["annotator"] for r in rows} == {who} and rows[-1]["label"] == ""
+    assert {r["annotator"] for r in rows} == {who}
+    assert rows[-1]["label"] == ""
     assert annotate(["import", str(run_dir), str(path), "--resamples", "200"]) == 0
     table = pl.read_csv(run_dir / "annotation" / "agreement.csv")
     tie = table.filter(pl.col("metric") == "tie_rate", pl.col("kind") == "annotator").row(
         0, named=True
     )
-    assert tie["who"] == who and tie["n"] == 5
+    assert tie["who"] == who
+    assert tie["n"] == 5
 
 
 def _labels(path: Path, who: str, labels: dict[str, str]) -> Path:
@@ -144,7 +149,8 @@ def test_import_reports_ties_kappa_and_judge_agreement(run_dir: Path, tmp_path: 
 
     c1, c2 = [cand(p, one[p]) for p in ids], [cand(p, two[p]) for p in ids]
     kappa = t.filter(pl.col("metric") == "cohen_kappa").row(0, named=True)
-    assert kappa["who"] == "ann1 vs ann2" and kappa["n"] == 18
+    assert kappa["who"] == "ann1 vs ann2"
+    assert kappa["n"] == 18
     assert kappa["value"] == pytest.approx(cohen_kappa_score(c1, c2))
     assert kappa["lo"] <= kappa["value"] <= kappa["hi"]
     ties = dict(t.filter(pl.col("kind") == "annotator").select("who", "value").iter_rows())
@@ -185,4 +191,5 @@ def test_bad_labels_file_is_one_error_line(run_dir: Path, tmp_path: Path, conten
         [str(ROOT / ".venv" / "bin" / "python"), "-m", "judgeprobe.annotate", "import",
          str(run_dir), str(path)], capture_output=True, text=True, cwd=ROOT,
     )  # fmt: skip
-    assert proc.returncode == 2 and proc.stderr == f"error: {path}: {message.format(p=pair)}\n"
+    assert proc.returncode == 2
+    assert proc.stderr == f"error: {path}: {message.format(p=pair)}\n"

@@ -64,13 +64,16 @@ def test_no_rule_attack_adds_a_lexicon_word(lexicon: Path) -> None:
 def test_rule_attacks_still_attack() -> None:
     text = "Perhaps the firm grew 12% in 2023. It arguably hired 40 engineers."
     longer = verbosity(text)
-    assert longer.startswith(text) and len(longer) > len(text) + 40
+    assert longer.startswith(text)
+    assert len(longer) > len(text) + 40
     assert "It arguably hired 40 engineers." in longer[len(text) :]  # a clean sentence restated
     sure = confidence(text)
-    assert "erhaps" not in sure and "arguably" not in sure
+    assert "erhaps" not in sure
+    assert "arguably" not in sure
     # A summary whose every sentence holds a lexicon word is padded, never restated.
     padded = verbosity(ADVERSARIAL[0])
-    assert padded.count("thorough") == 1 and len(padded) > len(ADVERSARIAL[0])
+    assert padded.count("thorough") == 1
+    assert len(padded) > len(ADVERSARIAL[0])
 
 
 # --- the same preservation check during a sweep ---------------------------------------------
@@ -88,12 +91,17 @@ def test_sweep_checks_each_attacked_text_per_item() -> None:
     rule, prepared = table.row(0, named=True), table.row(1, named=True)
     assert (rule["item_id"], rule["method"]) == ("d1", "rule")
     assert (prepared["item_id"], prepared["method"]) == ("d2", "prepared")
-    assert prepared["preserved"] is False and prepared["new_numbers"] == "25"
-    assert prepared["new_names"] == "Lumio" and "new names: Lumio" in prepared["flag"]
+    assert prepared["preserved"] is False
+    assert prepared["new_numbers"] == "25"
+    assert prepared["new_names"] == "Lumio"
+    assert "new names: Lumio" in prepared["flag"]
     if embeddings.available():
-        assert rule["preserved"] is True and rule["similarity"] >= 0.75 and rule["flag"] == ""
+        assert rule["preserved"] is True
+        assert rule["similarity"] >= 0.75
+        assert rule["flag"] == ""
     else:
-        assert rule["preserved"] is None and "no embedding model" in rule["flag"]
+        assert rule["preserved"] is None
+        assert "no embedding model" in rule["flag"]
 
 
 def test_a_sweep_with_an_attack_writes_its_checks(tmp_path: Path) -> None:
@@ -104,6 +112,7 @@ def test_a_sweep_with_an_attack_writes_its_checks(tmp_path: Path) -> None:
         assert main(["--config", str(cfg), "--out", str(tmp_path / "run"), "--no-progress"]) == 0
     checks = pl.read_csv(tmp_path / "run" / "attack_checks.csv")
     assert checks["item_id"].to_list() == ["doc-0000", "doc-0001", "doc-0002"]
-    assert set(checks["method"]) == {"rule"} and set(checks["new_numbers"].fill_null("")) == {""}
+    assert set(checks["method"]) == {"rule"}
+    assert set(checks["new_numbers"].fill_null("")) == {""}
     if embeddings.available():
         assert checks["preserved"].to_list() == [True] * 3

@@ -233,7 +233,8 @@ def test_metrics_match_blind_in_any_case(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     metrics = pl.read_csv(tmp_path / "metrics.csv")
     blind = metrics.filter(pl.col("condition") == "Blind")
-    assert blind.height == 1 and blind["EDR"][0] == 0.0  # no Tie among the Blind verdicts
+    assert blind.height == 1
+    assert blind["EDR"][0] == 0.0  # no Tie among the Blind verdicts
 
 
 def test_report_on_a_corrupt_judgments_table(tmp_path: Path) -> None:

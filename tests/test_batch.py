@@ -68,10 +68,13 @@ def test_batch_round_trip_equals_a_live_run(tmp_path: Path) -> None:
     exported = _batch(cfg, run, "--export-batch", requests)
     assert exported.returncode == 0, exported.stderr
     lines = _lines(requests)
-    assert len(lines) == 5 * 4 and len({x["custom_id"] for x in lines}) == 20
+    assert len(lines) == 5 * 4
+    assert len({x["custom_id"] for x in lines}) == 20
     first = lines[0]
-    assert first["method"] == "POST" and first["url"] == "/v1/chat/completions"
-    assert first["body"]["model"] == "fake-judge" and first["body"]["temperature"] == 0.0
+    assert first["method"] == "POST"
+    assert first["url"] == "/v1/chat/completions"
+    assert first["body"]["model"] == "fake-judge"
+    assert first["body"]["temperature"] == 0.0
     assert first["body"]["response_format"]["type"] == "json_schema"
 
     # The batch runner answers: one reply does not conform, one line failed.
@@ -84,7 +87,8 @@ def test_batch_round_trip_equals_a_live_run(tmp_path: Path) -> None:
     imported = _batch(cfg, run, "--import-batch", output)
     assert imported.returncode == 3, imported.stderr  # two judgments still wait
     j = pl.read_parquet(run / "judgments.parquet")
-    assert j.height == 20 and (j["verdict"] != "Invalid").sum() == 18
+    assert j.height == 20
+    assert (j["verdict"] != "Invalid").sum() == 18
 
     # The next export holds exactly the re-ask and the failed line.
     again = tmp_path / "requests2.jsonl"
@@ -118,17 +122,21 @@ def test_import_errors_are_one_line(tmp_path: Path) -> None:
     bogus = tmp_path / "bogus.jsonl"
     bogus.write_text('{"custom_id": "nope", "response": {"status_code": 200, "body": {}}}\n')
     never = _batch(cfg, run, "--import-batch", bogus)
-    assert never.returncode == 2 and "export a batch" in never.stderr
+    assert never.returncode == 2
+    assert "export a batch" in never.stderr
 
     requests = tmp_path / "requests.jsonl"
     assert _batch(cfg, run, "--export-batch", requests).returncode == 0
     stranger = _batch(cfg, run, "--import-batch", bogus)
-    assert stranger.returncode == 2 and "no answer matches" in stranger.stderr
+    assert stranger.returncode == 2
+    assert "no answer matches" in stranger.stderr
     broken = tmp_path / "broken.jsonl"
     broken.write_text("{not json\n")
     bad = _batch(cfg, run, "--import-batch", broken)
-    assert bad.returncode == 2 and "broken.jsonl:1" in bad.stderr
+    assert bad.returncode == 2
+    assert "broken.jsonl:1" in bad.stderr
 
     auto = write_config(tmp_path / "auto.toml", "http://127.0.0.1:9/v1", items)
     undeclared = _batch(auto, tmp_path / "r2", "--export-batch", requests)
-    assert undeclared.returncode == 2 and "backend=" in undeclared.stderr
+    assert undeclared.returncode == 2
+    assert "backend=" in undeclared.stderr

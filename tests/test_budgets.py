@@ -38,7 +38,8 @@ def _worst(node: dict[str, Any], defs: dict[str, Any]) -> Any:
         return {k: _worst(v, defs) for k, v in node["properties"].items()}
     if kind == "array":
         return [_worst(node["items"], defs)] * node["maxItems"]
-    assert kind == "string" and "maxLength" in node, f"an unbounded field: {node}"
+    assert kind == "string", f"an unbounded field: {node}"
+    assert "maxLength" in node, f"an unbounded field: {node}"
     return "x" * node["maxLength"]
 
 

@@ -59,10 +59,12 @@ def test_every_subset_with_provenance_and_sweepable(tmp_path: Path, fake_judge: 
     assert set(extractive["generator_2"]) == {f"sumy:{m}" for m in methods}
     assert set(extractive["generator_1"]) == {"llm:fake"}
     params = orjson.loads(extractive["params_1"][0])
-    assert params["template"] == "summary_v1" and params["temperature"] == 0.0
+    assert params["template"] == "summary_v1"
+    assert params["temperature"] == 0.0
     same = frame.filter(pl.col("subset") == "same_model").row(0, named=True)
     seeds = [orjson.loads(same[f"params_{i}"])["seed"] for i in (1, 2)]
-    assert seeds == [1, 2] and orjson.loads(same["params_1"])["temperature"] > 0
+    assert seeds == [1, 2]
+    assert orjson.loads(same["params_1"])["temperature"] > 0
     relabel = frame.filter(pl.col("subset") == "single_relabel").sort("item_id")
     assert relabel["candidate_1"][0] == relabel["candidate_1"][1]
     assert relabel["candidate_2"][0] == relabel["candidate_2"][1]
@@ -71,7 +73,9 @@ def test_every_subset_with_provenance_and_sweepable(tmp_path: Path, fake_judge: 
     identical = frame.filter(pl.col("subset") == "identical")
     assert (identical["candidate_1"] == identical["candidate_2"]).all()
     rule = frame.filter(pl.col("subset") == "attack_verbosity_rule").row(0, named=True)
-    assert rule["attack_target"] == "A" and rule["preserved"] and rule["similarity"] > 0.75
+    assert rule["attack_target"] == "A"
+    assert rule["preserved"]
+    assert rule["similarity"] > 0.75
     assert rule["candidate_2"] in rule["candidate_1"]  # padded, original kept
     assert rule["base_item_id"] in set(identical["item_id"])
     # The summary's preserved LLM attacks ride on the rows it is candidate 1 of.
@@ -111,10 +115,12 @@ def test_flagged_rewrites_are_left_out_unless_kept(tmp_path: Path, fake_judge: F
     strict: dict[str, Any] = {"limit": 1, "similarity_threshold": 1.0}
     strict |= {"attack_methods": ["rule"], "subsets": ["identical"]}
     dropped = asyncio.run(build_set(_cfg(fake_judge, **strict), tmp_path / "a"))
-    assert dropped.flagged == 2 and dropped.subsets == {"identical": 1}
+    assert dropped.flagged == 2
+    assert dropped.subsets == {"identical": 1}
     kept = asyncio.run(build_set(_cfg(fake_judge, keep_flagged=True, **strict), tmp_path / "b"))
     frame = pl.read_parquet(kept.path).filter(pl.col("attack").is_not_null())
-    assert frame.height == 2 and not frame["preserved"].any()
+    assert frame.height == 2
+    assert not frame["preserved"].any()
     assert all(f.startswith("similarity") for f in frame["flag"])
 
 
@@ -126,7 +132,8 @@ def test_length_filter_and_context_warning(tmp_path: Path, fake_judge: FakeJudge
     cfg = _cfg(fake_judge, corpus=str(corpus), subsets=["identical"], attacks=[], **limits)
     report = asyncio.run(build_set(cfg, tmp_path / "set"))
     assert report.token_method.startswith("approximation")
-    assert report.dropped == {"short": 13} and report.documents == 1
+    assert report.dropped == {"short": 13}
+    assert report.documents == 1
     assert report.over_context == ["ok/identical"]
     with pytest.raises(JudgeprobeError, match="no document is 2000-3000 tokens"):
         asyncio.run(build_set(_cfg(fake_judge, min_tokens=2000, max_tokens=3000), tmp_path / "x"))
@@ -142,7 +149,8 @@ def test_build_cli(tmp_path: Path, fake_judge: FakeJudge) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "13 items from 1 documents" in proc.stderr
     built = orjson.loads((out / "build.json").read_bytes())
-    assert built["items"] == 13 and built["config"]["author"]["name"] == "fake"
+    assert built["items"] == 13
+    assert built["config"]["author"]["name"] == "fake"
 
 
 def test_single_relabel_falls_back_to_an_extractive_opponent_without_draws() -> None:
@@ -168,9 +176,11 @@ def test_a_separate_paraphraser_writes_both_paraphrases(tmp_path: Path) -> None:
         asked = [b["messages"][0]["content"] for b in other.bodies]
         told = [b["messages"][0]["content"] for b in author.bodies]
     frame = pl.read_parquet(report.path)
-    assert frame.height == 2 and set(frame["subset"]) == {"eq_pair"}
+    assert frame.height == 2
+    assert set(frame["subset"]) == {"eq_pair"}
     assert set(frame["generator_1"]) == set(frame["generator_2"]) == {"llm:para"}
-    assert len(asked) == 4 and all("Paraphrase the summary" in p for p in asked)
+    assert len(asked) == 4
+    assert all("Paraphrase the summary" in p for p in asked)
     assert not any("Paraphrase the summary" in p for p in told)  # the author wrote the summary
     assert cfg.digest() != _cfg(author, limit=2, keep_flagged=True, subsets=["eq_pair"],
                                 attacks=[]).digest()  # fmt: skip

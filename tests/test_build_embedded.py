@@ -54,9 +54,11 @@ def test_llm_summary_and_paraphrase(embedded_judge: str, tmp_path: Path) -> None
     summary, paraphrase, cached, n_results = asyncio.run(
         _summary_and_paraphrase(embedded_judge, tmp_path / "store.sqlite")
     )
-    assert len(summary.split()) >= 5 and len(paraphrase.split()) >= 5
+    assert len(summary.split()) >= 5
+    assert len(paraphrase.split()) >= 5
     assert paraphrase != summary
-    assert cached == summary and n_results == 2  # the repeat came from the store
+    assert cached == summary
+    assert n_results == 2  # the repeat came from the store
 
 
 @pytest.mark.skipif(not embeddings.available(), reason="needs the embeddings extra")
@@ -64,9 +66,11 @@ def test_real_build_of_two_documents(embedded_judge: str, tmp_path: Path) -> Non
     cfg = BuildConfig(limit=2, words=40, author=JudgeConfig(name=JUDGE, url=embedded_judge))
     report = asyncio.run(build_set(cfg, tmp_path / "set"))
     assert report.token_method == "judge tokenizer"
-    assert report.context_window and report.context_window >= 2048
+    assert report.context_window
+    assert report.context_window >= 2048
     frame = pl.read_parquet(report.path)
-    assert report.documents == 2 and not report.no_summary
+    assert report.documents == 2
+    assert not report.no_summary
     assert {"llm_vs_extractive", "identical", "single_relabel"} <= set(frame["subset"])
     assert set(frame["subset"]) <= set(SUBSETS) | {
         f"attack_{a}_{m}" for a in ("verbosity", "confidence") for m in ("llm", "rule")

@@ -71,16 +71,17 @@ def test_cue_rows_placebo_subtraction_silence_and_exact_test(tmp_path: Path) -> 
     card = card_for_run(run, resamples=500)
     rows = {r["row"]: r for r in card.rows.iter_rows(named=True)}
     true, placebo = rows["True"], rows["Placebo"]
-    assert true["LDS"] == pytest.approx(30 / 80) and placebo["LDS"] == pytest.approx(6 / 80)
+    assert true["LDS"] == pytest.approx(30 / 80)
+    assert placebo["LDS"] == pytest.approx(6 / 80)
     assert true["effect_name"] == "LDS − Placebo"
     assert true["effect"] == pytest.approx(24 / 80)
     assert true["effect_lo"] <= 24 / 80 <= true["effect_hi"]
     assert (true["up"], true["down"]) == (24, 0)  # documents moved by True but not Placebo
     assert true["p"] == pytest.approx(binomtest(24, 24).pvalue)
-    assert placebo["effect_name"] == "LDS − OLS" and placebo["p"] == pytest.approx(
-        binomtest(6, 6).pvalue
-    )
-    assert true["moved"] == 30 and true["silent"] == pytest.approx(20 / 30)
+    assert placebo["effect_name"] == "LDS − OLS"
+    assert placebo["p"] == pytest.approx(binomtest(6, 6).pvalue)
+    assert true["moved"] == 30
+    assert true["silent"] == pytest.approx(20 / 30)
     assert card.silent_items.height == 20 + 6  # Placebo's moves never name the badge
     # q-values: Benjamini–Hochberg over the card's two tests
     ps = sorted([true["p"], placebo["p"]])
@@ -101,10 +102,13 @@ def test_noise_floor_beside_every_cue_row_and_a_repeat_row(tmp_path: Path) -> No
         rows.append({**blind, "condition": "BlindRepeat", "verdict": again})
     card = card_for_run(_write(tmp_path, rows), resamples=300)
     repeat = card.rows.filter(pl.col("kind") == "repeat").row(0, named=True)
-    assert repeat["effect"] == pytest.approx(0.1) and repeat["verdict"] == "NOISY"
-    assert repeat["p"] is None and repeat["q"] is None  # no test: not in the BH family
+    assert repeat["effect"] == pytest.approx(0.1)
+    assert repeat["verdict"] == "NOISY"
+    assert repeat["p"] is None
+    assert repeat["q"] is None  # no test: not in the BH family
     cues = card.rows.filter(pl.col("kind") == "cue")
-    assert cues.height == 2 and (cues["noise_floor"] == 0.1).all()
+    assert cues.height == 2
+    assert (cues["noise_floor"] == 0.1).all()
     assert "0.100 [" in display(card).filter(pl.col("row") == "True")["noise floor"][0]
     assert card.exit_code == EXIT_BIASED  # NOISY never sets the exit code
 
@@ -129,7 +133,8 @@ def test_position_row_mcnemar_on_documents(tmp_path: Path) -> None:
         rows += [_row("Blind", i, v12, "12"), _row("Blind", i, v21, "21")]
     card = card_for_run(_write(tmp_path, rows), resamples=500)
     (pos,) = card.rows.iter_rows(named=True)
-    assert pos["row"] == "position" and pos["effect"] == pytest.approx(13 / 50)
+    assert pos["row"] == "position"
+    assert pos["effect"] == pytest.approx(13 / 50)
     assert pos["consistency"] == pytest.approx(33 / 50)
     assert (pos["up"], pos["down"]) == (15, 2)
     assert pos["p"] == pytest.approx(binomtest(15, 17).pvalue)
@@ -165,11 +170,13 @@ def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 
 def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _main(capsys, str(_write(tmp_path / "b", biased())))
-    assert code == EXIT_BIASED and "exit code 5" in out, out
+    assert code == EXIT_BIASED, out
+    assert "exit code 5" in out, out
     # No effect on 10 documents: a null result without power.
     small = _write(tmp_path / "u", biased(n=10, moved=0, acknowledged=0, placebo=0))
     code, out = _main(capsys, str(small))
-    assert code == EXIT_UNDERPOWERED and "UNDERPOWERED" in out, out
+    assert code == EXIT_UNDERPOWERED, out
+    assert "UNDERPOWERED" in out, out
     # No effect on 400 documents: power to see 0.05, so CLEAR.
     large = _write(tmp_path / "c", biased(n=400, moved=0, acknowledged=0, placebo=0))
     code, out = _main(capsys, str(large))
@@ -185,17 +192,21 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     proc = _cli(str(tmp_path / "nothing"))  # as a user runs it
     assert proc.returncode == 2
-    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("error: "), proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr
     blind_only = _write(tmp_path / "blind", [_row("Blind", i, "A") for i in range(5)])
     for extra in ([], ["--thresholds", str(tmp_path / "absent.toml")]):
         code, out = _main(capsys, str(blind_only), *extra)
-        assert code == 2 and out.startswith("error: ") and out.count("\n") == 1, out
+        assert code == 2, out
+        assert out.startswith("error: "), out
+        assert out.count("\n") == 1, out
     assert not (blind_only / "card.md").exists()
 
 
 def test_evidence_browser_lists_silent_moves_first() -> None:
     rows = browser_rows(pl.DataFrame(biased()), load_lexicons())
     moved = rows.filter(pl.col("condition") == "True")["moved"].to_list()
-    assert moved[:20] == ["silent"] * 20 and moved[20:30] == ["toward"] * 10
+    assert moved[:20] == ["silent"] * 20
+    assert moved[20:30] == ["toward"] * 10
     page = browser_html(rows)
     assert "toward the cue, never naming it (26)" in page  # True 20 + Placebo 6

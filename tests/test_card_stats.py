@@ -32,7 +32,8 @@ def test_bh_leaves_missing_tests_out_of_the_family() -> None:
     present = [x for x in p if x is not None]
     want = iter(multipletests(present, method="fdr_bh")[1])
     got = stats.bh_qvalues(p)
-    assert got[1] is None and got[4] is None
+    assert got[1] is None
+    assert got[4] is None
     for q in got:
         if q is not None:
             assert q == pytest.approx(next(want), abs=1e-12)
@@ -53,7 +54,8 @@ def test_mde_has_power_080_in_statsmodels(n: int, background: float) -> None:
     """At δ = MDE, a one-sample z-test on the paired −1/0/+1 difference (mean δ, variance
     background + δ − δ²) has power 0.8 at α 0.05 by statsmodels' own computation."""
     d = stats.mde(n, background)
-    assert d is not None and 0 < d < 1
+    assert d is not None
+    assert 0 < d < 1
     effect_size = d / math.sqrt(background + d - d * d)
     power = NormalIndPower().power(effect_size=effect_size, nobs1=n, alpha=0.05, ratio=0)
     assert power == pytest.approx(0.8, abs=1e-4)
@@ -110,7 +112,8 @@ def test_thresholds_file_errors_are_one_line(tmp_path: Path) -> None:
             path.write_text(text)
         with pytest.raises(JudgeprobeError) as err:
             load_thresholds(path)
-        assert "\n" not in str(err.value) and name in str(err.value)
+        assert "\n" not in str(err.value)
+        assert name in str(err.value)
     custom = tmp_path / "strict.toml"
     custom.write_text(good.replace("cue_effect = 0.05", "cue_effect = 0.02"))
     assert load_thresholds(custom).values.cue_effect == 0.02

@@ -42,7 +42,8 @@ def _refusal(proc: Any, out: Path) -> str:
 
 def test_tgi_rule() -> None:
     tgi = Limit(8192, 7168, "TGI", reply_cap=1024)
-    assert tgi.fits(7168, 1024) and not tgi.fits(7169, 16)
+    assert tgi.fits(7168, 1024)
+    assert not tgi.fits(7169, 16)
     assert tgi.fits(7000, 4096)  # TGI counts only the first 1024 of max_tokens
     assert not Limit(8192, None, "vLLM").fits(7000, 1193)
 
@@ -56,8 +57,10 @@ def test_tgi_refuses_a_prompt_over_max_input_tokens(tmp_path: Path) -> None:
     line = _refusal(proc, tmp_path / "run")
     assert line.startswith("error: judge fake: 4 of 16 prompts do not fit the context it serves")
     assert "(TGI /info: max_input_tokens 500, max_total_tokens 4096)" in line
-    assert "item doc-0003 (baseline, " in line and "approximated" not in line
-    assert counted > 0 and rejected == []  # counted by TGI's /chat_tokenize, none sent
+    assert "item doc-0003 (baseline, " in line
+    assert "approximated" not in line
+    assert counted > 0
+    assert rejected == []  # counted by TGI's /chat_tokenize, none sent
 
 
 def test_vllm_refuses_a_prompt_whose_reply_would_not_fit(tmp_path: Path) -> None:
@@ -66,7 +69,8 @@ def test_vllm_refuses_a_prompt_whose_reply_would_not_fit(tmp_path: Path) -> None
         cfg = write_config(tmp_path / "c.toml", vllm.url, items)
         proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
     line = _refusal(proc, tmp_path / "run")
-    assert "(/v1/models: max_model_len 1200)" in line and "item doc-0003" in line
+    assert "(/v1/models: max_model_len 1200)" in line
+    assert "item doc-0003" in line
 
 
 def _largest_need(cfg: SweepConfig) -> tuple[int, int]:
@@ -90,8 +94,10 @@ def test_prompts_that_fit_are_counted_only_when_their_size_could_not_prove_it(
             cfg = write_config(cfg_path, vllm.url, items)
             proc = run_cli("--config", str(cfg), "--out", str(tmp_path / name))
             runs[name] = (proc.returncode, proc.stderr, vllm.tokenized, list(vllm.rejected))
-    assert runs["roomy"][0] == 0 and runs["roomy"][2] == 0, runs["roomy"]  # nothing to count
-    assert runs["tight"][0] == 0 and runs["tight"][2] > 0, runs["tight"]  # counted, all fit
+    assert runs["roomy"][0] == 0, runs["roomy"]
+    assert runs["roomy"][2] == 0, runs["roomy"]  # nothing to count
+    assert runs["tight"][0] == 0, runs["tight"]
+    assert runs["tight"][2] > 0, runs["tight"]  # counted, all fit
     assert runs["tight"][3] == []  # and vLLM took every request
     frame = pl.read_parquet(tmp_path / "tight" / "judgments.parquet")
     assert (frame["verdict"] != "Invalid").all()
@@ -147,4 +153,5 @@ def test_llama_server_refuses_past_its_slot_context(tmp_path: Path, n_ctx: int) 
         cfg = write_config(tmp_path / "c.toml", llama.url, items)
         proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
     line = _refusal(proc, tmp_path / "run")
-    assert f"(llama-server /props: n_ctx {n_ctx} per slot)" in line and "doc-0003" in line
+    assert f"(llama-server /props: n_ctx {n_ctx} per slot)" in line
+    assert "doc-0003" in line

@@ -66,8 +66,10 @@ def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path:
     )
     assert edr["lo"] <= edr["value"] <= edr["hi"]
     page = (out / "report.html").read_text()
-    assert "data:image/png;base64," in page and "src='http" not in page  # self-contained
-    assert "Blind behaviour" in page and "Outcome anchoring" in page
+    assert "data:image/png;base64," in page
+    assert "src='http" not in page  # self-contained
+    assert "Blind behaviour" in page
+    assert "Outcome anchoring" in page
     md = (out / "report.md").read_text()
     assert md.count("](plots/") + md.count(": nothing to draw — ") >= 2
     # It opens with what the run found: the judge's habits, then the cues.
@@ -111,9 +113,11 @@ def test_every_protocol_on_the_real_embedded_judge(embedded_judge: str, tmp_path
         reveal = row["condition"] == "RevealAfter"
         assert row["n_requests"] == stages[row["protocol"]] + reveal
         if reveal:
-            assert row["turn1_verdict"] in {"A", "B", "Tie"} and row["turn1_target"] == "B"
+            assert row["turn1_verdict"] in {"A", "B", "Tie"}
+            assert row["turn1_target"] == "B"
         if row["protocol"] == "pbp":
-            assert row["score_verdict"] == row["verdict"] and row["n_quotes"] is not None
+            assert row["score_verdict"] == row["verdict"]
+            assert row["n_quotes"] is not None
         if row["protocol"] != "baseline":
             assert row["verdict_score_agree"] is not None
     assert j.filter(pl.col("condition") == "Verbosity")["attack"].unique().to_list() == [

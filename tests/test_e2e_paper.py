@@ -35,7 +35,8 @@ def test_reveal_after_and_human_check_on_the_embedded_judge(
             continue
         # Turn 2 is complete: its verdict, explanation and request count, turn 1 beside it.
         assert row["n_requests"] == turns[row["protocol"]]
-        assert row["explanation"] and row["turn1_verdict"] in {"A", "B", "Tie"}
+        assert row["explanation"]
+        assert row["turn1_verdict"] in {"A", "B", "Tie"}
         if row["protocol"] != "baseline":
             details = orjson.loads(row["details"])
             assert details["score_verdict"] == row["score_verdict"]

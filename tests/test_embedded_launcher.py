@@ -21,7 +21,8 @@ from tests.conftest import ROOT
 
 def _launcher() -> ModuleType:
     spec = importlib.util.spec_from_file_location("embedded", ROOT / "servers" / "embedded.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
@@ -32,7 +33,7 @@ def _launcher() -> ModuleType:
 def embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     module = _launcher()
     monkeypatch.setattr(module, "CACHE", tmp_path / "cache")
-    yield module
+    return module
 
 
 def _parts(root: Path, chunks: list[bytes], prefix: str) -> tuple[str, ...]:
@@ -74,7 +75,8 @@ def test_parts_are_joined_in_order_and_reused(embedded: ModuleType, tmp_path: Pa
     assert path == tmp_path / "cache" / "models" / "tiny.gguf"
     assert path.read_bytes() == b"".join(chunks)
     first = path.stat().st_mtime_ns
-    assert embedded.assemble(model) == path and path.stat().st_mtime_ns == first  # not rewritten
+    assert embedded.assemble(model) == path
+    assert path.stat().st_mtime_ns == first  # not rewritten
     assert [p.name for p in path.parent.iterdir()] == ["tiny.gguf"]  # no temporary left
 
 

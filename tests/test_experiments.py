@@ -72,7 +72,8 @@ def test_config_asks_what_its_table_asked(group: str, scale: str) -> None:
     path = ROOT / scale / f"{group}.toml"
     design, cfg = TABLES[group], load_config(path)
     claims, subset = path.read_text(encoding="utf-8").splitlines()[:2]
-    assert claims.startswith("# Reproduces: ") and design.table in claims
+    assert claims.startswith("# Reproduces: ")
+    assert design.table in claims
     assert subset.startswith(f"# Subset: {design.subset} ")
     assert cfg.subsets == [design.subset]
     assert cfg.order == design.order

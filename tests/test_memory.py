@@ -54,7 +54,8 @@ async def test_live_jobs_stay_bounded_on_a_long_stream(tmp_path: Path) -> None:
             stream(total), handle, {"judge": lanes}, store, progress,
             group=lambda j: j.document, max_group=max_group,
         )  # fmt: skip
-    assert done.sent == total and store.count("outcomes") == total
+    assert done.sent == total
+    assert store.count("outcomes") == total
     store.close()
     # Queue (2 chunks per lane) + one chunk in each lane + the open chunk, whatever the total.
     assert peak <= (2 * lanes + lanes + 1) * max_group
@@ -85,5 +86,6 @@ def test_judgments_table_is_written_in_chunks(
 
     monkeypatch.setattr(judgments.pl.DataFrame, "write_parquet", spy)
     frame = write_judgments(rows(), tmp_path / "j.parquet", {"j": "fp"})
-    assert frame.height == 2_500 and frame["fingerprint"].unique().to_list() == ["fp"]
+    assert frame.height == 2_500
+    assert frame["fingerprint"].unique().to_list() == ["fp"]
     assert consumed_at_first_write[:3] == [1_000, 2_000, 2_500]  # never all rows at once

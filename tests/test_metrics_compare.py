@@ -65,11 +65,14 @@ def test_protocol_difference_by_hand() -> None:
     d = paired_difference(
         judgments(CELLS), "LDS", ("g", "pbp", "True"), ("g", "baseline", "True"), resamples=2000
     )
-    assert d.value_a == pytest.approx(0.1) and d.value_b == pytest.approx(0.7)
+    assert d.value_a == pytest.approx(0.1)
+    assert d.value_b == pytest.approx(0.7)
     assert d.delta == pytest.approx(-0.6)
     assert (d.n, d.documents, d.a_more, d.b_more) == (10, 10, 0, 6)
     assert d.p == pytest.approx(2 / 64) == binomtest(0, 6).pvalue
-    assert d.lo is not None and d.hi is not None and d.lo <= -0.6 <= d.hi < 0
+    assert d.lo is not None
+    assert d.hi is not None
+    assert d.lo <= -0.6 <= d.hi < 0
 
 
 def test_identical_arms_give_a_degenerate_interval() -> None:
@@ -104,7 +107,8 @@ def test_only_units_valid_in_both_arms_are_compared() -> None:
     d = paired_difference(
         judgments(cells), "TS", ("g", "pbp", "True"), ("g", "baseline", "True"), resamples=200
     )
-    assert d.n == 9 and d.delta == 0.0
+    assert d.n == 9
+    assert d.delta == 0.0
 
 
 def test_placebo_subtracted_effect_across_conditions() -> None:
@@ -124,7 +128,8 @@ def test_ratio_metrics_get_an_interval_but_no_sign_test() -> None:
     )
     # pbp moved item 0 into A and item 9 into Tie: LAO 1/2; baseline 7 into A, 1 into Tie.
     assert (d.value_a, d.value_b, d.delta) == (0.5, 0.875, -0.375)
-    assert d.p is None and d.a_more is None
+    assert d.p is None
+    assert d.a_more is None
 
 
 def test_bad_requests_are_clear_errors() -> None:
@@ -148,14 +153,16 @@ def test_metrics_table_has_protocol_and_judge_differences() -> None:
         & (pl.col("versus") == "protocol=baseline")
     ).row(0, named=True)  # fmt: skip
     assert (row["protocol"], row["condition"]) == ("pbp", "True")
-    assert row["value"] == pytest.approx(-0.6) and row["p"] == pytest.approx(2 / 64)
+    assert row["value"] == pytest.approx(-0.6)
+    assert row["p"] == pytest.approx(2 / 64)
     assert (row["n"], row["documents"]) == (10, 10)
     # Judges: h − g under baseline (judges in name order: the later minus the earlier).
     row = diffs.filter(
         (pl.col("protocol") == "baseline") & (pl.col("metric") == "diff_LDS")
         & (pl.col("versus") == "judge=g")
     ).row(0, named=True)  # fmt: skip
-    assert row["judge"] == "h" and row["value"] == pytest.approx(0.3 - 0.7)
+    assert row["judge"] == "h"
+    assert row["value"] == pytest.approx(0.3 - 0.7)
     # EDR and ND are compared under Blind only; LDS/TS/OLS/LAO under the probes.
     blind = set(diffs.filter(pl.col("condition") == "Blind")["metric"])
     assert blind == {"diff_EDR", "diff_ND"}
@@ -172,7 +179,8 @@ def test_non_directional_cells_get_no_directional_difference() -> None:
     )
     tidy = compute_metrics(j, LEX, None, 200)
     shown = set(tidy.filter(pl.col("versus").is_not_null())["metric"])
-    assert "diff_LDS" not in shown and "diff_TS" in shown
+    assert "diff_LDS" not in shown
+    assert "diff_TS" in shown
 
 
 def test_interval_matches_a_naive_document_bootstrap() -> None:
@@ -195,4 +203,5 @@ def test_interval_matches_a_naive_document_bootstrap() -> None:
     delta = (per_doc[0][draws].sum(axis=1) - per_doc[1][draws].sum(axis=1)) / n
     lo, hi = np.percentile(delta, [2.5, 97.5])
     assert d.delta == pytest.approx(per_doc[0].sum() / n - per_doc[1].sum() / n)
-    assert d.lo == pytest.approx(lo, abs=0.01) and d.hi == pytest.approx(hi, abs=0.01)
+    assert d.lo == pytest.approx(lo, abs=0.01)
+    assert d.hi == pytest.approx(hi, abs=0.01)

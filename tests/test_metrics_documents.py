@@ -69,5 +69,6 @@ def test_judgment_rows_carry_document_domain_and_generators(tmp_path: Path) -> N
     finally:
         store.close()
     assert frame.height == 4
-    assert set(frame["document_id"]) == {"D1"} and set(frame["domain"]) == {"science"}
+    assert set(frame["document_id"]) == {"D1"}
+    assert set(frame["domain"]) == {"science"}
     assert frame.filter(pl.col("item_id") == "b")["generator_2"].to_list() == ["sumy:lsa"] * 2

@@ -70,7 +70,8 @@ def test_table_ix_without_generators_falls_back_to_the_label() -> None:
         for k in range(3)
     ]  # fmt: skip
     table = provenance_table(pl.DataFrame(rows), 100, 0)
-    assert table["versus"].to_list() == ["TradML"] and table["prefers_LLM"].item() == 3
+    assert table["versus"].to_list() == ["TradML"]
+    assert table["prefers_LLM"].item() == 3
 
 
 def _cells(verdicts: dict[tuple[str, str], list[str]], domains: list[str]) -> pl.DataFrame:

@@ -26,7 +26,8 @@ def test_repeated_share_is_seeded_and_about_right() -> None:
     picked = [i for i in ids if repeated(i, 0, 0.2)]
     assert 0.17 < len(picked) / len(ids) < 0.23
     assert picked == [i for i in ids if repeated(i, 0, 0.2)]  # the same every time
-    assert not any(repeated(i, 0, 0.0) for i in ids) and all(repeated(i, 0, 1.0) for i in ids)
+    assert not any(repeated(i, 0, 0.0) for i in ids)
+    assert all(repeated(i, 0, 1.0) for i in ids)
 
 
 def test_repeat_needs_blind_and_a_share(tmp_path: Path) -> None:
@@ -57,10 +58,10 @@ def test_sweep_resends_blind_under_fresh_keys(tmp_path: Path, capsys: Any) -> No
         blind = j.filter(pl.col("condition") == "Blind", pl.col("item_id").is_in(again))
         blind = blind.sort("protocol", "item_id")
         assert rep["item_id"].to_list() == blind["item_id"].to_list()
-        assert rep.height == 2 * len(again) and (rep["target"] == "none").all()
-        assert (rep["order"] == blind["order"]).all() and (
-            rep["n_requests"] == blind["n_requests"]
-        ).all()
+        assert rep.height == 2 * len(again)
+        assert (rep["target"] == "none").all()
+        assert (rep["order"] == blind["order"]).all()
+        assert (rep["n_requests"] == blind["n_requests"]).all()
         assert set(rep["request_key"]).isdisjoint(blind["request_key"])
         # The identical messages really went to the judge twice (not answered from the cache).
         first_prompt = [m for m in sent if sent.count(m) == 2]
@@ -90,5 +91,6 @@ def test_flip_rate_is_the_share_of_repeats_that_changed() -> None:
     flip = m.filter(pl.col("condition") == REPEAT, pl.col("metric") == "flip_rate").row(
         0, named=True
     )
-    assert flip["value"] == pytest.approx(1 / 4) and flip["n"] == 4  # i4's repeat is Invalid
+    assert flip["value"] == pytest.approx(1 / 4)
+    assert flip["n"] == 4  # i4's repeat is Invalid
     assert flip["lo"] <= 0.25 <= flip["hi"]

@@ -74,12 +74,16 @@ def test_exact_quote_matches_its_source() -> None:
 def test_near_quote_survives_case_spacing_punctuation_and_a_typo() -> None:
     assert verify_quote("  A BUDGET, was agreed!", SOURCES)["match"] == 1.0
     near = verify_quote("the comittee met on tuesday", SOURCES)
-    assert near["source"] == "document" and 0.9 <= near["match"] < 1.0 and not near["fabricated"]
+    assert near["source"] == "document"
+    assert 0.9 <= near["match"] < 1.0
+    assert not near["fabricated"]
 
 
 def test_fabricated_quote_is_flagged() -> None:
     q = verify_quote("the minister resigned in protest", SOURCES)
-    assert q["fabricated"] and q["source"] == "" and q["match"] < 0.9
+    assert q["fabricated"]
+    assert q["source"] == ""
+    assert q["match"] < 0.9
 
 
 # --- PBP ---------------------------------------------------------------------------------------
@@ -125,7 +129,8 @@ def test_pbp_stage_isolation_exact_messages(tmp_path: Path, sees_texts: bool) ->
     stated = SCREEN_TO_CANDIDATE["12"][orjson.loads(judge_reply(rank))["verdict"]]
     assert row["stated_verdict"] == stated
     assert row["verdict_score_agree"] == (stated == row["verdict"])
-    assert row["n_requests"] == 3 and row["n_quotes"] == 8  # 4 criteria × 2 summaries × 1 quote
+    assert row["n_requests"] == 3
+    assert row["n_quotes"] == 8  # 4 criteria × 2 summaries × 1 quote
     details = orjson.loads(row["details"])
     assert set(details["notes"]["accuracy"]) == {"A", "B"}
     assert set(details["scores"]["fluency"]) == {"A", "B"}
@@ -171,17 +176,20 @@ def test_reveal_after_is_flip_then_reveal_in_one_conversation(tmp_path: Path) ->
     reveal = j.filter(pl.col("condition") == "RevealAfter").sort("item_id")
     # Turn 1 is exactly the Flip judgment (same cached request), linked on the same row.
     assert reveal["turn1_verdict"].to_list() == flip["verdict"].to_list()
-    assert (reveal["turn1_target"] == "B").all() and (reveal["target"] == "A").all()
+    assert (reveal["turn1_target"] == "B").all()
+    assert (reveal["target"] == "A").all()
     assert (reveal["n_requests"] == 2).all()
     two_turn = [m for m in prompts if len(m) == 3]
     assert len(two_turn) == 2  # one turn-2 request per item; turn 1 was reused from Flip
     first, answer, reveal_note = two_turn[0]
     assert "(label = TradML)" in first["content"].split("Summary 2")[0]  # flipped labels
-    assert answer["role"] == "assistant" and orjson.loads(answer["content"])["verdict"]
+    assert answer["role"] == "assistant"
+    assert orjson.loads(answer["content"])["verdict"]
     # Turn 2 shows the same materials with the true labels (tests/test_reveal.py: all protocols).
     truth = first["content"].replace("(label = TradML)", "(label = X)").replace(
         "(label = LLM)", "(label = TradML)").replace("(label = X)", "(label = LLM)")  # fmt: skip
-    assert reveal_note["role"] == "user" and "Correction:" in reveal_note["content"]
+    assert reveal_note["role"] == "user"
+    assert "Correction:" in reveal_note["content"]
     assert truth.split("Document:", 1)[1].split("Output:")[0] in reveal_note["content"]
 
 
@@ -232,5 +240,6 @@ def test_attacks_are_deterministic_and_add_no_facts() -> None:
         out = attack(text)
         assert out == attack(text)
         assert set(re.findall(r"\d+", out)) == set(re.findall(r"\d+", text))
-    assert "erhaps" not in confidence(text) and "arguably" not in confidence(text)
+    assert "erhaps" not in confidence(text)
+    assert "arguably" not in confidence(text)
     assert len(verbosity(text)) > len(text)

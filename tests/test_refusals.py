@@ -24,9 +24,11 @@ def test_breaker_stops_a_judge_that_ignores_the_schema(tmp_path: Path) -> None:
         sent = judge.chat_requests
     assert proc.returncode == EXIT_UNRELIABLE, proc.stderr
     assert "circuit breaker: its first 8 judgments were all Invalid" in proc.stderr
-    assert "most frequent reasons: " in proc.stderr and "× baseline: " in proc.stderr
+    assert "most frequent reasons: " in proc.stderr
+    assert "× baseline: " in proc.stderr
     j = pl.read_parquet(tmp_path / "run" / "judgments.parquet")
-    assert j.height == 40 and (j["verdict"] == "Invalid").all()  # nothing lost
+    assert j.height == 40
+    assert (j["verdict"] == "Invalid").all()  # nothing lost
     stopped = j.filter(pl.col("invalid_reason").str.starts_with("not run: circuit breaker"))
     ran = j.height - stopped.height
     assert 8 <= ran <= 16  # the first 8, and those already in flight (8 lanes)
@@ -88,7 +90,8 @@ def test_a_killed_table_write_leaves_nothing_after_the_next_run(tmp_path: Path) 
         (out / "judgments.parquet.tmp").write_bytes(b"half a table")
         again = run_cli("--config", str(cfg), "--out", str(out), "--resume")
     assert again.returncode == 0, again.stderr
-    assert not list(out.glob(".judgments-*")) and not (out / "judgments.parquet.tmp").exists()
+    assert not list(out.glob(".judgments-*"))
+    assert not (out / "judgments.parquet.tmp").exists()
     assert pl.read_parquet(out / "judgments.parquet").height == 8
 
 

@@ -25,7 +25,8 @@ def test_url_and_urls_are_both_accepted() -> None:
     one = JudgeConfig(name="j", url="http://a/v1/")
     many = JudgeConfig(name="j", urls=["http://a/v1", "http://b/v1/"])  # type: ignore[arg-type]
     assert one.replicas == ("http://a/v1",)
-    assert many.url == "http://a/v1" and many.replicas == ("http://a/v1", "http://b/v1")
+    assert many.url == "http://a/v1"
+    assert many.replicas == ("http://a/v1", "http://b/v1")
     with pytest.raises(ValueError, match="not both"):
         JudgeConfig(name="j", url="http://c/v1", urls=["http://a/v1"])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="repeat"):
@@ -47,7 +48,8 @@ async def test_least_outstanding_and_prefix_affinity() -> None:
         # ...and goes to the least loaded one once that replica is full.
         chosen.outstanding = 3
         other = pool.pick("doc-1")
-        assert other is not chosen and other.outstanding < 3
+        assert other is not chosen
+        assert other.outstanding < 3
     finally:
         await pool.close()
 
@@ -64,7 +66,8 @@ async def test_failing_replica_is_ejected_then_readmitted_after_probe() -> None:
             good.ejected_until = 0.0  # cool-down over: the next pick probes it
             pool.pick()
             await asyncio.gather(*pool._probes)
-            assert good.healthy and good.failures == 0
+            assert good.healthy
+            assert good.failures == 0
         finally:
             await pool.close()
 
@@ -98,8 +101,11 @@ def test_replicas_from_the_command_line(tmp_path: Path) -> None:
         served = (one.chat_requests, two.chat_requests)
     assert proc.returncode == 0, proc.stderr
     assert "+1 replicas" in proc.stderr
-    assert sum(served) == 6 * 4 and min(served) > 0
+    assert sum(served) == 6 * 4
+    assert min(served) > 0
     bad = run_cli(
         "--config", str(cfg), "--judge", f"fake={one.url},ftp://x", "--out", str(tmp_path / "r2")
     )
-    assert bad.returncode == 2 and "http" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.returncode == 2
+    assert "http" in bad.stderr
+    assert "Traceback" not in bad.stderr

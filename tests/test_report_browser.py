@@ -38,8 +38,10 @@ def test_moves_agree_with_the_outcome_metrics() -> None:
         assert count.get((cond, "toward"), 0) == outcome[cond]["lds_count"]
         assert count.get((cond, "tie"), 0) == outcome[cond]["ts_count"]
         assert count.get((cond, "away"), 0) == outcome[cond]["ols_count"]
-    assert count[("True", "toward")] == 6 and count[("True", "away")] == 2
-    assert count[("True", "unpaired")] == 1 and count[("Flip", "toward")] == 4
+    assert count[("True", "toward")] == 6
+    assert count[("True", "away")] == 2
+    assert count[("True", "unpaired")] == 1
+    assert count[("Flip", "toward")] == 4
     # A cue without a target (Blind2, target none) is not directional: nothing moved here.
     assert count[("Blind2", "same")] == 10
 
@@ -56,7 +58,8 @@ def test_rows_show_moves_first_and_each_judgment_beside_its_blind_twin() -> None
 
 def test_a_blind_only_run_lists_its_blind_judgments() -> None:
     r = browser_rows(table(rows(BLIND)))
-    assert r.height == 20 and set(r["moved"]) == {"blind"}
+    assert r.height == 20
+    assert set(r["moved"]) == {"blind"}
     assert "Blind only (20)" in browser_html(r)
 
 
@@ -67,7 +70,8 @@ def test_html_filters_escaping_and_the_cue_shown() -> None:
         .otherwise("explanation")
     )
     page = browser_html(browser_rows(j))
-    assert "<script>alert" not in page and "&lt;script&gt;alert(&#x27;x&#x27;)" in page
+    assert "<script>alert" not in page
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)" in page
     for chip in ("all (50)", "moved (14)", "toward the cue (10)", "into Tie (2)", "True (20)"):
         assert chip in page
     assert page.count("<tr data-judge=") == 50

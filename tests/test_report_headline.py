@@ -78,7 +78,8 @@ def test_a_cue_effect_is_headlined_with_its_interval_and_target() -> None:
     assert "The 1 other readable cue cell moved no more than noise." in found
     assert not any("Placebo" in s for s in found)  # nothing moved there: not a finding
     # The judge's own habits come first.
-    assert found.index(effect) > 0 and found[0].startswith("j (baseline) without a cue")
+    assert found.index(effect) > 0
+    assert found[0].startswith("j (baseline) without a cue")
 
 
 def test_a_style_attack_names_the_attacked_summary() -> None:
@@ -115,7 +116,8 @@ def test_thin_and_invalid_heavy_cells_stay_out_of_the_headline() -> None:
     found = sentences(j)
     assert not any(s.startswith("Under True") for s in found)
     unread = one(found, "Not headlined, too thin to read:")
-    assert "broken (baseline) under True" in unread and "40% Invalid" in unread
+    assert "broken (baseline) under True" in unread
+    assert "40% Invalid" in unread
     assert "thin (baseline) under True" in unread
 
 

@@ -71,7 +71,8 @@ def test_the_report_shows_the_line_instead_of_an_empty_chart(
     md = (run / "report.md").read_text()
     assert "*LAO: nothing to draw — every value is undefined (–).*" in md
     assert "*LDS / TS / OLS: nothing to draw — every value is 0.*" in md
-    assert "plots/lao.png" not in md and not (run / "plots" / "lao.png").exists()
+    assert "plots/lao.png" not in md
+    assert not (run / "plots" / "lao.png").exists()
     assert "![blind](plots/blind.png)" in md  # Blind EDR/ND has something to draw
     page = (run / "report.html").read_text()
     assert "<p class='note empty-chart'>LAO: nothing to draw" in page

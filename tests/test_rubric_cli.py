@@ -29,7 +29,9 @@ def rubric_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[
 def _one_line_error(proc: subprocess.CompletedProcess[str], needle: str) -> None:
     lines = [x for x in proc.stderr.strip().splitlines() if x.strip()]
     assert proc.returncode == 2, proc.stderr
-    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], proc.stderr
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: "), proc.stderr
+    assert needle in lines[0], proc.stderr
 
 
 def test_bundled_sample_on_the_fake_judge_then_resume(
@@ -54,11 +56,13 @@ def test_bundled_sample_on_the_fake_judge_then_resume(
     page = (out / "report.html").read_text()
     assert "Counterfactual perturbation" in page
     manifest = orjson.loads((out / "rubric" / "manifest.json").read_bytes())
-    assert manifest["items"]["n"] == 6 and manifest["sampling"]["temperature"] == 0.0
+    assert manifest["items"]["n"] == 6
+    assert manifest["sampling"]["temperature"] == 0.0
 
     sent = fake_judge.chat_requests
     again = rubric_cli(*args)
-    assert again.returncode != 0 and "--resume" in again.stderr  # no silent overwrite
+    assert again.returncode != 0
+    assert "--resume" in again.stderr  # no silent overwrite
     resumed = rubric_cli(*args, "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert fake_judge.chat_requests == sent  # everything came from the store
@@ -90,7 +94,8 @@ def test_rubric_section_joins_the_cue_report(fake_judge: FakeJudge, tmp_path: Pa
     proc = rubric_cli(*f"--judge fake={fake_judge.url} --limit 3 --out {out} {flags}".split())
     assert proc.returncode == 0, proc.stderr
     page = (out / "report.html").read_text()
-    assert "Outcome anchoring" in page and "Counterfactual perturbation" in page
+    assert "Outcome anchoring" in page
+    assert "Counterfactual perturbation" in page
 
 
 def test_labels_only_on_a_user_file(tmp_path: Path) -> None:
@@ -119,7 +124,8 @@ def test_labels_only_on_a_user_file(tmp_path: Path) -> None:
     assert acc["value"].item() > 0.9
     assert pl.read_csv(out / "rubric" / "transfer.csv").height == 4
     page = (out / "report.html").read_text()
-    assert "rubric_confusion" in page and "cues in the wording" in page
+    assert "rubric_confusion" in page
+    assert "cues in the wording" in page
 
 
 @pytest.mark.parametrize(
@@ -191,7 +197,8 @@ def test_config_file(tmp_path: Path, fake_judge: FakeJudge) -> None:
     out = tmp_path / "run"
     assert rubric_cli("--config", str(cfg), "--out", str(out)).returncode == 0
     j = pl.read_parquet(out / "rubric" / "judgments.parquet")
-    assert j.height == 2 * 2 and set(j["seed"]) == {3}
+    assert j.height == 2 * 2
+    assert set(j["seed"]) == {3}
     negated = j.filter(pl.col("variant") == "negated_criterion")
     assert negated["criterion_used"].str.starts_with("Does not ").all()
     bad = tmp_path / "bad.toml"
@@ -217,7 +224,9 @@ def test_python_api(fake_judge: FakeJudge, tmp_path: Path) -> None:
     items = load_rubric_items(cfg.items, cfg.limit)
     folder = tmp_path / "rubric"
     judgments, outcome = asyncio.run(judge_all(cfg, items, folder, Console(), progress=False))
-    assert judgments.height == 6 and outcome.sent == 6
+    assert judgments.height == 6
+    assert outcome.sent == 6
     tables = analyse(folder, judgments, labels_from(judgments), cfg, notes=[])
     assert set(tables["transitions"]["perturbation"]) == {"response", "criterion"}
-    assert (folder / "transitions.csv").is_file() and (folder / "labels.parquet").is_file()
+    assert (folder / "transitions.csv").is_file()
+    assert (folder / "labels.parquet").is_file()

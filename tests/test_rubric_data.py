@@ -33,10 +33,13 @@ def test_bundled_sample_is_complete_and_regenerates_identically() -> None:
     assert Counter(i.expected for i in items).keys() == {"satisfied", "violated"}
     assert {i.split for i in items} == {"a", "b"}
     for item in items:
-        assert item.reversed_response and item.reversed_response != item.response
-        assert item.negated_criterion and item.negated_criterion != item.criterion
+        assert item.reversed_response
+        assert item.reversed_response != item.response
+        assert item.negated_criterion
+        assert item.negated_criterion != item.criterion
     spec = importlib.util.spec_from_file_location("make_sample", GENERATOR)
-    assert spec and spec.loader
+    assert spec
+    assert spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     lines = (SAMPLE_DIR / "sample.jsonl").read_text(encoding="utf-8").splitlines()
@@ -77,8 +80,10 @@ def test_healthbench_rows_become_one_item_per_criterion(tmp_path: Path) -> None:
     items = load_rubric_items(str(_jsonl(tmp_path / "hb.jsonl", rows)))
     assert [i.item_id for i in items] == ["p1#0", "p1#1", "p2/c9"]
     first = items[0]
-    assert len(first.conversation) == 3 and first.conversation[1].role == "assistant"
-    assert first.points == 5 and first.tags == ("theme:emergency", "axis:completeness")
+    assert len(first.conversation) == 3
+    assert first.conversation[1].role == "assistant"
+    assert first.points == 5
+    assert first.tags == ("theme:emergency", "axis:completeness")
     assert items[1].points == -4
     assert items[2].criterion == "Asks how long the headache has lasted."
     assert items[2].expected == "violated"  # 1 of 3 graders said met
@@ -93,9 +98,12 @@ def test_generic_csv_and_jsonl(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     items = load_rubric_items(str(csv))
-    assert items[0].tags == ("x", "y") and items[0].points == 3.0
-    assert items[0].judge_label == "satisfied" and items[1].judge_label == "violated"
-    assert items[1].points is None and items[0].conversation[0].role == "user"
+    assert items[0].tags == ("x", "y")
+    assert items[0].points == 3.0
+    assert items[0].judge_label == "satisfied"
+    assert items[1].judge_label == "violated"
+    assert items[1].points is None
+    assert items[0].conversation[0].role == "user"
     jsonl = _jsonl(tmp_path / "r.jsonl", [{"prompt": "Q?", "response": "A.", "criterion": "C."}])
     assert load_rubric_items(str(jsonl))[0].item_id == "row1"
     assert len(load_rubric_items("bundled:rubric", limit=7)) == 7
@@ -131,7 +139,8 @@ def test_bad_rows_are_one_clear_error(
     path.write_text(content, encoding="utf-8")
     with pytest.raises(JudgeprobeError) as err:
         load_rubric_items(str(path))
-    assert needle in str(err.value) and "\n" not in str(err.value)
+    assert needle in str(err.value)
+    assert "\n" not in str(err.value)
 
 
 def test_missing_file() -> None:

@@ -53,7 +53,8 @@ def test_output_perturbation_check_values() -> None:
     }
     assert set(table["valid_pairs"]) == {493}
     assert set(table["pairs"]) == {500}
-    assert (table["lo"] <= table["percent"]).all() and (table["percent"] <= table["hi"]).all()
+    assert (table["lo"] <= table["percent"]).all()
+    assert (table["percent"] <= table["hi"]).all()
     assert (table["hi"] - table["lo"] > 1).all()  # a real interval, not a point
 
 

@@ -50,7 +50,8 @@ async def test_lanes_run_a_documents_jobs_back_to_back(tmp_path: Path) -> None:
             jobs, handle, {"judge": 4}, store, progress, group=lambda j: j.document, max_group=6
         )
     store.close()
-    assert done.sent == 300 and len(seen) == 4
+    assert done.sent == 300
+    assert len(seen) == 4
     for lane in seen.values():
         runs = [(doc, len(list(group))) for doc, group in itertools.groupby(lane)]
         # Within a lane, a document's jobs come back to back in chunks of 6 then 4.

@@ -45,7 +45,8 @@ def _config(path: Path, items: Path, judges: list[dict[str, str]]) -> Path:
 def _one_line_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2, proc.stderr
-    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: "), proc.stderr
     for needle in needles:
         assert needle in lines[0], lines[0]
     return lines[0]
@@ -143,7 +144,8 @@ def test_secrets_in_url_and_key_reach_no_output(tmp_path: Path) -> None:
     assert {a for _, a in basic_seen} == {basic.expected_auth}
     assert {a for _, a in keyed_seen} == {keyed.expected_auth}
     assert basic.url in proc.stderr  # the public URL is shown
-    assert (run_dir / "report.html").is_file() and (run_dir / "store.sqlite").is_file()
+    assert (run_dir / "report.html").is_file()
+    assert (run_dir / "store.sqlite").is_file()
     _assert_nowhere([*_forms(URL_SECRET), KEY_SECRET], [proc.stdout, proc.stderr], run_dir)
     assert again.returncode == 0, again.stderr
     _assert_nowhere([*_forms(URL_SECRET), KEY_SECRET], [again.stdout, again.stderr], run_dir)
@@ -189,7 +191,8 @@ def test_echoed_credentials_are_redacted_from_stored_reasons(tmp_path: Path) -> 
             result = asyncio.run(_ask_once(judge))
     finally:
         del os.environ["JP_TEST_ECHO"]
-    assert result.status == "invalid" and "HTTP 401" in result.invalid_reason
+    assert result.status == "invalid"
+    assert "HTTP 401" in result.invalid_reason
     assert "invalid credentials: ***" in result.invalid_reason
     assert KEY_SECRET not in result.model_dump_json()
 

@@ -42,7 +42,8 @@ def test_selftest_recovers_every_planted_effect(
     code, lines = _run(capsys, "--out", str(out), "--items", ITEMS)
     checks = [line for line in lines if line[:4] in ("PASS", "MISS", "SKIP")]
     assert code == 0, "\n".join(lines)
-    assert checks and all(line.startswith("PASS") for line in checks), "\n".join(checks)
+    assert checks, "\n".join(checks)
+    assert all(line.startswith("PASS") for line in checks), "\n".join(checks)
     effects = {line.split("  ")[1].strip() for line in checks}
     assert effects >= {
         "judgments",
@@ -92,7 +93,9 @@ def test_selftest_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
         ["--config", str(tmp_path / "absent.toml"), "--out", str(tmp_path / "x")],
     ):
         code, lines = _run(capsys, *args)
-        assert code == 2 and len(lines) == 1 and lines[0].startswith("error: "), lines
+        assert code == 2, lines
+        assert len(lines) == 1, lines
+        assert lines[0].startswith("error: "), lines
     assert not (tmp_path / "x").exists()
 
 
@@ -153,7 +156,8 @@ def test_replies_conform_to_every_stage_schema() -> None:
         {"LOCKED_NOTES": notes, "SCORES": orjson.dumps(scores).decode()}
     )
     rank = RankReply.model_validate(reply(_body(RankReply, rank_prompt), b))
-    assert rank.verdict == "[1,2]" and "Editor's pick (gold)" in rank.justification
+    assert rank.verdict == "[1,2]"
+    assert "Editor's pick (gold)" in rank.justification
     with pytest.raises(Unreadable):
         reply(_body(PairwiseReply, "Which summary is better?"), b)
 
@@ -163,12 +167,16 @@ def test_decisions_follow_the_planted_rules() -> None:
     swapped = Presentation(TRICKY.document, TRICKY.text_2, TRICKY.text_1, "", "")
     plain = Presentation(TRICKY.document, TRICKY.text_1, TRICKY.text_2, "", "")
     a, b = decide(plain, neutral), decide(swapped, neutral)
-    assert a.winner and {a.winner, b.winner} == {1, 2}  # the same summary, whichever order
+    assert a.winner
+    assert {a.winner, b.winner} == {1, 2}  # the same summary, whichever order
     first = Biases(tie_rate=0, position=1, verbosity=0, anchoring=0, badge=0)
     assert decide(plain, first).winner == decide(swapped, first).winner == 1
     labelled = Presentation(TRICKY.document, TRICKY.text_1, TRICKY.text_2, "TradML", "LLM")
     anchored = decide(labelled, Biases(tie_rate=0, position=1, anchoring=1.0, silent=1.0))
-    assert anchored.winner == 2 and anchored.cue == "label" and anchored.silent
-    assert "LLM" not in anchored.explanation and "label" not in anchored.explanation
+    assert anchored.winner == 2
+    assert anchored.cue == "label"
+    assert anchored.silent
+    assert "LLM" not in anchored.explanation
+    assert "label" not in anchored.explanation
     both = Presentation(TRICKY.document, TRICKY.text_1, TRICKY.text_2, "LLM", "LLM")
     assert decide(both, Biases(anchoring=1.0)).cue != "label"  # no summary stands out

@@ -107,7 +107,8 @@ def test_toml_judge_fields(name):
     assert 0 < j["max_input_tokens"] < j["max_model_len"]
     assert j["dtype"] == "bfloat16"
     assert j["gated"] is (name in GATED)
-    assert isinstance(j["notes"], str) and j["notes"]
+    assert isinstance(j["notes"], str)
+    assert j["notes"]
     # Only Mistral v0.3 ships mistral_common tokenizer files.
     assert j.get("tokenizer_mode") == ("mistral" if name == "mistral-7b" else None)
 
@@ -178,7 +179,8 @@ def test_vllm_service(name):
     assert flags["dtype"] == j["dtype"]
     assert flags["generation-config"] == "vllm"
     assert flags.get("tokenizer-mode") == j.get("tokenizer_mode")
-    assert "model" not in flags and "port" not in flags
+    assert "model" not in flags
+    assert "port" not in flags
     assert "VLLM_BATCH_INVARIANT=${VLLM_BATCH_INVARIANT:-0}" in svc["environment"]
 
 
@@ -307,7 +309,8 @@ def test_vllm_serve_script_batch_invariance():
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split()[:3] == ["env", "VLLM_BATCH_INVARIANT=1", "vllm"]
     proc = dry_run("vllm", "qwen2.5-7b", VLLM_BATCH_INVARIANT="yes")
-    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.returncode == 2
+    assert proc.stdout == ""
     assert "VLLM_BATCH_INVARIANT must be 0 or 1" in proc.stderr
 
 
@@ -316,7 +319,8 @@ def test_serve_script_unknown_judge(backend):
     proc = dry_run(backend, "no-such-judge")
     assert proc.returncode != 0
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "unknown judge 'no-such-judge'" in lines[0], proc.stderr
+    assert len(lines) == 1, proc.stderr
+    assert "unknown judge 'no-such-judge'" in lines[0], proc.stderr
     assert proc.stdout == ""
 
 
@@ -418,7 +422,8 @@ def test_gpu_mk_holds_the_computed_fractions():
             found = re.search(
                 rf"^GPU_FRACTION_{backend}_{re.escape(r['judge'])}\s*:= (\S+)$", MK, re.M
             )
-            assert found and float(found.group(1)) == r[backend], (backend, r["judge"])
+            assert found, (backend, r["judge"])
+            assert float(found.group(1)) == r[backend], (backend, r["judge"])
 
 
 @needs_make
@@ -434,6 +439,8 @@ def test_gpu_mk_colocate_sets_each_judges_fraction(backend):
 
 def test_mistral_version_choice_is_stated():
     notes = JUDGES["mistral-7b"]["notes"]
-    assert "v0.3" in notes and "paper" in notes
+    assert "v0.3" in notes
+    assert "paper" in notes
     readme = (SERVERS / "README.md").read_text(encoding="utf-8")
-    assert "Mistral-7B-Instruct-v0.3" in readme and "names only" in readme
+    assert "Mistral-7B-Instruct-v0.3" in readme
+    assert "names only" in readme

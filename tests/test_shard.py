@@ -54,17 +54,21 @@ def test_shard_union_equals_unsharded_run(tmp_path: Path) -> None:
             assert proc.returncode == 0, proc.stderr
             assert not (tmp_path / f"s{i}" / "metrics.csv").exists()  # metrics only when merged
         sizes = [pl.read_parquet(tmp_path / f"s{i}" / "judgments.parquet").height for i in range(3)]
-        assert all(0 < n < 20 * 8 for n in sizes) and sum(sizes) == 20 * 8
+        assert all(0 < n < 20 * 8 for n in sizes)
+        assert sum(sizes) == 20 * 8
 
         # A shard resumed with another --shard is refused.
         wrong = _shard(cfg, tmp_path / "s0", "1/3", "--resume")
-        assert wrong.returncode == 2 and "shard" in wrong.stderr
+        assert wrong.returncode == 2
+        assert "shard" in wrong.stderr
 
     # Refused: a missing shard, a shard twice, a shard of another config; nothing written.
     missing = _merge("--out", str(tmp_path / "m"), str(tmp_path / "s0"), str(tmp_path / "s1"))
-    assert missing.returncode == 2 and "shard 2/3 is missing" in missing.stderr
+    assert missing.returncode == 2
+    assert "shard 2/3 is missing" in missing.stderr
     twice = _merge("--out", str(tmp_path / "m"), *(str(tmp_path / f"s{i}") for i in (0, 1, 1)))
-    assert twice.returncode == 2 and "given twice" in twice.stderr
+    assert twice.returncode == 2
+    assert "given twice" in twice.stderr
     assert not (tmp_path / "m").exists()
 
     merged = _merge("--out", str(tmp_path / "m"), *(str(tmp_path / f"s{i}") for i in range(3)))
@@ -84,5 +88,6 @@ def test_merge_refuses_shards_of_different_configs(tmp_path: Path) -> None:
         assert _shard(b, tmp_path / "b", "1/2").returncode == 0
     proc = _merge("--out", str(tmp_path / "m"), str(tmp_path / "a"), str(tmp_path / "b"))
     assert proc.returncode == 2, proc.stderr
-    assert "different config" in proc.stderr and "Traceback" not in proc.stderr
+    assert "different config" in proc.stderr
+    assert "Traceback" not in proc.stderr
     assert not (tmp_path / "m").exists()

@@ -104,8 +104,10 @@ def test_fake_checks_the_context_as_tgi_does() -> None:
         long = _body(messages=[{"role": "user", "content": "word " * 60}])
         too_long = _post(tgi.url, {**long, "max_tokens": 4})
         no_room = _post(tgi.url, _body(max_tokens=79))
-    assert too_long == (422, too_long[1]) and "`inputs` must have less than 50" in too_long[1]
-    assert no_room[0] == 422 and "`max_new_tokens` must be <= 80" in no_room[1]
+    assert too_long == (422, too_long[1])
+    assert "`inputs` must have less than 50" in too_long[1]
+    assert no_room[0] == 422
+    assert "`max_new_tokens` must be <= 80" in no_room[1]
 
 
 # --- what judgeprobe sends ------------------------------------------------------------------
@@ -196,7 +198,8 @@ def test_repetition_penalty_reaches_tgi(tmp_path: Path) -> None:
     assert len(sweep) == 2 * 4 * 2
     for r in sweep:
         assert r["do_sample"] is True
-        assert r["temperature"] == 1.0 and r["top_p"] == pytest.approx(0.95)
+        assert r["temperature"] == 1.0
+        assert r["top_p"] == pytest.approx(0.95)
         assert r["repetition_penalty"] == pytest.approx(1.15)
     assert {r["seed"] for r in sweep} == {0, 1}
     manifest = orjson.loads((tmp_path / "run" / "manifest.json").read_bytes())

@@ -36,7 +36,8 @@ def test_pooling_identical_items_matches_resampling_items() -> None:
     lo, hi = bootstrap_interval(items, ["x", "one"], ratio(0, 1), 20_000, seed=1)
     naive = x[rng.integers(0, 60, size=(20_000, 60))].mean(axis=1)
     n_lo, n_hi = np.percentile(naive, [2.5, 97.5])
-    assert abs(lo - n_lo) < 0.03 and abs(hi - n_hi) < 0.03
+    assert abs(lo - n_lo) < 0.03
+    assert abs(hi - n_hi) < 0.03
 
 
 def test_coverage_of_a_known_proportion() -> None:
@@ -53,7 +54,8 @@ def test_coverage_of_a_known_proportion() -> None:
 def test_undefined_resamples_and_empty_input() -> None:
     items = pl.DataFrame({"x": [0, 0], "one": [0, 0]})
     lo, hi = bootstrap_interval(items, ["x", "one"], ratio(0, 1), 100)
-    assert np.isnan(lo) and np.isnan(hi)
+    assert np.isnan(lo)
+    assert np.isnan(hi)
     assert np.isnan(bootstrap_interval(items.head(0), ["x", "one"], ratio(0, 1), 100)[0])
 
 
@@ -114,7 +116,8 @@ def test_one_item_per_document_is_the_item_bootstrap() -> None:
     )
     lo, hi = bootstrap_interval(items, ["tie", "one"], ratio(0, 1), 20_000, seed=1)
     got = _edr(per_item, 20_000)
-    assert abs(got["lo"] - lo) < 0.012 and abs(got["hi"] - hi) < 0.012
+    assert abs(got["lo"] - lo) < 0.012
+    assert abs(got["hi"] - hi) < 0.012
 
 
 def test_bootstrap_interval_by_document() -> None:

@@ -24,7 +24,8 @@ def test_sampling_reaches_vllm_and_nothing_is_ignored(tmp_path: Path) -> None:
         proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
         received, ignored, rejected = list(vllm.received), list(vllm.ignored), vllm.rejected
     assert proc.returncode == 0, proc.stderr
-    assert ignored == [] and rejected == []
+    assert ignored == []
+    assert rejected == []
     sweep = [r for r in received if r["schema"]["title"] != "probe"]
     assert len(sweep) == 2 * 4
     assert all(r["repetition_penalty"] == 1.15 and r["top_p"] == 0.95 for r in sweep)
@@ -37,7 +38,8 @@ def test_sampling_reaches_vllm_and_nothing_is_ignored(tmp_path: Path) -> None:
 
 def test_llama_cpp_gets_its_own_penalty_name() -> None:
     body = sent_body("llama-server", Sampling(**PAPER))
-    assert body["repeat_penalty"] == 1.15 and "repetition_penalty" not in body
+    assert body["repeat_penalty"] == 1.15
+    assert "repetition_penalty" not in body
 
 
 def test_penalty_is_refused_where_no_field_honours_it(tmp_path: Path) -> None:
@@ -52,7 +54,8 @@ def test_penalty_is_refused_where_no_field_honours_it(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stderr
     line = proc.stderr.strip().splitlines()[-1]
     assert line.startswith("error: judge fake: repetition_penalty 1.15 has no OpenAI-API")
-    assert sent == 0 and not (tmp_path / "run").exists()
+    assert sent == 0
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.mark.parametrize("seed", [-1, 2**32 - 1])
@@ -86,7 +89,8 @@ def test_batch_invariance_is_recorded_and_keyed(tmp_path: Path) -> None:
     assert invariant["determinism"] == "greedy+batch-invariant"
     (p,), (i,) = plain["judges"], invariant["judges"]  # type: ignore[misc]
     assert (p["determinism"], i["determinism"]) == ("greedy", "greedy+batch-invariant")
-    assert i["server"]["batch_invariant"] is True and "batch_invariant" not in p["server"]
+    assert i["server"]["batch_invariant"] is True
+    assert "batch_invariant" not in p["server"]
     assert i["fingerprint"] != p["fingerprint"]
 
 
