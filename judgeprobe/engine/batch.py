@@ -58,8 +58,10 @@ def batch_info(judge: JudgeConfig) -> ServerInfo:
 
 
 def custom_id(key: str, round_: int, escalated_to: int | None = None) -> str:
-    """The batch line id of a request's first ask (its key) or its Nth re-ask, with
-    ``.maxN`` when it is asked again with an escalated budget of N tokens."""
+    """The batch line id of a request's first ask (its key) or its Nth re-ask.
+
+    ``.maxN`` is added when it is asked again with an escalated budget of N tokens.
+    """
     cid = key if round_ == 0 else f"{key}.reask{round_}"
     return cid if escalated_to is None else f"{cid}.max{escalated_to}"
 
@@ -84,6 +86,8 @@ class BatchEndpoint(Endpoint):
         self._batch_engine = engine.model_copy(update={"max_attempts": 1})
 
     async def execute(self, req: Request) -> Result:
+        """Answer a request from imported batch results, or record it for the next batch export."""
+
         async def send(messages: list[Message], round_: int, max_tokens: int) -> Completion:
             escalated_to = None if max_tokens == req.sampling.max_tokens else max_tokens
             cid = custom_id(req.key, round_, escalated_to)

@@ -1,5 +1,6 @@
-"""Refusing runs a judge cannot serve: a circuit breaker while sending, an Invalid-rate
-check at the end.
+"""Refusing runs a judge cannot serve.
+
+A circuit breaker while sending, an Invalid-rate check at the end.
 
 A judge that answers the probe but ignores the schema on real requests (or refuses every
 request) would otherwise turn a whole sweep into Invalid rows at full cost. The breaker
@@ -35,6 +36,7 @@ class Breaker:
         self.tripped: dict[str, str] = {}  # judge -> why
 
     def record(self, judge: str, outcome: Outcome) -> None:
+        """Count a judge's Invalid outcomes until its first valid one; trip after ``after``."""
         if not self.after or judge in self.cleared or judge in self.tripped:
             return
         if outcome.status == "valid":

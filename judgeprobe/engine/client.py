@@ -98,8 +98,10 @@ def chat_body(
     judge: JudgeConfig,
     max_tokens: int | None = None,
 ) -> dict[str, Any]:
-    """The OpenAI chat-completions body for one attempt (live or in a batch file);
-    ``max_tokens`` replaces the request's own budget (an escalation)."""
+    """The OpenAI chat-completions body for one attempt (live or in a batch file).
+
+    ``max_tokens`` replaces the request's own budget (an escalation).
+    """
     body: dict[str, Any] = {
         "model": info.model,
         "messages": messages,
@@ -154,9 +156,11 @@ class SendFailed(Exception):
 
 
 def retry_policy(engine: EngineConfig, deadline: float) -> AsyncRetrying:
-    """Transport retries of one send: retryable failures only (429, 5xx, timeouts, resets),
-    at most ``max_attempts`` attempts in all, jittered backoff honouring Retry-After, and
-    never past the request deadline."""
+    """Transport retries of one send.
+
+    Retryable failures only (429, 5xx, timeouts, resets), at most ``max_attempts`` attempts in all,
+    jittered backoff honouring Retry-After, and never past the request deadline.
+    """
     return AsyncRetrying(
         retry=retry_if_exception(is_retryable),
         stop=stop_after_attempt(engine.max_attempts)
@@ -174,7 +178,8 @@ async def send_with_retries(
     The first attempt goes out directly, so the common case never builds a retry object (it
     is measured on the hot path). After a failure the retry policy takes over and replays
     that failure as its own first attempt, so the backoff and the attempt cap count it.
-    ``Deferred`` passes through: the request is handed on, not failed."""
+    ``Deferred`` passes through: the request is handed on, not failed.
+    """
     try:
         return await call(), 1
     except Deferred:
@@ -206,9 +211,12 @@ class Rounds:
 
 
 def next_round(exc: ReplyError, rounds: Rounds, engine: EngineConfig, deadline: float) -> str:
-    """What a non-conforming reply leads to: ``"escalate"`` (cut at max_tokens: once, with
-    a larger budget, never re-sent unchanged), ``"reask"`` (the problem told to the judge),
-    or the Invalid reason that ends the request. Updates ``rounds`` for the next send."""
+    """What a non-conforming reply leads to.
+
+    ``"escalate"`` (cut at max_tokens: once, with a larger budget, never re-sent unchanged),
+    ``"reask"`` (the problem told to the judge), or the Invalid reason that ends the request.
+    Updates ``rounds`` for the next send.
+    """
     late = time.monotonic() >= deadline
     if exc.truncated:
         larger = escalated(rounds.budget, engine)
@@ -315,6 +323,7 @@ class Endpoint:
         )
 
     async def close(self) -> None:
+        """Close the endpoint's connections and replica probes."""
         await self.pool.close()
 
     async def _post(self, body: bytes, prefix: int) -> Completion:

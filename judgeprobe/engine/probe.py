@@ -1,5 +1,7 @@
-"""Start-up probe: every endpoint must be reachable, name its model, and return
-schema-conforming JSON to one tiny request, or the sweep refuses to start with one line.
+"""Start-up probe.
+
+Every endpoint must be reachable, name its model, and return schema-conforming JSON to one tiny
+request, or the sweep refuses to start with one line.
 
 The probe asks with the judge's own credentials (a refusal names the variable, never the
 key), checks that the URL is the API base (``…/v1``), and its schema requires a field the
@@ -35,6 +37,8 @@ PROBE_PROMPT = "Reply with a JSON object and nothing else."
 
 
 class ProbeReply(BaseModel):
+    """The start-up probe's reply schema; the odd field name cannot come from a cached answer."""
+
     model_config = ConfigDict(extra="forbid", title="probe")
 
     probe_c7f3: bool

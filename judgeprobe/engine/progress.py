@@ -1,6 +1,7 @@
-"""rich progress for a sweep: done/total judgments, judgments/s and requests/s, invalid,
-retries, ETA. Requests/s is the server's load (a PBP judgment is three requests, a re-ask or
-retry one more); judgments/s is what finishes.
+"""rich progress for a sweep.
+
+done/total judgments, judgments/s and requests/s, invalid, retries, ETA. Requests/s is the server's
+load (a PBP judgment is three requests, a re-ask or retry one more); judgments/s is what finishes.
 
 Updates are counters; the display is told at most every ``REFRESH_S`` seconds (and on
 exit), so the cost per request is a few additions however fast requests complete.
@@ -64,6 +65,7 @@ class SweepProgress:
 
     @property
     def done(self) -> int:
+        """Judgments finished in any way, for the done/total column."""
         return self.valid + self.invalid + self.cached
 
     def skipped(self, n: int = 1) -> None:
@@ -72,6 +74,7 @@ class SweepProgress:
         self._refresh()
 
     def finished(self, outcome: Outcome) -> None:
+        """Count one finished judgment as valid or invalid."""
         if outcome.status == "valid":
             self.valid += 1
         else:

@@ -41,6 +41,7 @@ class Replica:
 
     @property
     def healthy(self) -> bool:
+        """Whether the replica takes requests (not ejected after repeated faults)."""
         return self.ejected_until is None
 
 
@@ -103,6 +104,7 @@ class ReplicaPool:
         return chosen
 
     def succeeded(self, replica: Replica) -> None:
+        """Reset a replica's fault run after a good reply."""
         replica.failures = 0
 
     def failed(self, replica: Replica) -> None:
@@ -140,6 +142,7 @@ class ReplicaPool:
             self._eject(replica)
 
     async def close(self) -> None:
+        """Stop the health probes and close every replica's session."""
         for task in self._probes:
             task.cancel()
         await asyncio.gather(*self._probes, return_exceptions=True)

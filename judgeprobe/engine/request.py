@@ -30,10 +30,12 @@ class Sampling(BaseModel):
         return data
 
     def determinism(self, seed: int | None, batch_invariant: bool = False) -> str:
-        """How reproducible a reply is expected to be, recorded in the manifest: ``greedy``,
-        ``seeded-sampling`` or ``unseeded-sampling``, plus ``+batch-invariant`` when the server
-        computes a request alike whatever it is batched with (vLLM's VLLM_BATCH_INVARIANT=1).
-        Without it, a greedy reply can still change with the batch (README, Reliability)."""
+        """How reproducible a reply is expected to be, recorded in the manifest.
+
+        ``greedy``, ``seeded-sampling`` or ``unseeded-sampling``, plus ``+batch-invariant`` when the
+        server computes a request alike whatever it is batched with (vLLM's VLLM_BATCH_INVARIANT=1).
+        Without it, a greedy reply can still change with the batch (README, Reliability).
+        """
         level = (
             "greedy"
             if self.temperature == 0.0
@@ -73,6 +75,7 @@ class Request:
 
 
 def request_key(req: Request) -> str:
+    """Content hash of everything that shapes a reply: the store's key for resume and dedup."""
     payload = {
         "messages": list(req.messages),
         "schema": req.schema,

@@ -33,12 +33,14 @@ class BadResponse(Exception):
 
 
 def status_of(exc: BaseException) -> int | None:
+    """The HTTP status of a failure, whichever client raised it."""
     if isinstance(exc, HTTPStatusError | openai.APIStatusError):
         return exc.status_code
     return None
 
 
 def is_retryable(exc: BaseException) -> bool:
+    """Whether a failure is transient (429, 5xx, timeouts, resets) and worth another attempt."""
     status = status_of(exc)
     if status is not None:
         return status in RETRYABLE_STATUS or status >= 500
@@ -85,6 +87,7 @@ class BackoffWait:
         self.done = done  # attempts made before tenacity took over
 
     def __call__(self, state: RetryCallState) -> float:
+        """Seconds to wait before the next attempt: full jitter, or the server's Retry-After."""
         attempt = state.attempt_number + self.done
         ceiling = min(self.cap_s, self.base_s * 2 ** (attempt - 1))
         wait = random.uniform(0.0, ceiling)

@@ -16,7 +16,7 @@ Without ``group`` every job is its own chunk.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Hashable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
@@ -25,10 +25,15 @@ from judgeprobe.engine.store import Outcome, Store
 
 
 class Routable(Protocol):
+    """What the runner needs of a job: a store key and the judge that answers it."""
+
     @property
-    def key(self) -> str: ...
+    def key(self) -> str:
+        """The job's store key, for resume and deduplication."""
+
     @property
-    def judge(self) -> str: ...
+    def judge(self) -> str:
+        """The judge whose endpoint runs the job."""
 
 
 J = TypeVar("J", bound=Routable)
@@ -36,6 +41,8 @@ J = TypeVar("J", bound=Routable)
 
 @dataclass(slots=True)
 class RunOutcome:
+    """What a run of jobs did, so the caller can tell a complete run from an interrupted one."""
+
     sent: int = 0
     skipped: int = 0
     deadline_hit: bool = False
@@ -55,9 +62,7 @@ async def run_jobs(
 ) -> RunOutcome:
     """Run every job not already final in ``store``; ``handle`` makes one judgment."""
     outcome = RunOutcome()
-    queues: dict[str, asyncio.Queue[list[J] | None]] = {}
     in_flight: set[str] = set()
-    workers: list[asyncio.Task[None]] = []
 
     async def work(queue: asyncio.Queue[list[J] | None]) -> None:
         while (chunk := await queue.get()) is not None:
@@ -67,9 +72,7 @@ async def run_jobs(
                 in_flight.discard(job.key)
                 progress.finished(result)
 
-    for judge, n_workers in workers_per_judge.items():
-        queues[judge] = asyncio.Queue(maxsize=n_workers * 2)
-        workers += [asyncio.create_task(work(queues[judge])) for _ in range(n_workers)]
+    queues, workers = _start_lanes(workers_per_judge, work)
 
     async def produce() -> None:
         open_chunks: dict[str, tuple[Hashable, list[J]]] = {}
@@ -82,20 +85,11 @@ async def run_jobs(
             outcome.sent += 1
             if group is None:
                 await queues[job.judge].put([job])
-                continue
-            key = group(job)
-            current = open_chunks.get(job.judge)
-            if current is not None and (current[0] != key or len(current[1]) >= max_group):
-                await queues[job.judge].put(current[1])
-                current = None
-            if current is None:
-                open_chunks[job.judge] = current = (key, [])
-            current[1].append(job)
+            elif (closed := _add_to_chunk(open_chunks, job, group(job), max_group)) is not None:
+                await queues[job.judge].put(closed)
         for judge, (_, chunk) in open_chunks.items():
             await queues[judge].put(chunk)
-        for judge, queue in queues.items():
-            for _ in range(workers_per_judge[judge]):
-                await queue.put(None)
+        await _end_queues(queues, workers_per_judge)
         await asyncio.gather(*workers)
 
     try:
@@ -108,3 +102,43 @@ async def run_jobs(
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
     return outcome
+
+
+def _start_lanes(
+    workers_per_judge: dict[str, int],
+    work: Callable[[asyncio.Queue[list[J] | None]], Coroutine[object, object, None]],
+) -> tuple[dict[str, asyncio.Queue[list[J] | None]], list[asyncio.Task[None]]]:
+    """One bounded queue per judge and its lanes; the bound keeps the plan streaming."""
+    queues: dict[str, asyncio.Queue[list[J] | None]] = {}
+    workers: list[asyncio.Task[None]] = []
+    for judge, n_workers in workers_per_judge.items():
+        queues[judge] = asyncio.Queue(maxsize=n_workers * 2)
+        workers += [asyncio.create_task(work(queues[judge])) for _ in range(n_workers)]
+    return queues, workers
+
+
+def _add_to_chunk(
+    open_chunks: dict[str, tuple[Hashable, list[J]]], job: J, key: Hashable, max_group: int
+) -> list[J] | None:
+    """Add ``job`` to its judge's open chunk; return the chunk it closed, if any.
+
+    A chunk closes when the group changes or it holds ``max_group`` jobs, so one lane sends a
+    group's requests back to back (prefix-aware scheduling) without holding a lane forever.
+    """
+    current = open_chunks.get(job.judge)
+    closed = None
+    if current is not None and (current[0] != key or len(current[1]) >= max_group):
+        closed, current = current[1], None
+    if current is None:
+        open_chunks[job.judge] = current = (key, [])
+    current[1].append(job)
+    return closed
+
+
+async def _end_queues(
+    queues: dict[str, asyncio.Queue[list[J] | None]], workers_per_judge: dict[str, int]
+) -> None:
+    """Tell every lane that no more chunks come (one ``None`` per lane)."""
+    for judge, queue in queues.items():
+        for _ in range(workers_per_judge[judge]):
+            await queue.put(None)

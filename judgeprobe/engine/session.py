@@ -15,6 +15,7 @@ from judgeprobe.engine.store import Result, Store
 
 @cache
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """A reply model's JSON schema, built once per model."""
     return model.model_json_schema()
 
 
@@ -40,6 +41,7 @@ class CachedAsker:
     def request(
         self, messages: Sequence[dict[str, str]], reply_model: type[BaseModel], max_tokens: int
     ) -> Request:
+        """The request for one stage of a judgment, keyed so the store can answer it again."""
         schema = schema_of(reply_model)
         return Request(
             endpoint=self.endpoint.judge.name,
@@ -56,6 +58,7 @@ class CachedAsker:
     async def __call__(
         self, messages: Sequence[dict[str, str]], reply_model: type[BaseModel], max_tokens: int
     ) -> Result:
+        """Ask once per key: the stored result when there is one, else the endpoint."""
         req = self.request(messages, reply_model, max_tokens)
         result = self.store.get(req.key)
         if result is None or result.retryable:

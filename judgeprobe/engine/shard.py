@@ -19,6 +19,8 @@ _SPEC = re.compile(r"^(\d+)/(\d+)$")
 
 @dataclass(frozen=True, slots=True)
 class Shard:
+    """One of ``count`` disjoint slices of a sweep, so hosts can split it by document."""
+
     index: int
     count: int
 
@@ -34,6 +36,7 @@ class Shard:
         return cls(index, count)
 
     def owns(self, document: str) -> bool:
+        """Whether this shard judges ``document`` (a stable hash keeps its items together)."""
         digest = hashlib.blake2b(document.encode(), digest_size=8).digest()
         return int.from_bytes(digest, "big") % self.count == self.index
 

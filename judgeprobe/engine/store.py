@@ -117,6 +117,7 @@ class Store:
             )
 
     def get_answer(self, custom_id: str) -> bytes | None:
+        """A batch answer imported for ``custom_id``, or None when the batch has not answered it."""
         row = self._db.execute(
             "SELECT data FROM batch_answers WHERE custom_id = ?", (custom_id,)
         ).fetchone()
@@ -171,18 +172,23 @@ class Store:
         return None if row is None else dict(orjson.loads(row[0]))
 
     def put(self, result: Result) -> None:
-        """Store one request result (replacing a retryable one of the same key); it is durable
-        once its group commits (``flush``)."""
+        """Store one request result (replacing a retryable one of the same key).
+
+        It is durable once its group commits (``flush``).
+        """
         self._put("results", result.key, result.retryable, result)
 
     def get(self, key: str) -> Result | None:
+        """The stored result of a request, for resume; None when it was never sent."""
         data = self._get("results", key)
         return None if data is None else Result.model_validate(data)
 
     def put_outcome(self, outcome: Outcome) -> None:
+        """Store a judgment's outcome (replacing a retryable one of the same key)."""
         self._put("outcomes", outcome.key, outcome.retryable, outcome)
 
     def get_outcome(self, key: str) -> Outcome | None:
+        """The stored outcome of a judgment, so a resumed sweep skips it."""
         data = self._get("outcomes", key)
         return None if data is None else Outcome.model_validate(data)
 
@@ -192,6 +198,7 @@ class Store:
         return row is not None and not row[0]
 
     def count(self, table: str) -> int:
+        """Rows in one of the store's tables, for progress and tests."""
         if table not in TABLES:
             raise ValueError(table)
         return int(self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
@@ -204,5 +211,6 @@ class Store:
         return int(self._db.execute(query).fetchone()[0])
 
     def close(self) -> None:
+        """Commit what is pending and close the database."""
         self.flush()
         self._db.close()

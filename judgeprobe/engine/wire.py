@@ -43,8 +43,10 @@ class UnsupportedSampling(JudgeprobeError):
 
 @dataclass(frozen=True, slots=True)
 class WireSampling:
-    """The sampling fields of a chat body (``max_tokens`` and ``seed`` are set per request)
-    and, for the manifest, how each configured parameter reached the backend."""
+    """The sampling fields of a chat body, and how each parameter reached the backend.
+
+    ``max_tokens`` and ``seed`` are set per request; the notes go to the manifest.
+    """
 
     fields: dict[str, Any]
     notes: tuple[str, ...]
@@ -54,7 +56,8 @@ class WireSampling:
 def wire_sampling(backend: str, sampling: Sampling) -> WireSampling:
     """How ``sampling`` is sent to ``backend``; UnsupportedSampling when it cannot be.
 
-    Cached (the body of every request uses it): treat ``fields`` as read-only."""
+    Cached (the body of every request uses it): treat ``fields`` as read-only.
+    """
     fields: dict[str, Any] = {"temperature": sampling.temperature, "top_p": sampling.top_p}
     notes: list[str] = []
     if backend == "tgi":
@@ -116,14 +119,18 @@ def check_judge(judge: JudgeConfig, backend: str, sampling: Sampling, seeds: Seq
 
 
 def sampling_record(backend: str, sampling: Sampling, seeds: Sequence[int]) -> dict[str, Any]:
-    """What the manifest says a backend received: the body's sampling fields and the seeds
-    (one per judgment), and how each parameter was mapped. ``max_tokens`` is left out: it is
-    each stage's budget, recorded apart."""
+    """What the manifest says a backend received.
+
+    The body's sampling fields and the seeds (one per judgment), and how each parameter was mapped.
+    ``max_tokens`` is left out: it is each stage's budget, recorded apart.
+    """
     wire = wire_sampling(backend, sampling)
     return {"sent": {**wire.fields, "seed": list(seeds)}, "mapped": list(wire.notes)}
 
 
 def declared(batch_invariant: bool) -> dict[str, Any]:
-    """Server settings a judge's config declares and no API reports, for the server
-    fingerprint (empty when none is declared, so older fingerprints still match)."""
+    """Server settings a judge's config declares and no API reports, for the fingerprint.
+
+    Empty when none is declared, so older fingerprints still match.
+    """
     return {"batch_invariant": True} if batch_invariant else {}
