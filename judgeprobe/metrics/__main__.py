@@ -1,7 +1,9 @@
-"""``python -m judgeprobe.metrics JUDGMENTS.parquet [--out FILE] [--ci FILE] [--by COLUMN]``:
-the metrics of any judgments file of the documented schema — the outcome table (printed and
-written to CSV) and the interval table (every metric with its document-level bootstrap
-interval, and the paired protocol and judge differences)."""
+"""``python -m judgeprobe.metrics JUDGMENTS.parquet [--out FILE] [--ci FILE] [--by COLUMN]``.
+
+The metrics of any judgments file of the documented schema — the outcome table (printed and written
+to CSV) and the interval table (every metric with its document-level bootstrap interval, and the
+paired protocol and judge differences).
+"""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from judgeprobe.metrics.units import BLIND
 
 
 def load_judgments(path: Path) -> pl.DataFrame:
+    """A judgments table from a file, with a one-line error when it is not one."""
     if not path.is_file():
         raise JudgeprobeError(f"{path}: no such file")
     try:
@@ -39,8 +42,11 @@ def load_judgments(path: Path) -> pl.DataFrame:
 
 
 def with_blind(frame: pl.DataFrame, path: Path) -> pl.DataFrame:
-    """The table with its Blind condition named ``Blind``; one line when it has no rows or
-    no Blind at all (every metric compares with Blind: the table would be all dashes)."""
+    """The table with its Blind condition named ``Blind``.
+
+    One line when it has no rows or no Blind at all (every metric compares with Blind: the table
+    would be all dashes).
+    """
     if frame.height == 0:
         raise JudgeprobeError(f"{path}: no judgments (the table has no rows)")
     names = frame["condition"].unique().sort().to_list()
@@ -74,6 +80,7 @@ def _write(table: pl.DataFrame, out: Path, flag: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m judgeprobe.metrics``: judgments in, metric tables out."""
     parser = argparse.ArgumentParser(prog="python -m judgeprobe.metrics", description=__doc__)
     parser.add_argument("judgments", type=Path)
     parser.add_argument(

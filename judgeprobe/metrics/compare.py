@@ -88,9 +88,10 @@ NO_CELL: Cell = ("", "", "")
 def _summaries(
     pairs: pl.DataFrame, group: list[str], specs: list[MetricSpec], resamples: int, seed: int
 ) -> dict[tuple[tuple[str, ...], str], Difference]:
-    """Per ``group`` and metric: the difference between the plain and ``_b`` columns of the
-    shared units in ``pairs`` (one row per unit, both arms side by side); the cells are
-    left for the caller to fill in.
+    """Per ``group`` and metric.
+
+    The difference between the plain and ``_b`` columns of the shared units in ``pairs`` (one row
+    per unit, both arms side by side); the cells are left for the caller to fill in.
 
     A share whose denominator is the same in both arms on every shared unit (EDR over units
     valid in both, LDS over units paired in both) is the share of Σ(num_a − num_b) over one
@@ -204,9 +205,11 @@ def _shared(
     where: pl.Expr | None = None,
     keep: list[str] | None = None,
 ) -> pl.DataFrame:
-    """Units of ``left`` and ``right`` side by side where both count (``den`` > 0) and
-    ``where`` holds, with only the ``keep`` columns: filtered as the join streams, so the
-    table of every combination is never held at once."""
+    """Units of ``left`` and ``right`` side by side where both count and ``where`` holds.
+
+    Both count means ``den`` > 0; only the ``keep`` columns stay. Rows are filtered as the join
+    streams, so the table of every combination is never held at once.
+    """
     renamed = right.rename({c: c + B for c in right.columns if c not in on})
     joined = (
         left.lazy()
@@ -219,8 +222,11 @@ def _shared(
 
 
 def _ranked(values: list[str], kind: str) -> list[str]:
-    """The order in which cells are compared: a row's cell minus an earlier one (protocols:
-    baseline, scot, pbp, then others by name; judges by name)."""
+    """The order in which cells are compared.
+
+    A row's cell minus an earlier one (protocols: baseline, scot, pbp, then others by name; judges
+    by name).
+    """
     if kind != "protocol":
         return sorted(values)
     known = [p for p in PROTOCOL_ORDER if p in values]
@@ -233,8 +239,10 @@ def difference_rows(
     resamples: int,
     seed: int,
 ) -> list[dict[str, object]]:
-    """Tidy rows (``compute.TIDY_SCHEMA``) of every protocol pair and judge pair of
-    ``COMPARED``: the row's cell minus the ``versus`` cell, on their shared units."""
+    """Tidy rows (``compute.TIDY_SCHEMA``) of every protocol pair and judge pair of ``COMPARED``.
+
+    The row's cell minus the ``versus`` cell, on their shared units.
+    """
     groups: dict[tuple[str, bool, str], list[MetricSpec]] = {}
     for name, blind_only in COMPARED.items():
         spec = BY_NAME[name]
@@ -295,8 +303,10 @@ def paired_difference(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> Difference:
-    """metric(a) − metric(b) on the items both cells judged, with a paired document-level
-    bootstrap interval and, for shares, an exact sign test over documents.
+    """metric(a) − metric(b) on the items both cells judged.
+
+    With a paired document-level bootstrap interval and, for shares, an exact sign test over
+    documents.
 
     Signature::
 

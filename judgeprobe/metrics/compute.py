@@ -177,8 +177,10 @@ def compute_metrics(
     by: str | None = None,
     differences: bool = True,
 ) -> pl.DataFrame:
-    """The tidy table (``TIDY_SCHEMA``): every metric of every cell with its interval, then
-    (``differences``) the paired protocol and judge differences of ``compare.COMPARED``.
+    """The tidy table (``TIDY_SCHEMA``).
+
+    Every metric of every cell with its interval, then (``differences``) the paired protocol and
+    judge differences of ``compare.COMPARED``.
 
     ``drift`` is the embedding scorer of explanation drift (``delta_e_same``); the lexical
     one (``delta_e_same_lexical``) is always computed beside it. ``by`` (``domain`` or

@@ -1,6 +1,9 @@
-"""Explanation drift: 1 − cosine of sentence embeddings (all-MiniLM-L6-v2, offline), or a
-lexical fallback (1 − Jaccard of word sets) when no embedding model is installed; the metric
-name says which (``delta_e_same`` or ``delta_e_same_lexical``)."""
+"""Explanation drift.
+
+1 − cosine of sentence embeddings (all-MiniLM-L6-v2, offline), or a lexical fallback (1 − Jaccard of
+word sets) when no embedding model is installed; the metric name says which (``delta_e_same`` or
+``delta_e_same_lexical``).
+"""
 
 from __future__ import annotations
 
@@ -38,9 +41,11 @@ def embedding_drift(a: list[str], b: list[str]) -> np.ndarray:
 
 
 def default_drift() -> tuple[Drift, str]:
-    """The embedding drift when its model is installed, else the labelled lexical fallback;
-    ``JUDGEPROBE_DRIFT=lexical`` chooses the fallback without loading the model (the
-    self-test and quick checks, where the model's load time would dominate)."""
+    """The embedding drift when its model is installed, else the labelled lexical fallback.
+
+    ``JUDGEPROBE_DRIFT=lexical`` chooses the fallback without loading the model (the self-test and
+    quick checks, where the model's load time would dominate).
+    """
     if os.environ.get("JUDGEPROBE_DRIFT") == "lexical" or not available():
         return lexical_drift, "delta_e_same_lexical"
     return embedding_drift, "delta_e_same"

@@ -19,8 +19,10 @@ CONTINUOUS = {"drift": "same", "drift_lexical": "same"}  # column -> the count i
 
 
 def prepare(judgments: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
-    """Optional columns filled (document_id derived where absent) and the keys made
-    categorical: grouping and joining 10^6 rows on integers, not strings."""
+    """Optional columns filled (document_id derived where absent) and the keys made categorical.
+
+    Grouping and joining 10^6 rows on integers, not strings.
+    """
     keys = pl.col(*CELL, DOC, *UNIT, "order")
     return units.with_optional(judgments.lazy()).with_columns(keys.cast(pl.Categorical))
 
@@ -28,8 +30,11 @@ def prepare(judgments: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
 def builders(
     j: pl.LazyFrame, lex: Lexicons, drift: Drift | None
 ) -> dict[str, Callable[[], pl.LazyFrame | pl.DataFrame]]:
-    """Each family's per-unit table, built on demand. Explanation drift is scored lexically
-    always and by ``drift`` too when given, so the two scorers can be read side by side."""
+    """Each family's per-unit table, built on demand.
+
+    Explanation drift is scored lexically always and by ``drift`` too when given, so the two scorers
+    can be read side by side.
+    """
     scorers: dict[str, Drift] = {"drift_lexical": lexical_drift}
     if drift is not None and drift is not lexical_drift:
         scorers["drift"] = drift
@@ -62,6 +67,7 @@ def families(
 
 
 def numeric_columns(table: pl.DataFrame) -> list[str]:
+    """The count columns of a unit table (its keys and flags left out)."""
     return [c for c in table.columns if c not in (*units.KEYS, "directional")]
 
 

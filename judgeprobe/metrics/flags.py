@@ -84,9 +84,10 @@ def readable(table: pl.DataFrame) -> pl.DataFrame:
 
 
 def invalid_reasons(judgments: pl.DataFrame, top: int = 3) -> pl.DataFrame:
-    """The most frequent Invalid reasons per judge × protocol, with their share of its
-    judgments. Numbers in a reason (token counts, attempts) are written N, so one cause is
-    counted once."""
+    """The most frequent Invalid reasons per judge × protocol, with their share of its judgments.
+
+    Numbers in a reason (token counts, attempts) are written N, so one cause is counted once.
+    """
     if "invalid_reason" not in judgments.columns:
         judgments = judgments.with_columns(invalid_reason=pl.lit(""))
     total = judgments.group_by("judge", "protocol").agg(judgments=pl.len())

@@ -46,8 +46,11 @@ def sign_test_p(k: int, n: int) -> float | None:
 
 
 def sign_test_ps(k: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """``sign_test_p`` of many (k, n) at once, NaN where n = 0: at p = 1/2 the binomial is
-    symmetric, so binomtest's two-sided p is twice the smaller tail, capped at 1."""
+    """``sign_test_p`` of many (k, n) at once, NaN where n = 0.
+
+    At p = 1/2 the binomial is symmetric, so binomtest's two-sided p is twice the smaller tail,
+    capped at 1.
+    """
     k, n = np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64)
     with np.errstate(invalid="ignore"):
         p = np.minimum(1.0, 2.0 * binom.cdf(np.minimum(k, n - k), n, 0.5))
@@ -57,8 +60,10 @@ def sign_test_ps(k: np.ndarray, n: np.ndarray) -> np.ndarray:
 def outcome_table(
     judgments: pl.DataFrame | pl.LazyFrame, limits: Readability | None = None
 ) -> pl.DataFrame:
-    """All outcome metrics, one row per (judge, protocol, condition), Blind first, each
-    flagged when it cannot be read under ``limits``."""
+    """All outcome metrics, one row per (judge, protocol, condition), Blind first.
+
+    Each is flagged when it cannot be read under ``limits``.
+    """
     j = with_optional(judgments.lazy())
     counts = (
         cell_units(j, CELL)

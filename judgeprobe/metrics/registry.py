@@ -1,5 +1,8 @@
-"""Every reported metric: a name, the family of per-unit counts it reads, and its formula
-over the column sums (docs/metrics.md). Adding a metric is one entry here."""
+"""Every reported metric.
+
+A name, the family of per-unit counts it reads, and its formula over the column sums
+(docs/metrics.md). Adding a metric is one entry here.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +15,8 @@ from judgeprobe.metrics.uncertainty import Stat, ratio
 
 @dataclass(frozen=True)
 class MetricSpec:
+    """One metric's definition: family, the unit columns it sums, and its ratio."""
+
     name: str
     family: str
     columns: tuple[str, ...]
@@ -24,6 +29,7 @@ class MetricSpec:
 
     @property
     def unit_column(self) -> str:
+        """The column that says whether a unit counts for this metric."""
         return self.den or self.columns[-1]
 
     @property

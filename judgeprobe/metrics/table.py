@@ -64,8 +64,10 @@ def print_table(table: pl.DataFrame, console: Console | None = None, title: str 
 
 
 def print_differences(tidy: pl.DataFrame, console: Console | None = None) -> None:
-    """The paired differences of a tidy table (``diff_`` rows): each cell minus the cell it is
-    compared with, its 95% interval and the exact sign test."""
+    """The paired differences of a tidy table (``diff_`` rows).
+
+    Each cell minus the cell it is compared with, its 95% interval and the exact sign test.
+    """
     diffs = tidy.filter(pl.col("versus").is_not_null())
     if diffs.is_empty():
         return
@@ -87,10 +89,11 @@ def print_differences(tidy: pl.DataFrame, console: Console | None = None) -> Non
 
 
 def table_console() -> Console:
-    """stdout console; wide enough for the table when output is redirected."""
+    """Stdout console; wide enough for the table when output is redirected."""
     return Console() if sys.stdout.isatty() else Console(width=160)
 
 
 def write_csv(table: pl.DataFrame, path: Path) -> None:
+    """Write a metric table atomically, six significant digits, for the report and users."""
     with atomic_path(path) as tmp:
         table.write_csv(tmp, float_precision=6)

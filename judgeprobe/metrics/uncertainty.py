@@ -1,5 +1,6 @@
-"""Percentile bootstrap over documents (the cluster bootstrap), vectorised and exact for
-count-based metrics.
+"""Percentile bootstrap over documents (the cluster bootstrap).
+
+It is vectorised and exact for count-based metrics.
 
 Every rate here is a function of a few sums over the units of one cell (EDR = Σtie / Σvalid,
 LAO = Σlds / Σ(lds + ts + ols), …). Items built from one document are not independent, so
@@ -44,9 +45,11 @@ Patterns = tuple[np.ndarray, np.ndarray]
 def percentile_intervals(
     values: np.ndarray, weights: np.ndarray, stats: Mapping[str, Stat], resamples: int, seed: int
 ) -> dict[str, tuple[float, float]]:
-    """95% percentile interval of each of ``stats`` when units with contribution
-    ``values[p]`` occur ``weights[p]`` times and the units are resampled with replacement;
-    one draw of resamples serves every statistic."""
+    """95% percentile interval of each of ``stats`` over resampled units.
+
+    Units with contribution ``values[p]`` occur ``weights[p]`` times and are resampled with
+    replacement; one draw of resamples serves every statistic.
+    """
     nan = (float("nan"), float("nan"))
     n = int(weights.sum())
     if n == 0 or resamples <= 0:
@@ -83,10 +86,13 @@ def shared_intervals(
     resamples: int,
     seed: int,
 ) -> dict[str, tuple[float, float]]:
-    """The intervals of several metrics of one cell (or comparison), each given with its
-    own patterns, or read from one draw over ``union`` (the patterns of all their columns;
-    ``columns`` places each metric's columns in it) when that has no more patterns than the
-    separate draws together: the cost is resamples × patterns either way."""
+    """The intervals of several metrics of one cell (or comparison).
+
+    Each metric is given with its own patterns. They are read from one draw over ``union`` (the
+    patterns of all their columns; ``columns`` places each metric's columns in it) when that
+    has no more patterns than the separate draws together: the cost is resamples × patterns
+    either way.
+    """
     if not separate:
         return {}
     if len(union[1]) > sum(len(p[1]) for p, _ in separate.values()):
@@ -126,8 +132,11 @@ def bootstrap_interval(
     seed: int = 0,
     by: str | None = None,
 ) -> tuple[float, float]:
-    """The interval over resamples of the rows of ``items``: each row is a unit, or with
-    ``by`` (e.g. ``document_id``) rows sharing that value form one unit, drawn together."""
+    """The interval over resamples of the rows of ``items``.
+
+    Each row is a unit, or with ``by`` (e.g. ``document_id``) rows sharing that value form one unit,
+    drawn together.
+    """
     if by is not None:
         items = items.group_by(by).agg(pl.col(columns).sum())
     patterns = items.group_by(columns).len().sort(columns)  # a fixed order: seeded = repeatable
@@ -157,8 +166,10 @@ def by_group(
 def patterns(
     frame: pl.DataFrame, group: list[str], columns: list[str]
 ) -> dict[tuple[str, ...], Patterns]:
-    """The distinct contribution patterns of each group and how often each occurs, in a
-    fixed order (so a seeded bootstrap repeats exactly): ``(values, weights)``."""
+    """The distinct contribution patterns of each group and how often each occurs.
+
+    Returned as ``(values, weights)`` in a fixed order, so a seeded bootstrap repeats exactly.
+    """
     counted = frame.group_by([*group, *columns]).len().sort([*group, *columns])
     arrays = by_group(counted, group, [*columns, "len"])
     return {k: (a[:, :-1], a[:, -1]) for k, a in arrays.items()}
@@ -167,8 +178,10 @@ def patterns(
 def with_zeros(
     drawn: dict[tuple[str, ...], Patterns], missing: Mapping[tuple[str, ...], int]
 ) -> dict[tuple[str, ...], Patterns]:
-    """Add ``missing[group]`` units that contribute nothing (all zeros) to each group's
-    patterns, merged into an all-zero pattern where there is one."""
+    """Add ``missing[group]`` units that contribute nothing to each group's patterns.
+
+    They are merged into an all-zero pattern where there is one.
+    """
     out = dict(drawn)
     for key, extra in missing.items():
         if extra <= 0 or key not in out:
@@ -188,10 +201,12 @@ def with_zeros(
 def pool_continuous(
     items: pl.LazyFrame, column: str, by: list[str], count: str | None = None
 ) -> pl.LazyFrame:
-    """Replace a continuous column by its quantile-bin mean within each group ``by``:
-    ``BINS`` bins per group. With ``count`` (the count the column sums over) a bin never
-    mixes units with different counts: each count's units are binned apart, the group's
-    ``BINS`` bins shared among the counts by their number of units."""
+    """Replace a continuous column by its quantile-bin mean within each group ``by``.
+
+    ``BINS`` bins per group. With ``count`` (the count the column sums over) a bin never mixes units
+    with different counts: each count's units are binned apart, the group's ``BINS`` bins shared
+    among the counts by their number of units.
+    """
     within = [*by, count] if count else by
     rank = pl.col(column).rank("ordinal").over(within) - 1
     size = pl.len().over(within)
@@ -215,8 +230,11 @@ def ratio(num: int, den: int) -> Stat:
 
 
 def difference(stat: Stat, k: int) -> Stat:
-    """stat(first k sums) − stat(the rest): one cell's metric minus another's, both read
-    from one stacked pattern so that a resample draws the same documents for both."""
+    """stat(first k sums) − stat(the rest).
+
+    One cell's metric minus another's, both read from one stacked pattern so that a resample draws
+    the same documents for both.
+    """
 
     def f(s: np.ndarray) -> np.ndarray:
         return stat(s[..., :k]) - stat(s[..., k:])

@@ -226,9 +226,11 @@ def same_units(j: pl.LazyFrame, lex: Lexicons, scorers: dict[str, Drift]) -> pl.
 
 
 def relabel_units(j: pl.LazyFrame) -> pl.LazyFrame:
-    """Single-relabel pairs: one document's two ``single_relabel`` items (the same summary
-    and opponent, the provenance labels swapped) judged in the same cell, seed and, where
-    both items were shown in one order, that order.
+    """Single-relabel pairs.
+
+    One document's two ``single_relabel`` items (the same summary and opponent, the provenance
+    labels swapped) judged in the same cell, seed and, where both items were shown in one order,
+    that order.
 
     ``flip``: the verdicts differ (texts fixed, so only the labels moved it). Where the cue's
     target differs between the two items (True/Flip: the ``LLM``-labelled candidate), a pair
@@ -305,8 +307,11 @@ def evidence_units(j: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def position_units(j: pl.LazyFrame) -> pl.LazyFrame:
-    """Items judged validly in both orders: same verdict in candidate terms? (The unit is
-    the item and seed, both orders together; its ``order`` reads ``both``.)"""
+    """Items judged validly in both orders.
+
+    Same verdict in candidate terms? (The unit is the item and seed, both orders together; its
+    ``order`` reads ``both``.)
+    """
     keys = [k for k in KEYS if k != "order"]
     return (
         j.filter(VALID)

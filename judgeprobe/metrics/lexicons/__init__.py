@@ -36,6 +36,8 @@ def _lower(words: list[str]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Lexicons:
+    """The word lists that decide whether an explanation acknowledges a cue."""
+
     cue: tuple[str, ...]
     stereotype: tuple[str, ...]
     acknowledgement: tuple[str, ...]
