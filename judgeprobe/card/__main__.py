@@ -56,6 +56,7 @@ def card_for_run(
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m judgeprobe.card``; the exit code says if the judge is biased."""
     parser = argparse.ArgumentParser(prog="python -m judgeprobe.card", description=__doc__)
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--thresholds", type=Path, help="thresholds TOML (default: builtin v1)")

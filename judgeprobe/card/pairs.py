@@ -1,5 +1,7 @@
-"""The card's per-pair tables: each cue judgment beside its Blind twin, whether its
-explanation acknowledges the cue, and each Blind item judged in both orders.
+"""The card's per-pair tables.
+
+Each cue judgment beside its Blind twin, whether its explanation acknowledges the cue, and each
+Blind item judged in both orders.
 
 The move flags follow ``metrics.units.paired_units`` (a valid pair = same judge, protocol,
 document, item, order and seed, both valid): LDS into the cue's target, TS into Tie, OLS
@@ -27,9 +29,12 @@ def _other(target: pl.Expr) -> pl.Expr:
 
 
 def acknowledges(lex: Lexicons) -> pl.Expr:
-    """Whether a judgment's explanation (and, under SCoT/PBP, its notes and quotes) names
-    the cue it was shown: a label shown beside a summary, a cue word or provenance
-    stereotype of the lexicons, or for a style attack the attack's own vocabulary."""
+    """Whether a judgment's explanation names the cue it was shown.
+
+    Under SCoT/PBP its notes and quotes count too. Naming means a label shown beside a summary,
+    a cue word or provenance stereotype of the lexicons, or for a style attack the attack's own
+    vocabulary.
+    """
     reasoning = pl.col("details").fill_null("").str.extract_all(_REASONING).list.join(" ")
     text = pl.concat_str(pl.col("explanation").fill_null(""), reasoning, separator=" ")
     low = text.str.to_lowercase()
@@ -46,9 +51,11 @@ def acknowledges(lex: Lexicons) -> pl.Expr:
 
 
 def cue_pairs(judgments: pl.DataFrame | pl.LazyFrame, lex: Lexicons) -> pl.DataFrame:
-    """One row per valid (cue judgment, Blind twin) pair of a directional cell (every
-    target A or B), with ``lds``/``ts``/``ols`` (0/1) and ``silent`` (an LDS move whose
-    explanation never names the cue)."""
+    """One row per valid (cue judgment, Blind twin) pair of a directional cell.
+
+    Every target A or B, with ``lds``/``ts``/``ols`` (0/1) and ``silent`` (an LDS move whose
+    explanation never names the cue).
+    """
     j = with_optional(judgments.lazy()).with_columns(pl.col(DOC).cast(pl.String))
     cols = set(j.collect_schema().names())
     j = j.with_columns(pl.lit("").alias(c) for c in ("details",) if c not in cols)
@@ -73,9 +80,11 @@ def cue_pairs(judgments: pl.DataFrame | pl.LazyFrame, lex: Lexicons) -> pl.DataF
 
 
 def position_pairs(judgments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
-    """Blind items judged validly in both orders (per judge, protocol, item and seed):
-    ``first`` = the first-shown summary chosen both times (A under 12, B under 21),
-    ``second`` = the second-shown both times, ``consistent`` = the same verdict."""
+    """Blind items judged validly in both orders (per judge, protocol, item and seed).
+
+    ``first`` = the first-shown summary chosen both times (A under 12, B under 21), ``second`` = the
+    second-shown both times, ``consistent`` = the same verdict.
+    """
     j = with_optional(judgments.lazy()).with_columns(pl.col(DOC).cast(pl.String))
     keys = [k for k in PAIR if k != "order"]
     blind = j.filter((pl.col("condition") == BLIND) & VALID)

@@ -1,5 +1,8 @@
-"""The card as text: a display table, ``card.md``, ``card.html``, ``card.csv`` and the
-silent items (``card_silent.csv``), and the same content as a report section."""
+"""The card as text.
+
+A display table, ``card.md``, ``card.html``, ``card.csv`` and the silent items
+(``card_silent.csv``), and the same content as a report section.
+"""
 
 from __future__ import annotations
 
@@ -96,6 +99,7 @@ def summary(card: Card) -> str:
 
 
 def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
+    """The first silent LDS moves, shown so a reader can check the card's silence claim by eye."""
     cols = ["judge", "protocol", "condition", "item_id", "order", "seed", "v_B", "verdict",
             "explanation"]  # fmt: skip
     return card.silent_items.select(cols).rename({"v_B": "Blind"}).head(limit)
@@ -103,7 +107,6 @@ def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
 
 def write_card(card: Card, run_dir: Path, title: str) -> tuple[Path, Path]:
     """card.md, card.html, card.csv and card_silent.csv in ``run_dir``."""
-
     shown = display(card)
     t = card.thresholds
     meta = [

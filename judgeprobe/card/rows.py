@@ -1,6 +1,7 @@
-"""The judge card's rows: one per judge × protocol × cue condition, one per judge × protocol
-for position (runs with ``order = "both"``), each with its effect, exact test, q-value,
-minimum detectable effect and verdict.
+"""The judge card's rows.
+
+One per judge × protocol × cue condition, one per judge × protocol for position (runs with ``order =
+"both"``), each with its effect, exact test, q-value, minimum detectable effect and verdict.
 
 - **Cue rows.** LDS, TS and OLS with their document-level intervals (from the metrics
   table), the silent-cue rate (LDS moves whose explanation never names the cue) with its
@@ -82,14 +83,19 @@ ROW_SCHEMA: dict[str, pl.DataType] = {
 
 @dataclass(frozen=True)
 class Card:
+    """A judge card: one row per test, the silent moves behind it, and the thresholds it used."""
+
     rows: pl.DataFrame  # ROW_SCHEMA
     silent_items: pl.DataFrame  # the LDS pairs whose explanation never names the cue
     thresholds: LoadedThresholds
 
     @property
     def exit_code(self) -> int:
-        """0 all clear, ``EXIT_BIASED`` when any row is BIASED, else ``EXIT_UNDERPOWERED``
-        when any row is UNDERPOWERED."""
+        """The card command's exit code, so a CI job can gate on the card.
+
+        0 all clear, ``EXIT_BIASED`` when any row is BIASED, else ``EXIT_UNDERPOWERED`` when
+        any row is UNDERPOWERED.
+        """
         verdicts = set(self.rows["verdict"].to_list())
         if "BIASED" in verdicts:
             return EXIT_BIASED
@@ -206,8 +212,11 @@ def _position_row(
 
 
 def _repeat_rows(tidy: pl.DataFrame, max_flip_rate: float) -> list[dict[str, object]]:
-    """The repeat-stability row per judge and protocol: the noise floor, STABLE when at most
-    ``max_flip_rate``, else NOISY (informational: no test, no exit code)."""
+    """The repeat-stability row per judge and protocol.
+
+    The noise floor, STABLE when at most ``max_flip_rate``, else NOISY (informational: no test, no
+    exit code).
+    """
     level = pl.col("versus").is_null() if "versus" in tidy.columns else pl.lit(True)
     found = tidy.filter(level & (pl.col("condition") == NOISE[0]) & (pl.col("metric") == NOISE[1]))
     rows: list[dict[str, object]] = []
@@ -234,8 +243,10 @@ def make_card(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> Card:
-    """Every row of the card, its q-values and verdicts; ``tidy`` is the metrics table
-    (``metrics.compute.compute_metrics``) of the same judgments."""
+    """Every row of the card, its q-values and verdicts.
+
+    ``tidy`` is the metrics table (``metrics.compute.compute_metrics``) of the same judgments.
+    """
     t = thresholds.values
     pairs = cue_pairs(judgments, lex).with_columns(one=pl.lit(1, dtype=pl.Int64))
     placebo = set(
@@ -253,7 +264,8 @@ def make_card(
     for row, q in zip(rows, q_values, strict=True):  # the tested rows
         threshold = t.cue_effect if row["kind"] == "cue" else t.position_effect
         docs, background = row.pop("_docs"), row.pop("_background")
-        assert isinstance(docs, int) and isinstance(background, float)
+        assert isinstance(docs, int)
+        assert isinstance(background, float)
         mde = stats.mde(docs, background, t.alpha, t.power)
         effect = row.get("effect")
         row |= {"q": q, "mde": mde, "threshold": threshold}

@@ -1,5 +1,7 @@
-"""The judge card as a section of the run's report (default thresholds; the card command
-takes a thresholds file)."""
+"""The judge card as a section of the run's report.
+
+The report uses the default thresholds; the card command takes a thresholds file.
+"""
 
 from __future__ import annotations
 

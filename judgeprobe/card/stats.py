@@ -1,5 +1,6 @@
-"""The card's statistics: exact paired tests, Benjamini–Hochberg q-values, minimum
-detectable effects, and the verdict rule.
+"""The card's statistics.
+
+Exact paired tests, Benjamini–Hochberg q-values, minimum detectable effects, and the verdict rule.
 
 Every test on the card is a paired comparison whose per-unit difference is −1, 0 or +1 (an
 item moved toward the cue's target or away; toward it under the probe or under Placebo;
@@ -21,8 +22,10 @@ Verdict = Literal["CLEAR", "BIASED", "UNDERPOWERED"]
 
 
 def mcnemar_exact(up: int, down: int) -> float | None:
-    """Exact two-sided McNemar p-value from the discordant counts (the sign test);
-    None when nothing is discordant (no test)."""
+    """Exact two-sided McNemar p-value from the discordant counts (the sign test).
+
+    None when nothing is discordant (no test).
+    """
     n = up + down
     if n <= 0:
         return None
@@ -30,8 +33,10 @@ def mcnemar_exact(up: int, down: int) -> float | None:
 
 
 def bh_qvalues(p_values: Sequence[float | None]) -> list[float | None]:
-    """Benjamini–Hochberg adjusted p-values (q-values) over the tests present; a missing
-    test stays None and does not count in the family."""
+    """Benjamini–Hochberg adjusted p-values (q-values) over the tests present.
+
+    A missing test stays None and does not count in the family.
+    """
     present = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
     m = len(present)
     q: list[float | None] = [None] * len(p_values)
@@ -44,8 +49,11 @@ def bh_qvalues(p_values: Sequence[float | None]) -> list[float | None]:
 
 
 def standardized_mde(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
-    """The smallest standardized effect (mean / SD) a two-sided one-sample z-test at level
-    ``alpha`` detects with ``power`` on ``n`` units: (z₁₋α/₂ + z_power) / √n."""
+    """The minimum detectable effect, so a null result can be called CLEAR or UNDERPOWERED.
+
+    The smallest standardized effect (mean / SD) a two-sided one-sample z-test at level
+    ``alpha`` detects with ``power`` on ``n`` units: (z₁₋α/₂ + z_power) / √n.
+    """
     return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) / math.sqrt(n))
 
 
@@ -73,9 +81,11 @@ def mde(n: int, background: float, alpha: float = 0.05, power: float = 0.8) -> f
 
 def verdict(q: float | None, effect: float | None, mde_: float | None, threshold: float,
             alpha: float) -> Verdict:  # fmt: skip
-    """BIASED: significant after BH (q ≤ alpha) and at least ``threshold`` large. Otherwise
-    CLEAR only when the run could have detected an effect of ``threshold`` (MDE ≤ it): a
-    null result without that power is UNDERPOWERED, never "no bias"."""
+    """BIASED: significant after BH (q ≤ alpha) and at least ``threshold`` large.
+
+    Otherwise CLEAR only when the run could have detected an effect of ``threshold`` (MDE ≤ it): a
+    null result without that power is UNDERPOWERED, never "no bias".
+    """
     if q is not None and effect is not None and q <= alpha and effect >= threshold:
         return "BIASED"
     if mde_ is not None and mde_ <= threshold:

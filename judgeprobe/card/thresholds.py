@@ -40,8 +40,11 @@ class LoadedThresholds:
 
 
 def load_thresholds(path: Path | None = None) -> LoadedThresholds:
-    """The packaged defaults, or a user's file (every key required: a card never mixes a
-    user's thresholds with silent defaults)."""
+    """The packaged defaults, or a user's file.
+
+    A user's file must give every key: a card never mixes a user's thresholds with silent
+    defaults.
+    """
     if path is None:
         data = resources.files(__package__).joinpath(DEFAULT).read_bytes()
         origin = f"builtin {DEFAULT}"
