@@ -73,8 +73,11 @@ class BuildConfig(BaseModel):
         return content_hash(body, 16)
 
     def max_tokens_for(self, kind: str) -> int:
-        """Generation budget: the word budget at ~1.3 tokens a word with a quarter's slack,
-        twice that for the verbosity attack, plus the JSON around the text."""
+        """Generation budget.
+
+        The word budget at ~1.3 tokens a word with a quarter's slack, twice that for the verbosity
+        attack, plus the JSON around the text.
+        """
         tokens = math.ceil(self.words * 1.3 * 1.25) * (2 if kind == "verbosity" else 1)
         return tokens + 16
 

@@ -55,9 +55,11 @@ class OfflineTokenizer:
         self._words = NLTKWordTokenizer()
 
     def to_sentences(self, paragraph: str) -> tuple[str, ...]:
+        """Split a paragraph into sentences with Punkt, knowing the corpus's abbreviations."""
         return tuple(s.strip() for s in self._sentences.tokenize(paragraph) if s.strip())
 
     def to_words(self, sentence: str) -> tuple[str, ...]:
+        """The word tokens of a sentence that sumy scores (punctuation dropped)."""
         return tuple(w for w in self._words.tokenize(sentence) if _WORD.match(w))
 
 

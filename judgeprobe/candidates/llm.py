@@ -29,8 +29,11 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s|\\n|$)")
 
 
 def salvage(raw: str) -> str:
-    """The text of a ``{"text": "...`` reply cut off mid-string: up to its last full sentence,
-    or its last whole word when not even one sentence is complete ("" if nothing usable)."""
+    """Salvage the text of a ``{"text": "...`` reply cut off mid-string.
+
+    Keeps up to its last full sentence, or its last whole word when not even one sentence is
+    complete ("" if nothing usable).
+    """
     opening = _OPENING.match(raw)
     if opening is None:
         return ""
@@ -71,6 +74,7 @@ class Author:
 
     @property
     def fingerprint(self) -> str:
+        """The author server's fingerprint, recorded with each generated summary."""
         return self.endpoint.info.fingerprint
 
     async def write(

@@ -35,10 +35,12 @@ class Materials:
 
 
 def source_hash(text: str) -> str:
+    """Content hash of a source document, so a candidate set names exactly what it summarised."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def needs_draws(cfg: BuildConfig) -> bool:
+    """Whether the configured subsets need several drafts from the same model."""
     return "same_model" in cfg.subsets or (
         "single_relabel" in cfg.subsets and cfg.relabel_opponent == "same_model"
     )
@@ -66,8 +68,10 @@ async def _pair(
 async def make_materials(
     doc: Document, author: Author, cfg: BuildConfig, paraphraser: Author | None = None
 ) -> Materials:
-    """Generate one document's texts: LLM requests go through the cached engine; the
-    paraphrases by ``paraphraser`` when given."""
+    """Generate one document's texts: LLM requests go through the cached engine.
+
+    The paraphrases by ``paraphraser`` when given.
+    """
     m = Materials(doc=doc, source_hash=source_hash(doc.text))
     summary_values = {"DOCUMENT": doc.text, "WORDS": str(cfg.words)}
     reference = author.write(

@@ -38,6 +38,7 @@ class Preservation:
     new_entities: tuple[str, ...]
 
     def ok(self, threshold: float) -> bool:
+        """Whether a rewrite kept the meaning: similar enough and nothing invented."""
         return self.similarity >= threshold and not self.new_numbers and not self.new_entities
 
     def problems(self, threshold: float) -> str:

@@ -40,6 +40,7 @@ class TokenCounter:
         return await self._client.post(path, body=body, cast_to=object)
 
     async def count(self, texts: Sequence[str]) -> list[int]:
+        """Token counts from the server's tokenizer, or an estimate when there is none."""
         if self._client is None:
             return [approx_tokens(t) for t in texts]
         slots = asyncio.Semaphore(8)
@@ -64,5 +65,6 @@ class TokenCounter:
         return int(n_ctx) if isinstance(n_ctx, int) else None
 
     async def close(self) -> None:
+        """Release the tokenizer client's connections."""
         if self._client is not None:
             await self._client.close()
