@@ -1,5 +1,7 @@
-"""The rubric probe: can a judge's rubric verdict be predicted from the criterion text alone,
-and does the judge flip when the response or the criterion is reversed?
+"""The rubric probe.
+
+Can a judge's rubric verdict be predicted from the criterion text alone, and does the judge flip
+when the response or the criterion is reversed?
 
 Python API (the CLI is ``python -m judgeprobe.rubric``)::
 

@@ -151,6 +151,7 @@ def _summary(tables: dict[str, pl.DataFrame], console: Console) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m judgeprobe.rubric``: the rubric probe from items to report."""
     args = _parser().parse_args(argv)
     cfg = _apply(load_rubric_config(args.config), args)
     items = load_rubric_items(cfg.items, cfg.limit)

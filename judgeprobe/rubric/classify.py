@@ -84,6 +84,7 @@ def _num(value: float) -> float | None:
 
 
 def scores(counts: np.ndarray) -> dict[str, float]:
+    """Every classifier metric from one confusion count."""
     return {m: float(STATS[m](counts)) for m in METRICS}
 
 
@@ -121,6 +122,7 @@ class TransformerClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[mis
             yield start, self.tokenizer_(chunk, padding=True, truncation=True, return_tensors="pt")
 
     def fit(self, texts: Sequence[str], y: np.ndarray) -> TransformerClassifier:
+        """Fine-tune the local transformer on the training texts (sklearn estimator API)."""
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -151,6 +153,7 @@ class TransformerClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[mis
         return self
 
     def predict(self, texts: Sequence[str]) -> np.ndarray:
+        """Labels for ``texts`` from the fine-tuned model."""
         import torch
 
         self.model_.eval()
@@ -166,6 +169,7 @@ def _logistic(weighted: bool) -> LogisticRegression:
 
 
 def tfidf_estimator(weighted: bool) -> Pipeline:
+    """The bag-of-words baseline classifier: TF-IDF n-grams into a logistic regression."""
     vectoriser = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, lowercase=True)
     return make_pipeline(vectoriser, _logistic(weighted))
 
@@ -233,6 +237,7 @@ class ProbeResults:
     notes: list[str] = field(default_factory=list)
 
     def frames(self) -> dict[str, pl.DataFrame]:
+        """The probe's results as named tables for the report and CSV files."""
         return {
             "classifier_metrics": pl.DataFrame(self.metrics),
             "confusion": pl.DataFrame(self.confusion),

@@ -19,6 +19,8 @@ Classifier = Literal["tfidf", "embedding", "transformer"]
 
 
 class RubricConfig(BaseModel):
+    """The rubric probe's settings (judges, items, rewrites, classifiers), read from TOML."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(default="rubric", pattern=r"^[A-Za-z0-9._-]+$")
@@ -37,9 +39,11 @@ class RubricConfig(BaseModel):
     judges: list[JudgeConfig] = Field(default_factory=default_judges, min_length=1)
 
     def digest(self) -> str:
-        """Hash of what decides each judgment. Judge URLs, analysis options and ``limit`` are
-        left out: a resume may change them (a larger limit extends the run; job keys hash
-        the item contents, so nothing is mixed up)."""
+        """Hash of what decides each judgment.
+
+        Judge URLs, analysis options and ``limit`` are left out: a resume may change them (a larger
+        limit extends the run; job keys hash the item contents, so nothing is mixed up).
+        """
         body = self.model_dump(
             exclude={"judges", "classifiers", "transformer_dir", "resamples", "engine", "limit"}
         )
@@ -48,4 +52,5 @@ class RubricConfig(BaseModel):
 
 
 def load_rubric_config(path: Path | None) -> RubricConfig:
+    """Read and validate a rubric probe config."""
     return load_toml(path, RubricConfig)

@@ -33,6 +33,8 @@ BUNDLED = {"bundled:rubric": "sample.jsonl"}
 
 
 class Message(BaseModel):
+    """One turn of a rubric item's conversation."""
+
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     role: Literal["system", "user", "assistant", "developer"]

@@ -45,7 +45,8 @@ class RubricReply(BaseModel):
     """The judge's answer for one criterion (HealthBench's grader fields, explanation first).
 
     The explanation's length is capped in the schema, so a grammar-constrained server cannot
-    spend hundreds of tokens on it (small judges tend to echo the conversation)."""
+    spend hundreds of tokens on it (small judges tend to echo the conversation).
+    """
 
     model_config = ConfigDict(extra="forbid", title="rubric_verdict")
 
@@ -54,6 +55,7 @@ class RubricReply(BaseModel):
 
 
 def conversation_text(item: RubricItem) -> str:
+    """An item's conversation as plain text for the judge's prompt."""
     return "\n\n".join(f"{m.role}: {m.content}" for m in item.conversation)
 
 
@@ -102,6 +104,8 @@ def _prompt(template: str, item: RubricItem, response: str, criterion: str) -> l
 
 
 class RewriteFailed(Exception):
+    """A rewrite that ended Invalid, so the judgment that needs it ends Invalid too."""
+
     def __init__(self, result: Result) -> None:
         super().__init__(result.invalid_reason)
         self.result = result

@@ -56,7 +56,7 @@ _SIBILANT = ("s", "x", "z", "ch", "sh", "o")
 
 
 def third_person(verb: str) -> str:
-    """recommend → recommends, identify → identifies, discuss → discusses."""
+    """Recommend → recommends, identify → identifies, discuss → discusses."""
     low = verb.lower()
     if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
         return verb[:-1] + "ies"
@@ -66,7 +66,7 @@ def third_person(verb: str) -> str:
 
 
 def base_form(verb: str) -> str:
-    """recommends → recommend, identifies → identify, discusses → discuss."""
+    """Recommends → recommend, identifies → identify, discusses → discuss."""
     low = verb.lower()
     if low.endswith("ies") and len(low) > 4:
         return verb[:-3] + "y"

@@ -1,5 +1,7 @@
-"""The rubric probe's report sections: confusion matrices, per-metric bars with intervals,
-cues in the rubric wording, cross-split transfer and the transition table.
+"""The rubric probe's report sections.
+
+Confusion matrices, per-metric bars with intervals, cues in the rubric wording, cross-split transfer
+and the transition table.
 
 ``rubric_sections(run_dir)`` is what the main report adds when a run directory holds rubric
 results (``RUN_DIR/rubric/``); ``write_report`` renders them alone when there is no cue run.
@@ -74,6 +76,7 @@ def confusion_png(confusion: pl.DataFrame) -> bytes | None:
 
 
 def word_count_png(labels: pl.DataFrame) -> bytes | None:
+    """Histogram of reply lengths per label; None when nothing was labelled."""
     if labels.is_empty():
         return None
     fig, ax = plt.subplots(figsize=(6, 3))
@@ -88,6 +91,7 @@ def word_count_png(labels: pl.DataFrame) -> bytes | None:
 
 
 def transitions_png(transitions: pl.DataFrame) -> bytes | str | None:
+    """Bar chart of how verdicts move under each rewrite; None when there are none."""
     if transitions.is_empty():
         return None
     tidy = transitions.select(
@@ -110,6 +114,7 @@ def _mean_sd(s: dict[str, float | None]) -> str:
 
 
 def classifier_table(metrics: pl.DataFrame) -> pl.DataFrame:
+    """The classifier metrics as report text, each with its interval and CV spread."""
     cv = pl.struct("cv_mean", "cv_sd").map_elements(_mean_sd, return_dtype=pl.String)
     return metrics.select(
         "judge",

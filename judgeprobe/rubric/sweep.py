@@ -66,6 +66,7 @@ def check_provided(cfg: RubricConfig, items: list[RubricItem]) -> list[str]:
 
 
 def plan(cfg: RubricConfig, items: list[RubricItem]) -> Iterator[RubricJob]:
+    """Every rubric judgment of the config, one job per judge, item, variant and seed."""
     sampling = PRESETS[cfg.preset]
     for judge in cfg.judges:
         for item in items:
@@ -82,7 +83,7 @@ def plan(cfg: RubricConfig, items: list[RubricItem]) -> Iterator[RubricJob]:
 
 
 def rubric_rows(jobs: Iterable[RubricJob], store: Store) -> pl.DataFrame:
-    """One row per planned rubric judgment (Invalid \"not run\" where none is stored)."""
+    """One row per planned rubric judgment (Invalid "not run" where none is stored)."""
     rows = []
     for job in jobs:
         o = store.get_outcome(job.key)
@@ -114,8 +115,10 @@ def rubric_rows(jobs: Iterable[RubricJob], store: Store) -> pl.DataFrame:
 
 
 def rubric_jobs(cfg: RubricConfig, items: list[RubricItem], out: Path) -> JobType[RubricJob]:
-    """The rubric probe as a job type of the shared runner; rows go to
-    ``out/judgments.parquet``. Two lanes per server slot: a job may first ask for a rewrite."""
+    """The rubric probe as a job type of the shared runner; rows go to ``out/judgments.parquet``.
+
+    Two lanes per server slot: a job may first ask for a rewrite.
+    """
     sampling = PRESETS[cfg.preset]
 
     async def make(job: RubricJob, endpoint: Endpoint, store: Store) -> Outcome:
@@ -153,6 +156,7 @@ async def judge_all(
 def manifest(
     cfg: RubricConfig, items: list[RubricItem], endpoints: dict[str, Endpoint]
 ) -> dict[str, Any]:
+    """The rubric run's manifest: config, templates and servers, for reproduction."""
     templates = [JUDGE_TEMPLATE, *REWRITE_TEMPLATES.values()]
     return {
         "kind": "rubric",
@@ -184,8 +188,11 @@ def manifest(
 
 
 def labels_from(judgments: pl.DataFrame) -> pl.DataFrame:
-    """One label per (judge, item): the majority verdict on the original pair over seeds
-    (Invalid verdicts and ties between seeds left out)."""
+    """One label per (judge, item).
+
+    The majority verdict on the original pair over seeds (Invalid verdicts and ties between seeds
+    left out).
+    """
     original = judgments.filter(
         (pl.col("variant") == "original") & pl.col("verdict").is_in(["satisfied", "violated"])
     )

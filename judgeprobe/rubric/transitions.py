@@ -52,6 +52,7 @@ def outcome_expr() -> pl.Expr:
 
 
 def with_outcomes(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Label each (original, rewrite) verdict pair with its transition."""
     return pairs.with_columns(outcome_expr())
 
 
