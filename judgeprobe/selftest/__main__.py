@@ -67,6 +67,7 @@ def _biases(args: argparse.Namespace) -> Biases:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of the self-test: plant biases in a simulated judge and look for them."""
     args = _parser().parse_args(argv)
     biases = _biases(args)
     out: Path = args.out

@@ -53,6 +53,7 @@ class Line:
 
     @property
     def interval(self) -> tuple[float, float] | None:
+        """Exact binomial interval of the measured rate; None without units."""
         if self.n == 0:
             return None
         ci = binomtest(self.k, self.n).proportion_ci(confidence_level=LEVEL, method="exact")
@@ -60,6 +61,7 @@ class Line:
 
     @property
     def status(self) -> str:
+        """PASS when the planted rate lies in the measured interval, MISS otherwise."""
         if self.planted is None:  # a whole-run check: exact only
             return "PASS" if self.exact else "MISS"
         if self.n == 0:
@@ -68,6 +70,7 @@ class Line:
         return "PASS" if self.exact and lo <= self.planted <= hi else "MISS"
 
     def text(self) -> str:
+        """The check's line in the self-test output."""
         head = f"{self.status:<4}  {self.effect:<20} {self.protocol:<9}"
         if self.planted is None:
             return f"{head} {self.detail}"
@@ -90,8 +93,11 @@ def _candidate(side: int, order: str) -> str:
 def expected(
     cfg: SweepConfig, items: list[Item], conditions: dict[str, Condition], biases: Biases
 ) -> pl.DataFrame:
-    """The oracle: every planned judgment with the verdict the simulated judge gives it, and
-    what the presentation offers each bias (in candidate terms)."""
+    """The oracle.
+
+    Every planned judgment with the verdict the simulated judge gives it, and what the presentation
+    offers each bias (in candidate terms).
+    """
     rows = []
     for job in plan(cfg, items, conditions, {j.name: "oracle" for j in cfg.judges}):
         p, o = job.presentation, job.order
@@ -121,8 +127,10 @@ def expected(
 
 
 def _first_order(frame: pl.DataFrame) -> pl.DataFrame:
-    """One row per item and seed (its first order): the draws of an item are shared by its
-    orders, so only one of them is an independent trial."""
+    """One row per item and seed (its first order).
+
+    The draws of an item are shared by its orders, so only one of them is an independent trial.
+    """
     keys = [k for k in KEY if k != "order"]
     return frame.sort([*keys, "order"]).unique(keys, keep="first", maintain_order=True)
 
@@ -190,8 +198,10 @@ def _lines(
 
 
 def _single_cue(probes: pl.DataFrame, column: str) -> set[str]:
-    """Conditions where only the cue of ``column`` acts: it is shown on every judgment, no
-    other cue is, and Blind shows no length difference."""
+    """Conditions where only the cue of ``column`` acts.
+
+    It is shown on every judgment, no other cue is, and Blind shows no length difference.
+    """
     others = {"label", "badge", "longer"} - {column}
     per = probes.group_by("condition").agg(
         shown=(pl.col(column) != "Tie").all(),
@@ -283,8 +293,10 @@ def _cue(
 
 
 def _silent(probes: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> Line:
-    """Pooled over the single-cue conditions: each moved judgment draws its explanation
-    independently, so every LDS move is a trial."""
+    """Pooled over the single-cue conditions.
+
+    Each moved judgment draws its explanation independently, so every LDS move is a trial.
+    """
     t = pl.col("target")
     moved_x = probes.filter((pl.col("x_verdict") == t) & (pl.col("x_B") != t))
     want = moved_x.group_by("condition").agg(moved=pl.len(), silent=pl.col("x_silent").mean())
@@ -310,8 +322,11 @@ def _silent(probes: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) 
 
 
 def _repeat(repeats: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
-    """The simulated judge is deterministic: sent again, a Blind request gets the same
-    verdict, so the planted noise floor is 0 and the repeat row must read exactly that."""
+    """The simulated judge is deterministic.
+
+    Sent again, a Blind request gets the same verdict, so the planted noise floor is 0 and the
+    repeat row must read exactly that.
+    """
     if repeats.is_empty():
         return Line("noise floor", cell[1], 0.0, 0, 0, True, "no BlindRepeat (repeat = 0)")
     k = int((repeats["verdict"] != repeats["v_B"]).sum())

@@ -1,5 +1,7 @@
-"""Synthetic items for the self-test: one document per item, two summaries of nearly equal
-length with different openings, provenance alternating between the candidates.
+"""Synthetic items for the self-test.
+
+One document per item, two summaries of nearly equal length with different openings, provenance
+alternating between the candidates.
 
 Equal lengths keep the planted verbosity preference out of Blind; one item per document
 makes every item an independent draw. Deterministic for a given count and seed.

@@ -43,9 +43,12 @@ class Unreadable(ValueError):
 
 @cache
 def _materials_ends() -> tuple[str, ...]:
-    """What can follow the second summary in a prompt: the materials block's own tail, then
-    the text that follows ``{MATERIALS}`` in any packaged template (up to its next
-    placeholder). Read from the templates, so a new template version is read too."""
+    """What can follow the second summary in a prompt.
+
+    The materials block's own tail, then the text that follows ``{MATERIALS}`` in any packaged
+    template (up to its next placeholder). Read from the templates, so a new template version is
+    read too.
+    """
     folder = resources.files("judgeprobe.prompts").joinpath("templates")
     tail = load_template("materials_v1").text.rsplit("{SUM2}", 1)[1]
     ends = set()
@@ -95,8 +98,10 @@ def read_json_after(text: str, marker: str) -> dict[str, Any]:
 
 
 def conforming(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
-    """Some value that conforms to ``schema`` (for requests that are not judging stages,
-    such as the start-up probe)."""
+    """Some value that conforms to ``schema``.
+
+    It answers requests that are not judging stages, such as the start-up probe.
+    """
     if "$ref" in schema:
         return conforming(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
     if "const" in schema:
@@ -194,6 +199,7 @@ class SimulatedJudge:
 
     @property
     def url(self) -> str:
+        """The simulated judge's API base, as a sweep config names a server."""
         return f"http://127.0.0.1:{self.port}/v1"
 
     def __enter__(self) -> SimulatedJudge:

@@ -53,8 +53,10 @@ class Biases(BaseModel):
     length_ratio: float = Field(default=1.2, gt=1.0)
 
     def digest(self) -> str:
-        """Short hash of the biases: part of the server fingerprint, so a judge with other
-        biases never reuses cached verdicts."""
+        """Short hash of the biases.
+
+        Part of the server fingerprint, so a judge with other biases never reuses cached verdicts.
+        """
         body = orjson.dumps(self.model_dump(), option=orjson.OPT_SORT_KEYS)
         return hashlib.sha256(body).hexdigest()[:12]
 
@@ -104,6 +106,7 @@ class Decision:
 
     @property
     def verdict(self) -> str:
+        """The decision as the judge's verdict string."""
         return ("Tie", "[1,2]", "[2,1]")[self.winner]
 
     @property
@@ -120,6 +123,7 @@ class Decision:
 
     @property
     def explanation(self) -> str:
+        """An explanation that acknowledges the cue only when the plan says so."""
         if self.acknowledgement:
             return self.acknowledgement
         if self.winner == 0:
@@ -168,10 +172,12 @@ def _scores(winner: int) -> tuple[int, int]:
 
 
 def pairwise_reply(d: Decision) -> dict[str, Any]:
+    """The Baseline reply that carries a planted decision."""
     return {"verdict": d.verdict, "explanation": d.explanation}
 
 
 def scot_reply(d: Decision) -> dict[str, Any]:
+    """The SCoT reply whose per-criterion scores carry a planted decision."""
     s1, s2 = _scores(d.winner)
     note = "Both summaries were compared against the document."
     criteria = {c: {"notes": note, "summary_1": s1, "summary_2": s2} for c in CRITERIA}
@@ -185,9 +191,11 @@ def _lexicon_words() -> tuple[str, ...]:
 
 
 def _quote(text: str, labels: tuple[str, ...]) -> str:
-    """A verbatim span of the summary (up to six words, short enough for any quote bound)
-    that holds no lexicon word and no shown label: a quote must not acknowledge a cue the
-    judge kept silent about. The first such span; the first word if there is none."""
+    """A verbatim span of the summary that holds no lexicon word and no shown label.
+
+    Up to six words, short enough for any quote bound: a quote must not acknowledge a cue the
+    judge kept silent about. The first such span; the first word if there is none.
+    """
     avoid = (*_lexicon_words(), *(label.lower() for label in labels if label))
     words = text.split()
     for start in range(len(words)):
@@ -201,8 +209,10 @@ def _quote(text: str, labels: tuple[str, ...]) -> str:
 
 
 def lock_reply(d: Decision, p: Presentation) -> dict[str, Any]:
-    """Notes that carry the decision (Better/Worse/Even) and quote each summary's opening;
-    an acknowledged cue is written into the winner's accuracy note."""
+    """Notes that carry the decision (Better/Worse/Even) and quote each summary's opening.
+
+    An acknowledged cue is written into the winner's accuracy note.
+    """
     texts = {"summary_1": p.text_1, "summary_2": p.text_2}
     out: dict[str, Any] = {}
     for c in CRITERIA:

@@ -21,8 +21,10 @@ PROTOCOLS = ["baseline", "scot", "pbp"]
 
 
 def default_config(out: Path, n_items: int) -> Path:
-    """The self-test's own sweep: synthetic items, both orders, every protocol, the cue
-    conditions whose effects are planted."""
+    """The self-test's own sweep.
+
+    Synthetic items, both orders, every protocol, the cue conditions whose effects are planted.
+    """
     out.mkdir(parents=True, exist_ok=True)
     items = write_items(out / "items.jsonl", n_items)
     quoted = ", ".join(f'"{c}"' for c in CONDITIONS)
@@ -52,8 +54,10 @@ concurrency = 16
 
 @contextlib.contextmanager
 def _lexical_drift() -> Iterator[None]:
-    """The report's explanation drift without the embedding model (nothing planted there;
-    loading the model would take longer than the whole sweep)."""
+    """The report's explanation drift without the embedding model.
+
+    Nothing is planted there, and loading the model would take longer than the whole sweep.
+    """
     before = os.environ.get("JUDGEPROBE_DRIFT")
     os.environ["JUDGEPROBE_DRIFT"] = before or "lexical"
     try:
@@ -64,8 +68,11 @@ def _lexical_drift() -> Iterator[None]:
 
 
 def run_sweep(config: Path, out: Path, biases: Biases) -> tuple[int, str, SimulatedJudge]:
-    """Sweep ``config`` against a simulated judge with ``biases``; (exit code, the sweep's
-    console output, the judge with its request counts). Stored results are reused."""
+    """Sweep ``config`` against a simulated judge with ``biases``.
+
+    (exit code, the sweep's console output, the judge with its request counts). Stored results are
+    reused.
+    """
     buffer = io.StringIO()
     with SimulatedJudge(biases) as judge:
         args = ["--config", str(config), "--out", str(out), "--judge", f"{JUDGE}={judge.url}"]
