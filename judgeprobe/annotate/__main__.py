@@ -63,6 +63,7 @@ def _print(table: pl.DataFrame, console: Console) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m judgeprobe.annotate``: export a blind form, or import labels."""
     args = _parser().parse_args(argv)
     console = Console(soft_wrap=True)
     if args.command == "export":

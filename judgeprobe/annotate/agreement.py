@@ -55,6 +55,7 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
 
 
 def read_key(run_dir: Path) -> pl.DataFrame:
+    """The export's unblinding key, which maps each pair back to its item and subset."""
     path = run_dir / "annotation" / "key.csv"
     if not path.is_file():
         raise JudgeprobeError(f"{run_dir}: no annotation/key.csv; run `annotate export` first")
@@ -65,8 +66,11 @@ def read_key(run_dir: Path) -> pl.DataFrame:
 
 
 def read_annotations(path: Path, shown_first: dict[str, str]) -> Annotations:
-    """One annotator's file: ``pair_id`` and ``label`` columns (``1``, ``2``, ``Tie``; empty =
-    not answered), the annotator named by an ``annotator`` column or else the file name."""
+    """One annotator's file.
+
+    ``pair_id`` and ``label`` columns (``1``, ``2``, ``Tie``; empty = not answered), the annotator
+    named by an ``annotator`` column or else the file name.
+    """
     rows = _read_csv(path)
     if not rows or not {"pair_id", "label"} <= set(rows[0]):
         raise JudgeprobeError(f"{path}: expected a CSV with pair_id and label columns")
@@ -94,8 +98,10 @@ def read_annotations(path: Path, shown_first: dict[str, str]) -> Annotations:
 def bootstrap(
     documents: list[str], stat: Callable[[np.ndarray], float], resamples: int, seed: int
 ) -> tuple[float, float, int]:
-    """95% percentile interval of ``stat(rows)`` resampling documents with all their rows;
-    the number of resamples where it was undefined."""
+    """95% percentile interval of ``stat(rows)`` resampling documents with all their rows.
+
+    The number of resamples where it was undefined.
+    """
     docs, index = np.unique(np.asarray(documents), return_inverse=True)
     rows_of = [np.flatnonzero(index == d) for d in range(len(docs))]
     rng = np.random.default_rng(seed)

@@ -122,6 +122,7 @@ def _csv(rows: list[dict[str, str]], fields: Sequence[str]) -> str:
 
 
 def read_judgments(run_dir: Path) -> pl.DataFrame:
+    """A run's judgments table, with a one-line error when the directory is not a run."""
     path = run_dir / "judgments.parquet"
     if not path.is_file():
         raise JudgeprobeError(f"{run_dir}: no judgments.parquet (is it a run directory?)")
@@ -145,9 +146,11 @@ def run_items(run_dir: Path, items: str | None) -> tuple[pl.DataFrame, list[Item
 def export(
     run_dir: Path, n: int, seed: int, items: str | None = None, force: bool = False
 ) -> tuple[Path, int]:
-    """Write ``RUN_DIR/annotation/``: ``pairs.csv`` and ``form.html`` for annotators,
-    ``key.csv`` (how each pair maps back to candidates and items) for ``import``. Returns the
-    folder and the number of pairs drawn."""
+    """Write ``RUN_DIR/annotation/``.
+
+    ``pairs.csv`` and ``form.html`` for annotators, ``key.csv`` (how each pair maps back to
+    candidates and items) for ``import``. Returns the folder and the number of pairs drawn.
+    """
     if n < 1:
         raise JudgeprobeError("--n must be at least 1")
     out = run_dir / "annotation"

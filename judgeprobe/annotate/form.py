@@ -13,8 +13,11 @@ import orjson
 
 
 def render_form(rows: list[dict[str, str]], digest: str) -> str:
-    """The form for ``rows`` (pair_id, document, summary_1, summary_2); ``digest`` names the
-    sample, so answers to another sample are never mixed into this one's storage."""
+    """The form for ``rows`` (pair_id, document, summary_1, summary_2).
+
+    ``digest`` names the sample, so answers to another sample are never mixed into this one's
+    storage.
+    """
     template = resources.files(__package__).joinpath("form.html").read_text(encoding="utf-8")
     shown = [{k: r[k] for k in ("pair_id", "document", "summary_1", "summary_2")} for r in rows]
     # Inside <script>, "</" could end the element early; JSON allows "<\/" for it.
