@@ -49,6 +49,7 @@ class Injection(BaseModel):
     _what = field_validator("what")(_placeholders_only)
 
     def apply(self, text: str, what: str) -> str:
+        """Place the cue text at the start or end of a summary, as the condition says."""
         return f"{text.rstrip()} {what}" if self.at == "end" else f"{what} {text.lstrip()}"
 
 
