@@ -25,7 +25,8 @@ def first_error(exc: ValidationError, whole: str = "value", value: bool = False)
     """``field.path: message`` for the first problem pydantic found (``whole`` if no path).
 
     ``value``: also name the offending value (scalars only, credentials scrubbed), as config
-    and flag errors do; reply errors leave it out so equal problems read alike."""
+    and flag errors do; reply errors leave it out so equal problems read alike.
+    """
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err["loc"]) or whole
     message = str(err["msg"]).removeprefix("Value error, ")

@@ -62,6 +62,7 @@ class BuildReport:
     wall_s: float = 0.0
 
     def as_dict(self, cfg: BuildConfig) -> dict[str, Any]:
+        """The build's manifest record, so a candidate set can be traced to its config."""
         return {
             "set_version": SET_VERSION,
             "candidates": str(self.path),
@@ -242,6 +243,7 @@ def _overrides(args: argparse.Namespace, base: BuildConfig) -> dict[str, object]
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of the candidate-set builder: config and flags in, candidates out."""
     args = _parser().parse_args(argv)
     base = load_toml(args.config, BuildConfig)
     cfg = with_overrides(base, _overrides(args, base))

@@ -123,7 +123,8 @@ class JudgeConfig(BaseModel):
         """The ``Authorization`` header for one replica (empty when it needs none).
 
         Raises one line when ``api_key_env`` names a variable that is not set: a run must
-        not go on silently without the key it was configured with."""
+        not go on silently without the key it was configured with.
+        """
         if self.api_key_env:
             key = os.environ.get(self.api_key_env, "")
             if not key:
@@ -187,6 +188,7 @@ class JudgeConfig(BaseModel):
         return self.urls or (self.url,)
 
     def serve_hint(self) -> str:
+        """How to start this judge's server, for the error when it cannot be reached."""
         if self.name in SERVE_HINTS:
             return f"start it with `{SERVE_HINTS[self.name]}`"
         return f"start it with `make serve-{self.name}-vllm` or your own server"
@@ -252,6 +254,7 @@ class ProtocolOptions(BaseModel):
 
 
 def default_judges() -> list[JudgeConfig]:
+    """The embedded judge that ``make run`` starts, used when a config names none."""
     name, url = DEFAULT_JUDGE
     return [JudgeConfig(name=name, url=url, concurrency=4)]
 
@@ -309,8 +312,10 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def load_toml(path: Path | None, model: type[M]) -> M:
-    """Read and validate a TOML config (defaults when ``path`` is None); any problem is one
-    JudgeprobeError line. Shared by the sweep and the rubric probe."""
+    """Read and validate a TOML config (defaults when ``path`` is None).
+
+    Any problem is one JudgeprobeError line. Shared by the sweep and the rubric probe.
+    """
     if path is None:
         return model()
     try:

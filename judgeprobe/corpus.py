@@ -67,6 +67,7 @@ def _validated(rows: list[dict[str, object]], origin: str) -> list[Item]:
 
 
 def jsonl_rows(data: bytes, origin: str) -> list[dict[str, object]]:
+    """Parse a JSONL corpus into rows, with an error naming the line that is not JSON."""
     rows = []
     for n, line in enumerate(_utf8(data, origin).splitlines(), start=1):
         if not line.strip():

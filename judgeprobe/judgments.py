@@ -61,6 +61,7 @@ def _from_outcome(o: Outcome) -> dict[str, Any]:
 
 
 def judgment_rows(run_id: str, jobs: Iterable[Job], store: Store) -> Iterator[dict[str, Any]]:
+    """One judgments-table row per planned job, from the outcomes in the store."""
     for job in jobs:
         row: dict[str, Any] = {
             "run_id": run_id,
@@ -96,9 +97,11 @@ def judgment_rows(run_id: str, jobs: Iterable[Job], store: Store) -> Iterator[di
 def write_judgments(
     rows: Iterable[dict[str, Any]], path: Path, fingerprints: dict[str, str]
 ) -> pl.DataFrame:
-    """Write the table atomically (a killed write never leaves a half file behind), chunk by
-    chunk, and return it as read back. What a killed earlier write left (its part folder,
-    its unfinished file) is removed first: one run directory has one writer."""
+    """Write the table atomically, chunk by chunk, and return it as read back.
+
+    A killed write never leaves a half file behind. What a killed earlier write left (its part
+    folder, its unfinished file) is removed first: one run directory has one writer.
+    """
     for stale in path.parent.glob(f"{PARTS_PREFIX}*"):
         shutil.rmtree(stale, ignore_errors=True)
     path.with_name(path.name + ".tmp").unlink(missing_ok=True)

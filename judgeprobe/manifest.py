@@ -79,6 +79,7 @@ def build_manifest(
     endpoints: dict[str, Endpoint],
     conditions: dict[str, Condition],
 ) -> dict[str, Any]:
+    """The run's manifest: everything needed to reproduce or audit the sweep."""
     protocols = build_protocols(cfg)
     names = {t for p in protocols.values() for t in p.templates}
     names |= {t for name in protocols for t in reveal_templates(name)}

@@ -74,6 +74,7 @@ def check_shards(dirs: list[Path]) -> list[dict[str, Any]]:
 
 
 def merge(dirs: list[Path], out: Path) -> pl.DataFrame:
+    """Combine shard run directories into one run, refusing shards of different sweeps."""
     manifests = check_shards(dirs)
     if (out / "manifest.json").exists():
         raise JudgeprobeError(f"{out} already holds a run; choose another --out")
@@ -93,6 +94,7 @@ def merge(dirs: list[Path], out: Path) -> pl.DataFrame:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m judgeprobe.merge``."""
     args = _parser().parse_args(argv)
     console = Console(stderr=True, soft_wrap=True)
     frame = merge(args.shards, args.out)

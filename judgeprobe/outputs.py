@@ -1,5 +1,8 @@
-"""A cue run's derived outputs, written from its judgments table: metrics.csv, the printed
-metric table and the report. The sweep, a merge of shards and a batch import end with it."""
+"""A cue run's derived outputs, written from its judgments table.
+
+metrics.csv, the printed metric table and the report. The sweep, a merge of shards and a batch
+import end with it.
+"""
 
 from __future__ import annotations
 

@@ -60,8 +60,11 @@ def build_protocols(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
 
 
 def orders_for(mode: str, item_id: str, seed: int) -> tuple[Order, ...]:
-    """Presentation orders. ``random`` draws one per (item, seed), the same in every
-    condition, so conditions differ only by their cue, never by position."""
+    """Presentation orders.
+
+    ``random`` draws one per (item, seed), the same in every condition, so conditions differ only by
+    their cue, never by position.
+    """
     if mode == "both":
         return ("12", "21")
     if mode in ("12", "21"):
@@ -72,6 +75,8 @@ def orders_for(mode: str, item_id: str, seed: int) -> tuple[Order, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Counts:
+    """What a sweep will cost before it starts: judgments and requests per protocol."""
+
     judgments: int
     requests: dict[str, int]  # per protocol
 

@@ -1,5 +1,7 @@
-"""Plan-time checks: refuse, with one line and before anything is written, a sweep that
-a judge's backend would partly ignore or refuse request by request.
+"""Plan-time checks.
+
+Refuse, with one line and before anything is written, a sweep that a judge's backend would partly
+ignore or refuse request by request.
 
 - **Sampling** (``judgeprobe.engine.wire.check_judge``): every sampling parameter must
   reach the backend under a name it honours, and every seed must be one it reads as a seed.
@@ -59,6 +61,7 @@ class Limit:
     reply_cap: int | None = None  # counts at most this much of the reply budget (TGI)
 
     def fits(self, prompt: int, reply: int) -> bool:
+        """Whether a prompt and its reply budget fit the judge's context window."""
         if self.max_input is not None and prompt > self.max_input:
             return False
         return prompt + (min(reply, self.reply_cap) if self.reply_cap else reply) <= self.total
@@ -239,8 +242,10 @@ async def check_context(
 
 
 def backend_of(cfg: SweepConfig, endpoints: dict[str, Endpoint], name: str) -> str:
-    """The backend a judge's requests are shaped for: the probed one, or (batch files, where
-    no server is asked) the declared one."""
+    """The backend a judge's requests are shaped for.
+
+    The probed one, or (batch files, where no server is asked) the declared one.
+    """
     if name in endpoints:
         return endpoints[name].info.backend
     return next(j.backend for j in cfg.judges if j.name == name)
@@ -252,8 +257,10 @@ async def preflight(
     conditions: dict[str, Condition],
     endpoints: dict[str, Endpoint],
 ) -> None:
-    """Every plan-time check of a sweep; raises JudgeprobeError (one line) on the first
-    problem. ``endpoints`` holds the probed judges (none for a batch export or import)."""
+    """Every plan-time check of a sweep; raises JudgeprobeError (one line) on the first problem.
+
+    ``endpoints`` holds the probed judges (none for a batch export or import).
+    """
     for judge in cfg.judges:
         check_judge(judge, backend_of(cfg, endpoints, judge.name), cfg.sampling, cfg.seeds)
     await check_context(cfg, items, conditions, endpoints)

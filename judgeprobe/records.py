@@ -58,8 +58,10 @@ class Item(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _document_id(cls, data: Any) -> Any:
-        """Fill a missing or empty document id with a hash of the document text; a null
-        generator (a table column that is empty for some rows) reads as unknown."""
+        """Fill a missing or empty document id with a hash of the document text.
+
+        A null generator (a table column that is empty for some rows) reads as unknown.
+        """
         if not isinstance(data, dict):
             return data
         data = {k: v for k, v in data.items() if v is not None or k not in _NULLABLE}

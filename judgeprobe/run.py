@@ -134,14 +134,17 @@ class Mode:
 
     @property
     def batch(self) -> bool:
+        """Whether the sweep goes through a provider's batch API rather than live requests."""
         return self.export_batch is not None or self.import_batch is not None
 
 
 def report_unreliable(
     frame: pl.DataFrame, cfg: SweepConfig, outcome: RunOutcome, console: Console
 ) -> bool:
-    """Say which judges tripped their breaker or have too many Invalid judgments, with the
-    most frequent reasons; True when a judge's Invalid share is above the limit."""
+    """Say which judges tripped their breaker or have too many Invalid judgments.
+
+    Names the most frequent reasons; True when a judge's Invalid share is above the limit.
+    """
     for judge, why in outcome.tripped.items():
         console.print(f"[red]judge {judge}: circuit breaker: {escape(why)}; its other "
                       "judgments were not sent[/]")  # fmt: skip
@@ -203,8 +206,11 @@ def cue_jobs(
     out: Path,
     prefix_aware: bool = True,
 ) -> JobType[Job]:
-    """The cue sweep as a job type of the shared runner: a document's jobs travel together
-    (prefix-aware lanes, one per server slot); rows go to ``out/judgments.parquet``."""
+    """The cue sweep as a job type of the shared runner.
+
+    A document's jobs travel together (prefix-aware lanes, one per server slot); rows go to
+    ``out/judgments.parquet``.
+    """
     run_id = f"{cfg.name}-{cfg.digest()[:8]}"
 
     async def make(job: Job, endpoint: Endpoint, store: Store) -> Outcome:
@@ -341,6 +347,7 @@ def item_tokens(item: Item) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m judgeprobe.run``: the cue sweep from config to report."""
     args = _parser().parse_args(argv)
     cfg = _apply_flags(load_config(args.config), args.judge, args.limit)
     mode = Mode(

@@ -43,7 +43,8 @@ async def probe_judges(
     """Probe every judge (every replica); close what was opened if one fails.
 
     Every judge's credentials are resolved first, so a missing key fails before any server
-    is asked anything."""
+    is asked anything.
+    """
     for judge in judges:
         for url in judge.replicas:
             judge.auth_headers(url)
@@ -88,7 +89,8 @@ class JobType(Generic[J]):
     twice (to send, then to read back), so it must be deterministic. ``rows`` reads the
     planned jobs back from the store as the judgments table and writes it. ``group`` keeps a
     group's jobs (a document's) back to back in one lane, so its prompt prefix stays
-    cached on one server slot."""
+    cached on one server slot.
+    """
 
     plan: Callable[[dict[str, str]], Iterable[J]]
     make: Callable[[J, Endpoint, Store], Awaitable[Outcome]]
@@ -136,7 +138,8 @@ async def run_planned(
     """Every planned job not already final through the engine into ``store``.
 
     A group's run is capped at planned jobs / lanes, so a sweep of fewer groups than lanes
-    still keeps every lane busy."""
+    still keeps every lane busy.
+    """
     fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
     total = max(1, sum(kind.lanes.values()))
     max_group = min(MAX_GROUP, -(-kind.planned // total)) if kind.planned else MAX_GROUP
@@ -162,7 +165,8 @@ async def run_sweep(
     """Open the run's store, write its manifest, run every job and read the rows back.
 
     ``opened`` runs once the run directory and its manifest exist, before anything is sent
-    (e.g. to write side tables or announce the plan)."""
+    (e.g. to write side tables or announce the plan).
+    """
     store = open_store(out)
     try:
         write_json(out / "manifest.json", {**kind.manifest(endpoints), **(extra_manifest or {})})
