@@ -1,5 +1,7 @@
-"""What the scale benchmarks share: synthetic items, the loopback stub, the raw client, and
-judgeprobe's own sweep wiring (``judgeprobe.run.run_sweep``), measured the same way.
+"""What the scale benchmarks share.
+
+Synthetic items, the loopback stub, the raw client, and judgeprobe's own sweep wiring
+(``judgeprobe.run.run_sweep``), measured the same way.
 
 Every benchmark prints a ratio of two runs made in the same process minutes apart: this
 machine is shared and noisy, so only ratios measured together mean anything.
@@ -41,9 +43,11 @@ SENTENCE = "The regional council met on Tuesday and agreed a revised budget for 
 
 
 def corpus_items(n: int) -> list[Item]:
-    """n items on the project's corpus documents (about 1,000 tokens each); the two
-    "summaries" are the document's first and last sentences (the judge's verdict is not
-    what is measured)."""
+    """N items on the project's corpus documents (about 1,000 tokens each).
+
+    The two "summaries" are the document's first and last sentences (the judge's verdict is not what
+    is measured).
+    """
     rows = [orjson.loads(line) for line in CORPUS.read_bytes().splitlines()][:n]
     return [
         Item(
@@ -60,7 +64,7 @@ def corpus_items(n: int) -> list[Item]:
 
 
 def synthetic_items(n: int, doc_sentences: int = 18) -> list[Item]:
-    """n items with distinct documents of about ``doc_sentences`` sentences (~1.5 kB)."""
+    """N items with distinct documents of about ``doc_sentences`` sentences (~1.5 kB)."""
     return [
         Item(
             item_id=f"doc-{i:07d}",
@@ -76,6 +80,7 @@ def synthetic_items(n: int, doc_sentences: int = 18) -> list[Item]:
 
 
 def free_port() -> int:
+    """A free loopback port for a server a benchmark starts."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -109,6 +114,8 @@ class Stub:
 
 @dataclass
 class Measure:
+    """One timed run: requests, wall and CPU time, tokens, for the comparison lines."""
+
     requests: int
     wall_s: float
     cpu_s: float
@@ -116,13 +123,16 @@ class Measure:
 
     @property
     def rate(self) -> float:
+        """Requests per wall-clock second, the throughput the targets compare."""
         return self.requests / self.wall_s
 
     @property
     def cpu_ms_per_request(self) -> float:
+        """Client CPU per request, the overhead judgeprobe adds."""
         return 1000 * self.cpu_s / self.requests
 
     def line(self, name: str) -> str:
+        """The measurement as one printed result line."""
         return (
             f"{name:>18}: {self.requests} requests in {self.wall_s:.2f}s = {self.rate:,.4g} req/s,"
             f" {self.cpu_ms_per_request:.3f} ms CPU/request, {self.completion_tokens} tokens out"
@@ -130,15 +140,18 @@ class Measure:
 
 
 def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far (MiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def rss_mb() -> float:
+    """Current resident memory of this process (MiB), sampled during a run."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * resource.getpagesize() / 2**20
 
 
 def sweep_config(url: str, concurrency: int, **top: Any) -> SweepConfig:
+    """A one-judge sweep config against ``url``, as the benchmarks run it."""
     judge = JudgeConfig(name="judge", url=url, concurrency=concurrency)
     return SweepConfig(judges=[judge], **top)
 
@@ -187,8 +200,10 @@ async def judgeprobe_sweep(
     cfg: SweepConfig, items: list[Item], store_dir: Path, prefix_aware: bool = True,
     shuffle_seed: int | None = None,
 ) -> Measure:  # fmt: skip
-    """judgeprobe's live path (plan → scheduler → engine → validation → store), timed from
-    the first planned job to the last durable write."""
+    """Time judgeprobe's live path (plan → scheduler → engine → validation → store).
+
+    The clock runs from the first planned job to the last durable write.
+    """
     import random
 
     endpoint = await probe_endpoint(cfg.judges[0], cfg.engine)
@@ -210,5 +225,6 @@ async def judgeprobe_sweep(
     finally:
         store.close()
         await endpoint.close()
-    assert outcome.sent and not outcome.deadline_hit
+    assert outcome.sent
+    assert not outcome.deadline_hit
     return Measure(requests, wall, used, generated)

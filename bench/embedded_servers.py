@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 async def measure(url: str, n_items: int, concurrency: int) -> tuple[float, int]:
+    """Seconds per judgment and valid judgments of one embedded server build."""
     cfg = SweepConfig(judges=[JudgeConfig(name="judge", url=url, concurrency=concurrency)])
     endpoint = await probe_endpoint(cfg.judges[0], cfg.engine)
     items = load_items("bundled:sample", n_items)
@@ -55,6 +56,7 @@ async def measure(url: str, n_items: int, concurrency: int) -> tuple[float, int]
 
 
 def main() -> int:
+    """Compare the embedded server builds on the same judgments."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="gemma", help="an embedded judge (servers/embedded.py)")
     parser.add_argument("--items", type=int, default=4)

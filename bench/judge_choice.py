@@ -48,6 +48,7 @@ WORD = re.compile(r"[A-Za-z]{5,}|\d+(?:\.\d+)?")
 
 
 def words(text: str) -> set[str]:
+    """The content words and numbers of a text, to tell whether a reply cites its document."""
     return {w.lower() for w in WORD.findall(text)}
 
 
@@ -67,11 +68,13 @@ def sweep_config(
 
 
 def entropy(counts: Counter[str]) -> float:
+    """Shannon entropy of the verdicts in bits: 0 when a judge always says the same."""
     n = sum(counts.values())
     return sum(-c / n * math.log2(c / n) for c in counts.values() if c) if n else 0.0
 
 
 def share(hits: pl.Series) -> float:
+    """The share of true values, NaN when there are none to count."""
     return float(hits.sum()) / hits.len() if hits.len() else math.nan
 
 
@@ -111,6 +114,7 @@ def summarise(j: pl.DataFrame, wall_s: float, limit: int | None) -> dict[str, fl
 
 
 def run_judge(name: str, port: int, args: argparse.Namespace, out: Path) -> dict[str, float | str]:
+    """Start one embedded judge, run the default sweep on it, and summarise its judgments."""
     state = out / f"{name}-servers"
     env = {**os.environ, "JUDGEPROBE_SERVER_DIR": str(state)}
     t0 = time.monotonic()
@@ -145,6 +149,7 @@ def run_judge(name: str, port: int, args: argparse.Namespace, out: Path) -> dict
 
 
 def table(rows: list[dict[str, float | str]]) -> str:
+    """The judges' rows as a Markdown table for bench/RESULTS.md."""
     cols = ["judge", "n", "valid", "first", "entropy", "Tie", "first-shown", "moved", "to-cue"]
     cols += ["cites", "s/req", "wall_s", "start_s"]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
@@ -155,6 +160,7 @@ def table(rows: list[dict[str, float | str]]) -> str:
 
 
 def main() -> int:
+    """Run the candidate default judges one after another and print the comparison table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--judges", default="gemma,qwen05,qwen15")
     parser.add_argument("--order", default="random", choices=["random", "both", "12", "21"])

@@ -29,7 +29,8 @@ MODEL = "gemma3-270m"
 def _embedded() -> ModuleType:
     """servers/embedded.py, which knows how to launch the embedded judge."""
     spec = importlib.util.spec_from_file_location("embedded", ROOT / "servers" / "embedded.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
@@ -40,8 +41,10 @@ def _embedded() -> ModuleType:
 def llama_server(
     slots: int = 4, extra: Sequence[str] = (), server: str = "xllamacpp"
 ) -> Iterator[str]:
-    """Start the server build ``server`` (servers/embedded.py: xllamacpp or native) with
-    ``slots`` parallel slots; yield its /v1 URL; stop it."""
+    """Serve a benchmark from the server build ``server`` with ``slots`` parallel slots.
+
+    The build is xllamacpp or native (servers/embedded.py); yields its /v1 URL, then stops it.
+    """
     embedded = _embedded()
     port = free_port()
     threads = os.cpu_count() or 2

@@ -41,8 +41,10 @@ PHRASES = [
 
 
 def synthetic(n: int, seed: int = 0, per_document: int = 1) -> pl.DataFrame:
-    """n judgments spread evenly over 5 judges × 3 protocols × 7 conditions, items grouped
-    ``per_document`` to a document."""
+    """Synthesize n judgments spread evenly over 5 judges × 3 protocols × 7 conditions.
+
+    Items are grouped ``per_document`` to a document, so the bootstrap has real clusters.
+    """
     rng = np.random.default_rng(seed)
     cells = len(JUDGES) * len(PROTOCOLS) * len(CONDITIONS)
     per_cell = n // cells
@@ -91,6 +93,7 @@ def synthetic(n: int, seed: int = 0, per_document: int = 1) -> pl.DataFrame:
 
 
 def main() -> int:
+    """Time the metric and outcome tables on 10^6 synthetic judgments."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--judgments", type=int, default=1_000_000)
     parser.add_argument("--resamples", type=int, default=10_000)

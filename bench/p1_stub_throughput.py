@@ -27,6 +27,7 @@ from bench.common import (
 
 
 async def main_async(n_items: int, concurrency: int) -> int:
+    """P1: judgeprobe's throughput and CPU per request against a raw client on the stub."""
     items = synthetic_items(n_items)
     with Stub() as url:
         cfg = sweep_config(url, concurrency)
@@ -47,6 +48,7 @@ async def main_async(n_items: int, concurrency: int) -> int:
 
 
 def main() -> int:
+    """Command line of the P1 benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=2500, help="items (4 requests each)")
     parser.add_argument("--concurrency", type=int, default=64)

@@ -34,6 +34,7 @@ async def warm_up(url: str) -> None:
 
 
 async def main_async(n_items: int, slots: int) -> int:
+    """P2: judgeprobe against a raw client on a real llama.cpp server."""
     items = load_items("bundled:sample", n_items)
     bodies = await request_bodies(
         sweep_config("http://unused/v1", slots), items, MODEL, "llama-server"
@@ -56,6 +57,7 @@ async def main_async(n_items: int, slots: int) -> int:
 
 
 def main() -> int:
+    """Command line of the P2 benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=4, help="bundled items (4 requests each)")
     parser.add_argument("--slots", type=int, default=4)

@@ -26,6 +26,7 @@ from judgeprobe.records import Item
 async def one_run(
     items: list[Item], slots: int, extra: list[str], grouped: bool
 ) -> tuple[Measure, int]:
+    """One sweep on a fresh server, grouped by prefix or shuffled, with prompt tokens computed."""
     with llama_server(slots, extra) as url, tempfile.TemporaryDirectory() as tmp:
         cfg = sweep_config(url, slots, order="both")
         measure = await judgeprobe_sweep(
@@ -35,6 +36,7 @@ async def one_run(
 
 
 async def main_async(n_items: int, slots: int, cache_ram: int) -> int:
+    """P3: how much prefix-aware ordering gains from the server's prompt cache."""
     items = corpus_items(n_items)
     extra = [] if cache_ram < 0 else ["--cache-ram", str(cache_ram)]
     shuffled, shuffled_tokens = await one_run(items, slots, extra, grouped=False)
@@ -48,6 +50,7 @@ async def main_async(n_items: int, slots: int, cache_ram: int) -> int:
 
 
 def main() -> int:
+    """Command line of the P3 benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=4, help="corpus documents (8 requests each)")
     parser.add_argument("--slots", type=int, default=4)

@@ -46,16 +46,19 @@ class Sampler(threading.Thread):
         self.start_time = time.monotonic()
 
     def run(self) -> None:
+        """Sample memory every second until stopped."""
         while not self.stop.wait(1.0):
             self.sample()
 
     def sample(self) -> None:
+        """Record the current RSS and the peak of the current phase."""
         mb = rss_mb()
         self.samples.append((time.monotonic() - self.start_time, self.progress.done, mb))
         self.phase_peak[self.phase] = max(self.phase_peak.get(self.phase, 0.0), mb)
 
 
 async def main_async(n_requests: int, table: bool) -> int:
+    """P5: peak memory of planning and running 10^6 requests, per phase."""
     n_items = max(1, n_requests // PER_ITEM)
     with Stub() as url, tempfile.TemporaryDirectory() as tmp:
         cfg = sweep_config(url, 64, order="both", seeds=SEEDS)
@@ -98,6 +101,7 @@ async def main_async(n_requests: int, table: bool) -> int:
 
 
 def main() -> int:
+    """Command line of the P5 benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=1_000_000)
     parser.add_argument("--table", action="store_true", help="also write judgments.parquet")

@@ -85,8 +85,11 @@ def sweep(url: str, config: Path, out: Path, repo: Path, limit: int | None) -> f
 
 
 def chars_per_token(store: Path) -> tuple[float, float, int]:
-    """Characters per completion token over replies that took one request (mean over all of
-    them, and the 5th percentile of the per-reply ratio), and how many such replies."""
+    """Characters per completion token over replies that took one request.
+
+    Returns the mean over all of them, the 5th percentile of the per-reply ratio, and how many
+    such replies there were.
+    """
     with sqlite3.connect(store) as db:
         rows = [orjson.loads(r[0]) for r in db.execute("SELECT data FROM results")]
     single = [r for r in rows if r.get("attempts") == 1 and r.get("completion_tokens", 0) > 0]
@@ -121,6 +124,7 @@ def summary(j: pl.DataFrame) -> pl.DataFrame:
 
 
 def report(run_dir: Path, wall_s: float | None) -> None:
+    """Print what the grid measured: per-protocol validity and cost, Invalid reasons, budgets."""
     j = pl.read_parquet(run_dir / "judgments.parquet")
     with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, float_precision=3):
         print(summary(j))
@@ -138,6 +142,7 @@ def report(run_dir: Path, wall_s: float | None) -> None:
 
 
 def main() -> int:
+    """Run every protocol on one embedded judge and report what each costs."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="qwen05", help="embedded judge to start (servers/)")
     p.add_argument("--port", type=int, default=8190)

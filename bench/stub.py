@@ -29,20 +29,24 @@ MODELS = {"object": "list", "data": [{"id": "stub", "object": "model", "owned_by
 
 
 async def chat(request: web.Request) -> web.Response:
+    """Answer every chat request at once with a fixed valid reply (the probe its own)."""
     data = orjson.loads(await request.read())
     is_probe = data["response_format"]["json_schema"]["name"] == "probe"
     return web.Response(body=PROBE_ANSWER if is_probe else ANSWER, content_type="application/json")
 
 
 async def models(_: web.Request) -> web.Response:
+    """The model list a start-up probe reads."""
     return web.json_response(MODELS)
 
 
 async def version(_: web.Request) -> web.Response:
+    """A server version, so the fingerprint has one."""
     return web.json_response({"version": "stub"})
 
 
 def main() -> None:
+    """Serve the stub on the port given as the only argument."""
     app = web.Application()
     app.router.add_get("/v1/models", models)
     app.router.add_get("/version", version)

@@ -27,6 +27,7 @@ BF16 = 2  # bytes a parameter, and a KV-cache element
 
 
 def load(path: str, prog: str) -> dict:
+    """The embedded judges' TOML, exiting with one line when it cannot be read."""
     try:
         with open(path, "rb") as f:
             config = tomllib.load(f)
@@ -41,8 +42,10 @@ def _up(x: float) -> float:
 
 
 def memory_plan(config: dict) -> list[dict]:
-    """Per judge, in judges.toml order (the order serve-all starts them): its share of the
-    GPU in GiB and the vLLM and TGI fractions that give it that share."""
+    """Per judge, in judges.toml order (the order serve-all starts them).
+
+    Its share of the GPU in GiB and the vLLM and TGI fractions that give it that share.
+    """
     colo = config["colocate"]
     total, tgi_budget = colo["gpu_gib"], colo["gpu_gib"] * colo["tgi_wiggle_room"]
     rows, used = [], 0.0
@@ -68,10 +71,10 @@ def memory_plan(config: dict) -> list[dict]:
 
 def _fractions(config: dict) -> None:
     colo = config["colocate"]
+    print(f"{colo['gpu']} ({colo['gpu_gib']} GiB), KV cache for {colo['kv_tokens']} tokens a judge")
     print(
-        f"{colo['gpu']} ({colo['gpu_gib']} GiB), KV cache for {colo['kv_tokens']} tokens a judge"
+        f"{'judge':14} {'weights':>8} {'KV/token':>9} {'KV':>7} {'share':>7} {'vLLM':>5} {'TGI':>5}"
     )
-    print(f"{'judge':14} {'weights':>8} {'KV/token':>9} {'KV':>7} {'share':>7} {'vLLM':>5} {'TGI':>5}")
     for r in memory_plan(config):
         print(
             f"{r['judge']:14} {r['weights_gib']:7.2f}G {r['kv_bytes_per_token'] // 1024:6d}KiB "
@@ -80,6 +83,7 @@ def _fractions(config: dict) -> None:
 
 
 def main() -> int:
+    """Print a judge's settings as shell assignments for the Makefile (or the KV fractions)."""
     if len(sys.argv) == 3 and sys.argv[2] == "--fractions":
         _fractions(load(sys.argv[1], "judge_vars.py"))
         return 0
