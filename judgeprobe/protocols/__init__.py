@@ -23,17 +23,24 @@ class JudgeProtocol(TypingProtocol):
     """What the sweep needs of a protocol."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The protocol's name as the config and the judgments table spell it."""
+
     @property
-    def templates(self) -> tuple[str, ...]: ...
+    def templates(self) -> tuple[str, ...]:
+        """The prompt templates it uses, hashed into the manifest."""
+
     @property
-    def stages(self) -> int: ...
+    def stages(self) -> int:
+        """Requests per judgment, for the plan's cost estimate."""
+
     @property
     def budgets(self) -> Mapping[str, int]:
         """``max_tokens`` per stage, sized from its reply schema or configured."""
         ...
 
-    async def run(self, p: Presentation, ask: Asker) -> Turn: ...
+    async def run(self, p: Presentation, ask: Asker) -> Turn:
+        """Judge one presentation through ``ask`` (which caches every stage) into a verdict."""
 
 
 def templates_hash(names: tuple[str, ...]) -> str:

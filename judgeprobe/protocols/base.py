@@ -42,7 +42,8 @@ class Asker(Protocol):
 
     def __call__(
         self, messages: Sequence[Message], reply_model: type[BaseModel], max_tokens: int
-    ) -> Awaitable[Result]: ...
+    ) -> Awaitable[Result]:
+        """Send one stage and return its result (stored, so a resume never re-sends it)."""
 
 
 class StageFailed(Exception):
@@ -65,10 +66,12 @@ class Turn:
 
 
 def user(content: str) -> Message:
+    """A user turn of a stage's conversation."""
     return {"role": "user", "content": content}
 
 
 def assistant(content: str) -> Message:
+    """An assistant turn, to continue a conversation after the judge's own reply."""
     return {"role": "assistant", "content": content}
 
 

@@ -16,6 +16,8 @@ from judgeprobe.protocols.replies import PairwiseReply
 
 @dataclass(frozen=True)
 class Baseline:
+    """The paper's baseline: one request asks for a verdict and its explanation."""
+
     replies: ClassVar[Mapping[str, type[BaseModel]]] = {
         "verdict": PairwiseReply,
         "reveal": PairwiseReply,
@@ -26,6 +28,7 @@ class Baseline:
     stages: int = 1
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
+        """One request; the reply's verdict is the judgment."""
         prompt = load_template("baseline_v1").fill({"MATERIALS": p.materials()})
         messages = [user(prompt)]
         budget = self.budgets["verdict"]

@@ -1,5 +1,7 @@
-"""Token budgets sized from the task: a stage's ``max_tokens`` is the most its reply schema
-lets a judge write, at the judge's measured verbosity.
+"""Token budgets sized from the task.
+
+A stage's ``max_tokens`` is the most its reply schema lets a judge write, at the judge's measured
+verbosity.
 
 Every reply schema bounds its free-text fields (``maxLength``, characters) and its lists
 (``maxItems``), so ``reply_tokens`` can walk it and add up the worst case: text and keys at

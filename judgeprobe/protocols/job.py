@@ -54,8 +54,11 @@ class Job:
 
 
 def to_candidates(value: Any, order: str, key: str = "") -> Any:
-    """Rename screen terms to candidate terms through nested details: ``summary_1``/``_2``
-    keys, quote ``source`` values and ``*verdict`` values; free text is left alone."""
+    """Rename screen terms to candidate terms through nested details.
+
+    It renames ``summary_1``/``_2`` keys, quote ``source`` values and ``*verdict`` values; free
+    text is left alone.
+    """
     table = SCREEN_TO_CANDIDATE[order]
     if isinstance(value, dict):
         return {table.get(k, k): to_candidates(v, order, k) for k, v in value.items()}
@@ -67,8 +70,11 @@ def to_candidates(value: Any, order: str, key: str = "") -> Any:
 
 
 def _details(first: Turn | None, turn: Turn) -> dict[str, Any]:
-    """The final turn's details; under Reveal-After turn 1's (its locked notes aside, which
-    turn 2 carries) under ``turn1``."""
+    """The final turn's details.
+
+    Under Reveal-After, turn 1's details go under ``turn1`` (its locked notes aside, which turn 2
+    carries).
+    """
     earlier = {k: v for k, v in first.details.items() if k != "notes"} if first else {}
     return {**turn.details, "turn1": earlier} if earlier else turn.details
 

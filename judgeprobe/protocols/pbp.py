@@ -39,6 +39,8 @@ def as_text(data: object) -> str:
 
 @dataclass(frozen=True)
 class PBP:
+    """Proof-before-preference: evidence is locked with quotes before any score or verdict."""
+
     replies: ClassVar[Mapping[str, type[BaseModel]]] = {
         "lock": LockReply,
         "score": ScoreReply,
@@ -53,6 +55,7 @@ class PBP:
     stages: int = 3
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
+        """Lock evidence, score from it, then rank; quotes are verified and every stage cached."""
         budget = self.budgets
         lock_msgs = [user(load_template(LOCK_TEMPLATE).fill({"MATERIALS": p.materials()}))]
         notes, _ = await ask_stage(ask, "lock", lock_msgs, LockReply, budget["lock"])

@@ -19,6 +19,7 @@ _SPACE = re.compile(r"\s+")
 
 
 def normalise(text: str) -> str:
+    """Lower-case, punctuation-free, single-spaced text, so a quote matches despite formatting."""
     kept = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text.lower())
     return _SPACE.sub(" ", kept).strip()
 

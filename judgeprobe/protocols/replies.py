@@ -1,5 +1,7 @@
-"""Reply schemas: what each protocol stage must return. Their JSON schemas are sent as the
-structured-output constraint and hashed into the request key; pydantic validates replies.
+"""Reply schemas: what each protocol stage must return.
+
+Their JSON schemas are sent as the structured-output constraint and hashed into the request key;
+pydantic validates replies.
 
 Every free-text field is bounded (``maxLength`` in characters) and every quote list too
 (``minItems``/``maxItems``), so a reply's worst-case size follows from its schema and each
@@ -62,12 +64,16 @@ class PairwiseReply(_Reply):
 
 
 class CriterionAssessment(_Reply):
+    """A SCoT judge's notes and scores for both summaries on one criterion."""
+
     notes: str = Field(json_schema_extra={"maxLength": NOTE_CHARS})
     summary_1: Score
     summary_2: Score
 
 
 class ScotCriteria(_Reply):
+    """The SCoT reply's criteria, each assessed for both summaries."""
+
     accuracy: CriterionAssessment
     completeness: CriterionAssessment
     conciseness: CriterionAssessment
@@ -87,11 +93,15 @@ class ScotReply(_Reply):
 
 
 class Evidence(_Reply):
+    """A PBP lock note on one summary and the quotes that ground it."""
+
     note: str = Field(json_schema_extra={"maxLength": LOCK_NOTE_CHARS})
     quotes: list[Quote] = Field(json_schema_extra={"minItems": 1, "maxItems": MAX_QUOTES})
 
 
 class LockedCriterion(_Reply):
+    """The locked evidence for both summaries on one criterion."""
+
     summary_1: Evidence
     summary_2: Evidence
 
@@ -108,6 +118,8 @@ class LockReply(_Reply):
 
 
 class ScorePair(_Reply):
+    """The PBP score stage's scores for both summaries on one criterion."""
+
     summary_1: Score
     summary_2: Score
 

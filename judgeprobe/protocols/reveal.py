@@ -56,6 +56,7 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
 
 
 def reveal_templates(protocol: str) -> tuple[str, ...]:
+    """The Reveal-After templates a protocol adds, hashed into the manifest."""
     return TEMPLATES[protocol]
 
 
@@ -89,6 +90,7 @@ class Recorder:
     async def __call__(
         self, messages: Sequence[Message], reply_model: type[BaseModel], max_tokens: int
     ) -> Result:
+        """Ask as the wrapped asker does, keeping each call so the conversation can be continued."""
         result = await self.ask(messages, reply_model, max_tokens)
         self.calls.append(Call(list(messages), reply_model, result))
         return result
@@ -107,8 +109,10 @@ def _pairs(by_criterion: dict[str, Any]) -> dict[str, tuple[int, int]]:
 async def reveal(
     protocol: Any, first: Turn, turn1: Recorder, truth: Presentation, ask: Asker
 ) -> Turn:
-    """Turn 2 of ``protocol`` after ``first``; ``truth`` is turn 1's presentation with the
-    true labels. Raises StageFailed like any stage."""
+    """Turn 2 of ``protocol`` after ``first``.
+
+    ``truth`` is turn 1's presentation with the true labels. Raises StageFailed like any stage.
+    """
     budgets = protocol.budgets
     if protocol.name == "pbp":
         return await _pbp(protocol, first, turn1, truth, ask)

@@ -1,5 +1,8 @@
-"""SCoT: criterion-guided judging. Notes and 0–5 scores per criterion and summary come
-before the verdict; the verdict the scores imply is kept beside the stated one."""
+"""SCoT: criterion-guided judging.
+
+Notes and 0–5 scores per criterion and summary come before the verdict; the verdict the scores imply
+is kept beside the stated one.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ from judgeprobe.protocols.scoring import verdict_from_scores
 
 @dataclass(frozen=True)
 class SCoT:
+    """Structured chain of thought: per-criterion scores, combined into the verdict by code."""
+
     replies: ClassVar[Mapping[str, type[BaseModel]]] = {"verdict": ScotReply}
     weights: Mapping[str, float] = field(default_factory=lambda: dict.fromkeys(CRITERIA, 1.0))
     tie_tolerance: float = 0.0
@@ -27,6 +32,7 @@ class SCoT:
     stages: int = 1
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
+        """One request for per-criterion scores; the weighted totals decide the verdict."""
         prompt = load_template("scot_v1").fill({"MATERIALS": p.materials()})
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
