@@ -1,5 +1,8 @@
-"""``python -m judgeprobe.report RUN_DIR``: every metric with 95% intervals, as
-report.html (self-contained), report.md with plots/, and metrics_ci.csv."""
+"""``python -m judgeprobe.report RUN_DIR``.
+
+Every metric with 95% intervals, as report.html (self-contained), report.md with plots/, and
+metrics_ci.csv.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from judgeprobe.report.build import build_report
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m judgeprobe.report``: rebuild a run's report from its files."""
     parser = argparse.ArgumentParser(prog="python -m judgeprobe.report", description=__doc__)
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)

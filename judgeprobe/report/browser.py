@@ -61,10 +61,12 @@ def _move() -> pl.Expr:
 
 
 def browser_rows(judgments: pl.DataFrame, lex: Lexicons | None = None) -> pl.DataFrame:
-    """Every cue judgment joined to its Blind twin (same judge, protocol, item, order and
-    seed), with ``moved``, most telling first: moves toward the cue (with ``lex``, the silent
-    ones first), away, into Tie, then the rest. A run without cue conditions lists its Blind
-    judgments (``moved`` = ``blind``)."""
+    """Every cue judgment joined to its Blind twin, with ``moved``, most telling first.
+
+    The twin has the same judge, protocol, item, order and seed. Moves toward the cue come
+    first (with ``lex``, the silent ones first), then away, into Tie, then the rest. A run
+    without cue conditions lists its Blind judgments (``moved`` = ``blind``).
+    """
     j = with_optional(judgments.lazy()).collect()
     j = j.with_columns(pl.lit("").alias(c) for c in TEXT_COLUMNS if c not in j.columns)
     blind = j.filter(pl.col("condition") == BLIND)

@@ -41,8 +41,10 @@ Intervals = dict[tuple[str, str, str, str], tuple[float | None, float | None, fl
 
 
 def unreadable(row: Row, limits: Readability | None = None) -> str:
-    """Why a cue cell of the outcome table must stay out of the headline ('' when it need not):
-    the table's own ``flag`` (``metrics.flags``), else the same limits applied here."""
+    """Why a cue cell of the outcome table must stay out of the headline ('' when it need not).
+
+    The table's own ``flag`` (``metrics.flags``), else the same limits applied here.
+    """
     if "flag" in row:
         return str(row["flag"] or "")
     limits = limits or Readability()
@@ -75,8 +77,11 @@ def _first_shown() -> pl.Expr:
 
 
 def judge_sentences(j: pl.DataFrame) -> list[str]:
-    """One sentence per judge × protocol on its answers without a cue (Blind; all conditions
-    when the run has no Blind), with a warning when one answer dominates."""
+    """One sentence per judge × protocol on its answers without a cue.
+
+    Those are the Blind answers, or all conditions when the run has no Blind; the sentence
+    warns when one answer dominates.
+    """
     blind = j.filter(pl.col("condition") == BLIND)
     base, basis = (blind, "Blind judgments") if not blind.is_empty() else (j, "judgments")
     valid = pl.col("verdict") != "Invalid"
@@ -240,13 +245,16 @@ def unread_sentences(outcome: pl.DataFrame) -> list[str]:
 
 
 def intervals(tidy: pl.DataFrame) -> Intervals:
+    """Each metric's value and interval by judge, protocol, condition and metric, for sentences."""
     rows = tidy.select("judge", "protocol", "condition", "metric", "value", "lo", "hi")
     return {(a, b, c, m): (v, lo, hi) for a, b, c, m, v, lo, hi in rows.iter_rows()}
 
 
 def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = None) -> list[str]:
-    """The report's opening sentences from the judgments and their tidy metric table; cells
-    flagged under ``limits`` stay out of the findings."""
+    """The report's opening sentences from the judgments and their tidy metric table.
+
+    Cells flagged under ``limits`` stay out of the findings.
+    """
     j = with_optional(j.lazy()).collect()
     outcome = outcome_table(j, limits)
     ci = intervals(tidy)

@@ -24,6 +24,7 @@ COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA
 
 
 def png(fig: Figure) -> bytes:
+    """Save a figure as PNG bytes and free it, so many plots do not pile up in memory."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)

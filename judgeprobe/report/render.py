@@ -27,8 +27,11 @@ CSS = (
 
 @dataclass
 class Section:
-    """One report section. A figure is a PNG, or the one line that replaces an empty chart;
-    ``sentences`` are a bulleted list; ``html`` is a block for report.html only."""
+    """One report section.
+
+    A figure is a PNG, or the one line that replaces an empty chart; ``sentences`` are a bulleted
+    list; ``html`` is a block for report.html only.
+    """
 
     title: str
     note: str = ""
@@ -44,6 +47,7 @@ def figures(**charts: bytes | str | None) -> list[tuple[str, bytes | str]]:
 
 
 def render(run_dir: Path, title: str, meta: list[str], sections: list[Section]) -> tuple[str, str]:
+    """Write the report's Markdown and HTML pages and their plots into the run directory."""
     plots_dir = run_dir / "plots"
     plots_dir.mkdir(exist_ok=True)
     md = [f"# {title}", "", *[f"- {m}" for m in meta], ""]

@@ -1,5 +1,8 @@
-"""Report tables: raw verdict counts, LLM vs other-source preference, cost, the cells that
-cannot be read with the commonest Invalid reasons, and formatting."""
+"""Report tables.
+
+Raw verdict counts, LLM vs other-source preference, cost, the cells that cannot be read with the
+commonest Invalid reasons, and formatting.
+"""
 
 from __future__ import annotations
 
@@ -33,17 +36,22 @@ METHODS = {"textrank": "TextRank", "lexrank": "LexRank", "klsum": "KL-Sum", "sum
 
 
 def _method(generator: str, source: str) -> pl.Expr:
-    """The other candidate's method (its generator, named as the paper does), or its
-    provenance label when the items do not say which generator wrote it."""
+    """The other candidate's method, or its provenance label.
+
+    The method is its generator, named as the paper does; the label stands in when the items do
+    not say which generator wrote it.
+    """
     name = pl.col(generator).fill_null("").str.split(":").list.last()
     known = pl.col(generator).fill_null("") != ""
     return pl.when(known).then(name.replace(METHODS)).otherwise(pl.col(source))
 
 
 def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame:
-    """Like table IX: under Blind, how often the LLM-written candidate is preferred, per
-    judge × protocol × the other candidate's method (TextRank, LexRank, KL-Sum, SumBasic:
-    one row each), with a 95% interval over documents.
+    """Like table IX.
+
+    Under Blind, how often the LLM-written candidate is preferred, per judge × protocol × the other
+    candidate's method (TextRank, LexRank, KL-Sum, SumBasic: one row each), with a 95% interval over
+    documents.
 
     Pairs whose other candidate an LLM wrote too (content-controlled subsets that carry the
     nominal labels LLM/TradML) are left out; items without generators fall back to the
@@ -94,10 +102,12 @@ def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame
 
 
 def differences_table(tidy: pl.DataFrame) -> pl.DataFrame:
-    """The paired differences of the tidy table (``diff_<metric>`` rows): each cell minus the
-    cell it is compared with, on the items both judged, with its document-level interval and
-    the exact sign test where the metric is a share. (The cells' own levels are in the
-    tables above; over the shared items they can differ from those.)"""
+    """The paired differences of the tidy table (``diff_<metric>`` rows).
+
+    Each cell minus the cell it is compared with, on the items both judged, with its document-level
+    interval and the exact sign test where the metric is a share. (The cells' own levels are in the
+    tables above; over the shared items they can differ from those.)
+    """
     diffs = tidy.filter(pl.col("versus").is_not_null())
     if diffs.is_empty():
         return pl.DataFrame()
@@ -127,8 +137,10 @@ def breakdown_table(tidy: pl.DataFrame, by: str, metrics: list[str]) -> pl.DataF
 def ci_text(
     value: str = "value", lo: str = "lo", hi: str = "hi", decimals: int = 3, unit: str = ""
 ) -> pl.Expr:
-    """``0.123 [0.100, 0.150]`` (``unit`` after the value, e.g. ``%``) as one Polars
-    expression; the value alone without bounds, "–" when the value is undefined."""
+    """``0.123 [0.100, 0.150]`` (``unit`` after the value, e.g. ``%``) as one Polars expression.
+
+    The value alone without bounds, "–" when the value is undefined.
+    """
 
     def text(column: str) -> pl.Expr:
         number = pl.when(pl.col(column).is_nan()).then(None).otherwise(pl.col(column))
@@ -154,10 +166,12 @@ def fmt_p(p: float | None) -> str:
 
 
 def cost_table(j: pl.DataFrame) -> pl.DataFrame:
-    """Cost by judge × protocol (the cost the paper left out): latency and tokens per valid
-    judgment; over every judgment run, the requests sent per judgment and, counted apart,
-    those sent again: re-asks (a reply that did not conform), escalations (a reply cut at
-    max_tokens, asked once more with a larger budget) and transport retries."""
+    """Cost by judge × protocol (the cost the paper left out).
+
+    Latency and tokens per valid judgment; over every judgment run, the requests sent per judgment
+    and, counted apart, those sent again: re-asks (a reply that did not conform), escalations (a
+    reply cut at max_tokens, asked once more with a larger budget) and transport retries.
+    """
     counts = ["attempts", "n_requests", "reasks", "escalations"]
     j = j.with_columns(pl.lit(0, dtype=pl.Int64).alias(c) for c in counts if c not in j.columns)
     valid = pl.col("verdict") != "Invalid"
@@ -192,6 +206,7 @@ def invalid_reasons_table(j: pl.DataFrame, top: int = 3) -> pl.DataFrame:
 
 
 def fmt(value: object) -> str:
+    """A cell as report text: three decimals, and "–" for an undefined value."""
     if value is None:
         return "–"
     if isinstance(value, float):
@@ -224,6 +239,7 @@ def with_ci(tidy: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
 
 
 def to_html(df: pl.DataFrame) -> str:
+    """A table as an escaped HTML table for the report page."""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(fmt(v))}</td>" for v in row) + "</tr>"
@@ -233,6 +249,7 @@ def to_html(df: pl.DataFrame) -> str:
 
 
 def to_markdown(df: pl.DataFrame) -> str:
+    """A table as Markdown for report.md."""
     lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
     lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.iter_rows()]
     return "\n".join(lines)
