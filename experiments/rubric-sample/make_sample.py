@@ -88,6 +88,7 @@ def rows(spec: dict[str, Any] | None = None) -> list[dict[str, object]]:
 
 
 def main() -> None:
+    """Regenerate the bundled rubric sample from the scenarios (a golden-file test pins it)."""
     lines = [json.dumps(r, ensure_ascii=False) for r in rows()]
     SAMPLE.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {len(lines)} rubric items to {SAMPLE}")
