@@ -216,16 +216,22 @@ class FakeJudge:
             return web.json_response({"error": {"message": "fixed"}}, status=self.fixed_status)
         good = reply_for(orjson.dumps(body["messages"][:1]).decode(), schema)
         if self.reply_tokens is not None:
-            budget = int(body.get("max_tokens") or self.reply_tokens)
-            if budget >= self.reply_tokens:
-                return self._completion(good, tokens=self.reply_tokens)
-            return self._completion(
-                good[: len(good) * budget // self.reply_tokens], "length", budget
-            )
+            return self._budgeted(good, body, self.reply_tokens)
         if self.rng.random() >= self.fault_rate:
             return self._completion(good)
         fault = self.rng.choice(self.faults)
         self.injected[fault] += 1
+        return await self._fault(fault, good, request)
+
+    def _budgeted(self, good: str, body: dict[str, Any], reply_tokens: int) -> web.Response:
+        """A reply of ``reply_tokens`` tokens, cut at the request's max_tokens when smaller."""
+        budget = int(body.get("max_tokens") or reply_tokens)
+        if budget >= reply_tokens:
+            return self._completion(good, tokens=reply_tokens)
+        return self._completion(good[: len(good) * budget // reply_tokens], "length", budget)
+
+    async def _fault(self, fault: str, good: str, request: web.Request) -> web.StreamResponse:
+        """The injected fault's response (``good`` is the reply a healthy server would send)."""
         if fault == "429":
             return web.json_response(
                 {"error": {"message": "slow down"}}, status=429, headers={"Retry-After": "0.05"}
