@@ -20,13 +20,14 @@ import math
 import shlex
 import sys
 import tomllib
+from typing import Any
 
 DEFAULTS = {"tokenizer_mode": "", "max_input_tokens": ""}
 GIB = 2**30
 BF16 = 2  # bytes a parameter, and a KV-cache element
 
 
-def load(path: str, prog: str) -> dict:
+def load(path: str, prog: str) -> dict[str, Any]:
     """The embedded judges' TOML, exiting with one line when it cannot be read."""
     try:
         with open(path, "rb") as f:
@@ -41,7 +42,7 @@ def _up(x: float) -> float:
     return math.ceil(round(x * 100, 6)) / 100
 
 
-def memory_plan(config: dict) -> list[dict]:
+def memory_plan(config: dict[str, Any]) -> list[dict[str, Any]]:
     """Per judge, in judges.toml order (the order serve-all starts them).
 
     Its share of the GPU in GiB and the vLLM and TGI fractions that give it that share.
@@ -69,7 +70,7 @@ def memory_plan(config: dict) -> list[dict]:
     return rows
 
 
-def _fractions(config: dict) -> None:
+def _fractions(config: dict[str, Any]) -> None:
     colo = config["colocate"]
     print(f"{colo['gpu']} ({colo['gpu_gib']} GiB), KV cache for {colo['kv_tokens']} tokens a judge")
     print(

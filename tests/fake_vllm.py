@@ -119,7 +119,9 @@ class FakeVLLM(FakeJudge):
 
     @staticmethod
     def _error(message: str) -> web.Response:
-        body = {"error": {"message": message, "type": "BadRequestError", "param": None}}
+        body: dict[str, dict[str, Any]] = {
+            "error": {"message": message, "type": "BadRequestError", "param": None}
+        }
         body["error"]["code"] = 400
         return web.json_response(body, status=400)
 

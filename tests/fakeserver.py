@@ -26,11 +26,14 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Self
 
 import orjson
 from aiohttp import web
 
+SEEDED_TEXTS = ("Summary text compared.", "The summary text, compared.",
+                "Compared, the summary text.", "The summary and its text compared.",
+                "The text of the summary, compared.")  # fmt: skip
 FAULTS = ("429", "500", "503", "timeout", "reset", "truncated", "nonjson", "wrongschema")
 
 
@@ -91,6 +94,7 @@ class FakeJudge:
         api_key: str | None = None,
         basic: str | None = None,
         follow_instructions: bool = False,
+        seeded_texts: bool = False,
     ) -> None:
         self.fault_rate = fault_rate
         self.faults = faults
@@ -101,6 +105,9 @@ class FakeJudge:
         self.fixed_status = fixed_status
         self.reply_tokens = reply_tokens
         self.follow_instructions = follow_instructions
+        # Generated texts (the builder's "text" schema) follow the request's seed, as a real
+        # sampler's do, so two seeded paraphrases or draws of one prompt differ.
+        self.seeded_texts = seeded_texts
         self.expected_auth = (
             f"Bearer {api_key}"
             if api_key is not None
@@ -122,7 +129,7 @@ class FakeJudge:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def __enter__(self) -> FakeJudge:
+    def __enter__(self) -> Self:
         self._thread.start()
         asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
         return self
@@ -215,6 +222,8 @@ class FakeJudge:
         if self.fixed_status is not None:
             return web.json_response({"error": {"message": "fixed"}}, status=self.fixed_status)
         good = reply_for(orjson.dumps(body["messages"][:1]).decode(), schema)
+        if self.seeded_texts and schema.get("title") == "text":
+            good = orjson.dumps({"text": SEEDED_TEXTS[body.get("seed", 0) % 5]}).decode()
         if self.reply_tokens is not None:
             return self._budgeted(good, body, self.reply_tokens)
         if self.rng.random() >= self.fault_rate:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,14 @@ from tests.conftest import ROOT, run_cli, write_config
 from tests.fakeserver import FakeJudge
 
 pytestmark = pytest.mark.skipif(not embeddings.available(), reason="needs the embeddings extra")
+
+
+@pytest.fixture
+def fake_judge() -> Iterator[FakeJudge]:
+    """The fake judge, its generated texts varying with the seed (paraphrases must differ)."""
+    with FakeJudge(seeded_texts=True) as judge:
+        yield judge
+
 
 ATTACK_SUBSETS = {f"attack_{a}_{m}" for a in ("verbosity", "confidence") for m in ("llm", "rule")}
 

@@ -38,7 +38,9 @@ def _row(condition: str, i: int, verdict: str, order: str = "12", **extra: Any) 
     }  # fmt: skip
 
 
-def biased(n: int = 80, moved: int = 30, acknowledged: int = 10, placebo: int = 6) -> list[dict]:
+def biased(
+    n: int = 80, moved: int = 30, acknowledged: int = 10, placebo: int = 6
+) -> list[dict[str, Any]]:
     """Blind prefers B (every fourth item Tie); True moves ``moved`` items to A, the first
     ``acknowledged`` of them naming the label; Placebo moves the first ``placebo``."""
     rows = []

@@ -95,8 +95,8 @@ def test_sweep_under_twenty_percent_faults(tmp_path: Path) -> None:
     valid = j.filter(pl.col("verdict") != "Invalid")
     assert (valid["invalid_reason"] == "").all()
     assert valid.height >= 0.9 * j.height  # retries and re-asks recover almost everything
-    assert j["attempts"].max() > 1
-    assert j["reasks"].max() > 0
+    assert (j["attempts"] > 1).any()
+    assert (j["reasks"] > 0).any()
 
 
 def test_client_error_is_not_retried_and_is_recorded(tmp_path: Path) -> None:

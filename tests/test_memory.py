@@ -7,8 +7,9 @@ import gc
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
+import polars as pl
 import pytest
 
 from judgeprobe.engine.progress import SweepProgress
@@ -78,13 +79,13 @@ def test_judgments_table_is_written_in_chunks(
 
     monkeypatch.setattr(judgments, "CHUNK_ROWS", 1_000)
     consumed_at_first_write: list[int] = []
-    real = judgments.pl.DataFrame.write_parquet
+    real = pl.DataFrame.write_parquet
 
-    def spy(self: judgments.pl.DataFrame, *args: object, **kwargs: object) -> None:
+    def spy(self: pl.DataFrame, *args: Any, **kwargs: Any) -> None:
         consumed_at_first_write.append(made)
-        real(self, *args, **kwargs)  # type: ignore[arg-type]
+        real(self, *args, **kwargs)
 
-    monkeypatch.setattr(judgments.pl.DataFrame, "write_parquet", spy)
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", spy)
     frame = write_judgments(rows(), tmp_path / "j.parquet", {"j": "fp"})
     assert frame.height == 2_500
     assert frame["fingerprint"].unique().to_list() == ["fp"]

@@ -11,7 +11,9 @@ from judgeprobe.report.tables import ci_text, fmt_ci
 
 def test_interval_text_matches_the_scalar_formatter() -> None:
     rng = random.Random(1)
-    rows = [tuple(rng.uniform(-50, 50) for _ in range(3)) for _ in range(5000)]
+    rows: list[tuple[float | None, ...]] = [
+        tuple(rng.uniform(-50, 50) for _ in range(3)) for _ in range(5000)
+    ]
     rows += [(0.1, None, None), (None, None, None), (0.25, 0.0, 0.5), (1.0, float("nan"), 2.0)]
     frame = pl.DataFrame(rows, schema=["value", "lo", "hi"], orient="row")
     assert frame.select(ci_text())["value"].to_list() == [fmt_ci(*row) for row in rows]

@@ -65,7 +65,7 @@ def test_kill_minus_nine_then_resume_equals_uninterrupted(tmp_path: Path) -> Non
         out = tmp_path / "crashed"
         rng = random.Random(1234)
         kills = 0
-        seen_progress = []
+        seen_progress: list[int] = []
         for attempt in range(6):
             child = _start(cfg, out, resume=attempt > 0)
             # Kill at a random moment once requests are flowing (or the process ends first).

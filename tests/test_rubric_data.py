@@ -53,7 +53,7 @@ def test_healthbench_rows_become_one_item_per_criterion(tmp_path: Path) -> None:
         {"role": "assistant", "content": "How long has it lasted?"},
         {"role": "user", "content": "Two days."},
     ]
-    rows = [
+    rows: list[dict[str, object]] = [
         {
             "prompt_id": "p1",
             "prompt": conversation,

@@ -11,7 +11,7 @@ from judgeprobe.rubric.transitions import transition_table
 
 def _pairs(groups: list[tuple[str, str, str | None, int]], judge: str = "j") -> pl.DataFrame:
     """(before, after, expected, count) groups → one pair per item."""
-    rows = []
+    rows: list[dict[str, object]] = []
     for before, after, expected, count in groups:
         for _ in range(count):
             rows.append(

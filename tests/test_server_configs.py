@@ -14,6 +14,8 @@ import shutil
 import subprocess
 import tomllib
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 import yaml
@@ -34,24 +36,25 @@ EXPECTED = {
 GATED = {"gemma-2-9b", "llama-3.1-8b", "mistral-7b"}
 
 
-def load_toml() -> dict:
+def load_toml() -> dict[str, Any]:
     with open(SERVERS / "judges.toml", "rb") as f:
         return tomllib.load(f)
 
 
 CONFIG = load_toml()
-JUDGES: dict[str, dict] = CONFIG["judges"]
+JUDGES: dict[str, dict[str, Any]] = CONFIG["judges"]
 
 
-def load_compose(backend: str) -> dict:
+def load_compose(backend: str) -> dict[str, Any]:
     with open(SERVERS / backend / "compose.yaml", encoding="utf-8") as f:
-        return yaml.safe_load(f)
+        compose: dict[str, Any] = yaml.safe_load(f)
+    return compose
 
 
 COMPOSE = {b: load_compose(b) for b in BACKENDS}
 
 
-def parse_args(command: list) -> tuple[list[str], dict[str, str]]:
+def parse_args(command: list[Any]) -> tuple[list[str], dict[str, str]]:
     """Split a compose `command` list into positionals and --flag values.
 
     Accepts both `--flag=value` and `--flag value`; a flag given twice fails.
@@ -79,7 +82,7 @@ def parse_args(command: list) -> tuple[list[str], dict[str, str]]:
     return positional, flags
 
 
-def host_port(service: dict, backend: str) -> int:
+def host_port(service: dict[str, Any], backend: str) -> int:
     ports = service["ports"]
     assert len(ports) == 1, ports
     # "${JUDGE_BIND_ADDR:-127.0.0.1}:8101:8000": the address itself contains ':'.
@@ -91,7 +94,7 @@ def host_port(service: dict, backend: str) -> int:
 # --- judges.toml ------------------------------------------------------------
 
 
-def test_toml_matches_paper_judge_table():
+def test_toml_matches_paper_judge_table() -> None:
     assert set(JUDGES) == set(EXPECTED)
     for name, (model, vllm_port, tgi_port) in EXPECTED.items():
         j = JUDGES[name]
@@ -101,7 +104,7 @@ def test_toml_matches_paper_judge_table():
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_toml_judge_fields(name):
+def test_toml_judge_fields(name: str) -> None:
     j = JUDGES[name]
     assert j["max_model_len"] == 8192
     assert 0 < j["max_input_tokens"] < j["max_model_len"]
@@ -113,7 +116,7 @@ def test_toml_judge_fields(name):
     assert j.get("tokenizer_mode") == ("mistral" if name == "mistral-7b" else None)
 
 
-def test_images_are_pinned():
+def test_images_are_pinned() -> None:
     images = CONFIG["images"]
     assert images["vllm"].startswith("vllm/vllm-openai:v")
     assert images["tgi"].startswith("ghcr.io/huggingface/text-generation-inference:")
@@ -134,13 +137,13 @@ def image_of(backend: str) -> str:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_compose_has_one_service_per_judge(backend):
+def test_compose_has_one_service_per_judge(backend: str) -> None:
     assert set(COMPOSE[backend]["services"]) == set(JUDGES)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_compose_service_common(backend, name):
+def test_compose_service_common(backend: str, name: str) -> None:
     svc = COMPOSE[backend]["services"][name]
     assert svc["image"] == image_of(backend)
     assert host_port(svc, backend) == JUDGES[name][f"{backend}_port"]
@@ -165,7 +168,7 @@ def test_compose_service_common(backend, name):
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_vllm_service(name):
+def test_vllm_service(name: str) -> None:
     j = JUDGES[name]
     svc = COMPOSE["vllm"]["services"][name]
     assert svc["ipc"] == "host"
@@ -185,7 +188,7 @@ def test_vllm_service(name):
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_tgi_service(name):
+def test_tgi_service(name: str) -> None:
     j = JUDGES[name]
     svc = COMPOSE["tgi"]["services"][name]
     assert str(svc["shm_size"]) == "1g"
@@ -204,7 +207,7 @@ def test_tgi_service(name):
 IMAGE_HF_HOME = {"tgi": "/data", "vllm": "/root/.cache/huggingface"}
 
 
-def host_hub(service: dict, backend: str) -> str:
+def host_hub(service: dict[str, Any], backend: str) -> str:
     """The host directory that holds the container's hub cache ($HF_HOME/hub inside)."""
     inside = f"{IMAGE_HF_HOME[backend]}/hub"
     env = [str(e) for e in service.get("environment", [])]
@@ -219,14 +222,14 @@ def host_hub(service: dict, backend: str) -> str:
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_vllm_and_tgi_share_one_weights_cache(name):
+def test_vllm_and_tgi_share_one_weights_cache(name: str) -> None:
     """Mounting $HF_HOME/hub on TGI's /data put its cache in $HF_HOME/hub/hub: every model
     was downloaded twice."""
     hubs = {b: host_hub(COMPOSE[b]["services"][name], b) for b in BACKENDS}
     assert hubs == dict.fromkeys(BACKENDS, "${HF_HOME:-~/.cache/huggingface}/hub")
 
 
-def test_host_ports_unique_across_all_services():
+def test_host_ports_unique_across_all_services() -> None:
     ports = [
         host_port(svc, backend)
         for backend in BACKENDS
@@ -238,7 +241,7 @@ def test_host_ports_unique_across_all_services():
     assert set(ports) == toml_ports
 
 
-def test_no_literal_secrets_in_servers():
+def test_no_literal_secrets_in_servers() -> None:
     for path in SERVERS.rglob("*"):
         if path.is_file():
             text = path.read_text(encoding="utf-8")
@@ -250,13 +253,13 @@ def test_no_literal_secrets_in_servers():
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_serve_script_syntax_and_mode(backend):
+def test_serve_script_syntax_and_mode(backend: str) -> None:
     script = SERVERS / backend / "serve.sh"
     assert os.access(script, os.X_OK), f"{script} is not executable"
     subprocess.run(["bash", "-n", str(script)], check=True)
 
 
-def dry_run(backend: str, *args: str, **extra_env: str) -> subprocess.CompletedProcess:
+def dry_run(backend: str, *args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "SERVE_DRY_RUN": "1"}
     for var in ("JUDGES_TOML", "VLLM_HOST", "TGI_HOST", "VLLM_BATCH_INVARIANT"):
         env.pop(var, None)
@@ -271,7 +274,7 @@ def dry_run(backend: str, *args: str, **extra_env: str) -> subprocess.CompletedP
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_vllm_serve_script_flags(name):
+def test_vllm_serve_script_flags(name: str) -> None:
     j = JUDGES[name]
     proc = dry_run("vllm", name, "--enforce-eager")
     assert proc.returncode == 0, proc.stderr
@@ -290,7 +293,7 @@ def test_vllm_serve_script_flags(name):
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_tgi_serve_script_flags(name):
+def test_tgi_serve_script_flags(name: str) -> None:
     j = JUDGES[name]
     proc = dry_run("tgi", name)
     assert proc.returncode == 0, proc.stderr
@@ -304,7 +307,7 @@ def test_tgi_serve_script_flags(name):
     assert flags["dtype"] == j["dtype"]
 
 
-def test_vllm_serve_script_batch_invariance():
+def test_vllm_serve_script_batch_invariance() -> None:
     proc = dry_run("vllm", "qwen2.5-7b", VLLM_BATCH_INVARIANT="1")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split()[:3] == ["env", "VLLM_BATCH_INVARIANT=1", "vllm"]
@@ -315,7 +318,7 @@ def test_vllm_serve_script_batch_invariance():
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_serve_script_unknown_judge(backend):
+def test_serve_script_unknown_judge(backend: str) -> None:
     proc = dry_run(backend, "no-such-judge")
     assert proc.returncode != 0
     lines = proc.stderr.strip().splitlines()
@@ -344,7 +347,7 @@ def make_n(*targets: str) -> str:
 @needs_make
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_gpu_mk_serve_and_stop_targets(backend, name):
+def test_gpu_mk_serve_and_stop_targets(backend: str, name: str) -> None:
     port = JUDGES[name][f"{backend}_port"]
     out = make_n(f"serve-{name}-{backend}")
     assert f"docker compose -f servers/{backend}/compose.yaml up -d {name}\n" in out
@@ -357,14 +360,14 @@ def test_gpu_mk_serve_and_stop_targets(backend, name):
 
 @needs_make
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_gpu_mk_serve_all(backend):
+def test_gpu_mk_serve_all(backend: str) -> None:
     out = make_n(f"serve-all-{backend}")
     for name in EXPECTED:
         assert f"compose.yaml up -d {name}\n" in out
         assert f"127.0.0.1:{JUDGES[name][f'{backend}_port']}/v1" in out
 
 
-def test_gpu_mk_variables_are_prefixed():
+def test_gpu_mk_variables_are_prefixed() -> None:
     text = (SERVERS / "gpu.mk").read_text(encoding="utf-8")
     assigned = re.findall(r"^([A-Za-z_.][\w.-]*)\s*(?::=|\?=|\+=|=)", text, re.M)
     defined = re.findall(r"^define\s+(\S+)", text, re.M)
@@ -376,8 +379,10 @@ def test_gpu_mk_variables_are_prefixed():
 # --- GPU memory: fractions sized from the model and its context ------------------------------
 
 
-def _judge_vars():
+def _judge_vars() -> ModuleType:
     spec = importlib.util.spec_from_file_location("judge_vars", SERVERS / "judge_vars.py")
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -387,7 +392,7 @@ PLAN = _judge_vars().memory_plan(CONFIG)
 MK = (SERVERS / "gpu.mk").read_text(encoding="utf-8")
 
 
-def test_memory_plan_arithmetic():
+def test_memory_plan_arithmetic() -> None:
     """Gemma-2-9B by hand: 9,241,705,984 bf16 parameters = 17.21 GiB; KV per token
     2 x 42 layers x 8 KV heads x 256 x 2 bytes = 336 KiB, x 49,152 tokens = 15.75 GiB;
     + 3 GiB overhead = 35.96 GiB = 0.26 of 139 GiB. The old uniform 0.17 (23.6 GiB) left it
@@ -405,7 +410,7 @@ def test_memory_plan_arithmetic():
     assert 9_000 < left * 2**30 / gemma["kv_bytes_per_token"] < 12_000
 
 
-def test_every_judge_fits_one_h200_with_its_kv_cache():
+def test_every_judge_fits_one_h200_with_its_kv_cache() -> None:
     colo = CONFIG["colocate"]
     assert colo["kv_tokens"] >= max(j["max_model_len"] for j in JUDGES.values())
     assert sum(r["vllm"] for r in PLAN) <= 0.95  # vLLM: per-instance budgets side by side
@@ -414,8 +419,10 @@ def test_every_judge_fits_one_h200_with_its_kv_cache():
         assert r["vllm"] * colo["gpu_gib"] >= r["share_gib"]
 
 
-def test_gpu_mk_holds_the_computed_fractions():
-    judges = re.search(r"^GPU_JUDGES := (.*)$", MK, re.M).group(1).split()
+def test_gpu_mk_holds_the_computed_fractions() -> None:
+    listed = re.search(r"^GPU_JUDGES := (.*)$", MK, re.M)
+    assert listed, "gpu.mk sets no GPU_JUDGES"
+    judges = listed.group(1).split()
     assert judges == [r["judge"] for r in PLAN]  # TGI's cumulative fractions follow this order
     for r in PLAN:
         for backend in BACKENDS:
@@ -428,7 +435,7 @@ def test_gpu_mk_holds_the_computed_fractions():
 
 @needs_make
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_gpu_mk_colocate_sets_each_judges_fraction(backend):
+def test_gpu_mk_colocate_sets_each_judges_fraction(backend: str) -> None:
     var = {"vllm": "VLLM_GPU_MEMORY_UTILIZATION", "tgi": "TGI_CUDA_MEMORY_FRACTION"}[backend]
     out = make_n(f"serve-all-{backend}", "GPU_COLOCATE=h200")
     for r in PLAN:
@@ -437,7 +444,7 @@ def test_gpu_mk_colocate_sets_each_judges_fraction(backend):
     assert var not in make_n(f"serve-all-{backend}")  # without it: the env or compose default
 
 
-def test_mistral_version_choice_is_stated():
+def test_mistral_version_choice_is_stated() -> None:
     notes = JUDGES["mistral-7b"]["notes"]
     assert "v0.3" in notes
     assert "paper" in notes

@@ -5,6 +5,7 @@ on every backend."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -69,12 +70,12 @@ def test_seeds_that_mean_random_are_refused(tmp_path: Path, seed: int) -> None:
     assert not (tmp_path / "run").exists()
 
 
-def _manifest(tmp_path: Path, url: str, out: str, **judge: object) -> dict[str, object]:
+def _manifest(tmp_path: Path, url: str, out: str, **judge: object) -> dict[str, Any]:
     items = make_items(tmp_path / "items.jsonl", 1)
     cfg = sweep_config(tmp_path / f"{out}.toml", url, items, judge=judge)
     proc = run_cli("--config", str(cfg), "--out", str(tmp_path / out))
     assert proc.returncode == 0, proc.stderr
-    data: dict[str, object] = orjson.loads((tmp_path / out / "manifest.json").read_bytes())
+    data: dict[str, Any] = orjson.loads((tmp_path / out / "manifest.json").read_bytes())
     return data
 
 
@@ -87,7 +88,7 @@ def test_batch_invariance_is_recorded_and_keyed(tmp_path: Path) -> None:
         invariant = _manifest(tmp_path, vllm.url, "invariant", batch_invariant=True)
     assert plain["determinism"] == "greedy"
     assert invariant["determinism"] == "greedy+batch-invariant"
-    (p,), (i,) = plain["judges"], invariant["judges"]  # type: ignore[misc]
+    (p,), (i,) = plain["judges"], invariant["judges"]
     assert (p["determinism"], i["determinism"]) == ("greedy", "greedy+batch-invariant")
     assert i["server"]["batch_invariant"] is True
     assert "batch_invariant" not in p["server"]

@@ -29,7 +29,7 @@ _HEDGES = re.compile(
     re.IGNORECASE,
 )
 RESTATE = "Put another way: "
-PADDING = "To sum up, the points above are the main points of the document."
+PADDING = "To sum up, these are the main points of the document."
 OPENER = "Without any doubt: "
 CLOSER = "These points stand exactly as stated."
 
