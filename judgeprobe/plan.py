@@ -60,7 +60,7 @@ def build_protocols(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
 
 
 def orders_for(mode: str, item_id: str, seed: int) -> tuple[Order, ...]:
-    """Presentation orders.
+    """Presentation orders of an item under one seed.
 
     ``random`` draws one per (item, seed), the same in every condition, so conditions differ only by
     their cue, never by position.

@@ -66,7 +66,7 @@ def read_key(run_dir: Path) -> pl.DataFrame:
 
 
 def read_annotations(path: Path, shown_first: dict[str, str]) -> Annotations:
-    """One annotator's file.
+    """Read one annotator's labels file, so agreement can be computed.
 
     ``pair_id`` and ``label`` columns (``1``, ``2``, ``Tie``; empty = not answered), the annotator
     named by an ``annotator`` column or else the file name.

@@ -73,7 +73,7 @@ class BuildConfig(BaseModel):
         return content_hash(body, 16)
 
     def max_tokens_for(self, kind: str) -> int:
-        """Generation budget.
+        """The generation budget (``max_tokens``) of an author request.
 
         The word budget at ~1.3 tokens a word with a quarter's slack, twice that for the verbosity
         attack, plus the JSON around the text.

@@ -88,7 +88,7 @@ NO_CELL: Cell = ("", "", "")
 def _summaries(
     pairs: pl.DataFrame, group: list[str], specs: list[MetricSpec], resamples: int, seed: int
 ) -> dict[tuple[tuple[str, ...], str], Difference]:
-    """Per ``group`` and metric.
+    """Paired differences per ``group`` and metric, from units both arms share.
 
     The difference between the plain and ``_b`` columns of the shared units in ``pairs`` (one row
     per unit, both arms side by side); the cells are left for the caller to fill in.

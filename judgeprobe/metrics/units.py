@@ -226,7 +226,7 @@ def same_units(j: pl.LazyFrame, lex: Lexicons, scorers: dict[str, Drift]) -> pl.
 
 
 def relabel_units(j: pl.LazyFrame) -> pl.LazyFrame:
-    """Single-relabel pairs.
+    """Single-relabel pairs: the units of the provenance-label metrics.
 
     One document's two ``single_relabel`` items (the same summary and opponent, the provenance
     labels swapped) judged in the same cell, seed and, where both items were shown in one order,

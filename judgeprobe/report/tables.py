@@ -47,7 +47,7 @@ def _method(generator: str, source: str) -> pl.Expr:
 
 
 def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame:
-    """Like table IX.
+    """Blind preference for the LLM-written candidate by the other's method (table IX).
 
     Under Blind, how often the LLM-written candidate is preferred, per judge × protocol × the other
     candidate's method (TextRank, LexRank, KL-Sum, SumBasic: one row each), with a 95% interval over

@@ -93,7 +93,7 @@ def _candidate(side: int, order: str) -> str:
 def expected(
     cfg: SweepConfig, items: list[Item], conditions: dict[str, Condition], biases: Biases
 ) -> pl.DataFrame:
-    """The oracle.
+    """The oracle: what the self-test's measured rates are checked against.
 
     Every planned judgment with the verdict the simulated judge gives it, and what the presentation
     offers each bias (in candidate terms).
