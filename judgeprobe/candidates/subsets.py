@@ -1,7 +1,8 @@
 """Pair one document's texts into the candidate subsets, one row per item.
 
 - ``llm_vs_extractive``: the LLM summary (1) against each extractive summary (2).
-- ``eq_pair``: two paraphrases of the LLM summary by the same LLM; any preference is cue-driven.
+- ``eq_pair``: two paraphrases of the LLM summary by the same LLM (the author, or the build's
+  ``paraphraser``) that differ from each other; any preference is cue-driven.
 - ``same_model``: two independent, seeded samples from the same LLM.
 - ``single_relabel``: the LLM summary against a fixed opponent (a same-model draw by default,
   the first extractive summary when the draws failed), once labelled ``LLM`` and once
@@ -56,10 +57,12 @@ class RowMaker:
         labels: tuple[str, str] = (LLM, TRADML),
         check: Preservation | None = None,
         prepared: dict[str, str] | None = None,
+        also: str = "",
         **extra: Any,
     ) -> dict[str, Any] | None:
-        """One item, or ``None`` when a rewrite failed the check and flagged items are dropped."""
-        problem = check.problems(self.cfg.similarity_threshold) if check else ""
+        """One item, or ``None`` when flagged (a failed ``check``, or ``also``) and dropped."""
+        found = [check.problems(self.cfg.similarity_threshold) if check else "", also]
+        problem = "; ".join(p for p in found if p)
         if problem:
             self.flagged += 1
             if not self.cfg.keep_flagged:
@@ -130,7 +133,11 @@ def _rows(
             yield mk.row("llm_vs_extractive", method, pair, (LLM, TRADML), prepared=prepared)
     if "eq_pair" in cfg.subsets and m.paraphrases:
         check = _worst([checks["paraphrase_0"], checks["paraphrase_1"]])
-        yield mk.row("eq_pair", "", (m.paraphrases[0], m.paraphrases[1]), check=check)
+        # Two paraphrases that came out as one text are no pair that "varies superficially":
+        # that item would be the identical subset under another name.
+        first, second = (" ".join(p.text.split()).lower() for p in m.paraphrases)
+        same = "the two paraphrases are the same text" if first == second else ""
+        yield mk.row("eq_pair", "", (m.paraphrases[0], m.paraphrases[1]), check=check, also=same)
     if "same_model" in cfg.subsets and m.draws:
         yield mk.row("same_model", "", (m.draws[0], m.draws[1]))
     if "single_relabel" in cfg.subsets:
