@@ -188,6 +188,9 @@ def test_a_separate_paraphraser_writes_both_paraphrases(tmp_path: Path) -> None:
     assert frame.height == 2
     assert set(frame["subset"]) == {"eq_pair"}
     assert set(frame["generator_1"]) == set(frame["generator_2"]) == {"llm:para"}
+    # This fake writes one text whatever the seed: two equal paraphrases are no pair.
+    assert frame["flag"].str.contains("the two paraphrases are the same text").all()
+    assert not frame["preserved"].any()
     assert len(asked) == 4
     assert all("Paraphrase the summary" in p for p in asked)
     assert not any("Paraphrase the summary" in p for p in told)  # the author wrote the summary
