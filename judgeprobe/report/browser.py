@@ -225,7 +225,7 @@ CSS = (
     "width:7em;color:#555}#evidence button{margin:1px 3px;border:1px solid #bbb;"
     "background:#fafafa;border-radius:10px;padding:1px 8px;cursor:pointer;font-size:12px}"
     "#evidence button.on{background:#4C72B0;color:#fff;border-color:#4C72B0}"
-    "#evidence table{width:100%;table-layout:fixed}#evidence td{text-align:left;"
+    "#evidence table{width:100%;table-layout:fixed}#evidence td,#evidence th{text-align:left;"
     "vertical-align:top;font-size:12px}#evidence .ex{white-space:pre-wrap;margin-top:2px}"
     "#evidence .muted{color:#777;font-size:11px}#evidence li.fab{color:#b00}"
     "#evidence col.n{width:9%}#evidence col.t{width:35%}#evidence col.s{width:8%}"
