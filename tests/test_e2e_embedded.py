@@ -99,7 +99,7 @@ def test_every_protocol_on_the_real_embedded_judge(embedded_judge: str, tmp_path
     proc = run_cli("--config", str(cfg), "--out", str(out), timeout=900)
     assert proc.returncode == 0, proc.stderr
     assert (
-        "9 judgments planned (18 requests before cache: baseline 4, scot 4, pbp 10" in proc.stderr
+        "9 judgments planned (19 requests before cache: baseline 4, scot 4, pbp 11" in proc.stderr
     )
     j = pl.read_parquet(out / "judgments.parquet")
     assert j.height == 9
@@ -109,9 +109,10 @@ def test_every_protocol_on_the_real_embedded_judge(embedded_judge: str, tmp_path
         "protocol", "invalid_reason"
     )
     stages = {"baseline": 1, "scot": 1, "pbp": 3}
+    turn2 = {"baseline": 1, "scot": 1, "pbp": 2}  # PBP re-scores, then ranks
     for row in valid.iter_rows(named=True):
         reveal = row["condition"] == "RevealAfter"
-        assert row["n_requests"] == stages[row["protocol"]] + reveal
+        assert row["n_requests"] == stages[row["protocol"]] + reveal * turn2[row["protocol"]]
         if reveal:
             assert row["turn1_verdict"] in {"A", "B", "Tie"}
             assert row["turn1_target"] == "B"
