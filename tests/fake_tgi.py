@@ -156,18 +156,14 @@ class FakeTGI(FakeJudge):
         self.rejected: list[str] = []
         self.tokenized = 0
 
-    async def _start(self) -> None:
+    def app(self) -> web.Application:
         app = web.Application()
         app.router.add_get("/info", self._info)
         app.router.add_get("/health", self._health)
         app.router.add_get("/v1/models", self._tgi_models)
         app.router.add_post("/v1/chat/completions", self._tgi_chat)
         app.router.add_post("/chat_tokenize", self._chat_tokenize)
-        self._runner = web.AppRunner(app, handle_signals=False)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return app
 
     async def _info(self, _: web.Request) -> web.Response:
         return web.json_response(

@@ -94,17 +94,13 @@ class FakeVLLM(FakeJudge):
         self.rejected: list[str] = []
         self.tokenized = 0
 
-    async def _start(self) -> None:
+    def app(self) -> web.Application:
         app = web.Application()
         app.router.add_get("/v1/models", self._vllm_models)
         app.router.add_get("/version", self._version)
         app.router.add_post("/v1/chat/completions", self._vllm_chat)
         app.router.add_post("/tokenize", self._tokenize)
-        self._runner = web.AppRunner(app, handle_signals=False)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return app
 
     async def _version(self, _: web.Request) -> web.Response:
         return web.json_response({"version": "0.24.0"})

@@ -22,14 +22,15 @@ import base64
 import hashlib
 import random
 import re
-import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from typing import Any, Self
+from typing import Any
 
 import orjson
 from aiohttp import web
+
+from judgeprobe.selftest.loopback import LoopbackServer
 
 SEEDED_TEXTS = ("Summary text compared.", "The summary text, compared.",
                 "Compared, the summary text.", "The summary and its text compared.",
@@ -77,7 +78,7 @@ def _spelled_out(prompt: str) -> str:
     return '{"ok": true}'
 
 
-class FakeJudge:
+class FakeJudge(LoopbackServer):
     """Runs in a background thread; ``url`` is the OpenAI base URL (ending in /v1)."""
 
     def __init__(
@@ -96,6 +97,7 @@ class FakeJudge:
         follow_instructions: bool = False,
         seeded_texts: bool = False,
     ) -> None:
+        super().__init__()
         self.fault_rate = fault_rate
         self.faults = faults
         self.stall_s = stall_s
@@ -120,43 +122,13 @@ class FakeJudge:
         self.injected: Counter[str] = Counter()
         self.chat_requests = 0
         self.bodies: list[dict[str, Any]] = []
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._runner: web.AppRunner | None = None
-        self.port = 0
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(5)
-
-    async def _start(self) -> None:
+    def app(self) -> web.Application:
         app = web.Application(middlewares=[self._auth])
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/version", self._version)
         app.router.add_post("/v1/chat/completions", self._chat)
-        self._runner = web.AppRunner(app, handle_signals=False)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-
-    async def _stop(self) -> None:
-        current = asyncio.current_task()
-        for task in asyncio.all_tasks():
-            if task is not current:
-                task.cancel()
-        if self._runner is not None:
-            await self._runner.cleanup()
+        return app
 
     @web.middleware
     async def _auth(

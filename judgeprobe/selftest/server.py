@@ -11,10 +11,8 @@ biases' digest, so a judge with other biases has another fingerprint.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import threading
 import time
 from collections import Counter
 from functools import cache
@@ -28,6 +26,7 @@ from aiohttp import web
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.selftest import simulator as sim
+from judgeprobe.selftest.loopback import LoopbackServer
 from judgeprobe.selftest.simulator import Biases
 
 MODEL = "judgeprobe-simulated"
@@ -185,50 +184,22 @@ def reply(body: dict[str, Any], biases: Biases) -> Any:
     raise Unreadable(f"unknown reply schema {stage!r}")
 
 
-class SimulatedJudge:
-    """Runs the server in a background thread; ``url`` is the OpenAI base URL (…/v1)."""
+class SimulatedJudge(LoopbackServer):
+    """The simulated judge on loopback, in a background thread; ``url`` is its API base."""
 
     def __init__(self, biases: Biases) -> None:
+        super().__init__()
         self.biases = biases
         self.requests: Counter[str] = Counter()
         self.unreadable: Counter[str] = Counter()
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._runner: web.AppRunner | None = None
-        self.port = 0
 
-    @property
-    def url(self) -> str:
-        """The simulated judge's API base, as a sweep config names a server."""
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def __enter__(self) -> SimulatedJudge:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(30)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(30)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-        self._loop.close()
-
-    async def _start(self) -> None:
+    def app(self) -> web.Application:
+        """OpenAI-compatible routes: the model list, a vLLM-style version, chat completions."""
         app = web.Application(client_max_size=64 * 2**20)
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/version", self._version)
         app.router.add_post("/v1/chat/completions", self._chat)
-        self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server = site._server
-        assert isinstance(server, asyncio.base_events.Server)
-        self.port = server.sockets[0].getsockname()[1]
-
-    async def _stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
+        return app
 
     async def _models(self, _: web.Request) -> web.Response:
         model = {"id": MODEL, "object": "model", "owned_by": "judgeprobe"}
