@@ -29,8 +29,15 @@ from judgeprobe.candidates.tokens import approx_tokens
 from judgeprobe.cli import main_guard
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.conditions.checks import write_attack_checks
-from judgeprobe.config import JudgeConfig, SweepConfig, load_config, parse_judge_flag
+from judgeprobe.config import (
+    JudgeConfig,
+    SweepConfig,
+    load_config,
+    parse_judge_flag,
+    with_overrides,
+)
 from judgeprobe.corpus import load_items
+from judgeprobe.embedded import running_judge
 from judgeprobe.engine.batch import BatchEndpoint, batch_info, ingest, walk
 from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.client import Endpoint
@@ -105,12 +112,7 @@ def _apply_flags(cfg: SweepConfig, judge_flags: list[str], limit: int | None) ->
         if limit < 0:
             raise JudgeprobeError(f"--limit must be >= 0 (got {limit})")
         update["limit"] = limit
-    if not update:
-        return cfg
-    try:  # a shallow copy: the judges stay as validated (their credentials included)
-        return SweepConfig.model_validate({**dict(cfg), **update})
-    except ValidationError as exc:
-        raise JudgeprobeError(f"command line: {first_error(exc, 'config', value=True)}") from None
+    return with_overrides(cfg, update)
 
 
 def _conditions(cfg: SweepConfig) -> dict[str, Condition]:
@@ -350,6 +352,10 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m judgeprobe.run``: the cue sweep from config to report."""
     args = _parser().parse_args(argv)
     cfg = _apply_flags(load_config(args.config), args.judge, args.limit)
+    chosen = ""
+    if not (args.config or args.judge or args.export_batch or args.import_batch):
+        # The default sweep, sent live: on whichever embedded judge is up (judgeprobe.embedded).
+        cfg, chosen = running_judge(cfg)
     mode = Mode(
         shard=Shard.parse(args.shard) if args.shard else None,
         export_batch=args.export_batch,
@@ -373,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
         raise JudgeprobeError(f"{out} holds no run: export a batch into it first")
     check_run_dir(out, args.resume or mode.batch, cfg.digest(), mode.shard)
     console = Console(stderr=True, soft_wrap=True)
+    if chosen:
+        console.print(f"[yellow]{escape(chosen)}[/]")
     start = time.monotonic()
     outcome, failing = asyncio.run(
         _sweep(cfg, items, conditions, out, console, not args.no_progress, mode)

@@ -16,22 +16,12 @@ from types import ModuleType
 
 import pytest
 
-from tests.conftest import ROOT
-
-
-def _launcher() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("embedded", ROOT / "servers" / "embedded.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+from tests.conftest import ROOT, load_launcher
 
 
 @pytest.fixture
 def embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    module = _launcher()
+    module = load_launcher()
     monkeypatch.setattr(module, "CACHE", tmp_path / "cache")
     return module
 
@@ -107,7 +97,7 @@ def test_missing_weights_say_how_to_install(embedded: ModuleType, tmp_path: Path
 @pytest.mark.parametrize("name", ["qwen05", "qwen15"])
 def test_the_qwen_packages_give_the_recorded_file(name: str) -> None:
     """The real packages, into the real cache (what `make serve-qwen05` uses)."""
-    embedded = _launcher()
+    embedded = load_launcher()
     model = embedded.MODELS[name]
     path = embedded.assemble(model)  # checks size and SHA-256, or raises
     assert path.stat().st_size == model.size
