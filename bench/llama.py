@@ -7,34 +7,21 @@ exposes the server's token counters: how many prompt tokens it really computed
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
 
-from bench.common import ROOT, free_port
+from bench.common import free_port
+from servers import embedded
 
 MODEL = "gemma3-270m"
-
-
-def _embedded() -> ModuleType:
-    """servers/embedded.py, which knows how to launch the embedded judge."""
-    spec = importlib.util.spec_from_file_location("embedded", ROOT / "servers" / "embedded.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 @contextmanager
@@ -45,7 +32,6 @@ def llama_server(
 
     The build is xllamacpp or native (servers/embedded.py); yields its /v1 URL, then stops it.
     """
-    embedded = _embedded()
     port = free_port()
     threads = os.cpu_count() or 2
     cmd = embedded.server_command("gemma", port, server, slots, threads, ("--metrics", *extra))

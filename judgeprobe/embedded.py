@@ -37,7 +37,8 @@ def answers(url: str, timeout_s: float = 2.0) -> bool:
     """Whether an OpenAI-compatible server answers ``GET {url}/models`` (any 2xx)."""
     try:
         with urllib.request.urlopen(f"{url.rstrip('/')}/models", timeout=timeout_s) as reply:
-            return 200 <= reply.status < 300
+            status: int = reply.status
+            return 200 <= status < 300
     except (OSError, ValueError):  # refused, timed out, reset, HTTP error, bad URL
         return False
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import orjson
@@ -18,17 +16,6 @@ from tests.fakeserver import FakeJudge
 
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCHER = [sys.executable, str(ROOT / "servers" / "embedded.py")]
-
-
-def load_launcher() -> ModuleType:
-    """``servers/embedded.py`` as a module (it is a script, outside the package)."""
-    spec = importlib.util.spec_from_file_location("embedded", ROOT / "servers" / "embedded.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def make_items(path: Path, n: int) -> Path:

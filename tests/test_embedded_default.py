@@ -6,7 +6,7 @@ import socket
 
 from judgeprobe.config import SweepConfig, load_config
 from judgeprobe.embedded import EMBEDDED, EmbeddedJudge, answers, running_judge
-from tests.conftest import load_launcher
+from servers import embedded as launcher
 from tests.fakeserver import FakeJudge
 
 
@@ -65,7 +65,6 @@ def test_nothing_running_leaves_the_default_for_the_probe_to_explain() -> None:
 
 
 def test_the_list_matches_the_launcher_and_the_default_config() -> None:
-    launcher = load_launcher()
     served = {m.alias: (f"http://127.0.0.1:{m.port}/v1", f"make serve-{key}")
               for key, m in launcher.MODELS.items()}  # fmt: skip
     assert {j.name: (j.url, j.serve) for j in EMBEDDED} == served

@@ -16,14 +16,14 @@ from types import ModuleType
 
 import pytest
 
-from tests.conftest import ROOT, load_launcher
+from servers import embedded as launcher
+from tests.conftest import ROOT
 
 
 @pytest.fixture
-def embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    module = load_launcher()
-    monkeypatch.setattr(module, "CACHE", tmp_path / "cache")
-    return module
+def embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.setattr(launcher, "CACHE", tmp_path / "cache")
+    return launcher
 
 
 def _parts(root: Path, chunks: list[bytes], prefix: str) -> tuple[str, ...]:
@@ -97,9 +97,8 @@ def test_missing_weights_say_how_to_install(embedded: ModuleType, tmp_path: Path
 @pytest.mark.parametrize("name", ["qwen05", "qwen15"])
 def test_the_qwen_packages_give_the_recorded_file(name: str) -> None:
     """The real packages, into the real cache (what `make serve-qwen05` uses)."""
-    embedded = load_launcher()
-    model = embedded.MODELS[name]
-    path = embedded.assemble(model)  # checks size and SHA-256, or raises
+    model = launcher.MODELS[name]
+    path = launcher.assemble(model)  # checks size and SHA-256, or raises
     assert path.stat().st_size == model.size
     with path.open("rb") as f:
         assert f.read(4) == b"GGUF"

@@ -1,0 +1,1 @@
+"""Judge servers: the embedded CPU judges (``embedded.py``) and the GPU configs (vLLM, TGI)."""
