@@ -13,6 +13,11 @@ import polars as pl
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Verdict = Literal["A", "B", "Tie", "Invalid"]
+"""A cue judgment's verdict, in candidate terms."""
+RubricVerdict = Literal["satisfied", "violated"]
+"""The rubric probe's verdict: does the response meet the criterion."""
+Status = Literal["valid", "invalid"]
+"""What a request or a judgment ended as; an invalid one carries its reason."""
 Target = Literal["A", "B", "none"]
 Order = Literal["12", "21"]
 

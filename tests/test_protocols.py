@@ -6,22 +6,27 @@ each stage sent.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 import polars as pl
 import pytest
+from pydantic import BaseModel
 
 from judgeprobe.candidates.attacks import confidence, verbosity
 from judgeprobe.conditions import builtin_conditions
+from judgeprobe.engine.store import Result
 from judgeprobe.prompts import load_template
-from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols import PBP, SCoT
+from judgeprobe.protocols.base import Asker, Message, Presentation
 from judgeprobe.protocols.budget import size_budget
 from judgeprobe.protocols.job import SCREEN_TO_CANDIDATE
 from judgeprobe.protocols.pbp import LOCK_TEMPLATE, as_text
 from judgeprobe.protocols.quotes import verify_quote
-from judgeprobe.protocols.replies import LockReply, RankReply, ScoreReply
+from judgeprobe.protocols.replies import CRITERIA, LockReply, RankReply, ScoreReply, ScotReply
 from judgeprobe.protocols.scoring import verdict_from_scores
 from judgeprobe.records import Item
 from judgeprobe.run import main
@@ -162,6 +167,48 @@ def test_scot_stores_notes_scores_and_both_verdicts(tmp_path: Path) -> None:
         assert row["stated_verdict"] == row["verdict"]
         assert row["score_verdict"] in {"A", "B", "Tie"}
         assert row["verdict_score_agree"] == (row["score_verdict"] == row["verdict"])
+
+
+def _stub(replies: dict[type[BaseModel], dict[str, Any]]) -> Asker:
+    """An asker that answers each reply model with fixed stored data, as the store keeps it."""
+
+    async def ask(messages: Sequence[Message], model: type[BaseModel], max_tokens: int) -> Result:
+        data = replies[model]
+        return Result(
+            key=model.__name__, status="valid", reply=data, raw=orjson.dumps(data).decode()
+        )
+
+    return ask
+
+
+def test_details_hold_the_stored_replies_as_plain_data() -> None:
+    """Protocols read typed replies, but the details they store stay the replies' plain data."""
+    p = Presentation("The committee met on Tuesday.", "It met.", "No meeting.", "LLM", "")
+    criteria = {c: {"notes": f"{c} note", "summary_1": 4, "summary_2": i}
+                for i, c in enumerate(CRITERIA)}  # fmt: skip
+    scot = asyncio.run(SCoT().run(p, _stub({ScotReply: {
+        "criteria": criteria, "verdict": "[2,1]", "explanation": "Because."}})))  # fmt: skip
+    assert (scot.verdict, scot.explanation) == ("[2,1]", "Because.")
+    assert scot.details == {
+        "criteria": criteria,
+        "score_verdict": "[1,2]",
+        "stated_verdict": "[2,1]",
+    }
+    evidence = {"note": "met", "quotes": ["committee met"]}
+    notes = {c: {"summary_1": evidence, "summary_2": evidence} for c in CRITERIA}
+    scores = {c: {"summary_1": 1, "summary_2": 3} for c in CRITERIA}
+    rank = {"verdict": "[1,2]", "justification": "Summary 2 invents nothing."}
+    pbp = asyncio.run(PBP().run(p, _stub({LockReply: notes, ScoreReply: scores, RankReply: rank})))
+    checked = {"note": "met", "quotes": [verify_quote("committee met", {
+        "document": p.document, "summary_1": p.text_1, "summary_2": p.text_2})]}  # fmt: skip
+    assert (pbp.verdict, pbp.explanation) == ("[2,1]", "Summary 2 invents nothing.")
+    assert pbp.details == {
+        "notes": {c: {"summary_1": checked, "summary_2": checked} for c in CRITERIA},
+        "scores": scores,
+        "score_verdict": "[2,1]",
+        "stated_verdict": "[1,2]",
+    }
+    assert orjson.loads(orjson.dumps(pbp.details)) == pbp.details  # stored as JSON unchanged
 
 
 # --- Reveal-After ------------------------------------------------------------------------------

@@ -19,10 +19,12 @@ import asyncio
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict
+
+from judgeprobe.records import RubricVerdict, Status, Verdict
 
 
 class Result(BaseModel):
@@ -31,7 +33,7 @@ class Result(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     key: str
-    status: str  # "valid" | "invalid"
+    status: Status
     reply: dict[str, Any] | None = None
     raw: str = ""
     invalid_reason: str = ""
@@ -49,19 +51,22 @@ class Result(BaseModel):
 
 
 class Outcome(BaseModel):
-    """What one judgment ended as, in candidate terms (``A`` = candidate 1 preferred)."""
+    """What one judgment ended as, in candidate terms (``A`` = candidate 1 preferred).
+
+    A rubric judgment's verdict is ``satisfied`` or ``violated`` (Invalid when it failed).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     key: str
-    status: str  # "valid" | "invalid"
-    verdict: str  # "A" | "B" | "Tie" | "Invalid"
+    status: Status
+    verdict: Verdict | RubricVerdict
     raw_verdict: str = ""  # in screen terms: "[1,2]" | "[2,1]" | "Tie"
     explanation: str = ""
     invalid_reason: str = ""
     retryable: bool = False
     details: dict[str, Any] = {}
-    turn1_verdict: str = ""
+    turn1_verdict: Verdict | Literal[""] = ""  # Reveal-After's first turn
     turn1_explanation: str = ""
     request_keys: list[str] = []
     attempts: int = 0

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from judgeprobe.engine.store import Result
 from judgeprobe.prompts import load_template
+from judgeprobe.protocols.replies import ScreenVerdict
 
 Message = dict[str, str]
+Reply = TypeVar("Reply", bound=BaseModel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +61,7 @@ class StageFailed(Exception):
 class Turn:
     """A protocol's answer, in screen terms; ``messages`` can be continued (Reveal-After)."""
 
-    verdict: str
+    verdict: ScreenVerdict
     explanation: str
     messages: list[Message]
     details: dict[str, Any] = field(default_factory=dict)
@@ -76,10 +78,14 @@ def assistant(content: str) -> Message:
 
 
 async def ask_stage(
-    ask: Asker, stage: str, messages: list[Message], reply_model: type[BaseModel], max_tokens: int
-) -> tuple[dict[str, Any], str]:
-    """Run one stage; return its validated reply and raw text, or raise StageFailed."""
+    ask: Asker, stage: str, messages: list[Message], reply_model: type[Reply], max_tokens: int
+) -> tuple[Reply, str]:
+    """Run one stage; return its reply as ``reply_model`` and the raw text, or raise StageFailed.
+
+    The store keeps replies as plain data (the engine validated them once already); the
+    protocol gets them typed back, one validation per stage.
+    """
     result = await ask(messages, reply_model, max_tokens)
     if result.status != "valid" or result.reply is None:
         raise StageFailed(stage, result)
-    return result.reply, result.raw
+    return reply_model.model_validate(result.reply), result.raw

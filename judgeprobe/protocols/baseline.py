@@ -33,4 +33,4 @@ class Baseline:
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
         reply, raw = await ask_stage(ask, "verdict", messages, PairwiseReply, budget)
-        return Turn(reply["verdict"], reply["explanation"], [*messages, assistant(raw)])
+        return Turn(reply.verdict, reply.explanation, [*messages, assistant(raw)])

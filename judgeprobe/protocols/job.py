@@ -16,9 +16,9 @@ from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.protocols import JudgeProtocol
 from judgeprobe.protocols.base import Presentation, StageFailed, Turn
 from judgeprobe.protocols.reveal import Recorder, reveal
-from judgeprobe.records import Order, Target
+from judgeprobe.records import Order, Target, Verdict
 
-SCREEN_TO_CANDIDATE: dict[str, dict[str, str]] = {
+SCREEN_TO_CANDIDATE: dict[str, dict[str, Verdict]] = {
     "12": {"[1,2]": "A", "[2,1]": "B", "Tie": "Tie", "summary_1": "A", "summary_2": "B"},
     "21": {"[1,2]": "B", "[2,1]": "A", "Tie": "Tie", "summary_1": "B", "summary_2": "A"},
 }

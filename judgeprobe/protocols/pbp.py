@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import orjson
 from pydantic import BaseModel
@@ -26,8 +26,8 @@ from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
 from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.quotes import verify_quote
-from judgeprobe.protocols.replies import CRITERIA, LockReply, RankReply, ScoreReply
-from judgeprobe.protocols.scoring import verdict_from_scores
+from judgeprobe.protocols.replies import CRITERIA, LockedCriterion, LockReply, RankReply, ScoreReply
+from judgeprobe.protocols.scoring import score_pairs, verdict_from_scores
 
 LOCK_TEMPLATE = "pbp_lock_v3"
 
@@ -59,7 +59,7 @@ class PBP:
         budget = self.budgets
         lock_msgs = [user(load_template(LOCK_TEMPLATE).fill({"MATERIALS": p.materials()}))]
         notes, _ = await ask_stage(ask, "lock", lock_msgs, LockReply, budget["lock"])
-        locked = as_text(notes)
+        locked = as_text(notes.model_dump())
 
         materials = p.materials() if self.score_sees_texts else ""
         score_prompt = load_template("pbp_score_v1").fill(
@@ -67,30 +67,30 @@ class PBP:
         )
         score_msgs = [user(score_prompt)]
         scores, _ = await ask_stage(ask, "score", score_msgs, ScoreReply, budget["score"])
-        pairs = {c: (scores[c]["summary_1"], scores[c]["summary_2"]) for c in CRITERIA}
+        pairs = score_pairs(scores.by_criterion())
         computed = verdict_from_scores(pairs, self.weights, self.tie_tolerance)
+        scored = scores.model_dump()
 
         rank_prompt = load_template("pbp_rank_v1").fill(
-            {"LOCKED_NOTES": locked, "SCORES": as_text(scores)}
+            {"LOCKED_NOTES": locked, "SCORES": as_text(scored)}
         )
         rank_msgs = [user(rank_prompt)]
         rank, raw = await ask_stage(ask, "rank", rank_msgs, RankReply, budget["rank"])
 
         sources = {"document": p.document, "summary_1": p.text_1, "summary_2": p.text_2}
-        checked = {
-            c: {
-                side: {
-                    "note": notes[c][side]["note"],
-                    "quotes": [verify_quote(q, sources) for q in notes[c][side]["quotes"]],
-                }
-                for side in ("summary_1", "summary_2")
-            }
-            for c in CRITERIA
-        }
+        checked = {c: _checked(locked, sources) for c, locked in notes.by_criterion().items()}
         details = {
             "notes": checked,
-            "scores": scores,
+            "scores": scored,
             "score_verdict": computed,
-            "stated_verdict": rank["verdict"],
+            "stated_verdict": rank.verdict,
         }
-        return Turn(computed, rank["justification"], [*rank_msgs, assistant(raw)], details)
+        return Turn(computed, rank.justification, [*rank_msgs, assistant(raw)], details)
+
+
+def _checked(locked: LockedCriterion, sources: dict[str, str]) -> dict[str, Any]:
+    """One criterion's locked notes on both summaries, each quote verified against the texts."""
+    return {
+        side: {"note": e.note, "quotes": [verify_quote(q, sources) for q in e.quotes]}
+        for side, e in (("summary_1", locked.summary_1), ("summary_2", locked.summary_2))
+    }

@@ -14,7 +14,7 @@ re-asked (the budget's escalation covers its length).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -42,6 +42,14 @@ Quote = Annotated[str, Field(json_schema_extra={"maxLength": QUOTE_CHARS})]
 
 class _Reply(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+T = TypeVar("T")
+
+
+def _in_order(*per_criterion: T) -> dict[str, T]:
+    """A reply's per-criterion parts by name, in ``CRITERIA`` order."""
+    return dict(zip(CRITERIA, per_criterion, strict=True))
 
 
 def _squeeze(value: Any) -> Any:
@@ -78,6 +86,10 @@ class ScotCriteria(_Reply):
     completeness: CriterionAssessment
     conciseness: CriterionAssessment
     fluency: CriterionAssessment
+
+    def by_criterion(self) -> dict[str, CriterionAssessment]:
+        """Each criterion's assessment by name, for code that treats criteria alike."""
+        return _in_order(self.accuracy, self.completeness, self.conciseness, self.fluency)
 
 
 class ScotReply(_Reply):
@@ -116,6 +128,10 @@ class LockReply(_Reply):
     conciseness: LockedCriterion
     fluency: LockedCriterion
 
+    def by_criterion(self) -> dict[str, LockedCriterion]:
+        """Each criterion's locked evidence by name, for code that treats criteria alike."""
+        return _in_order(self.accuracy, self.completeness, self.conciseness, self.fluency)
+
 
 class ScorePair(_Reply):
     """The PBP score stage's scores for both summaries on one criterion."""
@@ -133,6 +149,10 @@ class ScoreReply(_Reply):
     completeness: ScorePair
     conciseness: ScorePair
     fluency: ScorePair
+
+    def by_criterion(self) -> dict[str, ScorePair]:
+        """Each criterion's scores by name, for code that treats criteria alike."""
+        return _in_order(self.accuracy, self.completeness, self.conciseness, self.fluency)
 
 
 class RankReply(_Reply):

@@ -44,8 +44,8 @@ from judgeprobe.protocols.base import (
     user,
 )
 from judgeprobe.protocols.pbp import as_text
-from judgeprobe.protocols.replies import CRITERIA, PairwiseReply, RankReply, ScoreReply, ScotReply
-from judgeprobe.protocols.scoring import verdict_from_scores
+from judgeprobe.protocols.replies import PairwiseReply, RankReply, ScoreReply, ScotReply
+from judgeprobe.protocols.scoring import score_pairs, verdict_from_scores
 
 #: The templates each protocol's turn 2 adds to its own (the materials template it has).
 TEMPLATES: dict[str, tuple[str, ...]] = {
@@ -101,11 +101,6 @@ class Recorder:
         return [*call.messages, assistant(call.result.raw)]
 
 
-def _pairs(by_criterion: dict[str, Any]) -> dict[str, tuple[int, int]]:
-    """(summary 1, summary 2) scores per criterion, as ``verdict_from_scores`` takes them."""
-    return {c: (by_criterion[c]["summary_1"], by_criterion[c]["summary_2"]) for c in CRITERIA}
-
-
 async def reveal(
     protocol: Any, first: Turn, turn1: Recorder, truth: Presentation, ask: Asker
 ) -> Turn:
@@ -119,18 +114,16 @@ async def reveal(
     prompt = load_template(TEMPLATES[protocol.name][0]).fill({"MATERIALS": truth.materials()})
     messages = [*first.messages, user(prompt)]
     if protocol.name == "baseline":
-        reply, raw = await ask_stage(ask, "reveal", messages, PairwiseReply, budgets["reveal"])
-        return Turn(reply["verdict"], reply["explanation"], [*messages, assistant(raw)])
+        said, raw = await ask_stage(ask, "reveal", messages, PairwiseReply, budgets["reveal"])
+        return Turn(said.verdict, said.explanation, [*messages, assistant(raw)])
     reply, raw = await ask_stage(ask, "reveal", messages, ScotReply, budgets["verdict"])
-    computed = verdict_from_scores(
-        _pairs(reply["criteria"]), protocol.weights, protocol.tie_tolerance
-    )
+    pairs = score_pairs(reply.criteria.by_criterion())
     details = {
-        "criteria": reply["criteria"],
-        "score_verdict": computed,
-        "stated_verdict": reply["verdict"],
+        "criteria": reply.criteria.model_dump(),
+        "score_verdict": verdict_from_scores(pairs, protocol.weights, protocol.tie_tolerance),
+        "stated_verdict": reply.verdict,
     }
-    return Turn(reply["verdict"], reply["explanation"], [*messages, assistant(raw)], details)
+    return Turn(reply.verdict, reply.explanation, [*messages, assistant(raw)], details)
 
 
 async def _pbp(protocol: Any, first: Turn, turn1: Recorder, truth: Presentation,
@@ -141,15 +134,17 @@ async def _pbp(protocol: Any, first: Turn, turn1: Recorder, truth: Presentation,
     note = load_template("reveal_pbp_score_v1").fill({"MATERIALS": shown})
     score_msgs = [*turn1.conversation(ScoreReply), user(note)]
     scores, _ = await ask_stage(ask, "reveal score", score_msgs, ScoreReply, budgets["score"])
-    computed = verdict_from_scores(_pairs(scores), protocol.weights, protocol.tie_tolerance)
+    pairs = score_pairs(scores.by_criterion())
+    computed = verdict_from_scores(pairs, protocol.weights, protocol.tie_tolerance)
+    scored = scores.model_dump()
 
-    rank_note = load_template("reveal_pbp_rank_v1").fill({"SCORES": as_text(scores)})
+    rank_note = load_template("reveal_pbp_rank_v1").fill({"SCORES": as_text(scored)})
     rank_msgs = [*turn1.conversation(RankReply), user(rank_note)]
     rank, raw = await ask_stage(ask, "reveal rank", rank_msgs, RankReply, budgets["rank"])
     details = {
         "notes": first.details["notes"],  # locked in turn 1, never rewritten
-        "scores": scores,
+        "scores": scored,
         "score_verdict": computed,
-        "stated_verdict": rank["verdict"],
+        "stated_verdict": rank.verdict,
     }
-    return Turn(computed, rank["justification"], [*rank_msgs, assistant(raw)], details)
+    return Turn(computed, rank.justification, [*rank_msgs, assistant(raw)], details)

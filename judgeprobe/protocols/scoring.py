@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from judgeprobe.protocols.replies import CRITERIA
+from judgeprobe.protocols.replies import CRITERIA, CriterionAssessment, ScorePair, ScreenVerdict
 
 
 def verdict_from_scores(
     scores: Mapping[str, tuple[int, int]],
     weights: Mapping[str, float] | None = None,
     tolerance: float = 0.0,
-) -> str:
+) -> ScreenVerdict:
     """``[1,2]``, ``[2,1]`` or ``Tie`` from per-criterion (summary 1, summary 2) scores.
 
     The weighted sums are compared; a difference within ``tolerance`` is a Tie. Equal
@@ -23,3 +23,10 @@ def verdict_from_scores(
     if abs(total_1 - total_2) <= tolerance:
         return "Tie"
     return "[1,2]" if total_1 > total_2 else "[2,1]"
+
+
+def score_pairs(
+    by_criterion: Mapping[str, CriterionAssessment | ScorePair],
+) -> dict[str, tuple[int, int]]:
+    """(summary 1, summary 2) scores per criterion, as ``verdict_from_scores`` takes them."""
+    return {c: (s.summary_1, s.summary_2) for c, s in by_criterion.items()}

@@ -16,7 +16,7 @@ from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
 from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.replies import CRITERIA, ScotReply
-from judgeprobe.protocols.scoring import verdict_from_scores
+from judgeprobe.protocols.scoring import score_pairs, verdict_from_scores
 
 
 @dataclass(frozen=True)
@@ -37,11 +37,10 @@ class SCoT:
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
         reply, raw = await ask_stage(ask, "verdict", messages, ScotReply, budget)
-        criteria = reply["criteria"]
-        scores = {c: (criteria[c]["summary_1"], criteria[c]["summary_2"]) for c in CRITERIA}
+        scores = score_pairs(reply.criteria.by_criterion())
         details = {
-            "criteria": criteria,
+            "criteria": reply.criteria.model_dump(),
             "score_verdict": verdict_from_scores(scores, self.weights, self.tie_tolerance),
-            "stated_verdict": reply["verdict"],
+            "stated_verdict": reply.verdict,
         }
-        return Turn(reply["verdict"], reply["explanation"], [*messages, assistant(raw)], details)
+        return Turn(reply.verdict, reply.explanation, [*messages, assistant(raw)], details)

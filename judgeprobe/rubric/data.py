@@ -27,8 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.corpus import jsonl_rows, read_rows
+from judgeprobe.records import RubricVerdict
 
-RubricVerdict = Literal["satisfied", "violated"]
 BUNDLED = {"bundled:rubric": "sample.jsonl"}
 
 
