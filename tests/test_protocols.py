@@ -172,11 +172,12 @@ def test_scot_stores_notes_scores_and_both_verdicts(tmp_path: Path) -> None:
 def _stub(replies: dict[type[BaseModel], dict[str, Any]]) -> Asker:
     """An asker that answers each reply model with fixed stored data, as the store keeps it."""
 
-    async def ask(messages: Sequence[Message], model: type[BaseModel], max_tokens: int) -> Result:
-        data = replies[model]
-        return Result(
-            key=model.__name__, status="valid", reply=data, raw=orjson.dumps(data).decode()
-        )
+    async def ask(
+        messages: Sequence[Message], reply_model: type[BaseModel], max_tokens: int
+    ) -> Result:
+        data = replies[reply_model]
+        raw = orjson.dumps(data).decode()
+        return Result(key=reply_model.__name__, status="valid", reply=data, raw=raw)
 
     return ask
 

@@ -91,7 +91,8 @@ class Author:
         sampling = Sampling(temperature=temperature, max_tokens=max_tokens)
         asker = CachedAsker(self.endpoint, self.store, sampling, seed)
         result = await asker([{"role": "user", "content": tpl.fill(values)}], TextReply, max_tokens)
-        text = str(result.reply["text"]).strip() if result.reply else ""
+        reply = result.reply_as(TextReply)
+        text = reply.text.strip() if reply else ""
         truncated = result.status != "valid" and result.finish_reason == "length"
         if truncated:
             text = salvage(result.raw)

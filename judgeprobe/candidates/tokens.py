@@ -14,10 +14,17 @@ from collections.abc import Sequence
 from typing import Any
 
 import openai
+from pydantic import BaseModel
 
 from judgeprobe.engine.client import Endpoint
 
 APPROX_TOKENS_PER_WORD = 1.3
+
+
+class Tokenized(BaseModel):
+    """llama-server's ``/tokenize`` reply: the token ids (with pieces when asked for)."""
+
+    tokens: list[Any]
 
 
 def approx_tokens(text: str) -> int:
@@ -48,7 +55,7 @@ class TokenCounter:
         async def one(text: str) -> int:
             async with slots:
                 reply = await self._post("/tokenize", {"content": text, "add_special": False})
-            return len(reply["tokens"])
+            return len(Tokenized.model_validate(reply).tokens)
 
         return list(await asyncio.gather(*(one(t) for t in texts)))
 

@@ -19,12 +19,14 @@ import asyncio
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict
 
 from judgeprobe.records import RubricVerdict, Status, Verdict
+
+Reply = TypeVar("Reply", bound=BaseModel)
 
 
 class Result(BaseModel):
@@ -48,6 +50,16 @@ class Result(BaseModel):
     model: str = ""
     endpoint: str = ""
     completed_at: float = 0.0
+
+    def reply_as(self, model: type[Reply]) -> Reply | None:
+        """The reply as ``model``, or None when the request ended Invalid.
+
+        The store keeps replies as plain data (the engine validated them when they came);
+        callers that read fields get them typed back with one validation.
+        """
+        if self.status != "valid" or self.reply is None:
+            return None
+        return model.model_validate(self.reply)
 
 
 class Outcome(BaseModel):

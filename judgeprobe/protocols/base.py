@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from judgeprobe.engine.store import Result
+from judgeprobe.engine.store import Reply, Result
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.replies import ScreenVerdict
 
 Message = dict[str, str]
-Reply = TypeVar("Reply", bound=BaseModel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,12 +79,9 @@ def assistant(content: str) -> Message:
 async def ask_stage(
     ask: Asker, stage: str, messages: list[Message], reply_model: type[Reply], max_tokens: int
 ) -> tuple[Reply, str]:
-    """Run one stage; return its reply as ``reply_model`` and the raw text, or raise StageFailed.
-
-    The store keeps replies as plain data (the engine validated them once already); the
-    protocol gets them typed back, one validation per stage.
-    """
+    """Run one stage; return its reply as ``reply_model`` and the raw text, or raise StageFailed."""
     result = await ask(messages, reply_model, max_tokens)
-    if result.status != "valid" or result.reply is None:
+    reply = result.reply_as(reply_model)
+    if reply is None:
         raise StageFailed(stage, result)
-    return reply_model.model_validate(result.reply), result.raw
+    return reply, result.raw

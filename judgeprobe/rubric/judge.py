@@ -123,9 +123,10 @@ async def _texts(job: RubricJob, ask: CachedAsker) -> tuple[str, str, str]:
     else:
         prompt = _prompt(REWRITE_TEMPLATES[variant], item, item.response, item.criterion)
         result = await ask(prompt, RewriteReply, REWRITE_MAX_TOKENS[variant])
-        if result.status != "valid" or result.reply is None:
+        rewrite = result.reply_as(RewriteReply)
+        if rewrite is None:
             raise RewriteFailed(result)
-        text = str(result.reply["text"])
+        text = rewrite.text
     if variant == "reversed_response":
         return text, item.criterion, text
     return item.response, text, text
@@ -136,38 +137,34 @@ async def run_rubric_job(
 ) -> Outcome:
     """Make one rubric judgment (every request cached in ``store``)."""
     ask = CachedAsker(endpoint, store, sampling, job.seed)
-    failure: Result | None = None
     details: dict[str, Any] = {}
     try:
         response, criterion, counterfactual = await _texts(job, ask)
         details = {"criterion": criterion, "counterfactual": counterfactual}
         prompt = _prompt(JUDGE_TEMPLATE, job.item, response, criterion)
         result = await ask(prompt, RubricReply, max_tokens)
-        if result.status != "valid" or result.reply is None:
-            failure = result
     except RewriteFailed as exc:
-        failure = exc.result
-        details = {"stage": "rewrite"}
+        result, details = exc.result, {"stage": "rewrite"}  # an Invalid result: no reply
     stats: dict[str, Any] = {
         "key": job.key,
         **ask.totals(),
         "model": endpoint.info.model,
         "details": details,
     }
-    if failure is not None:
+    reply = result.reply_as(RubricReply)
+    if reply is None:
         return Outcome(
             status="invalid",
             verdict="Invalid",
-            explanation=failure.raw,
-            invalid_reason=failure.invalid_reason,
-            retryable=failure.retryable,
+            explanation=result.raw,
+            invalid_reason=result.invalid_reason,
+            retryable=result.retryable,
             **stats,
         )
-    reply = result.reply or {}
     return Outcome(
         status="valid",
-        verdict="satisfied" if reply["criteria_met"] else "violated",
-        raw_verdict=str(reply["criteria_met"]).lower(),
-        explanation=str(reply["explanation"]),
+        verdict="satisfied" if reply.criteria_met else "violated",
+        raw_verdict=str(reply.criteria_met).lower(),
+        explanation=reply.explanation,
         **stats,
     )
