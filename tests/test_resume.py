@@ -12,8 +12,11 @@ import sys
 import time
 from pathlib import Path
 
+import orjson
 import polars as pl
 
+from judgeprobe.candidates.llm import TextReply
+from judgeprobe.engine.store import Store
 from tests.conftest import ROOT, make_items, run_cli, write_config
 from tests.fakeserver import FakeJudge
 
@@ -94,3 +97,37 @@ def test_kill_minus_nine_then_resume_equals_uninterrupted(tmp_path: Path) -> Non
     assert got.height == total
     assert got.equals(want)
     assert (got["verdict"] != "Invalid").all()
+
+
+def test_stores_written_before_typed_records_still_load(tmp_path: Path) -> None:
+    """Rows as earlier versions wrote them (plain strings) load as typed records."""
+    path = tmp_path / "store.sqlite"
+    Store(path).close()
+    old = [
+        ("cue", {"key": "cue", "status": "valid", "verdict": "B", "raw_verdict": "[2,1]",
+                 "turn1_verdict": "Tie", "details": {"criteria": {}}}),
+        ("rubric", {"key": "rubric", "status": "valid", "verdict": "violated",
+                    "raw_verdict": "false"}),
+        ("failed", {"key": "failed", "status": "invalid", "verdict": "Invalid",
+                    "invalid_reason": "schema: verdict", "retryable": False}),
+    ]  # fmt: skip
+    with sqlite3.connect(path) as db:
+        db.executemany(
+            "INSERT INTO outcomes (key, retryable, data) VALUES (?, 0, ?)",
+            [(key, orjson.dumps(data)) for key, data in old],
+        )
+        db.execute(
+            "INSERT INTO results (key, retryable, data) VALUES ('r', 0, ?)",
+            (orjson.dumps({"key": "r", "status": "valid", "reply": {"text": "A summary."}}),),
+        )
+    store = Store(path)
+    try:
+        for key, data in old:
+            outcome = store.get_outcome(key)
+            assert outcome is not None
+            assert outcome.model_dump(include=set(data)) == data
+        result = store.get("r")
+        assert result is not None
+        assert result.reply_as(TextReply) == TextReply(text="A summary.")
+    finally:
+        store.close()
