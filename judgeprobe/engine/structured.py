@@ -12,9 +12,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-Backend = Literal["llama-server", "llama-cpp-python", "vllm", "tgi", "openai"]
 BACKENDS: tuple[str, ...] = ("llama-server", "llama-cpp-python", "vllm", "tgi", "openai")
 
 
