@@ -27,13 +27,13 @@ from judgeprobe.candidates.candidate_set import (
     candidate_frame,
     write_candidate_set,
 )
-from judgeprobe.candidates.config import BuildConfig, with_overrides
+from judgeprobe.candidates.config import BuildConfig
 from judgeprobe.candidates.llm import Author
 from judgeprobe.candidates.materials import Materials, make_materials
 from judgeprobe.candidates.subsets import document_rows
 from judgeprobe.candidates.tokens import TokenCounter, approx_tokens
 from judgeprobe.cli import main_guard
-from judgeprobe.config import load_toml, parse_judge_flag
+from judgeprobe.config import load_toml, parse_judge_flag, with_overrides
 from judgeprobe.corpus import Document, load_documents
 from judgeprobe.engine.request import Sampling
 from judgeprobe.files import bytes_hash, write_json
@@ -230,7 +230,8 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _overrides(args: argparse.Namespace, base: BuildConfig) -> dict[str, object]:
+def _changes(args: argparse.Namespace, base: BuildConfig) -> dict[str, object]:
+    """The config fields the flags set (``with_overrides`` puts them over ``base``)."""
     names = ("corpus", "limit", "words", "seed", "min_tokens", "max_tokens", "keep_flagged")
     found: dict[str, object] = {n: getattr(args, n) for n in names if getattr(args, n) is not None}
     if args.author:
@@ -246,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the candidate-set builder: config and flags in, candidates out."""
     args = _parser().parse_args(argv)
     base = load_toml(args.config, BuildConfig)
-    cfg = with_overrides(base, _overrides(args, base))
+    cfg = with_overrides(base, _changes(args, base))
     console = Console(stderr=True, soft_wrap=True)
     report = asyncio.run(build_set(cfg, args.out, console))
     if report.dropped:

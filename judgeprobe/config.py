@@ -10,6 +10,7 @@ import base64
 import hashlib
 import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -332,6 +333,22 @@ def load_toml(path: Path | None, model: type[M]) -> M:
         return model.model_validate(data)
     except ValidationError as exc:
         raise JudgeprobeError(f"config {path}: {first_error(exc, 'config', value=True)}") from None
+
+
+def with_overrides(cfg: M, changes: Mapping[str, object]) -> M:
+    """``cfg`` with the command line's settings on top, validated again as a whole.
+
+    Flags win over the TOML file field by field, and the merged config must pass the same
+    checks as a file (e.g. ``min_tokens <= max_tokens``); a problem is one line naming the
+    field and value. The merge is shallow: fields not changed stay the validated objects they
+    are, so a judge keeps its credentials exactly as first validated.
+    """
+    if not changes:
+        return cfg
+    try:
+        return type(cfg).model_validate({**dict(cfg), **changes})
+    except ValidationError as exc:
+        raise JudgeprobeError(f"command line: {first_error(exc, 'config', value=True)}") from None
 
 
 def load_config(path: Path | None) -> SweepConfig:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.config import EMBEDDED_URL, EngineConfig, JudgeConfig
 from judgeprobe.files import content_hash
 
@@ -80,13 +79,3 @@ class BuildConfig(BaseModel):
         """
         tokens = math.ceil(self.words * 1.3 * 1.25) * (2 if kind == "verbosity" else 1)
         return tokens + 16
-
-
-def with_overrides(cfg: BuildConfig, overrides: dict[str, object]) -> BuildConfig:
-    """``cfg`` (from ``load_toml``) with the command line's settings applied on top."""
-    if not overrides:
-        return cfg
-    try:
-        return BuildConfig.model_validate({**cfg.model_dump(), **overrides})
-    except ValidationError as exc:
-        raise JudgeprobeError(f"command line: {first_error(exc, 'config')}") from None

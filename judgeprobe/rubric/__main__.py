@@ -16,12 +16,11 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import polars as pl
-from pydantic import ValidationError
 from rich.console import Console
 
-from judgeprobe import JudgeprobeError, first_error
+from judgeprobe import JudgeprobeError
 from judgeprobe.cli import main_guard
-from judgeprobe.config import parse_judge_flag
+from judgeprobe.config import parse_judge_flag, with_overrides
 from judgeprobe.files import write_json
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.report.build import build_report
@@ -76,7 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _apply(cfg: RubricConfig, args: argparse.Namespace) -> RubricConfig:
+def _changes(cfg: RubricConfig, args: argparse.Namespace) -> dict[str, object]:
+    """The config fields the flags set (``with_overrides`` puts them over ``cfg``)."""
     update: dict[str, object] = {}
     for flag, name in (
         ("items", "items"),
@@ -104,10 +104,7 @@ def _apply(cfg: RubricConfig, args: argparse.Namespace) -> RubricConfig:
             {**known.get(name, {}), "name": name, "url": url}
             for name, url in map(parse_judge_flag, args.judge)
         ]
-    try:
-        return RubricConfig.model_validate({**cfg.model_dump(), **update})
-    except ValidationError as exc:
-        raise JudgeprobeError(f"command line: {first_error(exc)}") from None
+    return update
 
 
 def _check_classifiers(cfg: RubricConfig) -> None:
@@ -153,7 +150,8 @@ def _summary(tables: dict[str, pl.DataFrame], console: Console) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m judgeprobe.rubric``: the rubric probe from items to report."""
     args = _parser().parse_args(argv)
-    cfg = _apply(load_rubric_config(args.config), args)
+    base = load_rubric_config(args.config)
+    cfg = with_overrides(base, _changes(base, args))
     items = load_rubric_items(cfg.items, cfg.limit)
     _check_classifiers(cfg)
     out = args.out or Path("runs") / cfg.name
