@@ -1,5 +1,8 @@
 """The package's import graph has no cycle: data flows one way through the stages.
 
+And every third-party module the code imports is declared in pyproject.toml, so an install
+from it never fails on an import that only worked because something else pulled it in.
+
 Every ``import judgeprobe…`` counts, at module level or inside a function (a lazy import is
 still a dependency); a module importing its own package's ``__init__`` counts too. Only the
 implicit step from a submodule to its parent package, which Python makes on any import, is
@@ -9,9 +12,15 @@ left out.
 from __future__ import annotations
 
 import ast
+import re
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judgeprobe"
+ROOT = PACKAGE.parent
+OWN = {"judgeprobe", "tests", "bench", "servers"}
 
 
 def _module(path: Path) -> str:
@@ -81,3 +90,41 @@ def test_the_package_has_no_import_cycle() -> None:
     assert len(graph) > 50
     assert "judgeprobe.run" in graph
     assert cycles(graph) == []
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def imported_modules(*dirs: Path) -> dict[str, set[str]]:
+    """Top-level third-party modules imported anywhere under ``dirs`` → the files importing them."""
+    found: dict[str, set[str]] = {}
+    for path in (p for d in dirs for p in d.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for top in {n.split(".")[0] for n in names}:
+                if top not in sys.stdlib_module_names and top not in OWN | {"__future__"}:
+                    found.setdefault(top, set()).add(str(path.relative_to(ROOT)))
+    return found
+
+
+def test_every_third_party_import_is_declared() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    requirements = [*project["dependencies"]]
+    for extra in project["optional-dependencies"].values():
+        requirements += extra
+    declared = {_normal(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for r in requirements}
+    distributions = packages_distributions()
+    used = imported_modules(*(ROOT / d for d in sorted(OWN)))
+    assert {"polars", "pytest", "openai"} <= set(used)
+    missing = {
+        module: sorted(files)
+        for module, files in used.items()
+        if not {_normal(d) for d in distributions.get(module, [module])} & declared
+    }
+    assert missing == {}
