@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import orjson
 import polars as pl
@@ -103,7 +104,7 @@ def test_stores_written_before_typed_records_still_load(tmp_path: Path) -> None:
     """Rows as earlier versions wrote them (plain strings) load as typed records."""
     path = tmp_path / "store.sqlite"
     Store(path).close()
-    old = [
+    old: list[tuple[str, dict[str, Any]]] = [
         ("cue", {"key": "cue", "status": "valid", "verdict": "B", "raw_verdict": "[2,1]",
                  "turn1_verdict": "Tie", "details": {"criteria": {}}}),
         ("rubric", {"key": "rubric", "status": "valid", "verdict": "violated",
