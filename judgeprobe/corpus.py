@@ -2,7 +2,7 @@
 
 Documents (``id``, ``text``, optional ``domain``/``title``) come from the bundled corpus, a
 JSONL, CSV or Parquet file, or a folder of ``.txt``/``.md`` files. Candidate items come from the
-bundled sample or a JSONL / Parquet candidate set (e.g. one written by ``judgeprobe.build``).
+bundled sample or a JSONL / Parquet candidate set (e.g. one written by ``judgeprobe.candidates``).
 Every problem is one ``JudgeprobeError`` line naming the file and row.
 """
 
@@ -22,7 +22,7 @@ from judgeprobe.records import Item
 
 BUNDLED = {
     "bundled:sample": "sample_items.jsonl",
-    # The bundled corpus built by ``judgeprobe.build`` with the embedded Gemma 3 270M judge.
+    # The bundled corpus built by ``judgeprobe.candidates`` with the embedded Gemma 3 270M judge.
     "bundled:candidates": "candidates/embedded.parquet",
 }
 BUNDLED_CORPUS = {"bundled:corpus": "corpus/documents.jsonl"}

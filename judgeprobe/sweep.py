@@ -1,6 +1,6 @@
 """The one sweep runner: probe → store → scheduled jobs → judgments table, for any job type.
 
-The cue sweep (``run``), the rubric probe (``rubric``) and the candidate builder (``build``)
+The cue sweep (``run``), the rubric probe (``rubric``) and the candidate builder (``candidates``)
 differ only in what a job is, how it is made and how the finished jobs become rows. They
 pass those as a ``JobType``; everything else — probing every judge with its credentials,
 opening the store only once nothing can fail any more, the manifest, the streaming scheduler

@@ -124,7 +124,7 @@ def test_build_cli_rejects_bad_input_with_one_line(tmp_path: Path, flag: str, ne
     (tmp_path / "c.toml").write_text("words = [unclosed\n")
     out = tmp_path / "set"
     proc = subprocess.run(
-        [sys.executable, "-m", "judgeprobe.build", flag, values[flag], "--out", str(out)],
+        [sys.executable, "-m", "judgeprobe.candidates", flag, values[flag], "--out", str(out)],
         capture_output=True, text=True, timeout=120, cwd=ROOT,
     )  # fmt: skip
     _assert_one_line_error(proc.stderr, proc.returncode, needle)

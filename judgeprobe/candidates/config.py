@@ -23,7 +23,7 @@ def _author() -> JudgeConfig:
     return JudgeConfig(name="gemma3-270m", url=EMBEDDED_URL, concurrency=4)
 
 
-class BuildConfig(BaseModel):
+class CandidatesConfig(BaseModel):
     """Everything that decides a candidate set (with the corpus file's content)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -56,7 +56,7 @@ class BuildConfig(BaseModel):
     engine: EngineConfig = Field(default_factory=lambda: EngineConfig(max_reasks=0))
 
     @model_validator(mode="after")
-    def _consistent(self) -> BuildConfig:
+    def _consistent(self) -> CandidatesConfig:
         if self.min_tokens > self.max_tokens:
             raise ValueError("min_tokens must not exceed max_tokens")
         if self.relabel_opponent != "same_model" and self.relabel_opponent not in self.methods:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from judgeprobe.candidates import extractive
 from judgeprobe.candidates.attacks import ATTACKS
-from judgeprobe.candidates.config import BuildConfig
+from judgeprobe.candidates.config import CandidatesConfig
 from judgeprobe.candidates.llm import Author, Text
 from judgeprobe.corpus import Document
 
@@ -39,7 +39,7 @@ def source_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def needs_draws(cfg: BuildConfig) -> bool:
+def needs_draws(cfg: CandidatesConfig) -> bool:
     """Whether the configured subsets need several drafts from the same model."""
     return "same_model" in cfg.subsets or (
         "single_relabel" in cfg.subsets and cfg.relabel_opponent == "same_model"
@@ -47,7 +47,7 @@ def needs_draws(cfg: BuildConfig) -> bool:
 
 
 async def _pair(
-    author: Author, kind: str, values: dict[str, str], cfg: BuildConfig, first_seed: int
+    author: Author, kind: str, values: dict[str, str], cfg: CandidatesConfig, first_seed: int
 ) -> list[Text]:
     """Two seeded samples of one prompt; only complete pairs count."""
     texts = await asyncio.gather(
@@ -66,7 +66,7 @@ async def _pair(
 
 
 async def make_materials(
-    doc: Document, author: Author, cfg: BuildConfig, paraphraser: Author | None = None
+    doc: Document, author: Author, cfg: CandidatesConfig, paraphraser: Author | None = None
 ) -> Materials:
     """Generate one document's texts: LLM requests go through the cached engine.
 
@@ -99,7 +99,7 @@ async def _nothing() -> list[Text]:
 
 
 async def _rewrites(
-    m: Materials, summary: Text, author: Author, cfg: BuildConfig, paraphraser: Author
+    m: Materials, summary: Text, author: Author, cfg: CandidatesConfig, paraphraser: Author
 ) -> None:
     """Paraphrases and style attacks of the reference summary."""
     values = {"SUMMARY": summary.text}

@@ -28,7 +28,7 @@ from typing import Any
 
 import orjson
 
-from judgeprobe.candidates.config import BuildConfig
+from judgeprobe.candidates.config import CandidatesConfig
 from judgeprobe.candidates.llm import Text
 from judgeprobe.candidates.materials import Materials
 from judgeprobe.candidates.preserve import Preservation
@@ -43,7 +43,7 @@ def _params(text: Text) -> str:
 class RowMaker:
     """Rows for one document, with its shared provenance filled in."""
 
-    def __init__(self, m: Materials, fingerprint: str, cfg: BuildConfig) -> None:
+    def __init__(self, m: Materials, fingerprint: str, cfg: CandidatesConfig) -> None:
         self.m = m
         self.fingerprint = fingerprint
         self.cfg = cfg
@@ -103,7 +103,7 @@ def _worst(checks: list[Preservation]) -> Preservation:
 
 
 def document_rows(
-    m: Materials, checks: dict[str, Preservation], fingerprint: str, cfg: BuildConfig
+    m: Materials, checks: dict[str, Preservation], fingerprint: str, cfg: CandidatesConfig
 ) -> tuple[list[dict[str, Any]], int]:
     """Every item of one document and how many were flagged.
 
@@ -116,7 +116,7 @@ def document_rows(
 
 
 def _rows(
-    mk: RowMaker, m: Materials, checks: dict[str, Preservation], cfg: BuildConfig
+    mk: RowMaker, m: Materials, checks: dict[str, Preservation], cfg: CandidatesConfig
 ) -> Iterator[dict[str, Any] | None]:
     s = m.summary
     if s is None:

@@ -1,4 +1,4 @@
-"""``python -m judgeprobe.build``: turn documents into a candidate set the sweep can judge.
+"""Make a candidate set from documents: the pipeline behind ``python -m judgeprobe.candidates``.
 
 corpus → length filter → LLM summaries, draws, paraphrases and attacks (cached engine requests)
 + extractive summaries (sumy) + rule-based attacks → preservation check → subsets →
@@ -9,9 +9,7 @@ request: rerunning an interrupted or finished build sends only what is missing.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -27,13 +25,11 @@ from judgeprobe.candidates.candidate_set import (
     candidate_frame,
     write_candidate_set,
 )
-from judgeprobe.candidates.config import BuildConfig
+from judgeprobe.candidates.config import CandidatesConfig
 from judgeprobe.candidates.llm import Author
 from judgeprobe.candidates.materials import Materials, make_materials
 from judgeprobe.candidates.subsets import document_rows
 from judgeprobe.candidates.tokens import TokenCounter, approx_tokens
-from judgeprobe.cli import main_guard
-from judgeprobe.config import load_toml, parse_judge_flag, with_overrides
 from judgeprobe.corpus import Document, load_documents
 from judgeprobe.engine.request import Sampling
 from judgeprobe.files import bytes_hash, write_json
@@ -45,7 +41,7 @@ SET_FILE = "candidates.parquet"
 
 
 @dataclass
-class BuildReport:
+class CandidateSetStats:
     """What a build did; also written to ``build.json``."""
 
     path: Path
@@ -61,7 +57,7 @@ class BuildReport:
     sha256: str = ""
     wall_s: float = 0.0
 
-    def as_dict(self, cfg: BuildConfig) -> dict[str, Any]:
+    def as_dict(self, cfg: CandidatesConfig) -> dict[str, Any]:
         """The build's manifest record, so a candidate set can be traced to its config."""
         return {
             "set_version": SET_VERSION,
@@ -84,18 +80,18 @@ class BuildReport:
 
 
 def _length_filter(
-    docs: list[Document], tokens: list[int], cfg: BuildConfig, report: BuildReport
+    docs: list[Document], tokens: list[int], cfg: CandidatesConfig, stats: CandidateSetStats
 ) -> list[tuple[Document, int]]:
     kept = []
     for doc, n in zip(docs, tokens, strict=True):
         if cfg.min_tokens <= n <= cfg.max_tokens:
             kept.append((doc, n))
         else:
-            report.dropped[doc.id] = n
+            stats.dropped[doc.id] = n
     if not kept:
         raise JudgeprobeError(
             f"no document is {cfg.min_tokens}-{cfg.max_tokens} tokens long "
-            f"({len(docs)} measured with the {report.token_method}); change min_tokens/max_tokens"
+            f"({len(docs)} measured with the {stats.token_method}); change min_tokens/max_tokens"
         )
     return kept
 
@@ -123,12 +119,14 @@ def _judge_prompt_overhead() -> int:
     return sum(approx_tokens(load_template(n).text) for n in ("baseline_v1", "materials_v1"))
 
 
-async def build_set(cfg: BuildConfig, out: Path, console: Console | None = None) -> BuildReport:
-    """Build the candidate set into ``out`` (a folder) and return what was done."""
+async def make_candidate_set(
+    cfg: CandidatesConfig, out: Path, console: Console | None = None
+) -> CandidateSetStats:
+    """Make the candidate set in ``out`` (a folder) and return what was done."""
     console = console or Console(stderr=True, quiet=True)
     start = time.monotonic()
     docs = load_documents(cfg.corpus, cfg.limit)
-    report = BuildReport(path=out / SET_FILE)
+    stats = CandidateSetStats(path=out / SET_FILE)
     endpoint = (await probe_judges([cfg.author], cfg.engine, console))[cfg.author.name]
     counter = TokenCounter(endpoint)
     para_endpoint = None
@@ -136,10 +134,10 @@ async def build_set(cfg: BuildConfig, out: Path, console: Console | None = None)
         if cfg.paraphraser is not None:
             found = await probe_judges([cfg.paraphraser], cfg.engine, console)
             para_endpoint = found[cfg.paraphraser.name]
-        report.token_method = counter.method
-        kept = _length_filter(docs, await counter.count([d.text for d in docs]), cfg, report)
-        report.documents = len(kept)
-        report.context_window = cfg.judge_context or await counter.context_window()
+        stats.token_method = counter.method
+        kept = _length_filter(docs, await counter.count([d.text for d in docs]), cfg, stats)
+        stats.documents = len(kept)
+        stats.context_window = cfg.judge_context or await counter.context_window()
         console.print(
             f"{len(kept)} of {len(docs)} documents are {cfg.min_tokens}-{cfg.max_tokens} tokens "
             f"({counter.method}); author {endpoint.info.model} "
@@ -150,7 +148,7 @@ async def build_set(cfg: BuildConfig, out: Path, console: Console | None = None)
             author = Author(endpoint, store)
             paraphraser = Author(para_endpoint, store) if para_endpoint else None
             materials = await _generate([d for d, _ in kept], author, cfg, console, paraphraser)
-            report.failed_requests = author.invalid + (paraphraser.invalid if paraphraser else 0)
+            stats.failed_requests = author.invalid + (paraphraser.invalid if paraphraser else 0)
         finally:
             store.close()
     finally:
@@ -161,24 +159,24 @@ async def build_set(cfg: BuildConfig, out: Path, console: Console | None = None)
     rows: list[dict[str, Any]] = []
     for m, checks in zip(materials, _checks(materials), strict=True):
         if m.summary is None:
-            report.no_summary.append(m.doc.id)
+            stats.no_summary.append(m.doc.id)
         doc_rows, flagged = document_rows(m, checks, endpoint.info.fingerprint, cfg)
         rows += doc_rows
-        report.flagged += flagged
+        stats.flagged += flagged
     if not rows:
         raise JudgeprobeError("the build produced no items (every LLM summary failed?)")
-    _check_context(rows, dict((d.id, n) for d, n in kept), report)
+    _check_context(rows, dict((d.id, n) for d, n in kept), stats)
     frame = candidate_frame(rows)
-    write_candidate_set(frame, report.path)
-    report.sha256 = bytes_hash(report.path.read_bytes())
-    report.subsets = dict(sorted(Counter(frame["subset"].to_list()).items()))
-    report.wall_s = time.monotonic() - start
-    write_json(out / "build.json", report.as_dict(cfg))
-    return report
+    write_candidate_set(frame, stats.path)
+    stats.sha256 = bytes_hash(stats.path.read_bytes())
+    stats.subsets = dict(sorted(Counter(frame["subset"].to_list()).items()))
+    stats.wall_s = time.monotonic() - start
+    write_json(out / "build.json", stats.as_dict(cfg))
+    return stats
 
 
 async def _generate(
-    docs: list[Document], author: Author, cfg: BuildConfig, console: Console,
+    docs: list[Document], author: Author, cfg: CandidatesConfig, console: Console,
     paraphraser: Author | None = None,
 ) -> list[Materials]:  # fmt: skip
     """Every document's texts, a few documents at a time, in corpus order."""
@@ -199,75 +197,13 @@ async def _generate(
 
 
 def _check_context(
-    rows: list[dict[str, Any]], doc_tokens: dict[str, int], report: BuildReport
+    rows: list[dict[str, Any]], doc_tokens: dict[str, int], stats: CandidateSetStats
 ) -> None:
     """Items whose judge prompt (plus a default reply) would not fit the judge's context."""
-    if report.context_window is None:
+    if stats.context_window is None:
         return
-    budget = report.context_window - Sampling().max_tokens - _judge_prompt_overhead()
+    budget = stats.context_window - Sampling().max_tokens - _judge_prompt_overhead()
     for row in rows:
         size = doc_tokens[row["doc_id"]] + approx_tokens(row["candidate_1"])
         if size + approx_tokens(row["candidate_2"]) > budget:
-            report.over_context.append(row["item_id"])
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m judgeprobe.build", description=__doc__)
-    p.add_argument("--config", type=Path, help="build config (TOML); flags override it")
-    p.add_argument(
-        "--corpus", help="bundled:corpus (default), a .jsonl/.csv/.parquet file or a folder"
-    )
-    p.add_argument("--out", type=Path, default=Path("runs/candidates"), help="output folder")
-    p.add_argument("--author", metavar="NAME=URL", help="the LLM that writes (default: embedded)")
-    p.add_argument("--paraphraser", metavar="NAME=URL", help="the LLM that writes the paraphrases")
-    p.add_argument("--limit", type=int, help="only the first N documents")
-    p.add_argument("--words", type=int, help="LLM summary word budget")
-    p.add_argument("--seed", type=int, help="base seed of every sampled text")
-    p.add_argument("--min-tokens", type=int, help="shortest document kept (tokens)")
-    p.add_argument("--max-tokens", type=int, help="longest document kept (tokens)")
-    p.add_argument("--keep-flagged", action="store_true", default=None,
-                   help="keep rewrites that fail the preservation check (flagged)")  # fmt: skip
-    return p
-
-
-def _changes(args: argparse.Namespace, base: BuildConfig) -> dict[str, object]:
-    """The config fields the flags set (``with_overrides`` puts them over ``base``)."""
-    names = ("corpus", "limit", "words", "seed", "min_tokens", "max_tokens", "keep_flagged")
-    found: dict[str, object] = {n: getattr(args, n) for n in names if getattr(args, n) is not None}
-    if args.author:
-        name, url = parse_judge_flag(args.author)
-        found["author"] = {**base.author.model_dump(), "name": name, "url": url}
-    if args.paraphraser:
-        name, url = parse_judge_flag(args.paraphraser)
-        found["paraphraser"] = {"name": name, "url": url, "concurrency": base.author.concurrency}
-    return found
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the candidate-set builder: config and flags in, candidates out."""
-    args = _parser().parse_args(argv)
-    base = load_toml(args.config, BuildConfig)
-    cfg = with_overrides(base, _changes(args, base))
-    console = Console(stderr=True, soft_wrap=True)
-    report = asyncio.run(build_set(cfg, args.out, console))
-    if report.dropped:
-        console.print(f"{len(report.dropped)} documents outside the token range were left out")
-    if report.over_context:
-        console.print(
-            f"[yellow]warning: {len(report.over_context)} items may not fit the judge's context "
-            f"window of {report.context_window} tokens (e.g. {report.over_context[0]})[/]"
-        )
-    if report.failed_requests:
-        console.print(f"[yellow]{report.failed_requests} generation requests ended Invalid[/]")
-    counts = ", ".join(f"{k} {v}" for k, v in report.subsets.items())
-    console.print(
-        f"{sum(report.subsets.values())} items from {report.documents} documents ({counts}); "
-        f"{report.flagged} rewrites flagged by the preservation check"
-        f"{' (kept)' if cfg.keep_flagged else ' (left out)'}; "
-        f"wrote {report.path} in {report.wall_s:.1f}s"
-    )
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main_guard(main))
+            stats.over_context.append(row["item_id"])

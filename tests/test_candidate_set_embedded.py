@@ -10,8 +10,8 @@ import polars as pl
 import pytest
 
 from judgeprobe import embeddings
-from judgeprobe.build import build_set
-from judgeprobe.candidates.config import SUBSETS, BuildConfig
+from judgeprobe.candidates.assemble import make_candidate_set
+from judgeprobe.candidates.config import SUBSETS, CandidatesConfig
 from judgeprobe.candidates.extractive import OfflineTokenizer
 from judgeprobe.candidates.llm import Author
 from judgeprobe.config import EngineConfig, JudgeConfig
@@ -63,14 +63,14 @@ def test_llm_summary_and_paraphrase(embedded_judge: str, tmp_path: Path) -> None
 
 @pytest.mark.skipif(not embeddings.available(), reason="needs the embeddings extra")
 def test_real_build_of_two_documents(embedded_judge: str, tmp_path: Path) -> None:
-    cfg = BuildConfig(limit=2, words=40, author=JudgeConfig(name=JUDGE, url=embedded_judge))
-    report = asyncio.run(build_set(cfg, tmp_path / "set"))
-    assert report.token_method == "judge tokenizer"
-    assert report.context_window
-    assert report.context_window >= 2048
-    frame = pl.read_parquet(report.path)
-    assert report.documents == 2
-    assert not report.no_summary
+    cfg = CandidatesConfig(limit=2, words=40, author=JudgeConfig(name=JUDGE, url=embedded_judge))
+    stats = asyncio.run(make_candidate_set(cfg, tmp_path / "set"))
+    assert stats.token_method == "judge tokenizer"
+    assert stats.context_window
+    assert stats.context_window >= 2048
+    frame = pl.read_parquet(stats.path)
+    assert stats.documents == 2
+    assert not stats.no_summary
     assert {"llm_vs_extractive", "identical", "single_relabel"} <= set(frame["subset"])
     assert set(frame["subset"]) <= set(SUBSETS) | {
         f"attack_{a}_{m}" for a in ("verbosity", "confidence") for m in ("llm", "rule")

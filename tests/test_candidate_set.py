@@ -15,9 +15,9 @@ import polars as pl
 import pytest
 
 from judgeprobe import JudgeprobeError, embeddings
-from judgeprobe.build import build_set
+from judgeprobe.candidates.assemble import make_candidate_set
 from judgeprobe.candidates.candidate_set import SET_VERSION
-from judgeprobe.candidates.config import SUBSETS, BuildConfig
+from judgeprobe.candidates.config import SUBSETS, CandidatesConfig
 from judgeprobe.candidates.llm import Text
 from judgeprobe.candidates.materials import Materials
 from judgeprobe.candidates.subsets import document_rows
@@ -39,8 +39,8 @@ def fake_judge() -> Iterator[FakeJudge]:
 ATTACK_SUBSETS = {f"attack_{a}_{m}" for a in ("verbosity", "confidence") for m in ("llm", "rule")}
 
 
-def _cfg(judge: FakeJudge, **fields: Any) -> BuildConfig:
-    return BuildConfig.model_validate(
+def _cfg(judge: FakeJudge, **fields: Any) -> CandidatesConfig:
+    return CandidatesConfig.model_validate(
         {
             "limit": 3,
             "min_tokens": 0,
@@ -52,11 +52,11 @@ def _cfg(judge: FakeJudge, **fields: Any) -> BuildConfig:
 
 
 def test_every_subset_with_provenance_and_sweepable(tmp_path: Path, fake_judge: FakeJudge) -> None:
-    report = asyncio.run(build_set(_cfg(fake_judge), tmp_path / "set"))
-    frame = pl.read_parquet(report.path)
+    stats = asyncio.run(make_candidate_set(_cfg(fake_judge), tmp_path / "set"))
+    frame = pl.read_parquet(stats.path)
     per_doc = dict.fromkeys(ATTACK_SUBSETS, 1) | dict.fromkeys(SUBSETS, 1)
     per_doc |= {"llm_vs_extractive": 4, "single_relabel": 2}
-    assert report.subsets == {k: 3 * v for k, v in sorted(per_doc.items())}
+    assert stats.subsets == {k: 3 * v for k, v in sorted(per_doc.items())}
     assert set(SUBSETS) | ATTACK_SUBSETS == set(frame["subset"])
     assert frame["item_id"].n_unique() == frame.height
     assert (frame["set_version"] == SET_VERSION).all()
@@ -94,10 +94,10 @@ def test_every_subset_with_provenance_and_sweepable(tmp_path: Path, fake_judge: 
     carriers = frame.filter(pl.col("verbosity_1").is_not_null())["subset"].unique().sort()
     assert carriers.to_list() == ["identical", "llm_vs_extractive", "single_relabel"]
 
-    items = load_items(str(report.path))
+    items = load_items(str(stats.path))
     assert len(items) == frame.height
     conditions = ["Blind", "True", "Flip"]
-    cfg = write_config(tmp_path / "s.toml", fake_judge.url, report.path, conditions=conditions)
+    cfg = write_config(tmp_path / "s.toml", fake_judge.url, stats.path, conditions=conditions)
     proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
     assert proc.returncode == 0, proc.stderr
     judged = pl.read_parquet(tmp_path / "run" / "judgments.parquet")
@@ -109,24 +109,28 @@ def test_rebuild_is_byte_identical_and_resumes_from_the_store(
     tmp_path: Path, fake_judge: FakeJudge
 ) -> None:
     cfg = _cfg(fake_judge, limit=2)
-    first = asyncio.run(build_set(cfg, tmp_path / "a"))
+    first = asyncio.run(make_candidate_set(cfg, tmp_path / "a"))
     sent = fake_judge.chat_requests
-    again = asyncio.run(build_set(cfg, tmp_path / "a"))  # same store: nothing is sent again
+    again = asyncio.run(
+        make_candidate_set(cfg, tmp_path / "a")
+    )  # same store: nothing is sent again
     assert fake_judge.chat_requests == sent
-    fresh = asyncio.run(build_set(cfg, tmp_path / "b"))  # new store, same inputs and seeds
+    fresh = asyncio.run(make_candidate_set(cfg, tmp_path / "b"))  # new store, same inputs and seeds
     data = first.path.read_bytes()
     assert data == again.path.read_bytes() == fresh.path.read_bytes()
-    other = asyncio.run(build_set(_cfg(fake_judge, limit=2, seed=5), tmp_path / "c"))
+    other = asyncio.run(make_candidate_set(_cfg(fake_judge, limit=2, seed=5), tmp_path / "c"))
     assert other.path.read_bytes() != data  # the seeds are part of the provenance
 
 
 def test_flagged_rewrites_are_left_out_unless_kept(tmp_path: Path, fake_judge: FakeJudge) -> None:
     strict: dict[str, Any] = {"limit": 1, "similarity_threshold": 1.0}
     strict |= {"attack_methods": ["rule"], "subsets": ["identical"]}
-    dropped = asyncio.run(build_set(_cfg(fake_judge, **strict), tmp_path / "a"))
+    dropped = asyncio.run(make_candidate_set(_cfg(fake_judge, **strict), tmp_path / "a"))
     assert dropped.flagged == 2
     assert dropped.subsets == {"identical": 1}
-    kept = asyncio.run(build_set(_cfg(fake_judge, keep_flagged=True, **strict), tmp_path / "b"))
+    kept = asyncio.run(
+        make_candidate_set(_cfg(fake_judge, keep_flagged=True, **strict), tmp_path / "b")
+    )
     frame = pl.read_parquet(kept.path).filter(pl.col("attack").is_not_null())
     assert frame.height == 2
     assert not frame["preserved"].any()
@@ -139,19 +143,21 @@ def test_length_filter_and_context_warning(tmp_path: Path, fake_judge: FakeJudge
     corpus.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
     limits = {"min_tokens": 100, "max_tokens": 1200, "judge_context": 600}
     cfg = _cfg(fake_judge, corpus=str(corpus), subsets=["identical"], attacks=[], **limits)
-    report = asyncio.run(build_set(cfg, tmp_path / "set"))
-    assert report.token_method.startswith("approximation")
-    assert report.dropped == {"short": 13}
-    assert report.documents == 1
-    assert report.over_context == ["ok/identical"]
+    stats = asyncio.run(make_candidate_set(cfg, tmp_path / "set"))
+    assert stats.token_method.startswith("approximation")
+    assert stats.dropped == {"short": 13}
+    assert stats.documents == 1
+    assert stats.over_context == ["ok/identical"]
     with pytest.raises(JudgeprobeError, match="no document is 2000-3000 tokens"):
-        asyncio.run(build_set(_cfg(fake_judge, min_tokens=2000, max_tokens=3000), tmp_path / "x"))
+        asyncio.run(
+            make_candidate_set(_cfg(fake_judge, min_tokens=2000, max_tokens=3000), tmp_path / "x")
+        )
 
 
 def test_build_cli(tmp_path: Path, fake_judge: FakeJudge) -> None:
     out = tmp_path / "set"
     proc = subprocess.run(
-        [sys.executable, "-m", "judgeprobe.build", "--author", f"fake={fake_judge.url}",
+        [sys.executable, "-m", "judgeprobe.candidates", "--author", f"fake={fake_judge.url}",
          "--limit", "1", "--min-tokens", "0", "--out", str(out)],
         capture_output=True, text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
@@ -167,7 +173,7 @@ def test_single_relabel_falls_back_to_an_extractive_opponent_without_draws() -> 
     summary = Text("The summary.", "llm:x")
     m = Materials(doc=doc, source_hash="h", summary=summary,
                   extractive={"textrank": Text("The lead.", "sumy:textrank")})  # fmt: skip
-    cfg = BuildConfig(subsets=["single_relabel"], attacks=[])
+    cfg = CandidatesConfig(subsets=["single_relabel"], attacks=[])
     rows, flagged = document_rows(m, {}, "fp", cfg)
     assert flagged == 0
     assert [(r["source_1"], r["generator_2"]) for r in rows] == [
@@ -181,10 +187,10 @@ def test_a_separate_paraphraser_writes_both_paraphrases(tmp_path: Path) -> None:
     with FakeJudge() as author, FakeJudge() as other:
         cfg = _cfg(author, limit=2, keep_flagged=True, subsets=["eq_pair"], attacks=[],
                    paraphraser=JudgeConfig(name="para", url=other.url, concurrency=2))  # fmt: skip
-        report = asyncio.run(build_set(cfg, tmp_path / "set"))
+        stats = asyncio.run(make_candidate_set(cfg, tmp_path / "set"))
         asked = [b["messages"][0]["content"] for b in other.bodies]
         told = [b["messages"][0]["content"] for b in author.bodies]
-    frame = pl.read_parquet(report.path)
+    frame = pl.read_parquet(stats.path)
     assert frame.height == 2
     assert set(frame["subset"]) == {"eq_pair"}
     assert set(frame["generator_1"]) == set(frame["generator_2"]) == {"llm:para"}
