@@ -15,7 +15,7 @@ from judgeprobe.metrics.flags import run_limits
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.table import print_table, write_csv
-from judgeprobe.report.build import build_report
+from judgeprobe.report.compose import write_report
 from judgeprobe.rundir import read_manifest
 
 
@@ -24,6 +24,6 @@ def write_outputs(out: Path, frame: pl.DataFrame, console: Console) -> int:
     table = outcome_table(frame, run_limits(read_manifest(out)))
     write_csv(table, out / "metrics.csv")
     print_table(table)
-    report = build_report(out, load_lexicons(None))
+    report = write_report(out, load_lexicons(None))
     console.print(f"report: {report}")
     return int((frame["verdict"] == "Invalid").sum())

@@ -13,7 +13,7 @@ import pytest
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.outcome import outcome_table
-from judgeprobe.report import build
+from judgeprobe.report import compose
 from judgeprobe.report.browser import MAX_ROWS, browser_html, browser_rows
 from tests import chromium
 from tests.reportdata import rows, run_dir, table
@@ -174,7 +174,7 @@ async def test_clicking_a_filter_changes_the_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     chromium.browser()  # skip early without it
-    monkeypatch.setattr(build, "default_drift", lambda: (lexical_drift, "delta_e_same_lexical"))
+    monkeypatch.setattr(compose, "default_drift", lambda: (lexical_drift, "delta_e_same_lexical"))
     run = run_dir(tmp_path / "run", judgments())
-    report = build.build_report(run, load_lexicons(None), resamples=200)
+    report = compose.write_report(run, load_lexicons(None), resamples=200)
     await check_browser_filters(report, tmp_path / "profile")

@@ -10,7 +10,7 @@ import pytest
 from judgeprobe.metrics.compute import TIDY_SCHEMA
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.report import build, plots
+from judgeprobe.report import compose, plots
 from tests.reportdata import rows, run_dir, table
 
 
@@ -64,10 +64,10 @@ def test_a_chart_with_something_to_show_is_drawn() -> None:
 def test_the_report_shows_the_line_instead_of_an_empty_chart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(build, "default_drift", lambda: (lexical_drift, "delta_e_same_lexical"))
+    monkeypatch.setattr(compose, "default_drift", lambda: (lexical_drift, "delta_e_same_lexical"))
     blind = ["B"] * 14 + ["A"] * 4 + ["Tie"] * 2
     run = run_dir(tmp_path / "run", table(rows(blind), rows(blind, "True")))  # nothing moves
-    build.build_report(run, load_lexicons(None), resamples=100)
+    compose.write_report(run, load_lexicons(None), resamples=100)
     md = (run / "report.md").read_text()
     assert "*LAO: nothing to draw — every value is undefined (–).*" in md
     assert "*LDS / TS / OLS: nothing to draw — every value is 0.*" in md

@@ -19,7 +19,7 @@ from judgeprobe.metrics.compute import BREAKDOWNS
 from judgeprobe.metrics.flags import add_arguments, from_arguments, run_limits
 from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
-from judgeprobe.report.build import build_report
+from judgeprobe.report.compose import write_report
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     load_judgments(args.run_dir / "judgments.parquet")  # a corrupt table is one error line
     manifest = orjson.loads((args.run_dir / "manifest.json").read_bytes())
     limits = from_arguments(args, run_limits(manifest))
-    path = build_report(
+    path = write_report(
         args.run_dir,
         load_lexicons(args.lexicons),
         args.resamples,

@@ -23,11 +23,11 @@ from judgeprobe.cli import main_guard
 from judgeprobe.config import parse_judge_flag, with_overrides
 from judgeprobe.files import write_json
 from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.report.build import build_report
+from judgeprobe.report.compose import write_report
 from judgeprobe.report.tables import fmt
 from judgeprobe.rubric.config import RubricConfig, load_rubric_config
 from judgeprobe.rubric.data import load_rubric_items
-from judgeprobe.rubric.report import fmt_percent, write_report
+from judgeprobe.rubric.report import fmt_percent, write_rubric_report
 from judgeprobe.rubric.sweep import (
     SUBDIR,
     analyse,
@@ -123,8 +123,8 @@ def _check_classifiers(cfg: RubricConfig) -> None:
 def _report(out: Path) -> Path:
     """The combined report when ``out`` also holds a cue run, else the rubric report alone."""
     if (out / "judgments.parquet").is_file() and (out / "manifest.json").is_file():
-        return build_report(out, load_lexicons(None))
-    return write_report(out)
+        return write_report(out, load_lexicons(None))
+    return write_rubric_report(out)
 
 
 def _summary(tables: dict[str, pl.DataFrame], console: Console) -> None:

@@ -4,7 +4,7 @@ Confusion matrices, per-metric bars with intervals, cues in the rubric wording, 
 and the transition table.
 
 ``rubric_sections(run_dir)`` is what the main report adds when a run directory holds rubric
-results (``RUN_DIR/rubric/``); ``write_report`` renders them alone when there is no cue run.
+results (``RUN_DIR/rubric/``); ``write_rubric_report`` renders them alone when there is no cue run.
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ def rubric_sections(run_dir: Path) -> list[Section]:
     return sections
 
 
-def write_report(run_dir: Path) -> Path:
+def write_rubric_report(run_dir: Path) -> Path:
     """The rubric sections alone as report.md / report.html in ``run_dir``."""
     manifest = orjson.loads((run_dir / SUBDIR / "manifest.json").read_bytes())
     judges = ", ".join(f"{j['name']} ({j.get('model', '')})" for j in manifest.get("judges", []))

@@ -1,4 +1,4 @@
-"""Build the report of a run directory: metrics_ci.csv, plots/, report.md, report.html.
+"""Write the report of a run directory: metrics_ci.csv, plots/, report.md, report.html.
 
 The page opens with the headline (``headline``: what the run found, in sentences), then the
 paper's sections, any extra sections a caller passes, the evidence browser (``browser``,
@@ -185,7 +185,7 @@ def readability_section(j: pl.DataFrame, limits: Readability) -> Section:
     )
 
 
-def build_report(
+def write_report(
     run_dir: Path,
     lex: Lexicons,
     resamples: int = DEFAULT_RESAMPLES,
