@@ -31,10 +31,10 @@ from judgeprobe.engine.batch import BatchEndpoint, walk
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.store import Store
-from judgeprobe.plan import plan
+from judgeprobe.plan import cue_jobs
 from judgeprobe.protocols.job import run_job
 from judgeprobe.records import Item
-from judgeprobe.run import cue_jobs
+from judgeprobe.run import cue_job_type
 from judgeprobe.sweep import run_planned
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,7 +166,7 @@ async def request_bodies(
         endpoint = BatchEndpoint(judge, cfg.engine, store, importing=False)
         out = Path(tmp) / "requests.jsonl"
         with out.open("wb") as f:
-            jobs = plan(cfg, items, builtin_conditions(), {"judge": endpoint.info.fingerprint})
+            jobs = cue_jobs(cfg, items, builtin_conditions(), {"judge": endpoint.info.fingerprint})
             await walk(jobs, lambda job: run_job(job, endpoint, store, cfg.sampling), store, f)
         await endpoint.close()
         store.close()
@@ -211,9 +211,9 @@ async def judgeprobe_sweep(
     store = Store(store_dir / "store.sqlite")
     try:
         cpu, start = time.process_time(), time.monotonic()
-        kind = cue_jobs(cfg, items, builtin_conditions(), store_dir, prefix_aware)
+        kind = cue_job_type(cfg, items, builtin_conditions(), store_dir, prefix_aware)
         if shuffle_seed is not None:
-            jobs = list(plan(cfg, items, builtin_conditions(), fingerprints))
+            jobs = list(cue_jobs(cfg, items, builtin_conditions(), fingerprints))
             random.Random(shuffle_seed).shuffle(jobs)
             kind = dataclasses.replace(kind, plan=lambda _: jobs)
         with SweepProgress(0, enabled=False) as progress:

@@ -28,7 +28,7 @@ from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import run_jobs
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.plan import plan
+from judgeprobe.plan import cue_jobs
 from judgeprobe.protocols.job import Job, run_job
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +39,7 @@ async def measure(url: str, n_items: int, concurrency: int) -> tuple[float, int]
     cfg = SweepConfig(judges=[JudgeConfig(name="judge", url=url, concurrency=concurrency)])
     endpoint = await probe_endpoint(cfg.judges[0], cfg.engine)
     items = load_items("bundled:sample", n_items)
-    jobs = list(plan(cfg, items, builtin_conditions(), {"judge": endpoint.info.fingerprint}))
+    jobs = list(cue_jobs(cfg, items, builtin_conditions(), {"judge": endpoint.info.fingerprint}))
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "s.sqlite")
 

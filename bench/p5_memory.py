@@ -25,8 +25,8 @@ from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.store import Store
 from judgeprobe.judgments import judgment_rows, write_judgments
-from judgeprobe.plan import plan
-from judgeprobe.run import cue_jobs
+from judgeprobe.plan import cue_jobs
+from judgeprobe.run import cue_job_type
 from judgeprobe.sweep import run_planned
 
 SEEDS = list(range(10))
@@ -71,14 +71,16 @@ async def main_async(n_requests: int, table: bool) -> int:
         sampler.phase = "plan+run"
         start = time.monotonic()
         items = synthetic_items(n_items)
-        kind = cue_jobs(cfg, items, builtin_conditions(), Path(tmp))
+        kind = cue_job_type(cfg, items, builtin_conditions(), Path(tmp))
         outcome = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress)
         store.flush()
         run_s = time.monotonic() - start
         sampler.sample()
         if table:
             sampler.phase = "judgments table"
-            rows = judgment_rows("p5", plan(cfg, items, builtin_conditions(), fingerprints), store)
+            rows = judgment_rows(
+                "p5", cue_jobs(cfg, items, builtin_conditions(), fingerprints), store
+            )
             frame = write_judgments(rows, Path(tmp) / "judgments.parquet", fingerprints)
             assert frame.height == n_items * PER_ITEM
             del frame

@@ -18,7 +18,7 @@ from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.session import schema_of
 from judgeprobe.engine.wire import sampling_record
 from judgeprobe.files import content_hash
-from judgeprobe.plan import build_protocols
+from judgeprobe.plan import protocols_for
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols import replies, templates_hash
 from judgeprobe.protocols.reveal import reveal_templates
@@ -73,14 +73,14 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def build_manifest(
+def new_manifest(
     run_id: str,
     cfg: SweepConfig,
     endpoints: dict[str, Endpoint],
     conditions: dict[str, Condition],
 ) -> dict[str, Any]:
     """The run's manifest: everything needed to reproduce or audit the sweep."""
-    protocols = build_protocols(cfg)
+    protocols = protocols_for(cfg)
     names = {t for p in protocols.values() for t in p.templates}
     names |= {t for name in protocols for t in reveal_templates(name)}
     return {

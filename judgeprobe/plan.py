@@ -26,7 +26,7 @@ from judgeprobe.protocols.reveal import reveal_stages, reveal_templates
 from judgeprobe.records import Item, Order
 
 
-def build_protocols(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
+def protocols_for(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
     """The configured protocol objects, by name, each with its stages' token budgets."""
     o = cfg.protocol
 
@@ -105,7 +105,7 @@ def count(cfg: SweepConfig, items: Sequence[Item], conditions: dict[str, Conditi
     requests = {
         name: per_cell * (len(cfg.conditions) * p.stages + n_reveal * reveal_stages(name))
         + again * p.stages
-        for name, p in build_protocols(cfg).items()
+        for name, p in protocols_for(cfg).items()
     }
     judgments = (per_cell * len(cfg.conditions) + again) * len(cfg.protocols)
     return Counts(judgments, requests)
@@ -169,14 +169,14 @@ def _job(
     )
 
 
-def plan(
+def cue_jobs(
     cfg: SweepConfig,
     items: Sequence[Item],
     conditions: dict[str, Condition],
     fingerprints: dict[str, str],
 ) -> Iterator[Job]:
     """Yield every planned judgment, grouped by document; ``fingerprints`` by judge name."""
-    protocols = build_protocols(cfg)
+    protocols = protocols_for(cfg)
     hashes = {
         (name, reveal): templates_hash(p.templates + (reveal_templates(name) if reveal else ()))
         for name, p in protocols.items()

@@ -39,7 +39,7 @@ from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.replicas import Replica
 from judgeprobe.engine.store import Result
 from judgeprobe.engine.wire import check_judge
-from judgeprobe.plan import plan
+from judgeprobe.plan import cue_jobs
 from judgeprobe.protocols.base import Message
 from judgeprobe.protocols.job import Job
 from judgeprobe.records import Item
@@ -113,7 +113,7 @@ async def first_requests(
     """Every distinct first request of the sweep (the same for every judge)."""
     one = cfg.model_copy(update={"judges": cfg.judges[:1]})
     found: dict[bytes, FirstRequest] = {}
-    for job in plan(one, items, conditions, {one.judges[0].name: ""}):
+    for job in cue_jobs(one, items, conditions, {one.judges[0].name: ""}):
         first = await first_request(job)
         found.setdefault(orjson.dumps([first.messages, first.max_tokens]), first)
     return list(found.values())

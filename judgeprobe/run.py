@@ -46,10 +46,10 @@ from judgeprobe.engine.shard import Shard
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.files import write_json
 from judgeprobe.judgments import judgment_rows, write_judgments
-from judgeprobe.manifest import build_manifest
+from judgeprobe.manifest import new_manifest
 from judgeprobe.metrics.flags import invalid_reasons
 from judgeprobe.outputs import write_outputs
-from judgeprobe.plan import build_protocols, count, document_of, plan
+from judgeprobe.plan import count, cue_jobs, document_of, protocols_for
 from judgeprobe.preflight import preflight
 from judgeprobe.protocols.job import Job, run_job
 from judgeprobe.records import Item
@@ -201,7 +201,7 @@ async def _run_batch(
     return RunOutcome(sent=used, skipped=found.already, pending=found.pending)
 
 
-def cue_jobs(
+def cue_job_type(
     cfg: SweepConfig,
     items: list[Item],
     conditions: dict[str, Condition],
@@ -223,10 +223,10 @@ def cue_jobs(
         return write_judgments(table, out / "judgments.parquet", fingerprints)
 
     return JobType(
-        plan=lambda fingerprints: plan(cfg, items, conditions, fingerprints),
+        plan=lambda fingerprints: cue_jobs(cfg, items, conditions, fingerprints),
         make=make,
         rows=rows,
-        manifest=lambda endpoints: build_manifest(run_id, cfg, endpoints, conditions),
+        manifest=lambda endpoints: new_manifest(run_id, cfg, endpoints, conditions),
         planned=count(cfg, items, conditions).judgments,
         lanes=lanes_of(cfg.judges),
         group=document_of if prefix_aware else None,
@@ -288,7 +288,7 @@ async def _sweep(
     mode: Mode,
 ) -> tuple[RunOutcome, bool]:
     """The sweep, its tables and report; and whether a judge's Invalid share is too high."""
-    kind = cue_jobs(cfg, items, conditions, out)
+    kind = cue_job_type(cfg, items, conditions, out)
 
     def announce() -> None:
         _announce(cfg, items, conditions, out, mode, console)
@@ -368,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     for item in items:  # fail on an unresolvable cue before any request is sent
         for name in cfg.conditions:
             conditions[name].resolve(item)
-    build_protocols(cfg)
+    protocols_for(cfg)
     out = args.out or Path("runs") / cfg.name
     check_writable_dir(out, "--out")
     if mode.export_batch is not None:

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from judgeprobe.config import SweepConfig
 from judgeprobe.metrics.flags import Readability, invalid_reasons, with_flags
-from judgeprobe.plan import build_protocols
+from judgeprobe.plan import protocols_for
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols import replies
 from judgeprobe.protocols.budget import CHARS_PER_TOKEN, size_budget, stage_budgets
@@ -84,7 +84,7 @@ def _config(**protocol: Any) -> SweepConfig:
 
 
 def test_budgets_are_sized_per_stage_and_overrides_win() -> None:
-    sized = build_protocols(_config())
+    sized = protocols_for(_config())
     assert dict(sized["pbp"].budgets) == {
         "lock": size_budget(replies.LockReply),
         "score": size_budget(replies.ScoreReply),
@@ -92,7 +92,7 @@ def test_budgets_are_sized_per_stage_and_overrides_win() -> None:
     }
     assert sized["baseline"].budgets["verdict"] == size_budget(replies.PairwiseReply)
     assert sized["scot"].budgets["verdict"] == size_budget(replies.ScotReply)
-    tuned = build_protocols(_config(pbp_lock_max_tokens=700, chars_per_token=4.0))
+    tuned = protocols_for(_config(pbp_lock_max_tokens=700, chars_per_token=4.0))
     assert tuned["pbp"].budgets["lock"] == 700
     assert tuned["pbp"].budgets["score"] == size_budget(replies.ScoreReply, 4.0)
     assert tuned["scot"].budgets["verdict"] < sized["scot"].budgets["verdict"]

@@ -14,7 +14,7 @@ from judgeprobe.config import SweepConfig
 from judgeprobe.corpus import load_items
 from judgeprobe.engine.store import Store
 from judgeprobe.judgments import judgment_rows
-from judgeprobe.plan import plan
+from judgeprobe.plan import cue_jobs
 from judgeprobe.records import JUDGMENT_SCHEMA, document_hash
 
 
@@ -62,7 +62,7 @@ def test_judgment_rows_carry_document_domain_and_generators(tmp_path: Path) -> N
     ]
     items = load_items(_items(tmp_path / "items.jsonl", rows))
     cfg = SweepConfig(conditions=["Blind", "True"])
-    jobs = plan(cfg, items, builtin_conditions(), {j.name: "f" for j in cfg.judges})
+    jobs = cue_jobs(cfg, items, builtin_conditions(), {j.name: "f" for j in cfg.judges})
     store = Store(tmp_path / "store.sqlite")
     try:
         frame = pl.DataFrame(list(judgment_rows("r", jobs, store)), schema=JUDGMENT_SCHEMA)

@@ -22,7 +22,7 @@ from judgeprobe.conditions import builtin_conditions
 from judgeprobe.config import SweepConfig
 from judgeprobe.engine.store import Result
 from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.plan import build_protocols, count
+from judgeprobe.plan import count, protocols_for
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.pbp import as_text
@@ -65,7 +65,7 @@ class Scripted:
 
 def _run(protocol_name: str, replies: dict[str, list[dict[str, Any]]], **options: Any) -> Any:
     cfg = SweepConfig(protocols=[protocol_name], **options)
-    protocol = build_protocols(cfg)[protocol_name]
+    protocol = protocols_for(cfg)[protocol_name]
     ask = Scripted(replies)
 
     async def both() -> Any:

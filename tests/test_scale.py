@@ -13,7 +13,7 @@ from judgeprobe.corpus import load_items
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import run_jobs
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.plan import document_of, plan
+from judgeprobe.plan import cue_jobs, document_of
 from tests.conftest import make_items
 
 
@@ -28,7 +28,7 @@ def test_plan_yields_each_documents_jobs_together(tmp_path: Path) -> None:
     items = load_items(str(make_items(tmp_path / "items.jsonl", 12)))
     cfg = SweepConfig(order="both", seeds=[0, 1], protocols=["baseline", "scot"])
     fingerprints = {judge.name: "f" for judge in cfg.judges}  # the default judge, whichever
-    docs = [document_of(job) for job in plan(cfg, items, builtin_conditions(), fingerprints)]
+    docs = [document_of(job) for job in cue_jobs(cfg, items, builtin_conditions(), fingerprints)]
     runs = [doc for doc, _ in itertools.groupby(docs)]
     assert len(runs) == len(set(runs)) == 12  # one run per document, never interleaved
     assert len(docs) == 12 * 2 * 2 * 2 * 4

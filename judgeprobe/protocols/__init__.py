@@ -3,7 +3,7 @@
 ``baseline`` (direct verdict), ``scot`` (criterion-guided notes and scores, then verdict) and
 ``pbp`` (proof-before-preference: lock quoted evidence, score from it, rank by code). A
 protocol is a small class with ``run(presentation, ask) -> Turn``; adding one is one file
-and one entry in ``build_protocols``.
+and one entry in ``protocols_for``.
 """
 
 from __future__ import annotations

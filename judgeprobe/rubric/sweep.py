@@ -65,7 +65,7 @@ def check_provided(cfg: RubricConfig, items: list[RubricItem]) -> list[str]:
     return notes
 
 
-def plan(cfg: RubricConfig, items: list[RubricItem]) -> Iterator[RubricJob]:
+def rubric_jobs(cfg: RubricConfig, items: list[RubricItem]) -> Iterator[RubricJob]:
     """Every rubric judgment of the config, one job per judge, item, variant and seed."""
     sampling = PRESETS[cfg.preset]
     for judge in cfg.judges:
@@ -114,7 +114,7 @@ def rubric_rows(jobs: Iterable[RubricJob], store: Store) -> pl.DataFrame:
     return pl.DataFrame(rows, schema_overrides={"expected": pl.String})
 
 
-def rubric_jobs(cfg: RubricConfig, items: list[RubricItem], out: Path) -> JobType[RubricJob]:
+def rubric_job_type(cfg: RubricConfig, items: list[RubricItem], out: Path) -> JobType[RubricJob]:
     """The rubric probe as a job type of the shared runner; rows go to ``out/judgments.parquet``.
 
     Two lanes per server slot: a job may first ask for a rewrite.
@@ -131,11 +131,11 @@ def rubric_jobs(cfg: RubricConfig, items: list[RubricItem], out: Path) -> JobTyp
         return frame
 
     return JobType(
-        plan=lambda _: plan(cfg, items),
+        plan=lambda _: rubric_jobs(cfg, items),
         make=make,
         rows=rows,
         manifest=lambda endpoints: manifest(cfg, items, endpoints),
-        planned=sum(1 for _ in plan(cfg, items)),
+        planned=sum(1 for _ in rubric_jobs(cfg, items)),
         lanes=lanes_of(cfg.judges, per_slot=2),
     )
 
@@ -144,7 +144,7 @@ async def judge_all(
     cfg: RubricConfig, items: list[RubricItem], out: Path, console: Console, progress: bool
 ) -> tuple[pl.DataFrame, RunOutcome]:
     """Probe the judges, run every job not already final, return the judgments."""
-    kind = rubric_jobs(cfg, items, out)
+    kind = rubric_job_type(cfg, items, out)
     async with judges_open(cfg.judges, cfg.engine, console) as endpoints:
         swept = await run_sweep(
             kind, endpoints, cfg.engine, out, console, progress,

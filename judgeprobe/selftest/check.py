@@ -3,7 +3,7 @@
 Two checks per line:
 
 - **exact**: the oracle replays the simulated judge's decision rule on every planned
-  presentation (``plan``, no server) and counts, by its own simple rules, what the metrics
+  presentation (``plan.cue_jobs``, no server) and counts, by its own simple rules, what the metrics
   must say: Blind Tie share, LDS/TS/OLS counts, the position excess, the silent-cue rate.
   The pipeline's numbers (outcome table and card, computed from the stored judgments) must
   equal them exactly: this catches a mis-rendered prompt, a mis-read order, a wrong pairing
@@ -28,7 +28,7 @@ from judgeprobe.card.rows import Card
 from judgeprobe.conditions import Condition
 from judgeprobe.config import SweepConfig
 from judgeprobe.metrics.outcome import outcome_table
-from judgeprobe.plan import REPEAT, plan
+from judgeprobe.plan import REPEAT, cue_jobs
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.records import Item
 from judgeprobe.selftest.simulator import Biases, decide, longer, opening, wearing
@@ -99,7 +99,7 @@ def expected(
     offers each bias (in candidate terms).
     """
     rows = []
-    for job in plan(cfg, items, conditions, {j.name: "oracle" for j in cfg.judges}):
+    for job in cue_jobs(cfg, items, conditions, {j.name: "oracle" for j in cfg.judges}):
         p, o = job.presentation, job.order
         if job.reveal is not None:  # the final verdict is turn 2's, under the true labels
             p = Presentation(p.document, p.text_1, p.text_2, *job.reveal)
