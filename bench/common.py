@@ -217,7 +217,7 @@ async def judgeprobe_sweep(
             random.Random(shuffle_seed).shuffle(jobs)
             kind = dataclasses.replace(kind, plan=lambda _: jobs)
         with SweepProgress(0, enabled=False) as progress:
-            outcome = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress)
+            summary = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress)
         store.flush()
         wall, used = time.monotonic() - start, time.process_time() - cpu
         requests = store.count("results")
@@ -225,6 +225,6 @@ async def judgeprobe_sweep(
     finally:
         store.close()
         await endpoint.close()
-    assert outcome.sent
-    assert not outcome.deadline_hit
+    assert summary.sent
+    assert not summary.deadline_hit
     return Measure(requests, wall, used, generated)

@@ -72,7 +72,7 @@ async def main_async(n_requests: int, table: bool) -> int:
         start = time.monotonic()
         items = synthetic_items(n_items)
         kind = cue_job_type(cfg, items, builtin_conditions(), Path(tmp))
-        outcome = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress)
+        summary = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress)
         store.flush()
         run_s = time.monotonic() - start
         sampler.sample()
@@ -89,7 +89,7 @@ async def main_async(n_requests: int, table: bool) -> int:
         store.close()
         await endpoint.close()
     print(
-        f"{outcome.sent} requests sent and stored in {run_s:.0f}s ({outcome.sent / run_s:,.0f}/s)"
+        f"{summary.sent} requests sent and stored in {run_s:.0f}s ({summary.sent / run_s:,.0f}/s)"
     )
     step = max(1, len(sampler.samples) // 12)
     print("   t(s)   judgments done   RSS (MB)")
@@ -97,7 +97,7 @@ async def main_async(n_requests: int, table: bool) -> int:
         print(f"{t:7.0f} {done:16,d} {mb:10.1f}")
     for phase, peak in sampler.phase_peak.items():
         print(f"peak RSS during {phase}: {peak:.0f} MB")
-    print(f"P5 process peak RSS (ru_maxrss): {peak_rss_mb():.0f} MB for {outcome.sent:,} requests "
+    print(f"P5 process peak RSS (ru_maxrss): {peak_rss_mb():.0f} MB for {summary.sent:,} requests "
           "(target <= 500 MB for 10^6)")  # fmt: skip
     return 0
 

@@ -41,7 +41,7 @@ from judgeprobe.embedded import running_judge
 from judgeprobe.engine.batch import BatchEndpoint, batch_info, ingest, walk
 from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.client import Endpoint
-from judgeprobe.engine.runner import RunOutcome
+from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.shard import Shard
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.files import write_json
@@ -141,13 +141,13 @@ class Mode:
 
 
 def report_unreliable(
-    frame: pl.DataFrame, cfg: SweepConfig, outcome: RunOutcome, console: Console
+    frame: pl.DataFrame, cfg: SweepConfig, summary: RunSummary, console: Console
 ) -> bool:
     """Say which judges tripped their breaker or have too many Invalid judgments.
 
     Names the most frequent reasons; True when a judge's Invalid share is above the limit.
     """
-    for judge, why in outcome.tripped.items():
+    for judge, why in summary.tripped.items():
         console.print(f"[red]judge {judge}: circuit breaker: {escape(why)}; its other "
                       "judgments were not sent[/]")  # fmt: skip
     limit = cfg.engine.fail_invalid_rate
@@ -170,7 +170,7 @@ def report_unreliable(
 async def _run_batch(
     mode: Mode, jobs: Iterable[Job], handle: Callable[[Job], Awaitable[Outcome]],
     store: Store, endpoints: dict[str, Endpoint], console: Console,
-) -> RunOutcome:  # fmt: skip
+) -> RunSummary:  # fmt: skip
     """One batch pass: export the pending requests, or ingest a batch's answers."""
     if mode.export_batch is not None:
         tmp = mode.export_batch.with_name(mode.export_batch.name + ".tmp")
@@ -181,7 +181,7 @@ async def _run_batch(
             f"exported {found.lines} requests for {found.pending} pending judgments to "
             f"{mode.export_batch} ({found.already + found.finished} already answered)"
         )
-        return RunOutcome(sent=found.lines, skipped=found.already)
+        return RunSummary(sent=found.lines, skipped=found.already)
     assert mode.import_batch is not None
     offered = ingest(mode.import_batch, store)
     found = await walk(jobs, handle, store)
@@ -198,7 +198,7 @@ async def _run_batch(
         f"imported {used} of {len(offered)} answers: {found.finished} judgments completed, "
         f"{found.pending} still pending" + ("; export again" if found.pending else "")
     )
-    return RunOutcome(sent=used, skipped=found.already, pending=found.pending)
+    return RunSummary(sent=used, skipped=found.already, pending=found.pending)
 
 
 def cue_job_type(
@@ -253,7 +253,7 @@ def _announce(
 async def _batch_pass(
     cfg: SweepConfig, kind: JobType[Job], out: Path, console: Console, mode: Mode,
     announce: Callable[[], None],
-) -> tuple[RunOutcome, pl.DataFrame | None]:  # fmt: skip
+) -> tuple[RunSummary, pl.DataFrame | None]:  # fmt: skip
     """A batch export or import through the same job type; no server is asked."""
     for judge in cfg.judges:  # validate before anything is written
         batch_info(judge)
@@ -269,11 +269,11 @@ async def _batch_pass(
         fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
         handle = handler(kind, endpoints, store, None)
         jobs = kind.plan(fingerprints)
-        outcome = await _run_batch(mode, jobs, handle, store, endpoints, console)
+        summary = await _run_batch(mode, jobs, handle, store, endpoints, console)
         if mode.export_batch is not None:
-            return outcome, None
+            return summary, None
         store.flush()
-        return outcome, kind.rows(kind.plan(fingerprints), store, fingerprints)
+        return summary, kind.rows(kind.plan(fingerprints), store, fingerprints)
     finally:
         store.close()
 
@@ -286,7 +286,7 @@ async def _sweep(
     console: Console,
     show_progress: bool,
     mode: Mode,
-) -> tuple[RunOutcome, bool]:
+) -> tuple[RunSummary, bool]:
     """The sweep, its tables and report; and whether a judge's Invalid share is too high."""
     kind = cue_job_type(cfg, items, conditions, out)
 
@@ -294,9 +294,9 @@ async def _sweep(
         _announce(cfg, items, conditions, out, mode, console)
 
     if mode.batch:
-        outcome, found = await _batch_pass(cfg, kind, out, console, mode, announce)
+        summary, found = await _batch_pass(cfg, kind, out, console, mode, announce)
         if found is None:
-            return outcome, False
+            return summary, False
         frame = found
     else:
         async with judges_open(cfg.judges, cfg.engine, console) as endpoints:
@@ -306,20 +306,20 @@ async def _sweep(
                 kind, endpoints, cfg.engine, out, console, show_progress,
                 extra_manifest={"shard": shard_record(mode.shard)}, opened=announce,
             )  # fmt: skip
-        outcome, frame = swept.outcome, swept.judgments
+        summary, frame = swept.summary, swept.judgments
     if mode.shard is not None:
         console.print(
             f"shard {mode.shard}: {frame.height} judgments in {out}/judgments.parquet; "
             "unite the shards with `python -m judgeprobe.merge --out DIR SHARD_DIR...`"
         )
-        return outcome, report_unreliable(frame, cfg, outcome, console)
+        return summary, report_unreliable(frame, cfg, summary, console)
     n_invalid = write_outputs(out, frame, console)
     console.print(
         f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
-        f"sent {outcome.sent}, reused {outcome.skipped}; wrote {out}/judgments.parquet, "
+        f"sent {summary.sent}, reused {summary.skipped}; wrote {out}/judgments.parquet, "
         "metrics.csv, manifest.json"
     )
-    return outcome, report_unreliable(frame, cfg, outcome, console)
+    return summary, report_unreliable(frame, cfg, summary, console)
 
 
 def sweep_items(cfg: SweepConfig) -> list[Item]:
@@ -382,18 +382,18 @@ def main(argv: list[str] | None = None) -> int:
     if chosen:
         console.print(f"[yellow]{escape(chosen)}[/]")
     start = time.monotonic()
-    outcome, failing = asyncio.run(
+    summary, failing = asyncio.run(
         _sweep(cfg, items, conditions, out, console, not args.no_progress, mode)
     )
     console.print(f"done in {time.monotonic() - start:.1f}s")
     if mode.export_batch is not None:
         return 0
     code = 0
-    if outcome.pending:
+    if summary.pending:
         console.print("[yellow]some judgments still wait for batch answers: they are "
                       "Invalid (not run) until imported; export again[/]")  # fmt: skip
         code = EXIT_INCOMPLETE
-    elif outcome.deadline_hit:
+    elif summary.deadline_hit:
         console.print("[yellow]sweep deadline reached: unfinished requests are Invalid "
                       "(not run); rerun with --resume[/]")  # fmt: skip
         code = EXIT_INCOMPLETE

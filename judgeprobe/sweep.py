@@ -23,7 +23,7 @@ from judgeprobe.engine.breaker import Breaker
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
-from judgeprobe.engine.runner import J, RunOutcome, run_jobs
+from judgeprobe.engine.runner import J, RunSummary, run_jobs
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.files import write_json
 from judgeprobe.rundir import open_store
@@ -106,7 +106,7 @@ class Swept:
     """A finished (or deadline-stopped) sweep: its judgments and what the scheduler did."""
 
     judgments: pl.DataFrame
-    outcome: RunOutcome
+    summary: RunSummary
 
 
 def handler(
@@ -134,7 +134,7 @@ async def run_planned(
     store: Store,
     engine: EngineConfig,
     progress: SweepProgress,
-) -> RunOutcome:
+) -> RunSummary:
     """Every planned job not already final through the engine into ``store``.
 
     A group's run is capped at planned jobs / lanes, so a sweep of fewer groups than lanes
@@ -144,12 +144,12 @@ async def run_planned(
     total = max(1, sum(kind.lanes.values()))
     max_group = min(MAX_GROUP, -(-kind.planned // total)) if kind.planned else MAX_GROUP
     breaker = Breaker(engine.breaker_after)
-    outcome = await run_jobs(
+    summary = await run_jobs(
         kind.plan(fingerprints), handler(kind, endpoints, store, breaker), kind.lanes, store,
         progress, engine.sweep_deadline_s, group=kind.group, max_group=max(1, max_group),
     )  # fmt: skip
-    outcome.tripped = breaker.tripped
-    return outcome
+    summary.tripped = breaker.tripped
+    return summary
 
 
 async def run_sweep(
@@ -173,8 +173,8 @@ async def run_sweep(
         if opened is not None:
             opened()
         with SweepProgress(kind.planned, console, enabled=show_progress) as progress:
-            outcome = await run_planned(kind, endpoints, store, engine, progress)
-        if outcome.deadline_hit:
+            summary = await run_planned(kind, endpoints, store, engine, progress)
+        if summary.deadline_hit:
             console.print(
                 f"[yellow]sweep deadline ({engine.sweep_deadline_s:g}s) reached: sending "
                 "stopped; the tables and report are written now, after it (the deadline "
@@ -185,4 +185,4 @@ async def run_sweep(
         frame = kind.rows(kind.plan(fingerprints), store, fingerprints)
     finally:
         store.close()
-    return Swept(frame, outcome)
+    return Swept(frame, summary)

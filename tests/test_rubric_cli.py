@@ -223,9 +223,9 @@ def test_python_api(fake_judge: FakeJudge, tmp_path: Path) -> None:
     )
     items = load_rubric_items(cfg.items, cfg.limit)
     folder = tmp_path / "rubric"
-    judgments, outcome = asyncio.run(judge_all(cfg, items, folder, Console(), progress=False))
+    judgments, summary = asyncio.run(judge_all(cfg, items, folder, Console(), progress=False))
     assert judgments.height == 6
-    assert outcome.sent == 6
+    assert summary.sent == 6
     tables = analyse(folder, judgments, labels_from(judgments), cfg, notes=[])
     assert set(tables["transitions"]["perturbation"]) == {"response", "criterion"}
     assert (folder / "transitions.csv").is_file()

@@ -40,7 +40,7 @@ J = TypeVar("J", bound=Routable)
 
 
 @dataclass(slots=True)
-class RunOutcome:
+class RunSummary:
     """What a run of jobs did, so the caller can tell a complete run from an interrupted one."""
 
     sent: int = 0
@@ -59,9 +59,9 @@ async def run_jobs(
     deadline_s: float | None = None,
     group: Callable[[J], Hashable] | None = None,
     max_group: int = 16,
-) -> RunOutcome:
+) -> RunSummary:
     """Run every job not already final in ``store``; ``handle`` makes one judgment."""
-    outcome = RunOutcome()
+    summary = RunSummary()
     in_flight: set[str] = set()
 
     async def work(queue: asyncio.Queue[list[J] | None]) -> None:
@@ -78,11 +78,11 @@ async def run_jobs(
         open_chunks: dict[str, tuple[Hashable, list[J]]] = {}
         for job in jobs:
             if job.key in in_flight or store.is_final(job.key):
-                outcome.skipped += 1
+                summary.skipped += 1
                 progress.skipped()
                 continue
             in_flight.add(job.key)
-            outcome.sent += 1
+            summary.sent += 1
             if group is None:
                 await queues[job.judge].put([job])
             elif (closed := _add_to_chunk(open_chunks, job, group(job), max_group)) is not None:
@@ -96,12 +96,12 @@ async def run_jobs(
         async with asyncio.timeout(deadline_s):
             await produce()
     except TimeoutError:
-        outcome.deadline_hit = True
+        summary.deadline_hit = True
     finally:
         for task in workers:
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
-    return outcome
+    return summary
 
 
 def _start_lanes(

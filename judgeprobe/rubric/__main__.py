@@ -170,14 +170,14 @@ def main(argv: list[str] | None = None) -> int:
     else:
         notes = check_provided(cfg, items)
         check_run_dir(folder, args.resume, cfg.digest(), what="rubric run")
-        judgments, outcome = asyncio.run(
+        judgments, summary = asyncio.run(
             judge_all(cfg, items, folder, console, not args.no_progress)
         )
-        incomplete = outcome.deadline_hit
+        incomplete = summary.deadline_hit
         invalid = int((judgments["verdict"] == "Invalid").sum())
         console.print(
             f"{judgments.height} rubric judgments ({invalid} invalid); sent "
-            f"{outcome.sent}, reused {outcome.skipped}"
+            f"{summary.sent}, reused {summary.skipped}"
         )
         tables = analyse(folder, judgments, labels_from(judgments), cfg, notes)
     _summary(tables, console)

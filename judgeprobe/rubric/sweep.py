@@ -18,7 +18,7 @@ from rich.console import Console
 
 from judgeprobe import JudgeprobeError, __version__
 from judgeprobe.engine.client import Endpoint
-from judgeprobe.engine.runner import RunOutcome
+from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.engine.wire import sampling_record
 from judgeprobe.files import atomic_path
@@ -142,7 +142,7 @@ def rubric_job_type(cfg: RubricConfig, items: list[RubricItem], out: Path) -> Jo
 
 async def judge_all(
     cfg: RubricConfig, items: list[RubricItem], out: Path, console: Console, progress: bool
-) -> tuple[pl.DataFrame, RunOutcome]:
+) -> tuple[pl.DataFrame, RunSummary]:
     """Probe the judges, run every job not already final, return the judgments."""
     kind = rubric_job_type(cfg, items, out)
     async with judges_open(cfg.judges, cfg.engine, console) as endpoints:
@@ -150,7 +150,7 @@ async def judge_all(
             kind, endpoints, cfg.engine, out, console, progress,
             opened=lambda: console.print(f"{kind.planned} rubric judgments planned → {out}"),
         )  # fmt: skip
-    return swept.judgments, swept.outcome
+    return swept.judgments, swept.summary
 
 
 def manifest(
