@@ -4,7 +4,7 @@
 
 Target (issue 5): ≤ 20 s and ≤ 2 GiB peak memory on a 2-core machine, for the whole analysis
 a run directory gets: the tidy table (every metric with its document-level bootstrap
-interval, and the paired protocol and judge differences) and the outcome table with its
+interval, and the paired protocol and judge differences) and the estimates table with its
 exact sign tests. Items come ``--per-document`` to a document: 1 is the paper's main design
 (one equal-content pair per document); 2 or 4 (single_relabel, llm_vs_extractive) give the
 cluster bootstrap more distinct document sums to draw, and cost more (bench/RESULTS.md).
@@ -24,8 +24,8 @@ import polars as pl
 
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import lexical_drift
+from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.metrics.outcome import outcome_table
 
 JUDGES = ["gemma-2-9b", "llama-3.1-8b", "mistral-7b", "qwen2.5-7b", "zephyr-7b"]
 PROTOCOLS = ["baseline", "scot", "pbp"]
@@ -93,7 +93,7 @@ def synthetic(n: int, seed: int = 0, per_document: int = 1) -> pl.DataFrame:
 
 
 def main() -> int:
-    """Time the metric and outcome tables on 10^6 synthetic judgments."""
+    """Time the metric and estimates tables on 10^6 synthetic judgments."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--judgments", type=int, default=1_000_000)
     parser.add_argument("--resamples", type=int, default=10_000)
@@ -104,14 +104,14 @@ def main() -> int:
     start, cpu = time.perf_counter(), time.process_time()
     tidy = compute_metrics(j, lex, lexical_drift, args.resamples, seed=0)
     mid = time.perf_counter()
-    outcome = outcome_table(j)
+    estimates = estimates_table(j)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     diffs = tidy["versus"].is_not_null().sum()
-    tested = outcome["sign_p"].is_not_null().sum()
+    tested = estimates["sign_p"].is_not_null().sum()
     print(f"{j.height} judgments ({args.per_document} items per document): "
           f"{tidy.height} metric rows ({diffs} paired differences) with {args.resamples}-"
-          f"resample intervals in {mid - start:.1f} s; outcome table of {outcome.height} cells "
+          f"resample intervals in {mid - start:.1f} s; estimates table of {estimates.height} cells "
           f"({tested} sign tests) in {elapsed - (mid - start):.1f} s; total {elapsed:.1f} s "
           f"wall, {cpu:.1f} s CPU, peak RSS {peak_mib:.0f} MiB")  # fmt: skip
     return 0

@@ -11,9 +11,9 @@ from pathlib import Path
 import polars as pl
 from rich.console import Console
 
+from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import run_limits
 from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.table import print_table, write_csv
 from judgeprobe.report.compose import write_report
 from judgeprobe.rundir import read_manifest
@@ -21,7 +21,7 @@ from judgeprobe.rundir import read_manifest
 
 def write_outputs(out: Path, frame: pl.DataFrame, console: Console) -> int:
     """Metrics, the printed table and the report from a judgments table; the Invalid count."""
-    table = outcome_table(frame, run_limits(read_manifest(out)))
+    table = estimates_table(frame, run_limits(read_manifest(out)))
     write_csv(table, out / "metrics.csv")
     print_table(table)
     report = write_report(out, load_lexicons(None))

@@ -101,13 +101,13 @@ def test_budgets_are_sized_per_stage_and_overrides_win() -> None:
     }
 
 
-def _outcome(rows: list[dict[str, Any]]) -> pl.DataFrame:
+def _cells(rows: list[dict[str, Any]]) -> pl.DataFrame:
     base = {"judge": "j", "protocol": "pbp", "n": 20, "n_valid": 20, "n_paired": 20}
     return pl.DataFrame([{**base, "invalid_rate": 0.0, **r} for r in rows])
 
 
 def test_thin_and_invalid_heavy_cells_are_flagged() -> None:
-    table = _outcome(
+    table = _cells(
         [
             {"condition": "Blind"},
             {"condition": "Blind", "judge": "k", "n_valid": 4, "invalid_rate": 0.8},

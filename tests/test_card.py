@@ -19,8 +19,8 @@ from judgeprobe.card.pairs import acknowledges, cue_pairs
 from judgeprobe.card.render import display
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED
 from judgeprobe.cli import main_guard
+from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.report.browser import browser_html, browser_rows
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,11 +115,11 @@ def test_noise_floor_beside_every_cue_row_and_a_repeat_row(tmp_path: Path) -> No
     assert card.exit_code == EXIT_BIASED  # NOISY never sets the exit code
 
 
-def test_card_counts_equal_the_outcome_table() -> None:
+def test_card_counts_equal_the_estimates_table() -> None:
     frame = pl.DataFrame(biased())
     pairs = cue_pairs(frame, load_lexicons())
-    outcome = outcome_table(frame).filter(pl.col("condition") != "Blind")
-    for r in outcome.iter_rows(named=True):
+    estimates = estimates_table(frame).filter(pl.col("condition") != "Blind")
+    for r in estimates.iter_rows(named=True):
         mine = pairs.filter(pl.col("condition") == r["condition"])
         assert (int(mine["lds"].sum()), int(mine["ts"].sum()), int(mine["ols"].sum())) == (
             r["lds_count"],

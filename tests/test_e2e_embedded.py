@@ -57,7 +57,7 @@ def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path:
     metrics = pl.read_csv(out / "metrics.csv")
     assert metrics.height == 4
     assert {"EDR", "ND", "LDS", "TS", "OLS", "LAO", "invalid_rate"} <= set(metrics.columns)
-    assert "Outcome metrics" in proc.stdout
+    assert "Point estimates" in proc.stdout
 
     # The run ends with the report: every metric with an interval, readable in a browser.
     ci = pl.read_csv(out / "metrics_ci.csv")

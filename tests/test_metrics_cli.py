@@ -1,4 +1,4 @@
-"""``python -m judgeprobe.metrics``: the outcome table and the interval table (with the paired
+"""``python -m judgeprobe.metrics``: the estimates table and the interval table (with the paired
 differences), breakdowns, and old tables without ``document_id``."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _table(path: Path, document_id: bool = True) -> Path:
     return path
 
 
-def test_writes_the_outcome_and_the_interval_table(tmp_path: Path) -> None:
+def test_writes_the_estimates_and_the_interval_table(tmp_path: Path) -> None:
     j = _table(tmp_path / "j.parquet")
     args = [str(j), "--out", str(tmp_path / "m.csv"), "--ci", str(tmp_path / "ci.csv")]
     assert main([*args, "--resamples", "300"]) == 0
@@ -59,10 +59,10 @@ def test_writes_the_outcome_and_the_interval_table(tmp_path: Path) -> None:
 def test_defaults_beside_the_input_and_by_domain(tmp_path: Path) -> None:
     j = _table(tmp_path / "j.parquet")
     assert main([str(j), "--resamples", "100", "--by", "domain"]) == 0
-    outcome = pl.read_csv(tmp_path / "metrics.csv")
+    estimates = pl.read_csv(tmp_path / "metrics.csv")
     ci = pl.read_csv(tmp_path / "metrics_ci.csv")
-    assert outcome.columns[0] == ci.columns[0] == "domain"
-    assert set(outcome["domain"]) == set(ci["domain"]) == {"science", "business"}
+    assert estimates.columns[0] == ci.columns[0] == "domain"
+    assert set(estimates["domain"]) == set(ci["domain"]) == {"science", "business"}
 
 
 def test_a_table_without_document_id_resamples_items(tmp_path: Path) -> None:

@@ -18,8 +18,8 @@ import pytest
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import lexical_drift
+from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.records import JUDGMENT_SCHEMA
 
 LEX = load_lexicons()
@@ -498,7 +498,7 @@ def test_single_relabel_pairs_the_same_order_when_both_orders_were_shown() -> No
     assert val(m, "relabel_toward", "True")["value"] == pytest.approx(1 / 2)
 
 
-# 6. Outcome metrics agree with outcome_table ------------------------------------------------
+# 6. Verdict metrics agree with estimates_table ------------------------------------------------
 
 # Blind:   d0 A, d1 B, d2 Tie, d3 Tie, d4 A, d5 Invalid → EDR 2/5, ND |2−1|/5 = 1/5
 # True (target A): d0 A (no move), d1 A (B→A: LDS), d2 A (Tie→A: LDS), d3 B (Tie→B: OLS),
@@ -506,7 +506,7 @@ def test_single_relabel_pairs_the_same_order_when_both_orders_were_shown() -> No
 #   → paired 5: LDS 2/5, TS 1/5, OLS 1/5, LAO 2/4; EDR 1/6, ND |4−1|/6 = 1/2
 # Flip (target B): every paired verdict as Blind → nothing moved → LAO undefined ("–")
 # Neutral (target none): directional metrics have no row; TS still reported.
-OUTCOME = {
+VERDICTS = {
     "Blind": ("none", ["A", "B", "Tie", "Tie", "A", "Invalid"]),
     "True": ("A", ["A", "A", "A", "B", "Tie", "A"]),
     "Flip": ("B", ["A", "B", "Tie", "Tie", "A", "Tie"]),
@@ -527,20 +527,20 @@ COMMON = [
 DIRECTIONAL = ["LDS", "OLS", "LAO", "marginal_LDS", "marginal_OLS"]
 
 
-def outcome_rows() -> list[dict[str, Any]]:
+def verdict_rows() -> list[dict[str, Any]]:
     return [
         row(cond, f"d{i}", v, t, explanation=f"text {v}")
-        for cond, (t, verdicts) in OUTCOME.items()
+        for cond, (t, verdicts) in VERDICTS.items()
         for i, v in enumerate(verdicts)
     ]
 
 
-def test_outcome_metrics_match_outcome_table() -> None:
-    rows = outcome_rows()
+def test_verdict_metrics_match_the_estimates_table() -> None:
+    rows = verdict_rows()
     m = run(rows)
-    exact = outcome_table(frame(rows))
+    exact = estimates_table(frame(rows))
     checked = 0
-    for cond in OUTCOME:
+    for cond in VERDICTS:
         ref = exact.filter(pl.col("condition") == cond).row(0, named=True)
         for metric in COMMON:
             r = get(m, metric, cond)
@@ -554,8 +554,8 @@ def test_outcome_metrics_match_outcome_table() -> None:
     assert checked >= 20  # the comparison really ran over most cells and metrics
 
 
-def test_outcome_metrics_hand_values() -> None:
-    m = run(outcome_rows())
+def test_verdict_metrics_hand_values() -> None:
+    m = run(verdict_rows())
     assert val(m, "EDR", "Blind")["value"] == pytest.approx(2 / 5, abs=1e-12)
     assert val(m, "ND", "Blind")["value"] == pytest.approx(1 / 5, abs=1e-12)
     assert val(m, "EDR", "True")["value"] == pytest.approx(1 / 6, abs=1e-12)
@@ -609,7 +609,7 @@ def test_multi_seed_spread() -> None:
 
 
 def test_single_seed_has_no_spread() -> None:
-    m = run(outcome_rows())
+    m = run(verdict_rows())
     edr = val(m, "EDR", "Blind")
     assert edr["seeds"] == 1
     assert edr["seed_sd"] is None
@@ -713,7 +713,7 @@ def test_lexicon_words_must_be_a_list(tmp_path: Path) -> None:
 
 
 def test_bootstrap_seed_changes_only_intervals() -> None:
-    rows = outcome_rows() + reveal_rows()
+    rows = verdict_rows() + reveal_rows()
     a = run(rows, seed=7)
     c = run(rows, seed=8)
     assert a.height > 20
@@ -723,11 +723,11 @@ def test_bootstrap_seed_changes_only_intervals() -> None:
 
 
 def test_bootstrap_same_seed_same_intervals() -> None:
-    # Outcome + Reveal-After data, 85 metric rows, many with several contribution patterns.
+    # Verdict + Reveal-After data, 85 metric rows, many with several contribution patterns.
     # Ten calls with seed 7 must give one table. (Contribution patterns come out of a Polars
     # group_by, whose row order varies from call to call unless sorted; an unsorted order
     # changes the multinomial draws, so this is all but certain to catch it.)
-    rows = outcome_rows() + reveal_rows()
+    rows = verdict_rows() + reveal_rows()
     first = run(rows, seed=7)
     assert first.height > 20
     for _ in range(9):
@@ -738,7 +738,7 @@ def test_bootstrap_same_seed_same_intervals() -> None:
 # EDR, ND, share_A have an empty denominator → "–" (None), never 0; nothing else is defined.
 def test_all_invalid_cell() -> None:
     broken = [row("Blind", f"d{i}", "Invalid", judge="broken") for i in range(3)]
-    m = run(broken + outcome_rows())
+    m = run(broken + verdict_rows())
     inv = val(m, "invalid_rate", "Blind", judge="broken")
     assert (inv["value"], inv["lo"], inv["hi"], inv["n"]) == (1.0, 1.0, 1.0, 3)
     for metric in ("EDR", "ND", "share_A"):
@@ -747,7 +747,7 @@ def test_all_invalid_cell() -> None:
     assert m.filter((pl.col("judge") == "broken") & pl.col("value").is_not_null())[
         "metric"
     ].to_list() == ["invalid_rate"]
-    ref = outcome_table(frame(broken)).row(0, named=True)
+    ref = estimates_table(frame(broken)).row(0, named=True)
     assert ref["invalid_rate"] == 1.0
     assert ref["EDR"] is None
 

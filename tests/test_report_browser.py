@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 
 from judgeprobe.metrics.drift import lexical_drift
+from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.report import compose
 from judgeprobe.report.browser import MAX_ROWS, browser_html, browser_rows
 from tests import chromium
@@ -29,15 +29,15 @@ def judgments() -> pl.DataFrame:
     return table(rows(BLIND), rows(TRUE, "True"), rows(FLIP, "Flip"), rows(BLIND[:10], "Blind2"))
 
 
-def test_moves_agree_with_the_outcome_metrics() -> None:
+def test_moves_agree_with_the_estimates_table() -> None:
     j = judgments()
     moves = browser_rows(j).group_by("condition", "moved").len()
     count = {(c, m): n for c, m, n in moves.iter_rows()}
-    outcome = {r["condition"]: r for r in outcome_table(j).iter_rows(named=True)}
+    estimates = {r["condition"]: r for r in estimates_table(j).iter_rows(named=True)}
     for cond in ("True", "Flip"):
-        assert count.get((cond, "toward"), 0) == outcome[cond]["lds_count"]
-        assert count.get((cond, "tie"), 0) == outcome[cond]["ts_count"]
-        assert count.get((cond, "away"), 0) == outcome[cond]["ols_count"]
+        assert count.get((cond, "toward"), 0) == estimates[cond]["lds_count"]
+        assert count.get((cond, "tie"), 0) == estimates[cond]["ts_count"]
+        assert count.get((cond, "away"), 0) == estimates[cond]["ols_count"]
     assert count[("True", "toward")] == 6
     assert count[("True", "away")] == 2
     assert count[("True", "unpaired")] == 1

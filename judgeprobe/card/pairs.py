@@ -5,7 +5,7 @@ Blind item judged in both orders.
 
 The move flags follow ``metrics.units.paired_units`` (a valid pair = same judge, protocol,
 document, item, order and seed, both valid): LDS into the cue's target, TS into Tie, OLS
-into the other candidate. A test holds the counts equal to the outcome table's.
+into the other candidate. A test holds the counts equal to the estimates table's.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """``python -m judgeprobe.metrics JUDGMENTS.parquet [--out FILE] [--ci FILE] [--by COLUMN]``.
 
-The metrics of any judgments file of the documented schema — the outcome table (printed and written
-to CSV) and the interval table (every metric with its document-level bootstrap interval, and the
-paired protocol and judge differences).
+The metrics of any judgments file of the documented schema — the estimates table (printed and
+written to CSV) and the interval table (every metric with its document-level bootstrap interval,
+and the paired protocol and judge differences).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.cli import main_guard
 from judgeprobe.metrics.compute import BREAKDOWNS, breakdown, compute_metrics
 from judgeprobe.metrics.drift import default_drift
+from judgeprobe.metrics.estimates import REQUIRED, estimates_table
 from judgeprobe.metrics.flags import add_arguments, from_arguments
 from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.metrics.outcome import REQUIRED, outcome_table
 from judgeprobe.metrics.table import print_differences, print_table, write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.units import BLIND
@@ -105,9 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     frame = with_blind(load_judgments(args.judgments), args.judgments)
     limits = from_arguments(args)
     if args.by is None:
-        table = outcome_table(frame, limits)
+        table = estimates_table(frame, limits)
     else:
-        table = breakdown(frame, args.by, lambda part: outcome_table(part, limits))
+        table = breakdown(frame, args.by, lambda part: estimates_table(part, limits))
     tidy = compute_metrics(frame, lex, default_drift()[0], args.resamples, args.seed, args.by)
     _write(table, out, "--out")
     _write(tidy, ci, "--ci")

@@ -30,9 +30,9 @@ import numpy as np
 import polars as pl
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.metrics.estimates import sign_test_ps
 from judgeprobe.metrics.family import CONTINUOUS, families, prepare, union_columns
 from judgeprobe.metrics.lexicons import Lexicons, load_lexicons
-from judgeprobe.metrics.outcome import sign_test_ps
 from judgeprobe.metrics.registry import BY_NAME, SHARE, MetricSpec
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,

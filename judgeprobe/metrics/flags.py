@@ -1,7 +1,7 @@
 """Cells that cannot be read: too many Invalid judgments, or too few items to pair.
 
 A metric computed from one valid item of twenty is a number, not a finding. Every row of the
-outcome table gets a ``flag`` saying why it cannot be read ('' when it can): its Invalid share
+estimates table gets a ``flag`` saying why it cannot be read ('' when it can): its Invalid share
 is above ``max_invalid_rate``, or its usable n (paired items for a cue cell, valid judgments
 for Blind) is below ``min_n``. Flagged cells stay in the tables, marked, and out of any
 headline. ``invalid_reasons`` says what went wrong, per judge and protocol.
@@ -58,7 +58,7 @@ def from_arguments(args: argparse.Namespace, base: Readability | None = None) ->
 
 
 def with_flags(table: pl.DataFrame, limits: Readability | None = None) -> pl.DataFrame:
-    """The outcome table with a ``flag`` column: why each cell cannot be read, or ''."""
+    """The estimates table with a ``flag`` column: why each cell cannot be read, or ''."""
     limits = limits or Readability()
     usable = (
         pl.when(pl.col("condition") == BLIND)

@@ -1,4 +1,4 @@
-"""Print and save the outcome metric table; cells that cannot be read are marked."""
+"""Print and save the estimates table; cells that cannot be read are marked."""
 
 from __future__ import annotations
 
@@ -39,8 +39,8 @@ def _fmt(value: object) -> str:
 
 
 def print_table(table: pl.DataFrame, console: Console | None = None, title: str = "") -> None:
-    """The outcome table; a flagged cell's row is dimmed and its flag shown last."""
-    view = Table(title=title or "Outcome metrics (paired against Blind)", header_style="bold")
+    """The estimates table; a flagged cell's row is dimmed and its flag shown last."""
+    view = Table(title=title or "Point estimates (paired against Blind)", header_style="bold")
     keys: list[str] = [c for c in ("domain", "subset") if c in table.columns]  # a breakdown
     keys += ["judge", "protocol", "condition"]
     for name in keys:

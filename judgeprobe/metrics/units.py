@@ -1,7 +1,7 @@
 """Per-item contribution tables: the one place where each metric's counting rule lives.
 
 Each builder returns one row per unit, (judge, protocol, condition, document_id, subset,
-item_id, order, seed), with the columns that metric family sums (the outcome table asks
+item_id, order, seed), with the columns that metric family sums (the estimates table asks
 the builders it shares for one row per cell instead: ``keys``). A metric is then a function
 of the column sums over a cell's units (see ``registry``), which gives the point estimate, the
 per-seed spread and, resampling documents with all their units, the bootstrap interval — all

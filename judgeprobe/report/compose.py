@@ -20,9 +20,9 @@ from judgeprobe.card.section import card_sections
 from judgeprobe.files import atomic_path, write_atomic
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import default_drift
+from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import Readability, run_limits
 from judgeprobe.metrics.lexicons import Lexicons
-from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.units import CELL, Drift, with_optional
@@ -181,7 +181,7 @@ def readability_section(j: pl.DataFrame, limits: Readability) -> Section:
         "cell, valid for Blind); its metrics are still shown, marked, and never headlined. "
         "Below: the commonest Invalid reasons per judge and protocol.",
         [],
-        [unreadable_table(outcome_table(j, limits)), invalid_reasons_table(j)],
+        [unreadable_table(estimates_table(j, limits)), invalid_reasons_table(j)],
     )
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import polars as pl
 
+from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import Readability
-from judgeprobe.metrics.outcome import outcome_table
 from judgeprobe.metrics.units import BLIND, with_optional
 from judgeprobe.plan import REPEAT
 
@@ -41,7 +41,7 @@ Intervals = dict[tuple[str, str, str, str], tuple[float | None, float | None, fl
 
 
 def unreadable(row: Row, limits: Readability | None = None) -> str:
-    """Why a cue cell of the outcome table must stay out of the headline ('' when it need not).
+    """Why a cue cell of the estimates table must stay out of the headline ('' when it need not).
 
     The table's own ``flag`` (``metrics.flags``), else the same limits applied here.
     """
@@ -149,10 +149,10 @@ def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def noise_sentences(outcome: pl.DataFrame, ci: Intervals) -> list[str]:
+def noise_sentences(estimates: pl.DataFrame, ci: Intervals) -> list[str]:
     """The judge's own flip rate: the same Blind request sent again, verdict changed."""
     out = []
-    for r in outcome.filter(pl.col("condition") == REPEAT).iter_rows(named=True):
+    for r in estimates.filter(pl.col("condition") == REPEAT).iter_rows(named=True):
         flip = ci.get((r["judge"], r["protocol"], REPEAT, "flip_rate"), (None, None, None))
         if flip[0] is not None:
             out.append(
@@ -191,9 +191,11 @@ def _beyond_noise(row: Row, ci: Intervals) -> bool:
     return (p is not None and p < ALPHA) or (tie_lo is not None and tie_lo > 0)
 
 
-def effect_sentences(outcome: pl.DataFrame, ci: Intervals, targets: Mapping[Any, str]) -> list[str]:
+def effect_sentences(
+    estimates: pl.DataFrame, ci: Intervals, targets: Mapping[Any, str]
+) -> list[str]:
     """The cue cells beyond noise, most moved first; or that nothing moved beyond noise."""
-    probes = outcome.filter(~pl.col("condition").is_in([BLIND, REPEAT]))
+    probes = estimates.filter(~pl.col("condition").is_in([BLIND, REPEAT]))
     if probes.is_empty():
         return ["This run has no cue condition: only the judges' Blind behaviour can be read."]
     rows = [r for r in probes.iter_rows(named=True) if not unreadable(r)]
@@ -229,9 +231,9 @@ def effect_sentences(outcome: pl.DataFrame, ci: Intervals, targets: Mapping[Any,
     ]
 
 
-def unread_sentences(outcome: pl.DataFrame) -> list[str]:
+def unread_sentences(estimates: pl.DataFrame) -> list[str]:
     """The cue cells kept out of the headline, and why."""
-    probes = outcome.filter(~pl.col("condition").is_in([BLIND, REPEAT]))
+    probes = estimates.filter(~pl.col("condition").is_in([BLIND, REPEAT]))
     probes = probes.sort("judge", "protocol", "condition")
     named = [
         f"{_who(r['judge'], r['protocol'])} under {r['condition']} ({why})"
@@ -256,11 +258,11 @@ def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = N
     Cells flagged under ``limits`` stay out of the findings.
     """
     j = with_optional(j.lazy()).collect()
-    outcome = outcome_table(j, limits)
+    estimates = estimates_table(j, limits)
     ci = intervals(tidy)
     return [
         *judge_sentences(j),
-        *noise_sentences(outcome, ci),
-        *effect_sentences(outcome, ci, target_names(j)),
-        *unread_sentences(outcome),
+        *noise_sentences(estimates, ci),
+        *effect_sentences(estimates, ci, target_names(j)),
+        *unread_sentences(estimates),
     ]

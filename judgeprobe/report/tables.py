@@ -194,10 +194,10 @@ def cost_table(j: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def unreadable_table(outcome: pl.DataFrame) -> pl.DataFrame:
-    """The flagged cells of the outcome table, with the counts that decided the flag."""
+def unreadable_table(estimates: pl.DataFrame) -> pl.DataFrame:
+    """The flagged cells of the estimates table, with the counts that decided the flag."""
     shown = ["judge", "protocol", "condition", "n", "n_valid", "n_paired", "invalid_rate", "flag"]
-    return outcome.filter(pl.col("flag") != "").select(shown)
+    return estimates.filter(pl.col("flag") != "").select(shown)
 
 
 def invalid_reasons_table(j: pl.DataFrame, top: int = 3) -> pl.DataFrame:

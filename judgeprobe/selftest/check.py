@@ -5,7 +5,7 @@ Two checks per line:
 - **exact**: the oracle replays the simulated judge's decision rule on every planned
   presentation (``plan.cue_jobs``, no server) and counts, by its own simple rules, what the metrics
   must say: Blind Tie share, LDS/TS/OLS counts, the position excess, the silent-cue rate.
-  The pipeline's numbers (outcome table and card, computed from the stored judgments) must
+  The pipeline's numbers (estimates table and card, computed from the stored judgments) must
   equal them exactly: this catches a mis-rendered prompt, a mis-read order, a wrong pairing
   or a wrong formula.
 - **interval**: the planted rate is estimated from the stored verdicts on the units where
@@ -27,7 +27,7 @@ from scipy.stats import binomtest
 from judgeprobe.card.rows import Card
 from judgeprobe.conditions import Condition
 from judgeprobe.config import SweepConfig
-from judgeprobe.metrics.outcome import outcome_table
+from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.plan import REPEAT, cue_jobs
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.records import Item
@@ -167,22 +167,22 @@ def check(judgments: pl.DataFrame, oracle: pl.DataFrame, card: Card, biases: Bia
         Line("judgments", "all", None, agree, m.height, agree == m.height == n_valid,
              f"{n_valid} of {m.height} valid, {agree} as the simulated judge gave them"),
     ]  # fmt: skip
-    outcome = outcome_table(judgments)
+    estimates = estimates_table(judgments)
     for (judge, protocol), part in m.partition_by(["judge", "protocol"], as_dict=True).items():
         cell = (str(judge), str(protocol))
-        lines += _lines(part, outcome, card, cell, biases)
+        lines += _lines(part, estimates, card, cell, biases)
     return lines
 
 
 def _lines(
-    m: pl.DataFrame, outcome: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases
+    m: pl.DataFrame, estimates: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases
 ) -> list[Line]:
     blind = m.filter(pl.col("condition") == "Blind")
     twins = blind.select(*TWIN, v_B="verdict", x_B="x_verdict", blind_longer="longer")
     probes = m.filter((pl.col("condition") != "Blind") & ~pl.col("reveal")).join(
         twins, on=TWIN, how="inner"
     )
-    out = [_tie(blind, outcome, cell, b), _position(blind, card, cell, b)]
+    out = [_tie(blind, estimates, cell, b), _position(blind, card, cell, b)]
     cues = {"label anchoring": ("label", b.anchoring), "placebo badge": ("badge", b.badge),
             "verbosity": ("longer", b.verbosity)}  # fmt: skip
     placebo = probes.filter(pl.col("condition") == "Placebo")
@@ -190,7 +190,7 @@ def _lines(
     for effect, (column, rate) in cues.items():
         for condition in sorted(_single_cue(probes, column)):
             part = probes.filter(pl.col("condition") == condition)
-            out.append(_cue(effect, part, placebo, column, rate, outcome, card, cell))
+            out.append(_cue(effect, part, placebo, column, rate, estimates, card, cell))
             single.append(condition)
     out.append(_silent(probes.filter(pl.col("condition").is_in(single)), card, cell, b))
     out.append(_repeat(probes.filter(pl.col("condition") == REPEAT), card, cell))
@@ -211,8 +211,8 @@ def _single_cue(probes: pl.DataFrame, column: str) -> set[str]:
     return set(per.filter(pl.col("shown") & pl.col("alone") & pl.col("even"))["condition"])
 
 
-def _outcome(outcome: pl.DataFrame, cell: tuple[str, str], condition: str) -> dict[str, object]:
-    row = outcome.filter(
+def _cell_row(estimates: pl.DataFrame, cell: tuple[str, str], condition: str) -> dict[str, object]:
+    row = estimates.filter(
         (pl.col("judge") == cell[0])
         & (pl.col("protocol") == cell[1])
         & (pl.col("condition") == condition)
@@ -220,10 +220,10 @@ def _outcome(outcome: pl.DataFrame, cell: tuple[str, str], condition: str) -> di
     return row.row(0, named=True) if row.height else {}
 
 
-def _tie(blind: pl.DataFrame, outcome: pl.DataFrame, cell: tuple[str, str], b: Biases) -> Line:
+def _tie(blind: pl.DataFrame, estimates: pl.DataFrame, cell: tuple[str, str], b: Biases) -> Line:
     valid = blind.filter(pl.col("verdict") != "Invalid")
     want = int((valid["x_verdict"] == "Tie").sum()) / valid.height if valid.height else None
-    got = _outcome(outcome, cell, "Blind").get("EDR")
+    got = _cell_row(estimates, cell, "Blind").get("EDR")
     units = _first_order(blind).filter(~pl.col("same_opening") & (pl.col("longer") == "Tie"))
     k = int((units["verdict"] == "Tie").sum())
     detail = f"Blind EDR {_fmt(got)}, expected {_fmt(want)}"
@@ -263,13 +263,13 @@ def _cue(
     placebo: pl.DataFrame,
     column: str,
     rate: float,
-    outcome: pl.DataFrame,
+    estimates: pl.DataFrame,
     card: Card,
     cell: tuple[str, str],
 ) -> Line:
     condition = str(part["condition"][0])
     want = _moves(part, "x_verdict", "x_B").row(0, named=True)
-    row = _outcome(outcome, cell, condition)
+    row = _cell_row(estimates, cell, condition)
     counts_ok = all(row.get(f"{k}_count") == want[k] for k in ("lds", "ts", "ols"))
     card_row = _card_row(card, cell[0], cell[1], condition) or {}
     n = part.height

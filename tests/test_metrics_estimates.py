@@ -1,4 +1,4 @@
-"""Outcome metrics (judgeprobe.metrics.outcome) against the definitions in docs/metrics.md.
+"""Point estimates (judgeprobe.metrics.estimates) against the definitions in docs/metrics.md.
 
 Every case is a hand-made table of judgments whose expected metrics are worked out by hand
 in the comments next to it.
@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from judgeprobe.metrics.outcome import outcome_table, sign_test_p, sign_test_ps
+from judgeprobe.metrics.estimates import estimates_table, sign_test_p, sign_test_ps
 from judgeprobe.records import JUDGMENT_SCHEMA
 
 # The hand-made tables use these columns of the public judgments schema.
@@ -67,7 +67,7 @@ def rows(
 
 
 def table(*groups: list[dict[str, Any]]) -> pl.DataFrame:
-    return outcome_table(pl.DataFrame([r for g in groups for r in g], schema=SCHEMA))
+    return estimates_table(pl.DataFrame([r for g in groups for r in g], schema=SCHEMA))
 
 
 def cell(

@@ -1,4 +1,4 @@
-"""The outcome table: exact point estimates per (judge, protocol, condition), wide.
+"""The estimates table: exact point estimates per (judge, protocol, condition), wide.
 
 Counts come from the same per-item tables as the bootstrap (``units``): EDR, ND, paired
 LDS/TS/OLS/LAO, the marginal forms, the exact sign test of LDS against OLS, and cost. A rate
@@ -57,10 +57,10 @@ def sign_test_ps(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.where(n > 0, p, np.nan)
 
 
-def outcome_table(
+def estimates_table(
     judgments: pl.DataFrame | pl.LazyFrame, limits: Readability | None = None
 ) -> pl.DataFrame:
-    """All outcome metrics, one row per (judge, protocol, condition), Blind first.
+    """All point estimates, one row per (judge, protocol, condition), Blind first.
 
     Each is flagged when it cannot be read under ``limits``.
     """
