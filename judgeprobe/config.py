@@ -36,15 +36,9 @@ from judgeprobe.protocols.budget import CHARS_PER_TOKEN, MARGIN
 from judgeprobe.protocols.replies import CRITERIA
 
 EMBEDDED_URL = "http://127.0.0.1:8080/v1"  # Gemma 3 270M (make serve-gemma)
-#: The default sweep's judge, chosen by measurement (bench/judge_choice.py, README).
-DEFAULT_JUDGE = ("qwen2.5-coder-0.5b", "http://127.0.0.1:8082/v1")  # make serve-qwen05
-
-#: How to start the servers this project knows, for the "unreachable" error.
-SERVE_HINTS = {
-    "gemma3-270m": "make serve-gemma",
-    "qwen2.5-coder-0.5b": "make serve-qwen05",
-    "qwen2.5-coder-1.5b": "make serve-qwen15",
-}
+#: The default sweep's judge, chosen by measurement (bench/judge_choice.py, README): its
+#: name, URL and the command that starts it.
+DEFAULT_JUDGE = ("qwen2.5-coder-0.5b", "http://127.0.0.1:8082/v1", "make serve-qwen05")
 
 
 def split_credentials(url: str) -> tuple[str, str]:
@@ -83,6 +77,10 @@ class JudgeConfig(BaseModel):
     # The server is vLLM run with VLLM_BATCH_INVARIANT=1. Declared (no API shows it); goes
     # into the server fingerprint and the manifest's determinism level.
     batch_invariant: bool = False
+    # How to start this judge's server (e.g. "make serve-qwen05"), named in the error when
+    # it cannot be reached. Decides no request, so no dump carries it: config digests stay
+    # as they were, and a judge rebuilt from a flag never inherits another's command.
+    serve: str = Field(default="", exclude=True)
     url_credentials: dict[str, SecretStr] = Field(default_factory=dict, repr=False)
 
     @model_validator(mode="wrap")
@@ -189,10 +187,10 @@ class JudgeConfig(BaseModel):
         return self.urls or (self.url,)
 
     def serve_hint(self) -> str:
-        """How to start this judge's server, for the error when it cannot be reached."""
-        if self.name in SERVE_HINTS:
-            return f"start it with `{SERVE_HINTS[self.name]}`"
-        return f"start it with `make serve-{self.name}-vllm` or your own server"
+        """What to do when this judge's server cannot be reached: the configured command."""
+        if self.serve:
+            return f"start it with `{self.serve}`"
+        return "is its server running? (a judge's serve setting names the command that starts it)"
 
 
 class EngineConfig(BaseModel):
@@ -256,8 +254,8 @@ class ProtocolOptions(BaseModel):
 
 def default_judges() -> list[JudgeConfig]:
     """The embedded judge that ``make run`` starts, used when a config names none."""
-    name, url = DEFAULT_JUDGE
-    return [JudgeConfig(name=name, url=url, concurrency=4)]
+    name, url, serve = DEFAULT_JUDGE
+    return [JudgeConfig(name=name, url=url, concurrency=4, serve=serve)]
 
 
 class SweepConfig(BaseModel):

@@ -58,7 +58,9 @@ def running_judge(
     for judge in embedded:
         if judge.name != default.name and answers(judge.url):
             base = default.model_dump(exclude={"name", "url", "urls", "url_credentials"})
-            picked = JudgeConfig.model_validate({**base, "name": judge.name, "url": judge.url})
+            picked = JudgeConfig.model_validate(
+                {**base, "name": judge.name, "url": judge.url, "serve": judge.serve}
+            )
             update = {"name": f"{cfg.name}-{judge.name}", "judges": [picked]}
             message = (
                 f"the default judge {default.name} is not running at {default.url}; judging "

@@ -75,10 +75,19 @@ def test_malformed_items_row(tmp_path: Path, fake_judge: FakeJudge) -> None:
     _assert_one_line_error(proc.stderr, proc.returncode, "row 1", "candidate_2")
 
 
-def test_unreachable_url_names_url_and_make_target(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("serve", "hint"),
+    [("make serve-gemma", "start it with `make serve-gemma`"), ("", "is its server running?")],
+)
+def test_unreachable_url_names_url_and_the_configured_serve_command(
+    tmp_path: Path, serve: str, hint: str
+) -> None:
     url = f"http://127.0.0.1:{_closed_port()}/v1"
-    proc = run_cli("--judge", f"gemma3-270m={url}", "--out", str(tmp_path / "run"))
-    _assert_one_line_error(proc.stderr, proc.returncode, url, "make serve-gemma")
+    cfg = write_config(tmp_path / "c.toml", url, make_items(tmp_path / "i.jsonl", 1))
+    if serve:  # the judge's table is the file's last
+        cfg.write_text(cfg.read_text() + f'serve = "{serve}"\n')
+    proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+    _assert_one_line_error(proc.stderr, proc.returncode, "judge fake", url, hint)
     assert not (tmp_path / "run").exists()
 
 

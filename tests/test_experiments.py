@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.config import SweepConfig, load_config
+from judgeprobe.candidates.config import CandidatesConfig
+from judgeprobe.config import JudgeConfig, SweepConfig, load_config
 from judgeprobe.corpus import load_items
+from judgeprobe.embedded import EMBEDDED
+from judgeprobe.rubric.config import RubricConfig
 from judgeprobe.run import _conditions, sweep_items
 
 ROOT = Path(__file__).resolve().parent.parent / "experiments"
@@ -108,7 +112,32 @@ def test_bundled_set_has_enough_equal_content_pairs() -> None:
 
 
 def test_default_toml_is_the_builtin_default() -> None:
-    assert load_config(ROOT / "default.toml").digest() == SweepConfig().digest()
+    shipped = load_config(ROOT / "default.toml")
+    assert shipped.digest() == SweepConfig().digest()
+    assert shipped.judges == SweepConfig().judges  # the URL and serve command too
+
+
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_local_judge_names_the_command_that_starts_it(path: Path) -> None:
+    embedded = {j.url: j.serve for j in EMBEDDED}
+    for judge in load_config(path).judges:
+        if urlsplit(judge.url).hostname == "127.0.0.1":
+            assert judge.serve == embedded.get(judge.url, f"make serve-{judge.name}-vllm")
+
+
+def test_serve_changes_no_digest() -> None:
+    """How a server is started decides no request: runs made before the field still resume."""
+    judge = JudgeConfig(name="j", url="http://127.0.0.1:9/v1")
+    served = judge.model_copy(update={"serve": "make serve-j"})
+    assert served.serve == "make serve-j"
+    assert served.model_dump() == judge.model_dump()  # nor does the manifest record it
+    assert SweepConfig(judges=[judge]).digest() == SweepConfig(judges=[served]).digest()
+    assert RubricConfig(judges=[judge]).digest() == RubricConfig(judges=[served]).digest()
+    assert CandidatesConfig(author=judge).digest() == CandidatesConfig(author=served).digest()
+    assert (
+        CandidatesConfig(paraphraser=judge).digest()
+        == CandidatesConfig(paraphraser=served).digest()
+    )
 
 
 def test_subsets_select_items_before_the_limit() -> None:

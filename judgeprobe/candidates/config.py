@@ -20,7 +20,9 @@ SUBSETS: tuple[str, ...] = get_args(Subset)
 
 
 def _author() -> JudgeConfig:
-    return JudgeConfig(name="gemma3-270m", url=EMBEDDED_URL, concurrency=4)
+    return JudgeConfig(
+        name="gemma3-270m", url=EMBEDDED_URL, concurrency=4, serve="make serve-gemma"
+    )
 
 
 class CandidatesConfig(BaseModel):
