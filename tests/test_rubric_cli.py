@@ -182,7 +182,7 @@ def test_bundled_sample_on_the_real_embedded_judge(embedded_judge: str, tmp_path
     assert (invalid["invalid_reason"].str.len_chars() > 0).all()
     transitions = pl.read_csv(out / "rubric" / "transitions.csv")
     for (_,), part in transitions.group_by(["perturbation"]):
-        assert part["count"].sum() == part["valid_pairs"][0]  # outcomes partition valid pairs
+        assert part["count"].sum() == part["valid_pairs"][0]  # transitions partition valid pairs
     assert (out / "report.html").is_file()
 
 

@@ -1,4 +1,4 @@
-"""Transition outcomes of counterfactual pairs, against the check values in metrics.md."""
+"""Transitions of counterfactual pairs, against the check values in metrics.md."""
 
 from __future__ import annotations
 
@@ -28,8 +28,9 @@ def _pairs(groups: list[tuple[str, str, str | None, int]], judge: str = "j") -> 
     return pl.DataFrame(rows, schema_overrides={"expected": pl.String})
 
 
-def _by_outcome(table: pl.DataFrame) -> dict[str, tuple[int, float]]:
-    return {r["outcome"]: (r["count"], round(r["percent"], 1)) for r in table.iter_rows(named=True)}
+def _by_transition(table: pl.DataFrame) -> dict[str, tuple[int, float]]:
+    rows = table.iter_rows(named=True)
+    return {r["transition"]: (r["count"], round(r["percent"], 1)) for r in rows}
 
 
 def test_output_perturbation_check_values() -> None:
@@ -45,7 +46,7 @@ def test_output_perturbation_check_values() -> None:
         ]
     )
     table = transition_table(pairs, resamples=500)
-    assert _by_outcome(table) == {
+    assert _by_transition(table) == {
         "Desired flip": (186, 37.7),
         "Wrong-direction flip": (88, 17.8),
         "Sticky satisfy": (107, 21.7),
@@ -78,12 +79,12 @@ def test_criterion_perturbation_check_values(
         ]
     )
     table = transition_table(pairs, resamples=200)
-    assert _by_outcome(table) == {
+    assert _by_transition(table) == {
         "Desired flip": (s2v + v2s, shares[0]),
         "Sticky satisfy": (sticky_s, shares[1]),
         "Sticky violate": (sticky_v, shares[2]),
     }
-    desired = table.filter(pl.col("outcome") == "Desired flip")
+    desired = table.filter(pl.col("transition") == "Desired flip")
     assert desired["detail"].item() == f"{s2v} S→V + {v2s} V→S"
 
 
@@ -95,8 +96,8 @@ def test_a_flip_towards_the_expected_verdict_is_wrong_direction() -> None:
         ),
         resamples=100,
     )
-    assert _by_outcome(table)["Desired flip"] == (3, 75.0)
-    assert _by_outcome(table)["Wrong-direction flip"] == (1, 25.0)
+    assert _by_transition(table)["Desired flip"] == (3, 75.0)
+    assert _by_transition(table)["Wrong-direction flip"] == (1, 25.0)
 
 
 def test_seeds_of_one_item_are_resampled_together() -> None:
@@ -113,7 +114,7 @@ def test_seeds_of_one_item_are_resampled_together() -> None:
         for i in range(20)
     ]
     table = transition_table(pl.DataFrame(rows), resamples=300)
-    assert _by_outcome(table)["Desired flip"] == (10, 50.0)
+    assert _by_transition(table)["Desired flip"] == (10, 50.0)
     assert set(table["valid_pairs"]) == {20}
 
 

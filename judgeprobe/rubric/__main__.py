@@ -142,7 +142,7 @@ def _summary(tables: dict[str, pl.DataFrame], console: Console) -> None:
     for r in transitions.iter_rows(named=True):
         share = fmt_percent(r["percent"], r["lo"], r["hi"])
         console.print(
-            f"{r['judge']} {r['perturbation']}: {r['outcome']} {r['count']}/{r['valid_pairs']} "
+            f"{r['judge']} {r['perturbation']}: {r['transition']} {r['count']}/{r['valid_pairs']} "
             f"= {share} {r['detail']}".rstrip()
         )
 

@@ -96,14 +96,14 @@ def transitions_png(transitions: pl.DataFrame) -> bytes | str | None:
         return None
     tidy = transitions.select(
         "judge",
-        "outcome",
+        "transition",
         x="perturbation",
         metric=pl.lit("transition"),
         value=pl.col("percent"),
         lo="lo",
         hi="hi",
     )
-    return plots.grouped_bars(tidy, ["transition"], "outcome", "x", "Transition outcomes (%)")
+    return plots.grouped_bars(tidy, ["transition"], "transition", "x", "Transitions (%)")
 
 
 def _mean_sd(s: dict[str, float | None]) -> str:
@@ -204,7 +204,7 @@ def rubric_sections(run_dir: Path) -> list[Section]:
         table = transitions.select(
             "judge",
             "perturbation",
-            "outcome",
+            "transition",
             "count",
             percent=ci_text("percent", decimals=1, unit="%"),
             detail="detail",
@@ -215,7 +215,7 @@ def rubric_sections(run_dir: Path) -> list[Section]:
                 "Counterfactual perturbation: does the judge flip?",
                 "Response reversal (criterion fixed) and criterion negation (response fixed); "
                 "each pair judged before and after. Percent of valid pairs [95% bootstrap "
-                f"interval over items]. Outcomes: {', '.join(LABELS.values())}.",
+                f"interval over items]. Transitions: {', '.join(LABELS.values())}.",
                 figures(rubric_transitions=transitions_png(transitions)),
                 [table],
             )

@@ -1,4 +1,4 @@
-"""Transition outcomes of counterfactual pairs: one verdict before, one after the perturbation.
+"""Transitions of counterfactual pairs: one verdict before, one after the perturbation.
 
 Over pairs where both verdicts are valid (metrics.md, rubric probe):
 
@@ -18,7 +18,7 @@ import polars as pl
 
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_interval, ratio
 
-OUTCOMES = ("desired_flip", "wrong_direction_flip", "sticky_satisfy", "sticky_violate")
+TRANSITIONS = ("desired_flip", "wrong_direction_flip", "sticky_satisfy", "sticky_violate")
 LABELS = {
     "desired_flip": "Desired flip",
     "wrong_direction_flip": "Wrong-direction flip",
@@ -31,8 +31,8 @@ VALID = ("satisfied", "violated")
 PAIR_COLUMNS = ["judge", "perturbation", "item_id", "seed", "before", "after", "expected"]
 
 
-def outcome_expr() -> pl.Expr:
-    """Each pair's outcome; null when either verdict is not valid."""
+def transition_expr() -> pl.Expr:
+    """Each pair's transition; null when either verdict is not valid."""
     before, after, expected = pl.col("before"), pl.col("after"), pl.col("expected")
     valid = before.is_in(VALID) & after.is_in(VALID)
     return (
@@ -47,19 +47,19 @@ def outcome_expr() -> pl.Expr:
         .when(expected.is_null() | (before == expected))
         .then(pl.lit("desired_flip"))
         .otherwise(pl.lit("wrong_direction_flip"))
-        .alias("outcome")
+        .alias("transition")
     )
 
 
-def with_outcomes(pairs: pl.DataFrame) -> pl.DataFrame:
+def with_transitions(pairs: pl.DataFrame) -> pl.DataFrame:
     """Label each (original, rewrite) verdict pair with its transition."""
-    return pairs.with_columns(outcome_expr())
+    return pairs.with_columns(transition_expr())
 
 
-def _detail(group: pl.DataFrame, outcome: str) -> str:
-    if not outcome.endswith("flip"):
+def _detail(group: pl.DataFrame, transition: str) -> str:
+    if not transition.endswith("flip"):
         return ""
-    flips = group.filter(pl.col("outcome") == outcome)
+    flips = group.filter(pl.col("transition") == transition)
     s2v = int((flips["before"] == "satisfied").sum())
     return f"{s2v} S→V + {flips.height - s2v} V→S"
 
@@ -67,37 +67,37 @@ def _detail(group: pl.DataFrame, outcome: str) -> str:
 def transition_table(
     pairs: pl.DataFrame, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
 ) -> pl.DataFrame:
-    """One row per (judge, perturbation, outcome): count, percent of valid pairs, interval.
+    """One row per (judge, perturbation, transition): count, percent of valid pairs, interval.
 
     The wrong-direction row appears only where some pair has a known expected verdict.
     """
-    scored = with_outcomes(pairs.select(PAIR_COLUMNS))
+    scored = with_transitions(pairs.select(PAIR_COLUMNS))
     rows: list[dict[str, object]] = []
     for (judge, perturbation), group in scored.group_by(
         ["judge", "perturbation"], maintain_order=True
     ):
-        valid = group.filter(pl.col("outcome").is_not_null())
+        valid = group.filter(pl.col("transition").is_not_null())
         directed = valid["expected"].is_not_null().any()
         per_item = valid.group_by("item_id").agg(
-            *[(pl.col("outcome") == o).sum().alias(o) for o in OUTCOMES], n=pl.len()
+            *[(pl.col("transition") == o).sum().alias(o) for o in TRANSITIONS], n=pl.len()
         )
-        for k, outcome in enumerate(OUTCOMES):
-            if outcome == "wrong_direction_flip" and not directed:
+        for k, transition in enumerate(TRANSITIONS):
+            if transition == "wrong_direction_flip" and not directed:
                 continue
-            count = int(per_item[outcome].sum()) if valid.height else 0
+            count = int(per_item[transition].sum()) if valid.height else 0
             lo, hi = bootstrap_interval(
-                per_item, [*OUTCOMES, "n"], ratio(k, len(OUTCOMES)), resamples, seed
+                per_item, [*TRANSITIONS, "n"], ratio(k, len(TRANSITIONS)), resamples, seed
             )
             rows.append(
                 {
                     "judge": judge,
                     "perturbation": perturbation,
-                    "outcome": LABELS[outcome],
+                    "transition": LABELS[transition],
                     "count": count,
                     "percent": 100 * count / valid.height if valid.height else None,
                     "lo": 100 * lo if lo == lo else None,
                     "hi": 100 * hi if hi == hi else None,
-                    "detail": _detail(valid, outcome),
+                    "detail": _detail(valid, transition),
                     "valid_pairs": valid.height,
                     "pairs": group.height,
                 }
