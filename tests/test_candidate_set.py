@@ -154,7 +154,7 @@ def test_length_filter_and_context_warning(tmp_path: Path, fake_judge: FakeJudge
         )
 
 
-def test_build_cli(tmp_path: Path, fake_judge: FakeJudge) -> None:
+def test_candidates_cli(tmp_path: Path, fake_judge: FakeJudge) -> None:
     out = tmp_path / "set"
     proc = subprocess.run(
         [sys.executable, "-m", "judgeprobe.candidates", "--author", f"fake={fake_judge.url}",

@@ -115,7 +115,9 @@ def test_malformed_files(tmp_path: Path) -> None:
         ("--words", "command line: words"),
     ],
 )
-def test_build_cli_rejects_bad_input_with_one_line(tmp_path: Path, flag: str, needle: str) -> None:
+def test_candidates_cli_rejects_bad_input_with_one_line(
+    tmp_path: Path, flag: str, needle: str
+) -> None:
     values = {
         "--corpus": str(_jsonl(tmp_path / "d.jsonl", [{"id": "x"}])),
         "--config": str(tmp_path / "c.toml"),
