@@ -11,6 +11,7 @@ import hashlib
 import os
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -35,10 +36,32 @@ from judgeprobe.metrics.flags import Readability
 from judgeprobe.protocols.budget import CHARS_PER_TOKEN, MARGIN
 from judgeprobe.protocols.replies import CRITERIA
 
-EMBEDDED_URL = "http://127.0.0.1:8080/v1"  # Gemma 3 270M (make serve-gemma)
-#: The default sweep's judge, chosen by measurement (bench/judge_choice.py, README): its
-#: name, URL and the command that starts it.
-DEFAULT_JUDGE = ("qwen2.5-coder-0.5b", "http://127.0.0.1:8082/v1", "make serve-qwen05")
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedJudge:
+    """An embedded CPU judge (``servers/embedded.py``): its name, URL and start command."""
+
+    name: str
+    url: str
+    serve: str
+
+    def config(self) -> JudgeConfig:
+        """The judge as a config names it."""
+        return JudgeConfig(name=self.name, url=self.url, concurrency=4, serve=self.serve)
+
+
+#: In order of preference; the first is the default sweep's judge, chosen by measurement
+#: (bench/judge_choice.py, README). ``servers/embedded.py`` holds their weights and ports.
+EMBEDDED = (
+    EmbeddedJudge("qwen2.5-coder-0.5b", "http://127.0.0.1:8082/v1", "make serve-qwen05"),
+    EmbeddedJudge("qwen2.5-coder-1.5b", "http://127.0.0.1:8083/v1", "make serve-qwen15"),
+    EmbeddedJudge("gemma3-270m", "http://127.0.0.1:8080/v1", "make serve-gemma"),
+)
+
+
+def embedded_judge(name: str) -> JudgeConfig:
+    """The embedded judge called ``name``."""
+    return next(j for j in EMBEDDED if j.name == name).config()
 
 
 def split_credentials(url: str) -> tuple[str, str]:
@@ -254,8 +277,7 @@ class ProtocolOptions(BaseModel):
 
 def default_judges() -> list[JudgeConfig]:
     """The embedded judge that ``make run`` starts, used when a config names none."""
-    name, url, serve = DEFAULT_JUDGE
-    return [JudgeConfig(name=name, url=url, concurrency=4, serve=serve)]
+    return [EMBEDDED[0].config()]
 
 
 class SweepConfig(BaseModel):

@@ -11,26 +11,8 @@ from __future__ import annotations
 
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
 
-from judgeprobe.config import JudgeConfig, SweepConfig
-
-
-@dataclass(frozen=True, slots=True)
-class EmbeddedJudge:
-    """One embedded judge: its name in configs, its URL and the command that starts it."""
-
-    name: str
-    url: str
-    serve: str
-
-
-#: In order of preference (``servers/embedded.py`` MODELS holds their weights and ports).
-EMBEDDED = (
-    EmbeddedJudge("qwen2.5-coder-0.5b", "http://127.0.0.1:8082/v1", "make serve-qwen05"),
-    EmbeddedJudge("qwen2.5-coder-1.5b", "http://127.0.0.1:8083/v1", "make serve-qwen15"),
-    EmbeddedJudge("gemma3-270m", "http://127.0.0.1:8080/v1", "make serve-gemma"),
-)
+from judgeprobe.config import EMBEDDED, EmbeddedJudge, JudgeConfig, SweepConfig, with_overrides
 
 
 def answers(url: str, timeout_s: float = 2.0) -> bool:
@@ -65,7 +47,7 @@ def running_judge(
             message = (
                 f"the default judge {default.name} is not running at {default.url}; judging "
                 f"with {judge.name}, the embedded judge running at {judge.url} "
-                "(start the default one with `make serve`)"
+                f"(start the default one with `{default.serve or 'make serve'}`)"
             )
-            return SweepConfig.model_validate({**dict(cfg), **update}), message
+            return with_overrides(cfg, update), message
     return cfg, ""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import socket
 
-from judgeprobe.config import SweepConfig, load_config
-from judgeprobe.embedded import EMBEDDED, EmbeddedJudge, answers, running_judge
+from judgeprobe.config import EMBEDDED, EmbeddedJudge, SweepConfig, load_config
+from judgeprobe.embedded import answers, running_judge
 from servers import embedded as launcher
 from tests.fakeserver import FakeJudge
 

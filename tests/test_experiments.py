@@ -11,9 +11,8 @@ import pytest
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.candidates.config import CandidatesConfig
-from judgeprobe.config import JudgeConfig, SweepConfig, load_config
+from judgeprobe.config import EMBEDDED, JudgeConfig, SweepConfig, load_config
 from judgeprobe.corpus import load_items
-from judgeprobe.embedded import EMBEDDED
 from judgeprobe.rubric.config import RubricConfig
 from judgeprobe.run import _conditions, sweep_items
 

@@ -7,7 +7,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from judgeprobe.config import EMBEDDED_URL, EngineConfig, JudgeConfig
+from judgeprobe.config import EngineConfig, JudgeConfig, embedded_judge
 from judgeprobe.files import content_hash
 
 Subset = Literal["llm_vs_extractive", "eq_pair", "same_model", "single_relabel", "identical"]
@@ -20,9 +20,7 @@ SUBSETS: tuple[str, ...] = get_args(Subset)
 
 
 def _author() -> JudgeConfig:
-    return JudgeConfig(
-        name="gemma3-270m", url=EMBEDDED_URL, concurrency=4, serve="make serve-gemma"
-    )
+    return embedded_judge("gemma3-270m")
 
 
 class CandidatesConfig(BaseModel):
