@@ -91,7 +91,7 @@ def test_smoke_twin_asks_what_the_paper_scale_asks(group: str) -> None:
     same = ("protocols", "conditions", "subsets", "order", "cues")
     assert {k: getattr(paper, k) for k in same} == {k: getattr(smoke, k) for k in same}
     assert {j.name for j in paper.judges} == PAPER_JUDGES
-    assert [j.name for j in smoke.judges] == ["gemma3-270m"]
+    assert [j.name for j in smoke.judges] == [EMBEDDED[0].name]  # the default judge
     assert 0 < smoke.limit <= MIN_EQ_PAIR
     # The smoke set is bundled and holds the subset the group needs, at least ``limit`` of it,
     # and every condition resolves on every item the smoke sweep takes.
