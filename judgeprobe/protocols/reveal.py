@@ -46,6 +46,7 @@ from judgeprobe.protocols.base import (
 from judgeprobe.protocols.pbp import as_text
 from judgeprobe.protocols.replies import PairwiseReply, RankReply, ScoreReply, ScotReply
 from judgeprobe.protocols.scoring import score_pairs, verdict_from_scores
+from judgeprobe.protocols.scot import SCoT
 
 #: The templates each protocol's turn 2 adds to its own (the materials template it has).
 TEMPLATES: dict[str, tuple[str, ...]] = {
@@ -117,13 +118,8 @@ async def reveal(
         said, raw = await ask_stage(ask, "reveal", messages, PairwiseReply, budgets["reveal"])
         return Turn(said.verdict, said.explanation, [*messages, assistant(raw)])
     reply, raw = await ask_stage(ask, "reveal", messages, ScotReply, budgets["verdict"])
-    pairs = score_pairs(reply.criteria.by_criterion())
-    details = {
-        "criteria": reply.criteria.model_dump(),
-        "score_verdict": verdict_from_scores(pairs, protocol.weights, protocol.tie_tolerance),
-        "stated_verdict": reply.verdict,
-    }
-    return Turn(reply.verdict, reply.explanation, [*messages, assistant(raw)], details)
+    scot: SCoT = protocol
+    return scot.turn(reply, raw, messages)
 
 
 async def _pbp(protocol: Any, first: Turn, turn1: Recorder, truth: Presentation,

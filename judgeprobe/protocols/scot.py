@@ -13,7 +13,15 @@ from typing import ClassVar
 from pydantic import BaseModel
 
 from judgeprobe.prompts import load_template
-from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
+from judgeprobe.protocols.base import (
+    Asker,
+    Message,
+    Presentation,
+    Turn,
+    ask_stage,
+    assistant,
+    user,
+)
 from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.replies import CRITERIA, ScotReply
 from judgeprobe.protocols.scoring import score_pairs, verdict_from_scores
@@ -37,6 +45,14 @@ class SCoT:
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
         reply, raw = await ask_stage(ask, "verdict", messages, ScotReply, budget)
+        return self.turn(reply, raw, messages)
+
+    def turn(self, reply: ScotReply, raw: str, messages: list[Message]) -> Turn:
+        """A SCoT reply as a turn (its first, or Reveal-After's second), scores kept beside it.
+
+        The verdict the scores imply goes into ``details`` next to the stated one, so the
+        metrics can tell a judge whose words and numbers disagree.
+        """
         scores = score_pairs(reply.criteria.by_criterion())
         details = {
             "criteria": reply.criteria.model_dump(),
