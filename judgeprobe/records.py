@@ -16,6 +16,9 @@ Verdict = Literal["A", "B", "Tie", "Invalid"]
 """A cue judgment's verdict, in candidate terms."""
 RubricVerdict = Literal["satisfied", "violated"]
 """The rubric probe's verdict: does the response meet the criterion."""
+NoVerdict = Literal[""]
+"""The verdict of a job that judges nothing (a document the candidate builder wrote texts
+for): its status says how it ended, and "Invalid" stays the verdict of every invalid job."""
 Status = Literal["valid", "invalid"]
 """What a request or a judgment ended as; an invalid one carries its reason."""
 Target = Literal["A", "B", "none"]

@@ -4,7 +4,9 @@ The cue sweep (``run``), the rubric probe (``rubric``) and the candidate builder
 differ only in what a job is, how it is made and how the finished jobs become rows. They
 pass those as a ``JobType``; everything else — probing every judge with its credentials,
 opening the store only once nothing can fail any more, the manifest, the streaming scheduler
-with its circuit breaker and deadline, closing every connection — lives here, once.
+with its circuit breaker and deadline, the progress bar, closing every connection — lives
+here, once. A job of the cue sweep or the rubric probe is one judgment; one of the builder is
+one document (its texts, written by the author), whose outcome carries them in ``details``.
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ class JobType(Generic[J]):
     twice (to send, then to read back), so it must be deterministic. ``rows`` reads the
     planned jobs back from the store as the judgments table and writes it. ``group`` keeps a
     group's jobs (a document's) back to back in one lane, so its prompt prefix stays
-    cached on one server slot.
+    cached on one server slot. ``progress`` is what the bar says: its label and what a job is.
     """
 
     plan: Callable[[dict[str, str]], Iterable[J]]
@@ -99,6 +101,7 @@ class JobType(Generic[J]):
     planned: int
     lanes: dict[str, int]
     group: Callable[[J], Hashable] | None = None
+    progress: tuple[str, str] = ("judging", "judgments")
 
 
 @dataclass
@@ -143,7 +146,7 @@ async def run_planned(
     fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
     total = max(1, sum(kind.lanes.values()))
     max_group = min(MAX_GROUP, -(-kind.planned // total)) if kind.planned else MAX_GROUP
-    breaker = Breaker(engine.breaker_after)
+    breaker = Breaker(engine.breaker_after, unit=kind.progress[1])
     summary = await run_jobs(
         kind.plan(fingerprints), handler(kind, endpoints, store, breaker), kind.lanes, store,
         progress, engine.sweep_deadline_s, group=kind.group, max_group=max(1, max_group),
@@ -172,13 +175,14 @@ async def run_sweep(
         write_json(out / "manifest.json", {**kind.manifest(endpoints), **(extra_manifest or {})})
         if opened is not None:
             opened()
-        with SweepProgress(kind.planned, console, enabled=show_progress) as progress:
+        label, unit = kind.progress
+        with SweepProgress(kind.planned, console, show_progress, label, unit) as progress:
             summary = await run_planned(kind, endpoints, store, engine, progress)
         if summary.deadline_hit:
             console.print(
                 f"[yellow]sweep deadline ({engine.sweep_deadline_s:g}s) reached: sending "
-                "stopped; the tables and report are written now, after it (the deadline "
-                "covers sending only)[/]"
+                "stopped; what finished is read back now, after it (the deadline covers "
+                "sending only)[/]"
             )
         store.flush()
         fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}

@@ -4,7 +4,9 @@ corpus → length filter → LLM summaries, draws, paraphrases and attacks (cach
 + extractive summaries (sumy) + rule-based attacks → preservation check → subsets →
 ``OUT/candidates.parquet`` (set ``items = "OUT/candidates.parquet"`` in a sweep config) and
 ``OUT/build.json`` (counts, dropped documents, timing). ``OUT/store.sqlite`` caches every
-request: rerunning an interrupted or finished build sends only what is missing.
+request and every written document: rerunning an interrupted or finished build sends only what
+is missing. When the sweep deadline or the author's circuit breaker stops it first, no set is
+written and the command exits 3.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
-from judgeprobe.candidates.assemble import make_candidate_set
+from judgeprobe.candidates.assemble import BuildIncomplete, make_candidate_set
 from judgeprobe.candidates.config import CandidatesConfig
 from judgeprobe.cli import main_guard
 from judgeprobe.config import load_toml, parse_judge_flag, with_overrides
+from judgeprobe.rundir import EXIT_INCOMPLETE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,7 +64,11 @@ def main(argv: list[str] | None = None) -> int:
     base = load_toml(args.config, CandidatesConfig)
     cfg = with_overrides(base, _changes(args, base))
     console = Console(stderr=True, soft_wrap=True)
-    stats = asyncio.run(make_candidate_set(cfg, args.out, console))
+    try:
+        stats = asyncio.run(make_candidate_set(cfg, args.out, console))
+    except BuildIncomplete as exc:
+        console.print(f"[yellow]incomplete: {escape(str(exc))}[/]")
+        return EXIT_INCOMPLETE
     if stats.dropped:
         console.print(f"{len(stats.dropped)} documents outside the token range were left out")
     if stats.over_context:

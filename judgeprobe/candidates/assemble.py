@@ -3,22 +3,25 @@
 corpus → length filter → LLM summaries, draws, paraphrases and attacks (cached engine requests)
 + extractive summaries (sumy) + rule-based attacks → preservation check → subsets →
 ``OUT/candidates.parquet`` (set ``items = "OUT/candidates.parquet"`` in a sweep config) and
-``OUT/build.json`` (counts, dropped documents, timing). ``OUT/store.sqlite`` caches every
-request: rerunning an interrupted or finished build sends only what is missing.
+``OUT/build.json`` (counts, dropped documents, timing). The documents go through the shared
+sweep runner (``judgeprobe.sweep``), one job each (``candidates.generate``), which writes
+``OUT/manifest.json`` first. ``OUT/store.sqlite`` caches every request and every written
+document: rerunning an interrupted or finished build sends only what is missing.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 from rich.console import Console
 
-from judgeprobe import JudgeprobeError
+from judgeprobe import JudgeprobeError, __version__
 from judgeprobe.candidates import preserve
 from judgeprobe.candidates.candidate_set import (
     SET_VERSION,
@@ -26,16 +29,25 @@ from judgeprobe.candidates.candidate_set import (
     write_candidate_set,
 )
 from judgeprobe.candidates.config import CandidatesConfig
-from judgeprobe.candidates.llm import Author
-from judgeprobe.candidates.materials import Materials, make_materials
+from judgeprobe.candidates.generate import (
+    DocumentJob,
+    document_jobs,
+    stored_materials,
+    write_document,
+    writers,
+)
+from judgeprobe.candidates.materials import TEMPLATES, Materials
 from judgeprobe.candidates.subsets import document_rows
 from judgeprobe.candidates.tokens import TokenCounter, approx_tokens
 from judgeprobe.corpus import Document, load_documents
+from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Sampling
+from judgeprobe.engine.runner import RunSummary
+from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.files import bytes_hash, write_json
+from judgeprobe.manifest import public_url
 from judgeprobe.prompts import load_template
-from judgeprobe.rundir import open_store
-from judgeprobe.sweep import probe_judges
+from judgeprobe.sweep import JobType, judges_open, lanes_of, run_sweep
 
 SET_FILE = "candidates.parquet"
 
@@ -56,6 +68,7 @@ class CandidateSetStats:
     over_context: list[str] = field(default_factory=list)
     sha256: str = ""
     wall_s: float = 0.0
+    not_written: list[str] = field(default_factory=list)  # ids the run stopped before (no set)
 
     def as_dict(self, cfg: CandidatesConfig) -> dict[str, Any]:
         """The build's manifest record, so a candidate set can be traced to its config."""
@@ -64,7 +77,7 @@ class CandidateSetStats:
             "candidates": str(self.path),
             "sha256": self.sha256,
             "config_digest": cfg.digest(),
-            "config": cfg.model_dump(mode="json", exclude={"author": {"api_key_env"}}),
+            "config": _public_config(cfg),
             "documents": self.documents,
             "dropped_by_length": self.dropped,
             "token_method": self.token_method,
@@ -77,6 +90,11 @@ class CandidateSetStats:
             "items_over_context": self.over_context,
             "wall_s": round(self.wall_s, 1),
         }
+
+
+def _public_config(cfg: CandidatesConfig) -> dict[str, Any]:
+    """The config as the build's records show it."""
+    return cfg.model_dump(mode="json", exclude={"author": {"api_key_env"}})
 
 
 def _length_filter(
@@ -119,54 +137,44 @@ def _judge_prompt_overhead() -> int:
     return sum(approx_tokens(load_template(n).text) for n in ("baseline_v1", "materials_v1"))
 
 
+class BuildIncomplete(JudgeprobeError):
+    """Documents were not written (the deadline, the author's breaker): no set is written."""
+
+
 async def make_candidate_set(
     cfg: CandidatesConfig, out: Path, console: Console | None = None
 ) -> CandidateSetStats:
-    """Make the candidate set in ``out`` (a folder) and return what was done."""
+    """Make the candidate set in ``out`` (a folder) and return what was done.
+
+    The documents run through the shared sweep runner, one job each (``candidates.generate``);
+    the set is written only once every document is, else ``BuildIncomplete`` says why.
+    """
     console = console or Console(stderr=True, quiet=True)
     start = time.monotonic()
     docs = load_documents(cfg.corpus, cfg.limit)
     stats = CandidateSetStats(path=out / SET_FILE)
-    endpoint = (await probe_judges([cfg.author], cfg.engine, console))[cfg.author.name]
-    counter = TokenCounter(endpoint)
-    para_endpoint = None
-    try:
-        if cfg.paraphraser is not None:
-            found = await probe_judges([cfg.paraphraser], cfg.engine, console)
-            para_endpoint = found[cfg.paraphraser.name]
-        stats.token_method = counter.method
-        kept = _length_filter(docs, await counter.count([d.text for d in docs]), cfg, stats)
-        stats.documents = len(kept)
-        stats.context_window = cfg.judge_context or await counter.context_window()
+    async with judges_open(list(writers(cfg).values()), cfg.engine, console) as endpoints:
+        endpoint = endpoints[cfg.author.name]
+        counter = TokenCounter(endpoint)
+        try:
+            stats.token_method = counter.method
+            kept = _length_filter(docs, await counter.count([d.text for d in docs]), cfg, stats)
+            stats.documents = len(kept)
+            stats.context_window = cfg.judge_context or await counter.context_window()
+        finally:
+            await counter.close()
         console.print(
             f"{len(kept)} of {len(docs)} documents are {cfg.min_tokens}-{cfg.max_tokens} tokens "
             f"({counter.method}); author {endpoint.info.model} "
             f"(fingerprint {endpoint.info.fingerprint})"
         )
-        store = open_store(out)
-        try:
-            author = Author(endpoint, store)
-            paraphraser = Author(para_endpoint, store) if para_endpoint else None
-            materials = await _generate([d for d, _ in kept], author, cfg, console, paraphraser)
-            stats.failed_requests = author.invalid + (paraphraser.invalid if paraphraser else 0)
-        finally:
-            store.close()
-    finally:
-        await counter.close()
-        await endpoint.close()
-        if para_endpoint is not None:
-            await para_endpoint.close()
-    rows: list[dict[str, Any]] = []
-    for m, checks in zip(materials, _checks(materials), strict=True):
-        if m.summary is None:
-            stats.no_summary.append(m.doc.id)
-        doc_rows, flagged = document_rows(m, checks, endpoint.info.fingerprint, cfg)
-        rows += doc_rows
-        stats.flagged += flagged
-    if not rows:
+        kind = candidates_job_type(cfg, kept, endpoints, stats)
+        swept = await run_sweep(kind, endpoints, cfg.engine, out, console)
+    if stats.not_written:
+        raise BuildIncomplete(_incomplete(stats, swept.summary, cfg))
+    frame = swept.judgments
+    if frame.is_empty():
         raise JudgeprobeError("the build produced no items (every LLM summary failed?)")
-    _check_context(rows, dict((d.id, n) for d, n in kept), stats)
-    frame = candidate_frame(rows)
     write_candidate_set(frame, stats.path)
     stats.sha256 = bytes_hash(stats.path.read_bytes())
     stats.subsets = dict(sorted(Counter(frame["subset"].to_list()).items()))
@@ -175,25 +183,92 @@ async def make_candidate_set(
     return stats
 
 
-async def _generate(
-    docs: list[Document], author: Author, cfg: CandidatesConfig, console: Console,
-    paraphraser: Author | None = None,
-) -> list[Materials]:  # fmt: skip
-    """Every document's texts, a few documents at a time, in corpus order."""
-    slots = asyncio.Semaphore(max(1, cfg.author.concurrency))
-    done = 0
-    step = max(1, len(docs) // 20)
+def candidates_job_type(
+    cfg: CandidatesConfig,
+    kept: list[tuple[Document, int]],
+    endpoints: dict[str, Endpoint],
+    stats: CandidateSetStats,
+) -> JobType[DocumentJob]:
+    """The build as a job type of the shared runner: one job per kept document.
 
-    async def one(doc: Document) -> Materials:
-        nonlocal done
-        async with slots:
-            m = await make_materials(doc, author, cfg, paraphraser)
-        done += 1
-        if done % step == 0 or done == len(docs):
-            console.print(f"documents {done}/{len(docs)}")
-        return m
+    Its rows are the candidate set's, rebuilt from every document's stored texts in corpus
+    order; what they count (flagged rewrites, failed requests, documents without a summary or
+    not written at all) goes into ``stats``.
+    """
+    docs = [d for d, _ in kept]
+    paraphraser = endpoints[cfg.paraphraser.name] if cfg.paraphraser else None
 
-    return list(await asyncio.gather(*(one(d) for d in docs)))
+    async def make(job: DocumentJob, endpoint: Endpoint, store: Store) -> Outcome:
+        return await write_document(job, cfg, store, endpoint, paraphraser)
+
+    def rows(jobs: Iterable[DocumentJob], store: Store, fp: dict[str, str]) -> pl.DataFrame:
+        materials: list[Materials] = []
+        for job in jobs:
+            found = stored_materials(job, store)
+            if found is None:
+                stats.not_written.append(job.doc.id)
+                continue
+            materials.append(found[0])
+            stats.failed_requests += found[1]
+        items: list[dict[str, Any]] = []
+        for m, checks in zip(materials, _checks(materials), strict=True):
+            if m.summary is None:
+                stats.no_summary.append(m.doc.id)
+            doc_rows, flagged = document_rows(m, checks, fp[cfg.author.name], cfg)
+            items += doc_rows
+            stats.flagged += flagged
+        _check_context(items, {d.id: n for d, n in kept}, stats)
+        return candidate_frame(items)
+
+    return JobType(
+        plan=lambda fp: document_jobs(cfg, docs, fp),
+        make=make,
+        rows=rows,
+        manifest=lambda found: _manifest(cfg, len(docs), found),
+        planned=len(docs),
+        lanes=lanes_of([cfg.author]),
+        progress=("writing", "documents"),
+    )
+
+
+def _manifest(
+    cfg: CandidatesConfig, documents: int, endpoints: dict[str, Endpoint]
+) -> dict[str, Any]:
+    """What the build is about to make, written before anything is sent (``manifest.json``)."""
+    return {
+        "kind": "candidates",
+        "set_version": SET_VERSION,
+        "config_digest": cfg.digest(),
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "judgeprobe": __version__,
+        "config": _public_config(cfg),
+        "documents": documents,
+        "templates": {name: load_template(name).sha256 for name in TEMPLATES.values()},
+        "writers": [
+            {
+                "name": n,
+                "url": public_url(e.judge.url),
+                **e.info.details,
+                "fingerprint": e.info.fingerprint,
+            }
+            for n, e in endpoints.items()
+        ],
+    }
+
+
+def _incomplete(stats: CandidateSetStats, summary: RunSummary, cfg: CandidatesConfig) -> str:
+    """Why documents were not written, and what to do, in one line."""
+    if summary.tripped:
+        why = "; ".join(f"author {n}: circuit breaker: {w}" for n, w in summary.tripped.items())
+    elif summary.deadline_hit:
+        why = f"the sweep deadline ({cfg.engine.sweep_deadline_s:g}s) stopped sending"
+    else:
+        why = "they did not finish"
+    return (
+        f"{len(stats.not_written)} of {stats.documents} documents were not written ({why}); "
+        f"{stats.path} was not written: rerun the same command to continue (written documents "
+        "are kept)"
+    )
 
 
 def _check_context(

@@ -61,6 +61,10 @@ class CandidatesConfig(BaseModel):
             raise ValueError("min_tokens must not exceed max_tokens")
         if self.relabel_opponent != "same_model" and self.relabel_opponent not in self.methods:
             raise ValueError(f"relabel_opponent {self.relabel_opponent} is not among methods")
+        if self.paraphraser is not None and self.paraphraser.name == self.author.name:
+            # Both are probed and addressed by name: one name would send both roles' requests
+            # to one of the two servers.
+            raise ValueError("the paraphraser needs a name other than the author's")
         return self
 
     def digest(self) -> str:

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.session import CachedAsker
-from judgeprobe.engine.store import Store
+from judgeprobe.engine.store import Result, Store
 from judgeprobe.prompts import load_template
 
 _OPENING = re.compile(r'\s*\{\s*"text"\s*:\s*"')
@@ -65,12 +65,17 @@ class Text:
 
 
 class Author:
-    """Writes texts with one endpoint; ``None`` when the request ended Invalid."""
+    """Writes one document's texts with one endpoint; ``None`` when a request ended Invalid.
+
+    It keeps what the document cost (every request's result) and which requests gave no text,
+    by template and seed, so the document's outcome can say why it has no summary.
+    """
 
     def __init__(self, endpoint: Endpoint, store: Store) -> None:
         self.endpoint = endpoint
         self.store = store
-        self.invalid = 0
+        self.results: list[Result] = []
+        self.failed: dict[tuple[str, int], Result] = {}
 
     @property
     def fingerprint(self) -> str:
@@ -91,13 +96,14 @@ class Author:
         sampling = Sampling(temperature=temperature, max_tokens=max_tokens)
         asker = CachedAsker(self.endpoint, self.store, sampling, seed)
         result = await asker([{"role": "user", "content": tpl.fill(values)}], TextReply, max_tokens)
+        self.results.append(result)
         reply = result.reply_as(TextReply)
         text = reply.text.strip() if reply else ""
         truncated = result.status != "valid" and result.finish_reason == "length"
         if truncated:
             text = salvage(result.raw)
         if not text:
-            self.invalid += 1
+            self.failed[(tpl.name, seed)] = result
             return None
         params = {
             "template": tpl.name,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from judgeprobe.candidates import extractive
 from judgeprobe.candidates.attacks import ATTACKS
@@ -32,6 +33,31 @@ class Materials:
     paraphrases: list[Text] = field(default_factory=list)  # two paraphrases of the summary
     extractive: dict[str, Text] = field(default_factory=dict)
     attacks: dict[tuple[str, str], Text] = field(default_factory=dict)  # (attack, method)
+
+
+def to_record(m: Materials) -> dict[str, Any]:
+    """A document's texts as plain data (its outcome's ``details`` in the build's store)."""
+    return {
+        "summary": asdict(m.summary) if m.summary else None,
+        "draws": [asdict(t) for t in m.draws],
+        "paraphrases": [asdict(t) for t in m.paraphrases],
+        "extractive": {method: asdict(t) for method, t in m.extractive.items()},
+        "attacks": [[attack, how, asdict(t)] for (attack, how), t in m.attacks.items()],
+    }
+
+
+def from_record(doc: Document, record: dict[str, Any]) -> Materials:
+    """The texts ``to_record`` stored, back for ``doc``, so a resumed build asks nothing again."""
+    summary = record["summary"]
+    return Materials(
+        doc=doc,
+        source_hash=source_hash(doc.text),
+        summary=Text(**summary) if summary else None,
+        draws=[Text(**t) for t in record["draws"]],
+        paraphrases=[Text(**t) for t in record["paraphrases"]],
+        extractive={method: Text(**t) for method, t in record["extractive"].items()},
+        attacks={(attack, how): Text(**t) for attack, how, t in record["attacks"]},
+    )
 
 
 def source_hash(text: str) -> str:

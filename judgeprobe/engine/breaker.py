@@ -28,8 +28,9 @@ NOT_RUN = "not run"
 class Breaker:
     """Per judge: trips after ``after`` non-clearing Invalid judgments and no valid one."""
 
-    def __init__(self, after: int) -> None:
+    def __init__(self, after: int, unit: str = "judgments") -> None:
         self.after = after  # 0 = never trip
+        self.unit = unit  # what a job is, for the reason (the builder's are documents)
         self.failed: Counter[str] = Counter()
         self.reasons: dict[str, Counter[str]] = {}
         self.cleared: set[str] = set()
@@ -49,7 +50,7 @@ class Breaker:
         if self.failed[judge] >= self.after:
             (reason, n), *_ = self.reasons[judge].most_common(1)
             self.tripped[judge] = (
-                f"its first {self.after} judgments were all Invalid (most often, {n}×: {reason})"
+                f"its first {self.after} {self.unit} were all Invalid (most often, {n}×: {reason})"
             )
 
     def skip(self, key: str, judge: str, model: str) -> Outcome | None:

@@ -2,6 +2,7 @@
 
 done/total judgments, judgments/s and requests/s, invalid, retries, ETA. Requests/s is the server's
 load (a PBP judgment is three requests, a re-ask or retry one more); judgments/s is what finishes.
+A sweep of other jobs (the candidate builder's documents) names its own ``label`` and ``unit``.
 
 Updates are counters; the display is told at most every ``REFRESH_S`` seconds (and on
 exit), so the cost per request is a few additions however fast requests complete.
@@ -30,16 +31,23 @@ REFRESH_S = 0.1
 class SweepProgress:
     """Counts outcomes and shows them; usable with ``enabled=False`` for quiet runs."""
 
-    def __init__(self, total: int, console: Console | None = None, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        total: int,
+        console: Console | None = None,
+        enabled: bool = True,
+        label: str = "judging",
+        unit: str = "judgments",
+    ) -> None:
         self.total = total
         self.valid = self.invalid = self.cached = self.retries = self.requests = 0
         self._start = self._shown = time.monotonic()
         self._progress = Progress(
-            TextColumn("[bold]judging"),
+            TextColumn(f"[bold]{label}"),
             BarColumn(),
             MofNCompleteColumn(),
             TaskProgressColumn(),
-            TextColumn("{task.fields[rate]:.2f} judgments/s · {task.fields[req_rate]:.2f} req/s"),
+            TextColumn(f"{{task.fields[rate]:.2f}} {unit}/s · {{task.fields[req_rate]:.2f}} req/s"),
             TextColumn(
                 "[green]{task.fields[valid]} ok[/] [yellow]{task.fields[invalid]} invalid[/]"
             ),
@@ -50,7 +58,7 @@ class SweepProgress:
             refresh_per_second=4,
         )
         self._task = self._progress.add_task(
-            "judging", total=total, rate=0.0, req_rate=0.0, valid=0, invalid=0, retries=0, cached=0
+            label, total=total, rate=0.0, req_rate=0.0, valid=0, invalid=0, retries=0, cached=0
         )
 
     def __enter__(self) -> SweepProgress:

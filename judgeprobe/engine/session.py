@@ -69,13 +69,17 @@ class CachedAsker:
 
     def totals(self) -> dict[str, Any]:
         """The request keys and summed cost of every request asked so far (an Outcome's)."""
-        used = self.results
-        return {
-            "request_keys": [r.key for r in used],
-            "attempts": sum(r.attempts for r in used),
-            "reasks": sum(r.reasks for r in used),
-            "escalations": sum(r.escalations for r in used),
-            "latency_s": sum(r.latency_s for r in used),
-            "prompt_tokens": sum(r.prompt_tokens for r in used),
-            "completion_tokens": sum(r.completion_tokens for r in used),
-        }
+        return totals(self.results)
+
+
+def totals(used: Sequence[Result]) -> dict[str, Any]:
+    """The request keys and summed cost of ``used`` requests, as an Outcome's fields."""
+    return {
+        "request_keys": [r.key for r in used],
+        "attempts": sum(r.attempts for r in used),
+        "reasks": sum(r.reasks for r in used),
+        "escalations": sum(r.escalations for r in used),
+        "latency_s": sum(r.latency_s for r in used),
+        "prompt_tokens": sum(r.prompt_tokens for r in used),
+        "completion_tokens": sum(r.completion_tokens for r in used),
+    }

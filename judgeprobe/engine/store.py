@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeVar
 import orjson
 from pydantic import BaseModel, ConfigDict
 
-from judgeprobe.records import RubricVerdict, Status, Verdict
+from judgeprobe.records import NoVerdict, RubricVerdict, Status, Verdict
 
 Reply = TypeVar("Reply", bound=BaseModel)
 
@@ -65,14 +65,16 @@ class Result(BaseModel):
 class Outcome(BaseModel):
     """What one judgment ended as, in candidate terms (``A`` = candidate 1 preferred).
 
-    A rubric judgment's verdict is ``satisfied`` or ``violated`` (Invalid when it failed).
+    A rubric judgment's verdict is ``satisfied`` or ``violated`` (Invalid when it failed). A
+    job that judges nothing (one document of the candidate builder) has the empty verdict when
+    valid; its result is in ``details``.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     key: str
     status: Status
-    verdict: Verdict | RubricVerdict
+    verdict: Verdict | RubricVerdict | NoVerdict
     raw_verdict: str = ""  # in screen terms: "[1,2]" | "[2,1]" | "Tie"
     explanation: str = ""
     invalid_reason: str = ""
