@@ -4,9 +4,14 @@ resume, preservation flags, and a sweep on the built set."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +20,7 @@ import polars as pl
 import pytest
 
 from judgeprobe import JudgeprobeError, embeddings
-from judgeprobe.candidates.assemble import make_candidate_set
+from judgeprobe.candidates.assemble import BuildIncomplete, make_candidate_set
 from judgeprobe.candidates.candidate_set import SET_VERSION
 from judgeprobe.candidates.config import SUBSETS, CandidatesConfig
 from judgeprobe.candidates.llm import Text
@@ -23,6 +28,7 @@ from judgeprobe.candidates.materials import Materials
 from judgeprobe.candidates.subsets import document_rows
 from judgeprobe.config import JudgeConfig
 from judgeprobe.corpus import Document, load_items
+from judgeprobe.rundir import EXIT_INCOMPLETE
 from tests.conftest import ROOT, run_cli, write_config
 from tests.fakeserver import FakeJudge
 
@@ -202,3 +208,98 @@ def test_a_separate_paraphraser_writes_both_paraphrases(tmp_path: Path) -> None:
     assert not any("Paraphrase the summary" in p for p in told)  # the author wrote the summary
     assert cfg.digest() != _cfg(author, limit=2, keep_flagged=True, subsets=["eq_pair"],
                                 attacks=[]).digest()  # fmt: skip
+
+
+def _stored(out: Path, table: str) -> int:
+    """Rows of one table of a build's store, read while the build may still write it."""
+    try:
+        with closing(sqlite3.connect(out / "store.sqlite")) as db:
+            return int(db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    except sqlite3.OperationalError:  # no store, or no tables yet
+        return 0
+
+
+def _build_toml(path: Path, url: str, limit: int, **engine: float) -> list[str]:
+    """A one-lane build config; returns the command that builds it (``--out`` to add)."""
+    lines = [
+        f"limit = {limit}",
+        "min_tokens = 0",
+        "[author]",
+        'name = "fake"',
+        f'url = "{url}"',
+        "concurrency = 1",
+        "[engine]",
+        "attempt_timeout_s = 5.0",
+        "backoff_base_s = 0.01",
+    ]
+    lines += [f"{k} = {v}" for k, v in engine.items()]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return [sys.executable, "-m", "judgeprobe.candidates", "--config", str(path)]
+
+
+def test_a_killed_build_resumes_without_losing_or_repeating_a_document(
+    tmp_path: Path, fake_judge: FakeJudge
+) -> None:
+    one_lane = JudgeConfig(name="fake", url=fake_judge.url, concurrency=1)
+    reference = asyncio.run(make_candidate_set(_cfg(fake_judge, limit=6, author=one_lane),
+                                               tmp_path / "reference"))  # fmt: skip
+    fake_judge.latency_s = 0.3  # slow enough to be killed between documents
+    out = tmp_path / "killed"
+    command = [*_build_toml(tmp_path / "b.toml", fake_judge.url, 6), "--out", str(out)]
+    child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while child.poll() is None and _stored(out, "outcomes") < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert child.poll() is None, "the build ended before it could be killed"
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    written, answered = _stored(out, "outcomes"), _stored(out, "results")
+    assert 2 <= written < 6
+    assert not (out / "candidates.parquet").exists()
+
+    time.sleep(0.5)  # a request the kill cut off is still counted once its latency is over
+    fake_judge.latency_s = 0.0
+    before = fake_judge.chat_requests
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    # Every stored request is reused and every missing one sent once: nothing lost, none twice.
+    assert _stored(out, "results") == _stored(tmp_path / "reference", "results")
+    assert fake_judge.chat_requests - before == _stored(out, "results") - answered
+    assert _stored(out, "outcomes") == 6
+    assert (out / "candidates.parquet").read_bytes() == reference.path.read_bytes()
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert again.returncode == 0, again.stderr
+    assert fake_judge.chat_requests - before == _stored(out, "results") - answered
+
+
+def test_the_sweep_deadline_stops_a_build_which_writes_no_set_and_exits_3(tmp_path: Path) -> None:
+    with FakeJudge(seeded_texts=True, latency_s=0.4) as judge:
+        command = _build_toml(tmp_path / "b.toml", judge.url, 3, sweep_deadline_s=1.0)
+        proc = subprocess.run([*command, "--out", str(tmp_path / "set")], capture_output=True,
+                              text=True, timeout=300, cwd=ROOT)  # fmt: skip
+    assert proc.returncode == EXIT_INCOMPLETE, proc.stderr
+    assert "sweep deadline (1s) reached: sending stopped" in proc.stderr
+    said = proc.stderr.strip().splitlines()[-1]
+    assert said.startswith("incomplete: ")
+    assert "of 3 documents were not written (the sweep deadline (1s) stopped sending)" in said
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "set" / "candidates.parquet").exists()
+    assert not (tmp_path / "set" / "build.json").exists()
+
+
+def test_the_breaker_stops_an_author_whose_first_documents_all_fail(tmp_path: Path) -> None:
+    # Every reply runs past its budget with no sentence to keep: each summary ends Invalid.
+    with FakeJudge(seeded_texts=True, reply_tokens=400) as judge:
+        one_lane = JudgeConfig(name="fake", url=judge.url, concurrency=1)
+        engine = {"attempt_timeout_s": 5.0, "breaker_after": 2}
+        cfg = _cfg(judge, limit=5, author=one_lane, engine=engine, subsets=["identical"])
+        with pytest.raises(BuildIncomplete) as stopped:
+            asyncio.run(make_candidate_set(cfg, tmp_path / "set"))
+        sent = judge.chat_requests
+    assert str(stopped.value).startswith(
+        "3 of 5 documents were not written (author fake: circuit breaker: its first 2 "
+        "documents were all Invalid (most often, 2×: no summary: "
+    )
+    assert "fix the author, then rerun the same command" in str(stopped.value)
+    assert sent == 4  # the first two summaries, each asked again with a larger budget (cut)
+    assert not (tmp_path / "set" / "candidates.parquet").exists()

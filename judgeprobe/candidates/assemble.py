@@ -258,16 +258,17 @@ def _manifest(
 
 def _incomplete(stats: CandidateSetStats, summary: RunSummary, cfg: CandidatesConfig) -> str:
     """Why documents were not written, and what to do, in one line."""
+    todo = "rerun the same command to continue"
     if summary.tripped:
         why = "; ".join(f"author {n}: circuit breaker: {w}" for n, w in summary.tripped.items())
+        todo = "fix the author, then rerun the same command"
     elif summary.deadline_hit:
         why = f"the sweep deadline ({cfg.engine.sweep_deadline_s:g}s) stopped sending"
     else:
         why = "they did not finish"
     return (
         f"{len(stats.not_written)} of {stats.documents} documents were not written ({why}); "
-        f"{stats.path} was not written: rerun the same command to continue (written documents "
-        "are kept)"
+        f"no set was written to {stats.path}: {todo} (written documents are kept)"
     )
 
 
