@@ -303,3 +303,12 @@ def test_the_breaker_stops_an_author_whose_first_documents_all_fail(tmp_path: Pa
     assert "fix the author, then rerun the same command" in str(stopped.value)
     assert sent == 4  # the first two summaries, each asked again with a larger budget (cut)
     assert not (tmp_path / "set" / "candidates.parquet").exists()
+
+
+def test_the_paraphraser_needs_its_own_name() -> None:
+    """Both writers are addressed by name: one name would send both roles to one server."""
+    author = JudgeConfig(name="w", url="http://127.0.0.1:1/v1")
+    with pytest.raises(ValueError, match="a name other than the author's"):
+        CandidatesConfig(
+            author=author, paraphraser=author.model_copy(update={"url": "http://x/v1"})
+        )
