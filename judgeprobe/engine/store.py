@@ -29,10 +29,22 @@ from judgeprobe.records import NoVerdict, RubricVerdict, Status, Verdict
 Reply = TypeVar("Reply", bound=BaseModel)
 
 
-class Result(BaseModel):
-    """What one request ended as: a valid reply, or Invalid with its reason."""
+class Cost(BaseModel):
+    """What a request, or a judgment's requests together, cost and who answered."""
 
     model_config = ConfigDict(extra="forbid")
+
+    attempts: int = 0
+    reasks: int = 0
+    escalations: int = 0  # replies cut at max_tokens, asked again with a larger budget
+    latency_s: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model: str = ""
+
+
+class Result(Cost):
+    """What one request ended as: a valid reply, or Invalid with its reason."""
 
     key: str
     status: Status
@@ -40,14 +52,7 @@ class Result(BaseModel):
     raw: str = ""
     invalid_reason: str = ""
     retryable: bool = False
-    attempts: int = 0
-    reasks: int = 0
-    escalations: int = 0  # replies cut at max_tokens, asked again with a larger budget
-    latency_s: float = 0.0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
     finish_reason: str = ""
-    model: str = ""
     endpoint: str = ""
     completed_at: float = 0.0
 
@@ -62,15 +67,13 @@ class Result(BaseModel):
         return model.model_validate(self.reply)
 
 
-class Outcome(BaseModel):
+class Outcome(Cost):
     """What one judgment ended as, in candidate terms (``A`` = candidate 1 preferred).
 
     A rubric judgment's verdict is ``satisfied`` or ``violated`` (Invalid when it failed). A
     job that judges nothing (one document of the candidate builder) has the empty verdict when
     valid; its result is in ``details``.
     """
-
-    model_config = ConfigDict(extra="forbid")
 
     key: str
     status: Status
@@ -83,13 +86,6 @@ class Outcome(BaseModel):
     turn1_verdict: Verdict | Literal[""] = ""  # Reveal-After's first turn
     turn1_explanation: str = ""
     request_keys: list[str] = []
-    attempts: int = 0
-    reasks: int = 0
-    escalations: int = 0  # replies cut at max_tokens, asked again with a larger budget
-    latency_s: float = 0.0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    model: str = ""
 
 
 TABLES = ("results", "outcomes")
