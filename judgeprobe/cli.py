@@ -11,13 +11,21 @@ EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 
 
-def main_guard(main: Callable[[], int]) -> int:
-    """Run ``main``; turn a JudgeprobeError or Ctrl-C into one line and an exit code."""
+#: What a command that sends requests says on Ctrl-C (every finished result is in its store).
+RESUME = "results so far are stored; rerun with --resume"
+
+
+def main_guard(main: Callable[[], int], on_interrupt: str = "run the command again") -> int:
+    """Run ``main``; turn a JudgeprobeError or Ctrl-C into one line and an exit code.
+
+    ``on_interrupt`` says how the command continues after Ctrl-C: a sweep resumes
+    (``RESUME``), the builder reruns, a table or report command simply runs again.
+    """
     try:
         return main()
     except JudgeprobeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
-        print("interrupted: results so far are stored; rerun with --resume", file=sys.stderr)
+        print(f"interrupted: {on_interrupt}", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -26,7 +26,7 @@ from rich.markup import escape
 
 from judgeprobe import JudgeprobeError, first_error, scrub
 from judgeprobe.candidates.tokens import approx_tokens
-from judgeprobe.cli import main_guard
+from judgeprobe.cli import RESUME, main_guard
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.conditions.checks import write_attack_checks
 from judgeprobe.config import (
@@ -401,4 +401,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main_guard(main))
+    sys.exit(main_guard(main, RESUME))

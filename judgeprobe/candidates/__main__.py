@@ -89,4 +89,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main_guard(main))
+    sys.exit(main_guard(main, "every text written so far is stored; rerun the same command"))

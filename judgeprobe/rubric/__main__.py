@@ -19,7 +19,7 @@ import polars as pl
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.cli import main_guard
+from judgeprobe.cli import RESUME, main_guard
 from judgeprobe.config import parse_judge_flag, with_overrides
 from judgeprobe.files import write_json
 from judgeprobe.metrics.lexicons import load_lexicons
@@ -191,4 +191,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main_guard(main))
+    sys.exit(main_guard(main, RESUME))
