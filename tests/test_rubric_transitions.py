@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
-from judgeprobe.rubric.sweep import pairs_from
+from judgeprobe.rubric.report import rubric_sections
+from judgeprobe.rubric.sweep import SUBDIR, pairs_from
 from judgeprobe.rubric.transitions import transition_table
 
 
@@ -132,3 +135,16 @@ def test_pairs_from_judgments_only_directs_response_reversal() -> None:
     assert pairs["expected"].to_list() == [None, "satisfied"]
     assert pairs["before"].to_list() == ["satisfied", "satisfied"]
     assert pairs["after"].to_list() == ["satisfied", "violated"]
+
+
+def test_a_run_written_before_the_transition_rename_still_renders(tmp_path: Path) -> None:
+    """transitions.csv from before 'outcome' became 'transition' gives the same section."""
+    folder = tmp_path / SUBDIR
+    folder.mkdir()
+    row = {"judge": "j", "perturbation": "response_reversal", "count": 3, "percent": 30.0,
+           "lo": 10.0, "hi": 50.0, "detail": "", "valid_pairs": 10}  # fmt: skip
+    pl.DataFrame([{**row, "outcome": "wrong direction"}]).write_csv(folder / "transitions.csv")
+    old = rubric_sections(tmp_path)
+    pl.DataFrame([{**row, "transition": "wrong direction"}]).write_csv(folder / "transitions.csv")
+    assert [s.title for s in old] == [s.title for s in rubric_sections(tmp_path)]
+    assert any("wrong direction" in t["transition"].to_list() for s in old for t in s.tables)

@@ -24,6 +24,8 @@ from judgeprobe.rubric.classify import METRICS
 from judgeprobe.rubric.sweep import SUBDIR
 from judgeprobe.rubric.transitions import LABELS
 
+#: Columns renamed since a run could have been written (old → new): older run folders render.
+RENAMED = {"outcome": "transition"}
 FLOATS = ("cv_mean", "cv_sd", "value", "lo", "hi", "percent", "balanced_accuracy", "weight")
 
 
@@ -33,6 +35,7 @@ def _read(folder: Path, stem: str) -> pl.DataFrame:
     if not path.is_file():
         return pl.DataFrame()
     table = pl.read_csv(path, infer_schema_length=None)
+    table = table.rename({old: new for old, new in RENAMED.items() if old in table.columns})
     return table.with_columns(pl.col(c).cast(pl.Float64) for c in FLOATS if c in table.columns)
 
 
