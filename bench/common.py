@@ -26,10 +26,11 @@ import aiohttp
 import orjson
 
 from judgeprobe.conditions import builtin_conditions
-from judgeprobe.config import JudgeConfig, SweepConfig
+from judgeprobe.config import SweepConfig
 from judgeprobe.engine.batch import BatchEndpoint, walk
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
+from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.engine.store import Store
 from judgeprobe.plan import cue_jobs
 from judgeprobe.protocols.job import run_job

@@ -22,11 +22,12 @@ import time
 from pathlib import Path
 
 from judgeprobe.conditions import builtin_conditions
-from judgeprobe.config import JudgeConfig, SweepConfig
+from judgeprobe.config import SweepConfig
 from judgeprobe.corpus import load_items
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import run_jobs
+from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.plan import cue_jobs
 from judgeprobe.protocols.job import Job, run_job

@@ -6,32 +6,26 @@ conditions with the Baseline protocol, against the embedded judge at its default
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
-from urllib.parse import unquote, urlsplit, urlunsplit
 
 import orjson
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    SecretStr,
     ValidationError,
-    ValidatorFunctionWrapHandler,
-    field_serializer,
     field_validator,
     model_validator,
 )
 
-from judgeprobe import REDACTED, JudgeprobeError, first_error, scrub
+from judgeprobe import JudgeprobeError, first_error, scrub
 from judgeprobe.engine.request import Sampling
-from judgeprobe.engine.structured import BACKENDS
+from judgeprobe.engine.settings import RUN_CONTROL, EngineConfig, JudgeConfig
 from judgeprobe.metrics.flags import Readability
 from judgeprobe.protocols.budget import CHARS_PER_TOKEN, MARGIN
 from judgeprobe.protocols.replies import CRITERIA
@@ -62,188 +56,6 @@ EMBEDDED = (
 def embedded_judge(name: str) -> JudgeConfig:
     """The embedded judge called ``name``."""
     return next(j for j in EMBEDDED if j.name == name).config()
-
-
-def split_credentials(url: str) -> tuple[str, str]:
-    """A URL without its ``user:password@`` part, and that part (``""`` when none)."""
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url, ""
-    userinfo, _, host = parts.netloc.rpartition("@")
-    return urlunsplit(parts._replace(netloc=host)), userinfo
-
-
-class JudgeConfig(BaseModel):
-    """One judge: an OpenAI-compatible server swapped by URL, or several replicas of it.
-
-    ``url`` names one server; ``urls`` names replicas serving the same model (requests are
-    balanced over them, and ``concurrency`` applies to each). Give either; with ``urls``,
-    ``url`` becomes the first replica. ``replicas`` lists them all in both cases.
-
-    Secrets never sit in a field that reaches a message, the manifest or a key: a
-    ``user:password@`` in a URL is taken out at validation (``url``/``urls`` are public) and
-    kept in ``url_credentials`` (per replica, a SecretStr, redacted in JSON dumps and repr);
-    an API key is only ever read from the environment variable ``api_key_env`` names.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9._-]+$")
-    url: str = Field(pattern=r"^https?://")
-    urls: tuple[str, ...] = ()
-    model: str = ""  # "" = the first model the server lists
-    backend: str = "auto"
-    concurrency: int = Field(default=4, ge=1, le=1024)
-    rate_limit: float = Field(default=0.0, ge=0.0)  # requests/second; 0 = no cap
-    api_key_env: str = ""  # name of the environment variable holding the key; never the key
-    disable_thinking: bool = False  # reasoning models: ask the chat template not to think
-    # The server is vLLM run with VLLM_BATCH_INVARIANT=1. Declared (no API shows it); goes
-    # into the server fingerprint and the manifest's determinism level.
-    batch_invariant: bool = False
-    # How to start this judge's server (e.g. "make serve-qwen05"), named in the error when
-    # it cannot be reached. Decides no request, so no dump carries it: config digests stay
-    # as they were, and a judge rebuilt from a flag never inherits another's command.
-    serve: str = Field(default="", exclude=True)
-    url_credentials: dict[str, SecretStr] = Field(default_factory=dict, repr=False)
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _credentials(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        """Move ``user:password@`` out of the URLs into ``url_credentials``."""
-        if not isinstance(data, dict):
-            return handler(data)
-        found: dict[str, str] = {}
-        data = dict(data)
-        for name in ("url", "urls"):
-            value = data.get(name)
-            values = [value] if isinstance(value, str) else value
-            if not isinstance(values, list | tuple) or not all(isinstance(v, str) for v in values):
-                continue
-            public = []
-            for url in values:
-                bare, userinfo = split_credentials(url)
-                public.append(bare)
-                if userinfo:
-                    found[bare.rstrip("/")] = userinfo
-            data[name] = public[0] if isinstance(value, str) else public
-        if found and data.get("api_key_env"):
-            raise ValueError("give credentials either in the URL or through api_key_env, not both")
-        if found:
-            data["url_credentials"] = {**data.get("url_credentials", {}), **found}
-        judge = handler(data)
-        stale = set(judge.url_credentials) - set(judge.replicas)
-        if stale:  # credentials of a URL this judge no longer has
-            kept = {u: s for u, s in judge.url_credentials.items() if u not in stale}
-            judge = judge.model_copy(update={"url_credentials": kept})
-        return judge
-
-    @field_serializer("url_credentials", when_used="json")
-    def _redact(self, creds: dict[str, SecretStr]) -> dict[str, str]:
-        return dict.fromkeys(creds, REDACTED)
-
-    def auth_headers(self, url: str) -> dict[str, str]:
-        """The ``Authorization`` header for one replica (empty when it needs none).
-
-        Raises one line when ``api_key_env`` names a variable that is not set: a run must
-        not go on silently without the key it was configured with.
-        """
-        if self.api_key_env:
-            key = os.environ.get(self.api_key_env, "")
-            if not key:
-                raise JudgeprobeError(
-                    f"judge {self.name}: api_key_env names {self.api_key_env}, which is not "
-                    "set (or empty) in the environment"
-                )
-            return {"Authorization": f"Bearer {key}"}
-        userinfo = self.url_credentials.get(url)
-        if userinfo is None:
-            return {}
-        user, _, password = userinfo.get_secret_value().partition(":")
-        token = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
-        return {"Authorization": f"Basic {token}"}
-
-    def secrets(self) -> list[str]:
-        """Every secret this judge sends, to redact from a server's echoed error text."""
-        found = [h for url in self.replicas for h in self.auth_headers(url).values()]
-        found += [h.split(" ", 1)[1] for h in found]
-        found += [s.get_secret_value() for s in self.url_credentials.values()]
-        return [s for s in found if len(s) >= 4]
-
-    @field_validator("backend")
-    @classmethod
-    def _known_backend(cls, value: str) -> str:
-        if value != "auto" and value not in BACKENDS:
-            raise ValueError(f"backend must be auto or one of {', '.join(BACKENDS)}")
-        return value
-
-    @model_validator(mode="before")
-    @classmethod
-    def _replicas(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or not data.get("urls"):
-            return data
-        urls = data["urls"]
-        if isinstance(urls, str) or not all(isinstance(u, str) for u in urls):
-            raise ValueError("urls must be a list of URLs")
-        urls = [u.rstrip("/") for u in urls]
-        if data.get("url") and data["url"].rstrip("/") != urls[0]:
-            raise ValueError("give either url or urls (replicas), not both")
-        if len(set(urls)) != len(urls):
-            raise ValueError("urls must not repeat a replica")
-        return {**data, "url": urls[0], "urls": urls}
-
-    @field_validator("url")
-    @classmethod
-    def _strip_slash(cls, value: str) -> str:
-        return value.rstrip("/")
-
-    @field_validator("urls")
-    @classmethod
-    def _http_urls(cls, urls: tuple[str, ...]) -> tuple[str, ...]:
-        for url in urls:
-            if not url.startswith(("http://", "https://")):
-                raise ValueError(f"replica URL {url!r} must start with http:// or https://")
-        return urls
-
-    @property
-    def replicas(self) -> tuple[str, ...]:
-        """Every replica's base URL (one when only ``url`` is configured)."""
-        return self.urls or (self.url,)
-
-    def serve_hint(self) -> str:
-        """What to do when this judge's server cannot be reached: the configured command."""
-        if self.serve:
-            return f"start it with `{self.serve}`"
-        return "is its server running? (a judge's serve setting names the command that starts it)"
-
-
-class EngineConfig(BaseModel):
-    """Reliability knobs: re-asks, transport retries, timeouts and deadlines."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    max_reasks: int = Field(default=2, ge=0)
-    max_attempts: int = Field(default=6, ge=1)
-    attempt_timeout_s: float = Field(default=180.0, gt=0)
-    request_deadline_s: float = Field(default=900.0, gt=0)
-    sweep_deadline_s: float | None = Field(default=None, gt=0)
-    backoff_base_s: float = Field(default=0.5, ge=0)
-    backoff_cap_s: float = Field(default=30.0, ge=0)
-    # A reply cut at max_tokens is asked once more with factor × the stage's budget (never
-    # re-sent unchanged, never re-asked), up to the cap; counted as an escalation.
-    escalation_factor: float = Field(default=2.0, gt=1.0)
-    max_tokens_cap: int = Field(default=4096, ge=16)
-    # Runs a judge cannot serve (judgeprobe.engine.breaker): stop sending to a judge whose
-    # first N judgments all end Invalid (0 = never), and exit 4 when a judge's Invalid share
-    # of the judgments that ran is above the rate (1 = never). They decide no request.
-    breaker_after: int = Field(default=8, ge=0)
-    fail_invalid_rate: float = Field(default=0.5, ge=0.0, le=1.0)
-    # An item whose texts are longer (estimated tokens) is refused before anything is sent,
-    # whether or not the server reports its context (judgeprobe.preflight checks that).
-    max_item_tokens: int = Field(default=32_768, ge=1)
-
-
-#: Engine settings that decide no request, left out of the config digest.
-RUN_CONTROL = ("breaker_after", "fail_invalid_rate", "max_item_tokens")
 
 
 class ProtocolOptions(BaseModel):

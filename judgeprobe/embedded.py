@@ -12,7 +12,8 @@ from __future__ import annotations
 import urllib.error
 import urllib.request
 
-from judgeprobe.config import EMBEDDED, EmbeddedJudge, JudgeConfig, SweepConfig, with_overrides
+from judgeprobe.config import EMBEDDED, EmbeddedJudge, SweepConfig, with_overrides
+from judgeprobe.engine.settings import JudgeConfig
 
 
 def answers(url: str, timeout_s: float = 2.0) -> bool:

@@ -29,19 +29,14 @@ from judgeprobe.candidates.tokens import approx_tokens
 from judgeprobe.cli import RESUME, main_guard
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.conditions.checks import write_attack_checks
-from judgeprobe.config import (
-    JudgeConfig,
-    SweepConfig,
-    load_config,
-    parse_judge_flag,
-    with_overrides,
-)
+from judgeprobe.config import SweepConfig, load_config, parse_judge_flag, with_overrides
 from judgeprobe.corpus import load_items
 from judgeprobe.embedded import running_judge
 from judgeprobe.engine.batch import BatchEndpoint, batch_info, ingest, walk
 from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.runner import RunSummary
+from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.engine.shard import Shard
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.files import write_json

@@ -20,12 +20,12 @@ from typing import Any, Generic
 import polars as pl
 from rich.console import Console
 
-from judgeprobe.config import EngineConfig, JudgeConfig
 from judgeprobe.engine.breaker import Breaker
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import J, RunSummary, run_jobs
+from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.files import write_json
 from judgeprobe.rundir import open_store

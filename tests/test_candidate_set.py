@@ -26,8 +26,8 @@ from judgeprobe.candidates.config import SUBSETS, CandidatesConfig
 from judgeprobe.candidates.llm import Text
 from judgeprobe.candidates.materials import Materials
 from judgeprobe.candidates.subsets import document_rows
-from judgeprobe.config import JudgeConfig
 from judgeprobe.corpus import Document, load_items
+from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.rundir import EXIT_INCOMPLETE
 from tests.conftest import ROOT, run_cli, write_config
 from tests.fakeserver import FakeJudge

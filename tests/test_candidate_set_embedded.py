@@ -14,9 +14,9 @@ from judgeprobe.candidates.assemble import make_candidate_set
 from judgeprobe.candidates.config import SUBSETS, CandidatesConfig
 from judgeprobe.candidates.extractive import OfflineTokenizer
 from judgeprobe.candidates.llm import Author
-from judgeprobe.config import EngineConfig, JudgeConfig
 from judgeprobe.corpus import load_documents
 from judgeprobe.engine.probe import probe_endpoint
+from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Store
 
 pytestmark = pytest.mark.embedded

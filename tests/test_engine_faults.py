@@ -14,11 +14,11 @@ import polars as pl
 import pytest
 from tenacity import RetryCallState
 
-from judgeprobe.config import EngineConfig
 from judgeprobe.engine.batch import custom_id
 from judgeprobe.engine.client import Completion, converse
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.retry import BackoffWait, is_retryable
+from judgeprobe.engine.settings import EngineConfig
 from judgeprobe.engine.validate import ReplyError, parse_reply
 from judgeprobe.protocols.replies import PairwiseReply
 from tests.conftest import make_items, run_cli, write_config

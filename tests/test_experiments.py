@@ -11,8 +11,9 @@ import pytest
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.candidates.config import CandidatesConfig
-from judgeprobe.config import EMBEDDED, JudgeConfig, SweepConfig, load_config
+from judgeprobe.config import EMBEDDED, SweepConfig, load_config
 from judgeprobe.corpus import load_items
+from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.rubric.config import RubricConfig
 from judgeprobe.run import _conditions, sweep_items
 

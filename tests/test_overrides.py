@@ -8,7 +8,8 @@ import pytest
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.candidates.config import CandidatesConfig
-from judgeprobe.config import JudgeConfig, SweepConfig, with_overrides
+from judgeprobe.config import SweepConfig, with_overrides
+from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.rubric.config import RubricConfig
 
 

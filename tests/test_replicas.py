@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from judgeprobe.config import JudgeConfig
 from judgeprobe.engine.replicas import ReplicaPool
+from judgeprobe.engine.settings import JudgeConfig
 from tests.conftest import make_items, run_cli, toml_value, write_config
 from tests.fakeserver import FakeJudge
 

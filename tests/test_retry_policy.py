@@ -12,10 +12,10 @@ import time
 
 import pytest
 
-from judgeprobe.config import EngineConfig
 from judgeprobe.engine.client import Completion, SendFailed, converse, send_with_retries
 from judgeprobe.engine.request import Message, Request, Sampling
 from judgeprobe.engine.retry import HTTPStatusError
+from judgeprobe.engine.settings import EngineConfig
 from judgeprobe.protocols.replies import PairwiseReply
 
 FAST = EngineConfig(max_attempts=3, max_reasks=1, backoff_base_s=0.001, backoff_cap_s=0.01)

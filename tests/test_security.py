@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from judgeprobe.config import EngineConfig, JudgeConfig
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import server_info
 from judgeprobe.engine.request import Request, Sampling
+from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.protocols.replies import PairwiseReply
 from tests.conftest import ROOT, make_items, toml_value
 from tests.fakeserver import FakeJudge

@@ -19,9 +19,9 @@ import orjson
 import polars as pl
 import pytest
 
-from judgeprobe.config import JudgeConfig
 from judgeprobe.engine.client import ServerInfo, chat_body
 from judgeprobe.engine.request import Request, Sampling
+from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.protocols.replies import PairwiseReply
 from tests.conftest import make_items, run_cli, toml_value, write_config
 from tests.fake_tgi import FakeTGI

@@ -7,8 +7,8 @@ import time
 
 import orjson
 
-from judgeprobe.config import EngineConfig, JudgeConfig
 from judgeprobe.engine.client import Endpoint, ServerInfo
+from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from tests.fakeserver import FakeJudge
 
 

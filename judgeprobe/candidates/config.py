@@ -7,7 +7,8 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from judgeprobe.config import EngineConfig, JudgeConfig, embedded_judge
+from judgeprobe.config import embedded_judge
+from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.files import content_hash
 
 Subset = Literal["llm_vs_extractive", "eq_pair", "same_model", "single_relabel", "identical"]

@@ -30,11 +30,11 @@ from judgeprobe.candidates.materials import (
     make_materials,
     to_record,
 )
-from judgeprobe.config import JudgeConfig
 from judgeprobe.corpus import Document
 from judgeprobe.engine.breaker import NOT_RUN
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.session import totals
+from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.files import content_hash
 from judgeprobe.prompts import load_template

@@ -24,7 +24,6 @@ from typing import IO, Any, TypeVar
 import orjson
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.config import EngineConfig, JudgeConfig
 from judgeprobe.engine.client import (
     Completion,
     Deferred,
@@ -38,6 +37,7 @@ from judgeprobe.engine.probe import server_info
 from judgeprobe.engine.request import Message, Request
 from judgeprobe.engine.retry import BadResponse, HTTPStatusError
 from judgeprobe.engine.runner import Routable
+from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Outcome, Result, Store
 from judgeprobe.engine.wire import declared
 

@@ -29,7 +29,6 @@ from tenacity import (
 )
 
 from judgeprobe import REDACTED
-from judgeprobe.config import EngineConfig, JudgeConfig
 from judgeprobe.engine.replicas import ReplicaPool
 from judgeprobe.engine.request import Message, Request
 from judgeprobe.engine.retry import (
@@ -41,6 +40,7 @@ from judgeprobe.engine.retry import (
     is_retryable,
     status_of,
 )
+from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Result
 from judgeprobe.engine.structured import response_format
 from judgeprobe.engine.validate import ReplyError, parse_reply, reask_message

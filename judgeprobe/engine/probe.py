@@ -22,10 +22,10 @@ import orjson
 from pydantic import BaseModel, ConfigDict
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.config import EngineConfig, JudgeConfig
 from judgeprobe.engine.client import Endpoint, ServerInfo
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.retry import describe
+from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.wire import declared
 from judgeprobe.files import content_hash
 

@@ -29,8 +29,8 @@ from functools import cache
 from typing import Any
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.config import JudgeConfig
 from judgeprobe.engine.request import Sampling
+from judgeprobe.engine.settings import JudgeConfig
 
 LLAMA_CPP = ("llama-server", "llama-cpp-python")
 MAX_SEED = 2**32 - 2  # llama.cpp's seed is a uint32 and 2**32 - 1 means "random"

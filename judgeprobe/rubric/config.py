@@ -11,7 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgeprobe.config import EngineConfig, JudgeConfig, default_judges, load_toml
+from judgeprobe.config import default_judges, load_toml
+from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.files import content_hash
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 

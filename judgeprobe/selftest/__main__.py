@@ -22,7 +22,8 @@ from judgeprobe.card.__main__ import card_for_run
 from judgeprobe.card.render import summary
 from judgeprobe.cli import main_guard
 from judgeprobe.conditions import builtin_conditions, parse_conditions
-from judgeprobe.config import JudgeConfig, load_config
+from judgeprobe.config import load_config
+from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.run import sweep_items
 from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.simulator import Biases
