@@ -128,3 +128,15 @@ def test_every_third_party_import_is_declared() -> None:
         if not {_normal(d) for d in distributions.get(module, [module])} & declared
     }
     assert missing == {}
+
+
+def test_the_engine_depends_on_no_stage_that_uses_it() -> None:
+    """The engine owns its settings: it imports only itself, records and shared helpers.
+
+    A sweep, rubric or candidate config composes the engine's settings, never the reverse.
+    """
+    shared = {"judgeprobe", "judgeprobe.files", "judgeprobe.records"}
+    for module, imported in import_graph().items():
+        if module.startswith("judgeprobe.engine"):
+            outside = {m for m in imported if not m.startswith("judgeprobe.engine")} - shared
+            assert not outside, f"{module} imports {sorted(outside)}"
