@@ -7,7 +7,6 @@ conditions with the Baseline protocol, against the embedded judge at its default
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from judgeprobe.engine.settings import RUN_CONTROL, EngineConfig, JudgeConfig
 from judgeprobe.metrics.flags import Readability
 from judgeprobe.protocols.budget import CHARS_PER_TOKEN, MARGIN
 from judgeprobe.protocols.replies import CRITERIA
+from judgeprobe.tomlfile import read_toml
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,20 +151,7 @@ def load_toml(path: Path | None, model: type[M]) -> M:
     """
     if path is None:
         return model()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise JudgeprobeError(f"config {path}: no such file") from None
-    except IsADirectoryError:
-        raise JudgeprobeError(f"config {path}: is a directory, not a TOML file") from None
-    except OSError as exc:
-        raise JudgeprobeError(f"config {path}: cannot read ({exc.strerror})") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise JudgeprobeError(f"config {path}: not valid TOML: {exc}") from None
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise JudgeprobeError(f"config {path}: {first_error(exc, 'config', value=True)}") from None
+    return read_toml(path, "config").validated(model)
 
 
 def with_overrides(cfg: M, changes: Mapping[str, object]) -> M:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from judgeprobe import JudgeprobeError, first_error
+from judgeprobe.tomlfile import packaged_toml, read_toml
 
 DEFAULT = "thresholds_v1.toml"
 
@@ -45,19 +43,10 @@ def load_thresholds(path: Path | None = None) -> LoadedThresholds:
     A user's file must give every key: a card never mixes a user's thresholds with silent
     defaults.
     """
-    if path is None:
-        data = resources.files(__package__).joinpath(DEFAULT).read_bytes()
-        origin = f"builtin {DEFAULT}"
-    else:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise JudgeprobeError(f"thresholds {path}: {exc.strerror}") from None
-        origin = str(path)
-    try:
-        values = Thresholds.model_validate(tomllib.loads(data.decode("utf-8")))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise JudgeprobeError(f"thresholds {origin}: not valid TOML ({exc})") from None
-    except ValidationError as exc:
-        raise JudgeprobeError(f"thresholds {origin}: {first_error(exc, value=True)}") from None
-    return LoadedThresholds(values, origin, hashlib.sha256(data).hexdigest())
+    found = (
+        packaged_toml(__package__, DEFAULT, "thresholds")
+        if path is None
+        else read_toml(path, "thresholds")
+    )
+    values = found.validated(Thresholds)
+    return LoadedThresholds(values, found.origin, hashlib.sha256(found.raw).hexdigest())

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from judgeprobe import JudgeprobeError, first_error
+from judgeprobe.tomlfile import packaged_toml, read_toml
 
 
 class _Words(BaseModel):
@@ -48,26 +46,17 @@ class Lexicons:
 
 def load_lexicons(path: Path | None = None) -> Lexicons:
     """The packaged lexicons, or a user's file with the same tables."""
-    if path is None:
-        data = resources.files(__package__).joinpath("v1.toml").read_bytes()
-        origin = "builtin v1"
-    else:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise JudgeprobeError(f"lexicons {path}: {exc.strerror}") from None
-        origin = str(path)
-    try:
-        raw = LexiconFile.model_validate(tomllib.loads(data.decode("utf-8")))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise JudgeprobeError(f"lexicons {origin}: malformed ({exc})") from None
-    except ValidationError as exc:
-        raise JudgeprobeError(f"lexicons {origin}: malformed ({first_error(exc)})") from None
+    found = (
+        packaged_toml(__package__, "v1.toml", "lexicons")
+        if path is None
+        else read_toml(path, "lexicons")
+    )
+    raw = found.validated(LexiconFile)
     return Lexicons(
         cue=_lower(raw.cue.words),
         stereotype=_lower(raw.stereotype.phrases),
         acknowledgement=_lower(raw.acknowledgement.phrases),
         attack={k: _lower(v.words) for k, v in raw.attack.items()},
-        sha256=hashlib.sha256(data).hexdigest(),
-        origin=origin,
+        sha256=hashlib.sha256(found.raw).hexdigest(),
+        origin=found.origin,
     )
