@@ -38,8 +38,14 @@ class TokenCounter:
     def __init__(self, endpoint: Endpoint | None) -> None:
         self._client: openai.AsyncOpenAI | None = None
         if endpoint is not None and endpoint.info.backend == "llama-server":
-            root = endpoint.judge.url.removesuffix("/v1")
-            self._client = openai.AsyncOpenAI(base_url=root, api_key="tokenize", max_retries=2)
+            judge = endpoint.judge
+            root = judge.url.removesuffix("/v1")
+            # The judge's own credentials (its key, or the URL's user:password): a server that
+            # demands them for chat demands them here too.
+            self._client = openai.AsyncOpenAI(
+                base_url=root, api_key="none", max_retries=2,
+                default_headers=judge.auth_headers(judge.url),
+            )  # fmt: skip
         self.method = "judge tokenizer" if self._client else "approximation (1.3 tokens/word)"
 
     async def _post(self, path: str, body: dict[str, Any]) -> Any:
