@@ -52,6 +52,19 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+def server_record(name: str, endpoint: Endpoint) -> dict[str, Any]:
+    """A probed server as the rubric and candidate manifests list it.
+
+    Its name, bare URL, what the server said of itself, and its fingerprint.
+    """
+    return {
+        "name": name,
+        "url": public_url(endpoint.judge.url),
+        **endpoint.info.details,
+        "fingerprint": endpoint.info.fingerprint,
+    }
+
+
 def _git_revision() -> str:
     here = Path(__file__).resolve().parent
     try:

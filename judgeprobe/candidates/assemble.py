@@ -45,7 +45,7 @@ from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.files import bytes_hash, write_json
-from judgeprobe.manifest import public_url
+from judgeprobe.manifest import server_record
 from judgeprobe.prompts import load_template
 from judgeprobe.sweep import JobType, judges_open, lanes_of, run_sweep
 
@@ -244,15 +244,7 @@ def _manifest(
         "config": _public_config(cfg),
         "documents": documents,
         "templates": {name: load_template(name).sha256 for name in TEMPLATES.values()},
-        "writers": [
-            {
-                "name": n,
-                "url": public_url(e.judge.url),
-                **e.info.details,
-                "fingerprint": e.info.fingerprint,
-            }
-            for n, e in endpoints.items()
-        ],
+        "writers": [server_record(n, e) for n, e in endpoints.items()],
     }
 
 

@@ -22,7 +22,7 @@ from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.engine.wire import sampling_record
 from judgeprobe.files import atomic_path
-from judgeprobe.manifest import public_url
+from judgeprobe.manifest import server_record
 from judgeprobe.prompts import load_template
 from judgeprobe.rubric.classify import run_probe
 from judgeprobe.rubric.config import RubricConfig
@@ -173,10 +173,7 @@ def manifest(
         "templates": {t: load_template(t).sha256 for t in templates},
         "judges": [
             {
-                "name": n,
-                "url": public_url(e.judge.url),
-                **e.info.details,
-                "fingerprint": e.info.fingerprint,
+                **server_record(n, e),
                 "sampling": sampling_record(e.info.backend, PRESETS[cfg.preset], cfg.seeds),
             }
             for n, e in endpoints.items()
