@@ -111,10 +111,18 @@ def count(cfg: SweepConfig, items: Sequence[Item], conditions: dict[str, Conditi
     return Counts(judgments, requests)
 
 
-def _job_key(protocol: JudgeProtocol, presentation: Presentation, reveal: object,
+def _job_key(protocol: JudgeProtocol, presentation: Presentation, order: Order, reveal: object,
              template_hash: str, cfg: SweepConfig, seed: int, fingerprint: str) -> str:  # fmt: skip
+    """A judgment's key: what is on the screen, and which candidate sits where.
+
+    The stored outcome holds the verdict in candidate terms, so two judgments that show the same
+    screen with the candidates the other way round (an identical pair in both orders, a Blind
+    text pair that another item shows reversed) must not share one: the order is in the key.
+    Their requests still share keys (``CachedAsker``), so such a screen is asked once.
+    """
     body = {
         "protocol": repr(protocol),
+        "order": order,
         "templates": template_hash,
         "presentation": presentation,
         "reveal": reveal,
@@ -143,7 +151,7 @@ def _job(
     labels = (cue.label_2, cue.label_1) if swap else (cue.label_1, cue.label_2)
     reveal = (cue.reveal[1], cue.reveal[0]) if swap and cue.reveal else cue.reveal
     presentation = Presentation(cue.document, *texts, *labels)
-    key = _job_key(protocol, presentation, reveal, template_hash, cfg, seed, fingerprint)
+    key = _job_key(protocol, presentation, order, reveal, template_hash, cfg, seed, fingerprint)
     return Job(
         key=key,
         judge=judge,

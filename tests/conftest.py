@@ -47,7 +47,7 @@ def toml_value(value: Any) -> str:
 
 
 def write_config(
-    path: Path, judge_url: str, items: Path, engine: dict[str, Any] | None = None, **top: Any
+    path: Path, judge_url: str, items: Path | str, engine: dict[str, Any] | None = None, **top: Any
 ) -> Path:
     """A sweep config against one judge called ``fake``."""
     lines = [f"items = {toml_value(str(items))}"]

@@ -13,6 +13,7 @@ Security and refusal checks: ``api_key`` (Bearer) or ``basic`` (``user:password`
 every route demand that credential, answering 401 with the credential it was shown echoed
 back (as a careless gateway would); ``follow_instructions`` ignores ``response_format`` and
 answers with the JSON object the prompt spells out (``{"ok": true}`` when it spells none).
+``verdict`` fixes every stated verdict (a judge that never reads the texts).
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ class FakeJudge(LoopbackServer):
         basic: str | None = None,
         follow_instructions: bool = False,
         seeded_texts: bool = False,
+        verdict: str | None = None,
     ) -> None:
         super().__init__()
         self.fault_rate = fault_rate
@@ -110,6 +112,9 @@ class FakeJudge(LoopbackServer):
         # Generated texts (the builder's "text" schema) follow the request's seed, as a real
         # sampler's do, so two seeded paraphrases or draws of one prompt differ.
         self.seeded_texts = seeded_texts
+        # A judge that never reads: every reply with a verdict gives this one ("[1,2]": always
+        # the first-shown summary), whatever the texts.
+        self.verdict = verdict
         self.expected_auth = (
             f"Bearer {api_key}"
             if api_key is not None
@@ -194,6 +199,8 @@ class FakeJudge(LoopbackServer):
         if self.fixed_status is not None:
             return web.json_response({"error": {"message": "fixed"}}, status=self.fixed_status)
         good = reply_for(orjson.dumps(body["messages"][:1]).decode(), schema)
+        if self.verdict is not None and "verdict" in schema.get("properties", {}):
+            good = orjson.dumps({**orjson.loads(good), "verdict": self.verdict}).decode()
         if self.seeded_texts and schema.get("title") == "text":
             good = orjson.dumps({"text": SEEDED_TEXTS[body.get("seed", 0) % 5]}).decode()
         if self.reply_tokens is not None:
