@@ -19,9 +19,9 @@ from typing import Any
 import orjson
 import polars as pl
 
+from judgeprobe.core.records import JUDGMENT_SCHEMA
+from judgeprobe.cue.job import Job
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.protocols.job import Job
-from judgeprobe.records import JUDGMENT_SCHEMA
 
 CHUNK_ROWS = 50_000
 PARTS_PREFIX = ".judgments-"  # the folder of a table being written, beside it
