@@ -49,7 +49,12 @@ def toml_value(value: Any) -> str:
 def write_config(
     path: Path, judge_url: str, items: Path | str, engine: dict[str, Any] | None = None, **top: Any
 ) -> Path:
-    """A sweep config against one judge called ``fake``."""
+    """A sweep config against one judge called ``fake``.
+
+    Unless a test says otherwise, the four cue conditions in one order per item (no ``swap``):
+    the design these tests count judgments in, whatever the default sweep's is.
+    """
+    top = {"conditions": ["Blind", "True", "Flip", "Placebo"], "swap": 0.0, **top}
     lines = [f"items = {toml_value(str(items))}"]
     lines += [f"{k} = {toml_value(v)}" for k, v in top.items()]
     lines += ["", "[engine]"]

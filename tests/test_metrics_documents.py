@@ -61,7 +61,7 @@ def test_judgment_rows_carry_document_domain_and_generators(tmp_path: Path) -> N
         {"item_id": "b", "document_id": "D1", "domain": "science", "generator_2": "sumy:lsa"},
     ]
     items = load_items(_items(tmp_path / "items.jsonl", rows))
-    cfg = SweepConfig(conditions=["Blind", "True"])
+    cfg = SweepConfig(conditions=["Blind", "True"], swap=0.0)
     jobs = cue_jobs(cfg, items, builtin_conditions(), {j.name: "f" for j in cfg.judges})
     store = Store(tmp_path / "store.sqlite")
     try:

@@ -1,7 +1,8 @@
 """Sweep configuration: one TOML file (``experiments/*.toml``), validated with pydantic.
 
-With no file the defaults below are the default sweep: the bundled sample, the four cue
-conditions with the Baseline protocol, against the embedded judge at its default URL.
+With no file the defaults below are the default sweep: the bundled sample under Blind (every
+item also in the other order, for the position row), True and Placebo with the Baseline
+protocol, against the embedded judge at its default URL.
 """
 
 from __future__ import annotations
@@ -65,8 +66,10 @@ class SweepConfig(BaseModel):
     items: str = "bundled:sample"  # or a path to a .jsonl / .parquet candidate set
     subsets: list[str] = Field(default_factory=list)  # keep only these subsets; [] = all
     protocols: list[Literal["baseline", "scot", "pbp"]] = Field(default=["baseline"], min_length=1)
+    # The default sweep's cues: True (the label) and Placebo (what the card subtracts); Flip,
+    # True's mirror, is left to the paper configs so that the position share fits its budget.
     conditions: list[str] = Field(
-        default_factory=lambda: ["Blind", "True", "Flip", "Placebo"], min_length=1
+        default_factory=lambda: ["Blind", "True", "Placebo"], min_length=1
     )
     order: Literal["random", "12", "21", "both"] = "random"
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
@@ -74,6 +77,11 @@ class SweepConfig(BaseModel):
     # Share of Blind judgments sent again under fresh cache keys (condition BlindRepeat): the
     # judge's own flip rate, the noise floor an anchoring effect is read against.
     repeat: float = Field(default=0.0, ge=0.0, le=1.0)
+    # Share of Blind items (per item and seed, seeded) judged in the other presentation order
+    # too, on top of order "random", "12" or "21": the card's position row (first-shown
+    # excess, McNemar over documents) on every run. No effect with order "both" (every item is
+    # judged both ways already) or without Blind.
+    swap: float = Field(default=1.0, ge=0.0, le=1.0)
     sampling: Sampling = Field(default_factory=Sampling)
     engine: EngineConfig = Field(default_factory=EngineConfig)
     protocol: ProtocolOptions = Field(default_factory=ProtocolOptions)
@@ -95,9 +103,15 @@ class SweepConfig(BaseModel):
             raise ValueError("repeat re-sends Blind judgments: add Blind to conditions")
         return self
 
+    @property
+    def swaps(self) -> float:
+        """The share of Blind items judged in the other order too: 0 where ``swap`` adds none."""
+        return self.swap if self.order != "both" and "Blind" in self.conditions else 0.0
+
     def digest(self) -> str:
         """Hash of everything that decides the requests (judge URLs excluded: swappable)."""
-        unset = set() if self.repeat else {"repeat"}  # digests from before repeat existed
+        # Digests from before repeat and swap existed, where they change nothing.
+        unset = ({"repeat"} if not self.repeat else set()) | ({"swap"} if not self.swaps else set())
         body = self.model_dump(exclude={"judges", "report"} | unset)
         body["judges"] = [j.name for j in self.judges]
         for knob in RUN_CONTROL:  # resumable either way

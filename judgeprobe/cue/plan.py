@@ -81,28 +81,51 @@ class Counts:
     requests: dict[str, int]  # per protocol
 
 
+def _drawn(what: str, item_id: str, seed: int, share: float) -> bool:
+    """A seeded draw of ``share`` of the (item, seed)s, independent for each ``what``."""
+    digest = hashlib.sha256(f"{what}:{seed}:{item_id}".encode()).digest()
+    return share > 0 and int.from_bytes(digest[:8], "big") < share * 2**64
+
+
 def repeated(item_id: str, seed: int, share: float) -> bool:
     """Whether this (item, seed)'s Blind judgments are re-sent: a seeded share of them."""
-    digest = hashlib.sha256(f"repeat:{seed}:{item_id}".encode()).digest()
-    return share > 0 and int.from_bytes(digest[:8], "big") < share * 2**64
+    return _drawn("repeat", item_id, seed, share)
+
+
+def blind_orders(cfg: SweepConfig, item_id: str, seed: int) -> tuple[Order, ...]:
+    """The orders Blind judges an item in: its orders, and the other one for a ``swap`` share.
+
+    The other conditions keep the item's own orders (``orders_for``), so every probe still has
+    its Blind twin in the same order; the extra order gives the item a position pair.
+    """
+    orders = orders_for(cfg.order, item_id, seed)
+    if len(orders) == 1 and _drawn("swap", item_id, seed, cfg.swaps):
+        return orders_for("both", item_id, seed)
+    return orders
 
 
 def count(cfg: SweepConfig, items: Sequence[Item], conditions: dict[str, Condition]) -> Counts:
     """How many judgments and requests the sweep plans (before any cache is used)."""
-    per_item = len(cfg.seeds) * (2 if cfg.order == "both" else 1) * len(cfg.judges)
-    per_cell = len(items) * per_item
-    again = 0
-    if "Blind" in cfg.conditions:
-        again = sum(repeated(i.item_id, s, cfg.repeat) for i in items for s in cfg.seeds)
-        again *= per_item // len(cfg.seeds)
+    shown = blind = again = 0  # per judge: item orders, Blind's extra orders, Blind repeats
+    has_blind = "Blind" in cfg.conditions
+    for item, seed in product(items, cfg.seeds):
+        orders = len(orders_for(cfg.order, item.item_id, seed))
+        both = len(blind_orders(cfg, item.item_id, seed))
+        shown, blind = shown + orders, blind + both - orders
+        if has_blind and repeated(item.item_id, seed, cfg.repeat):
+            again += both
+    per_judge = len(cfg.judges)
     n_reveal = sum(conditions[c].reveal_1 is not None or conditions[c].reveal_2 is not None
                    for c in cfg.conditions)  # fmt: skip
     requests = {
-        name: per_cell * (len(cfg.conditions) * p.stages + n_reveal * reveal_stages(name))
-        + again * p.stages
+        name: per_judge
+        * (
+            shown * (len(cfg.conditions) * p.stages + n_reveal * reveal_stages(name))
+            + (blind + again) * p.stages
+        )
         for name, p in protocols_for(cfg).items()
     }
-    judgments = (per_cell * len(cfg.conditions) + again) * len(cfg.protocols)
+    judgments = per_judge * (shown * len(cfg.conditions) + blind + again) * len(cfg.protocols)
     return Counts(judgments, requests)
 
 
@@ -189,9 +212,12 @@ def cue_jobs(
         cues = {name: conditions[name].resolve(item) for name in cfg.conditions}
         for seed in cfg.seeds:
             again = repeated(item.item_id, seed, cfg.repeat)
-            for order in orders_for(cfg.order, item.item_id, seed):
+            shown = orders_for(cfg.order, item.item_id, seed)
+            for order in blind_orders(cfg, item.item_id, seed):
                 cells = product(cfg.judges, protocols.items(), cues.items())
                 for judge, (pname, protocol), (cname, cue) in cells:
+                    if order not in shown and cname != "Blind":
+                        continue  # the swap share: Blind alone in the other order
                     fingerprint = fingerprints[judge.name]
                     template_hash = hashes[(pname, cue.reveal is not None)]
                     job = _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
