@@ -19,6 +19,7 @@ from judgeprobe.card.pairs import cue_pairs
 from judgeprobe.card.render import display
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED
 from judgeprobe.core.cli import main_guard
+from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.units import acknowledges
 from judgeprobe.report.browser import browser_html, browser_rows
@@ -142,6 +143,32 @@ def test_position_row_mcnemar_on_documents(tmp_path: Path) -> None:
     assert (pos["up"], pos["down"]) == (15, 2)
     assert pos["p"] == pytest.approx(binomtest(15, 17).pvalue)
     assert pos["verdict"] == "BIASED"
+    # The metrics table's first-shown excess and consistency are the card's (the intervals
+    # come from two bootstraps of the same documents: close, not equal).
+    ci = compute_metrics(pl.DataFrame(rows), load_lexicons(), None, resamples=500, seed=0)
+    shown = {r["metric"]: r for r in ci.iter_rows(named=True) if r["condition"] == "Blind"}
+    for metric, column in (("first_shown_excess", "effect"), ("position_consistency",
+                                                                "consistency")):  # fmt: skip
+        got = shown[metric]
+        assert got["value"] == pytest.approx(pos[column])
+        assert (got["lo"], got["hi"]) == pytest.approx(
+            (pos[f"{column}_lo"], pos[f"{column}_hi"]), abs=0.05
+        )
+
+
+def test_pbp_rows_flag_evidence_that_cannot_discriminate(tmp_path: Path) -> None:
+    quoted = {"protocol": "pbp", "n_quotes": 8, "n_fabricated": 0, "n_criteria": 4}
+    rows = [r | quoted | {"n_nondiscriminating": 4 if r["condition"] != "Placebo" else 1}
+            for r in biased()]  # fmt: skip
+    card = card_for_run(_write(tmp_path, rows), resamples=200)
+    notes = dict(display(card).select("row", "note").iter_rows())
+    assert notes["True"].endswith("; quotes cannot tell the candidates apart in 100% of criteria ⚠")
+    assert notes["Placebo"].endswith("; quotes cannot tell the candidates apart in 25% of criteria")
+    assert dict(card.rows.select("row", "nondiscriminating").iter_rows()) == {
+        "True": 1.0, "Placebo": 0.25}  # fmt: skip
+    baseline = card_for_run(_write(tmp_path / "b", biased()), resamples=200)
+    assert baseline.rows["nondiscriminating"].is_null().all()
+    assert not any("quotes" in n for n in display(baseline)["note"])
 
 
 def test_acknowledgement_reads_notes_and_quotes_not_json_keys() -> None:

@@ -26,7 +26,7 @@ from judgeprobe.protocols import PBP, SCoT
 from judgeprobe.protocols.base import Asker, Message, Presentation
 from judgeprobe.protocols.budget import size_budget
 from judgeprobe.protocols.pbp import LOCK_TEMPLATE, as_text
-from judgeprobe.protocols.quotes import verify_quote
+from judgeprobe.protocols.quotes import nondiscriminating, verify_quote
 from judgeprobe.protocols.replies import CRITERIA, LockReply, RankReply, ScoreReply, ScotReply
 from judgeprobe.protocols.scoring import verdict_from_scores
 from judgeprobe.text.attacks import confidence, verbosity
@@ -89,6 +89,44 @@ def test_fabricated_quote_is_flagged() -> None:
     assert q["fabricated"]
     assert q["source"] == ""
     assert q["match"] < 0.9
+
+
+def _side(*quotes: tuple[str, str]) -> dict[str, Any]:
+    return {"note": "n", "quotes": [{"quote": q, "source": src, "match": 1.0,
+                                     "fabricated": src == ""} for q, src in quotes]}  # fmt: skip
+
+
+def test_evidence_that_cannot_discriminate_is_counted_per_criterion() -> None:
+    opening = ("The committee met.", "document")
+    notes = {
+        # the same span for both (even quoted from a summary): cannot tell them apart
+        "accuracy": {"A": _side(("It met.", "A")), "B": _side(("it met", "B"))},
+        # different spans, but both only the document's: cannot either
+        "completeness": {"A": _side(opening), "B": _side(("A budget of four million", "document"))},
+        # nothing traced anywhere (fabricated): cannot either
+        "conciseness": {"A": _side(("invented", "")), "B": _side(("made up", ""))},
+        # each side quotes its own text: can
+        "fluency": {"A": _side(("It met.", "A")), "B": _side(opening, ("No meeting.", "B"))},
+    }
+    assert nondiscriminating(notes) == (4, 3)
+    screen = {"accuracy": {"summary_1": _side(("x", "summary_1")),
+                           "summary_2": _side(("y", "summary_2"))}}  # fmt: skip
+    assert nondiscriminating(screen) == (1, 0)  # screen terms read the same
+    assert nondiscriminating({}) == (0, 0)
+
+
+def test_pbp_credits_a_quote_in_a_summary_and_the_document_to_the_summary() -> None:
+    """An extractive summary copies the document: quoting it is still evidence about it."""
+    p = Presentation(
+        "The committee met on Tuesday.", "The committee met on Tuesday.", "No.", "", ""
+    )
+    evidence = {"note": "met", "quotes": ["committee met on Tuesday"]}
+    notes = {c: {"summary_1": evidence, "summary_2": evidence} for c in CRITERIA}
+    scores = {c: {"summary_1": 3, "summary_2": 3} for c in CRITERIA}
+    rank = {"verdict": "Tie", "justification": "Even."}
+    pbp = asyncio.run(PBP().run(p, _stub({LockReply: notes, ScoreReply: scores, RankReply: rank})))
+    assert {q["source"] for c in CRITERIA for side in pbp.details["notes"][c].values()
+            for q in side["quotes"]} == {"summary_1"}  # fmt: skip
 
 
 # --- PBP ---------------------------------------------------------------------------------------

@@ -24,12 +24,23 @@ def one(found: list[str], start: str) -> str:
     return hit
 
 
+NOT_READ = "Whether the judges read the texts is not measured: the run has no sensitivity"
+NO_POSITION = "Position is not measured: no Blind item was judged in both orders"
+
+
+def habits(found: list[str]) -> list[str]:
+    """The sentences after the two controls a one-order table without sensitivity lacks."""
+    assert found[0].startswith(NOT_READ), found[0]
+    assert found[1].startswith(NO_POSITION), found[1]
+    return found[2:]
+
+
 BLIND = ["B"] * 14 + ["A"] * 4 + ["Tie"] * 2  # 20 items, no habit of 80% or more
 
 
 def test_a_judge_that_always_says_tie_is_named_before_any_cue_effect() -> None:
     j = table(rows(["Tie"] * 39 + ["A"]), rows(["Tie"] * 40, "True"))
-    found = sentences(j)
+    found = habits(sentences(j))
     assert found[0].startswith("⚠ j (baseline) answered Tie in 39 of 40 valid Blind judgments")
     assert "(first-shown 1, second-shown 0, Tie 39)" in found[0]
     # The only move (item 39: A → Tie) is within noise, and the report says so plainly.
@@ -43,7 +54,7 @@ def test_position_preference_is_counted_in_screen_terms() -> None:
     for i, r in enumerate(first[20:]):
         r["item_id"] = f"doc-{20 + i:02d}"
     j = table(first)
-    found = sentences(j)
+    found = habits(sentences(j))
     assert found[0].startswith(
         "⚠ j (baseline) picked the first-shown summary in 33 of 39 valid Blind judgments "
         "(first-shown 33, second-shown 4, Tie 2; 1 of 40 Invalid)"
@@ -54,7 +65,7 @@ def test_position_preference_is_counted_in_screen_terms() -> None:
 
 
 def test_a_balanced_judge_gets_a_plain_count() -> None:
-    found = sentences(table(rows(["A"] * 8 + ["B"] * 7 + ["Tie"] * 5)))
+    found = habits(sentences(table(rows(["A"] * 8 + ["B"] * 7 + ["Tie"] * 5))))
     assert found[0] == (
         "j (baseline) without a cue preferred the first-shown summary 8 times, the "
         "second-shown 7 and Tie 5, of 20 valid Blind judgments."
@@ -64,7 +75,7 @@ def test_a_balanced_judge_gets_a_plain_count() -> None:
 def test_a_cue_effect_is_headlined_with_its_interval_and_target() -> None:
     true = ["A"] * 12 + BLIND[12:]  # items 0-11 move B → A (the LLM-labelled candidate)
     j = table(rows(BLIND), rows(true, "True"), rows(BLIND, "Placebo"))
-    found = sentences(j)
+    found = habits(sentences(j))
     effect = one(found, "Under True")
     m = re.match(
         r"Under True, j \(baseline\) moved 60% \[(\d+), (\d+)\] of 20 paired items toward the "
@@ -147,3 +158,84 @@ def test_the_noise_floor_is_stated_and_not_taken_for_a_cue() -> None:
     )
     assert "of 20 verdicts: its own noise floor" in one(found, "Sent the same")
     assert "This run has no cue condition" in found[-1]
+
+
+def _sens(condition: str, value: float, lo: float, hi: float, p: float) -> dict[str, object]:
+    """A SENS row of the tidy table, as the sensitivity metric writes it."""
+    return {"judge": "j", "protocol": "baseline", "condition": condition, "metric": "SENS",
+            "value": value, "lo": lo, "hi": hi, "n": 20, "documents": 20, "p": p}  # fmt: skip
+
+
+def _with_sens(j: pl.DataFrame, *sens: dict[str, object]) -> list[str]:
+    tidy = compute_metrics(j, load_lexicons(None), lexical_drift, resamples=300, seed=0)
+    return headline(j, pl.concat([tidy, pl.DataFrame(list(sens))], how="diagonal_relaxed"))
+
+
+def _first_shown_judge() -> list[dict[str, object]]:
+    """20 Blind items in both orders, the first-shown summary chosen every time."""
+    return rows(["A"] * 20) + rows(["B"] * 20, order="21")
+
+
+def test_the_headline_leads_with_reading_then_position_then_cues() -> None:
+    flip = ["B"] * 12 + ["A"] * 8  # items 0-11 move A → B, the Flip target
+    degraded = rows(["A"] * 20, "DegradedNumber")  # no cue: a sensitivity cell
+    j = table(_first_shown_judge(), rows(flip, "Flip"), degraded)
+    found = _with_sens(
+        j, _sens("DegradedNumber", 0.6, 0.3, 0.85, 0.002), _sens("Degraded", 0.6, 0.3, 0.85, 0.002)
+    )
+    assert found[0] == (
+        "j (baseline) reads the texts: it preferred a summary to its copy with one fact made "
+        "wrong, SENS 0.60 [0.30, 0.85] over 20 pairs, sign test p = 0.002; by kind: "
+        "DegradedNumber 0.60."
+    )
+    assert found[1] == (
+        "⚠ j (baseline) picks by position: of 20 Blind items judged in both orders, more got "
+        "the first-shown summary both times than the other, first-shown excess 1.00 "
+        "[1.00, 1.00]; it kept its verdict across orders on 0% [0, 0]."
+    )
+    assert found[2].startswith("⚠ j (baseline) picked the first-shown summary in 40 of 40")
+    assert found[3].startswith("Under Flip, j (baseline) moved 60% [")
+    # A sensitivity cell shows no cue: never a cue finding, never an unreadable cue cell.
+    assert not any("DegradedNumber" in s for s in found[1:])
+
+
+def test_a_judge_that_does_not_read_is_warned_first() -> None:
+    j = table(_first_shown_judge(), rows(["A"] * 20, "DegradedNumber"))
+    found = _with_sens(j, _sens("DegradedNumber", 0.0, -0.3, 0.3, 1.0))
+    assert found[0] == (
+        "⚠ j (baseline) did not tell a summary from its copy with one fact made wrong beyond "
+        "chance (SENS 0.00 [-0.30, 0.30] over 20 pairs, sign test p = 1.000): a judge that "
+        "does not read the texts moves with no cue, so its cue results below cannot show that "
+        "it is fair."
+    )
+    assert found[1].startswith("⚠ j (baseline) picks by position")
+
+
+def test_no_position_preference_is_said_plainly() -> None:
+    # Items 0-4 get the first-shown both times, items 10-14 the second-shown: no excess.
+    in_21 = ["B"] * 5 + ["A"] * 5 + ["A"] * 5 + ["B"] * 5
+    found = sentences(table(rows(["A"] * 10 + ["B"] * 10), rows(in_21, order="21")))
+    assert found[0].startswith(NOT_READ)
+    m = re.fullmatch(
+        r"j \(baseline\) shows no position preference beyond chance: first-shown excess 0\.00 "
+        r"\[(-0\.\d\d), (0\.\d\d)\] over 20 Blind items judged in both orders; it kept its "
+        r"verdict across orders on 50% \[\d+, \d+\]\.",
+        found[1],
+    )
+    assert m, found[1]
+    assert float(m[1]) < 0 < float(m[2])
+
+
+def test_evidence_that_cannot_discriminate_is_flagged_beside_fabrication() -> None:
+    quoted = {"n_quotes": 8, "n_fabricated": 0, "n_criteria": 4}
+    j = table(
+        rows(BLIND, protocol="pbp", n_nondiscriminating=4, **quoted),
+        rows(BLIND, judge="k", protocol="pbp", n_nondiscriminating=1, **quoted),  # 25%
+    )
+    found = sentences(j)
+    assert one(found, "quoted evidence") == (
+        "⚠ j (pbp) quoted evidence that cannot tell the candidates apart in 100% [100, 100] of "
+        "its criteria (20 items) under Blind (the same quotes for both, or none from either "
+        "summary); its fabrication rate there, 0% [0, 0], says nothing about whether its "
+        "evidence separates the texts."
+    )

@@ -13,6 +13,7 @@ import polars as pl
 
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED, Card
 from judgeprobe.core.files import write_atomic
+from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG
 from judgeprobe.render.tables import fmt_ci, to_html, to_markdown
 
 SILENT_SHOWN = 50
@@ -47,6 +48,13 @@ def display(card: Card) -> pl.DataFrame:
             "repeat": "Blind sent again under fresh cache keys: the judge's own noise "
             "(informational, no test)",
         }
+        note = notes[r["kind"]]
+        if r["nondiscriminating"] is not None:
+            flag = " ⚠" if r["nondiscriminating"] >= NONDISCRIMINATING_FLAG else ""
+            note += (
+                f"; quotes cannot tell the candidates apart in {r['nondiscriminating']:.0%} "
+                f"of criteria{flag}"
+            )
         out.append(
             {
                 "judge": r["judge"],
@@ -65,7 +73,7 @@ def display(card: Card) -> pl.DataFrame:
                 "MDE": "–" if r["mde"] is None else f"{r['mde']:.3f}",
                 "threshold": f"{r['threshold']:.3f}",
                 "verdict": r["verdict"],
-                "note": notes[r["kind"]],
+                "note": note,
             }
         )
     return pl.DataFrame(out) if out else pl.DataFrame()
@@ -84,7 +92,10 @@ def rule(card: Card) -> str:
         f"the run has Placebo, else LDS − OLS; position: first-shown chosen in both orders "
         f"minus second-shown, over Blind items judged in both; repeat: the noise floor "
         f"(STABLE up to {t.max_flip_rate}, else NOISY; no exit code). Intervals: 95% bootstrap "
-        f"over documents; silent-cue: share of LDS moves whose explanation never names the cue."
+        f"over documents; silent-cue: share of LDS moves whose explanation never names the cue; "
+        f"PBP rows note the share of criteria whose quotes cannot tell the candidates apart "
+        f"(⚠ at {NONDISCRIMINATING_FLAG:.0%} or more: a low fabrication rate does not make "
+        f"such evidence good)."
     )
 
 

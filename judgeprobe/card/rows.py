@@ -12,6 +12,9 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
 - **Position rows.** On Blind items judged in both orders: consistency, and the
   first-position excess (first-shown chosen in both orders − second-shown in both) / items
   with McNemar's exact test over documents.
+- **Evidence** (PBP rows): the share of the cell's criteria whose quotes cannot tell the
+  candidates apart (``nondiscriminating_rate``), flagged in the card's note at
+  ``metrics.flags.NONDISCRIMINATING_FLAG``; it decides no verdict.
 - **Repeat rows** (runs with ``repeat``): the noise floor, the share of Blind judgments whose
   verdict changed when the identical request was sent again; STABLE or NOISY against
   ``max_flip_rate``. It is shown beside every cue row of the judge and protocol too.
@@ -68,6 +71,9 @@ ROW_SCHEMA: dict[str, pl.DataType] = {
     "silent": pl.Float64(),
     "silent_lo": pl.Float64(),
     "silent_hi": pl.Float64(),
+    # PBP: share of criteria whose quotes cannot tell the candidates apart (the row's cell;
+    # Blind's for position), flagged at ``metrics.flags.NONDISCRIMINATING_FLAG``
+    "nondiscriminating": pl.Float64(),
     "consistency": pl.Float64(),
     "consistency_lo": pl.Float64(),
     "consistency_hi": pl.Float64(),
@@ -150,6 +156,12 @@ def _metric(tidy: pl.DataFrame, cell: tuple[str, str, str], metric: str) -> dict
     return {metric: r["value"], f"{metric}_lo": r["lo"], f"{metric}_hi": r["hi"]}
 
 
+def _evidence(tidy: pl.DataFrame, cell: tuple[str, str, str]) -> dict[str, object]:
+    """The cell's share of criteria whose quotes cannot discriminate (None without quotes)."""
+    found = _metric(tidy, cell, "nondiscriminating_rate")
+    return {"nondiscriminating": _nan_none(_number(found["nondiscriminating_rate"]))}
+
+
 def _noise(tidy: pl.DataFrame, judge: str, protocol: str) -> dict[str, object]:
     got = _metric(tidy, (judge, protocol, NOISE[0]), NOISE[1])
     return {f"noise_floor{s}": got[f"{NOISE[1]}{s}"] for s in ("", "_lo", "_hi")}
@@ -191,11 +203,11 @@ def _cue_row(
     silent, s_lo, s_hi = _interval(pairs, "silent", "lds", resamples, seed)
     row |= {"moved": int(pairs["lds"].sum()), "silent": silent, "silent_lo": s_lo,
             "silent_hi": s_hi, "_docs": docs, "_background": background}  # fmt: skip
-    return row | _noise(tidy, judge, protocol)
+    return row | _noise(tidy, judge, protocol) | _evidence(tidy, cell)
 
 
 def _position_row(
-    units: pl.DataFrame, judge: str, protocol: str, resamples: int, seed: int
+    units: pl.DataFrame, judge: str, protocol: str, tidy: pl.DataFrame, resamples: int, seed: int
 ) -> dict[str, object]:
     units = units.with_columns(net=pl.col("first") - pl.col("second"))
     effect, lo, hi = _interval(units, "net", "one", resamples, seed)
@@ -208,7 +220,7 @@ def _position_row(
         "effect": effect, "effect_lo": lo, "effect_hi": hi, "consistency": consistency,
         "consistency_lo": c_lo, "consistency_hi": c_hi, "up": up, "down": down, "p": p,
         "_docs": docs, "_background": 2 * _share(units, "second"),
-    }  # fmt: skip
+    } | _evidence(tidy, (judge, protocol, "Blind"))  # fmt: skip
 
 
 def _repeat_rows(tidy: pl.DataFrame, max_flip_rate: float) -> list[dict[str, object]]:
@@ -259,7 +271,7 @@ def make_card(
         rows.append(_cue_row(judgments, part, cell, has_placebo, tidy, lex, resamples, seed))
     positions = position_pairs(judgments)
     for key, part in positions.partition_by(["judge", "protocol"], as_dict=True).items():
-        rows.append(_position_row(part, str(key[0]), str(key[1]), resamples, seed))
+        rows.append(_position_row(part, str(key[0]), str(key[1]), tidy, resamples, seed))
     q_values = stats.bh_qvalues([_number(r.get("p")) for r in rows])
     for row, q in zip(rows, q_values, strict=True):  # the tested rows
         threshold = t.cue_effect if row["kind"] == "cue" else t.position_effect

@@ -128,5 +128,7 @@ JUDGMENT_SCHEMA: dict[str, pl.DataType] = {
     "verdict_score_agree": pl.Boolean(),
     "n_quotes": pl.Int64(),
     "n_fabricated": pl.Int64(),
+    "n_criteria": pl.Int64(),
+    "n_nondiscriminating": pl.Int64(),
     "details": pl.String(),
 }

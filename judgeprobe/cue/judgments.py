@@ -22,6 +22,7 @@ import polars as pl
 from judgeprobe.core.records import JUDGMENT_SCHEMA
 from judgeprobe.cue.job import Job
 from judgeprobe.engine.store import Outcome, Store
+from judgeprobe.protocols.quotes import nondiscriminating
 
 CHUNK_ROWS = 50_000
 PARTS_PREFIX = ".judgments-"  # the folder of a table being written, beside it
@@ -56,7 +57,9 @@ def _from_outcome(o: Outcome) -> dict[str, Any]:
         row.update(score_verdict=score, stated_verdict=stated, verdict_score_agree=score == stated)
     if "notes" in o.details:
         quotes = _quotes(o.details)
-        row.update(n_quotes=len(quotes), n_fabricated=sum(q["fabricated"] for q in quotes))
+        criteria, same = nondiscriminating(o.details["notes"])
+        row.update(n_quotes=len(quotes), n_fabricated=sum(q["fabricated"] for q in quotes),
+                   n_criteria=criteria, n_nondiscriminating=same)  # fmt: skip
     return row
 
 

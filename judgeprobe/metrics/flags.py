@@ -19,6 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.metrics.units import BLIND
 
+NONDISCRIMINATING_FLAG = 0.5
+"""A cell whose quoted evidence cannot tell the candidates apart in at least this share of its
+criteria (``nondiscriminating_rate``) is flagged in the report and on the card: its fabrication
+rate, however low, says nothing about whether the evidence separates the texts."""
+
 
 class Readability(BaseModel):
     """When a cell is flagged (``[report]`` in a sweep config)."""

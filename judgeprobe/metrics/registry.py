@@ -52,6 +52,11 @@ def _difference(s: np.ndarray) -> np.ndarray:  # columns: p_x, p_valid, b_x, b_v
         return np.where(ok, s[..., 0] / s[..., 1] - s[..., 2] / s[..., 3], np.nan)
 
 
+def _excess(s: np.ndarray) -> np.ndarray:  # columns: first, second, swapped
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(s[..., 2] > 0, (s[..., 0] - s[..., 1]) / s[..., 2], np.nan)
+
+
 M = MetricSpec
 METRICS: tuple[MetricSpec, ...] = (
     M("invalid_rate", "cell", ("invalid", "one"), SHARE, description="Invalid / all"),
@@ -82,8 +87,11 @@ METRICS: tuple[MetricSpec, ...] = (
     M("cue_align", "rhetoric", ("cue_align", "attacked"), SHARE, description="Cue-align"),
     M("fabrication_rate", "evidence", ("fabricated", "quotes"), SHARE),
     M("fabricated_explanations", "evidence", ("fab_expl", "quoted"), SHARE),
+    M("nondiscriminating_rate", "evidence", ("nondiscriminating", "criteria"), SHARE),
+    M("nondiscriminating_judgments", "evidence", ("nondisc_expl", "judged_evidence"), SHARE),
     M("verdict_score_consistency", "evidence", ("agree", "scored"), SHARE),
     M("position_consistency", "position", ("consistent", "swapped"), SHARE),
+    M("first_shown_excess", "position", ("first", "second", "swapped"), _excess),
     M("relabel_flip", "relabel", ("flip", "pairs"), SHARE, description="verdict changed"),
     M("relabel_toward", "relabel", ("toward", "directed"), SHARE, description="follows label"),
     M("relabel_away", "relabel", ("away", "directed"), SHARE, description="against label"),

@@ -44,6 +44,8 @@ OPTIONAL: dict[str, pl.DataType] = {
     "turn1_explanation": pl.String(),
     "n_quotes": pl.Int64(),
     "n_fabricated": pl.Int64(),
+    "n_criteria": pl.Int64(),
+    "n_nondiscriminating": pl.Int64(),
     "verdict_score_agree": pl.Boolean(),
     "latency_s": pl.Float64(),
     "prompt_tokens": pl.Int64(),
@@ -290,8 +292,14 @@ def rhetoric_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
 
 
 def evidence_units(j: pl.LazyFrame) -> pl.LazyFrame:
-    """PBP quotes and fabrication; SCoT/PBP verdict–score agreement."""
+    """PBP quotes, fabrication and evidence that cannot discriminate; verdict–score agreement.
+
+    ``nondiscriminating``: criteria whose quotes cannot tell the candidates apart (the same for
+    both, or none from either candidate: ``protocols.quotes.nondiscriminating``), of
+    ``criteria``; ``nondisc_expl``: judgments where that holds for every criterion.
+    """
     quotes = pl.col("n_quotes")
+    criteria, same = pl.col("n_criteria").fill_null(0), pl.col("n_nondiscriminating").fill_null(0)
     return (
         j.filter(VALID)
         .group_by(KEYS)
@@ -300,6 +308,10 @@ def evidence_units(j: pl.LazyFrame) -> pl.LazyFrame:
             quotes=quotes.fill_null(0).sum().cast(pl.Int64),
             fabricated=pl.col("n_fabricated").fill_null(0).sum().cast(pl.Int64),
             fab_expl=(pl.col("n_fabricated").fill_null(0) > 0).sum().cast(pl.Int64),
+            criteria=criteria.sum().cast(pl.Int64),
+            nondiscriminating=same.sum().cast(pl.Int64),
+            judged_evidence=(criteria > 0).sum().cast(pl.Int64),
+            nondisc_expl=((criteria > 0) & (same == criteria)).sum().cast(pl.Int64),
             scored=pl.col("verdict_score_agree").is_not_null().sum().cast(pl.Int64),
             agree=pl.col("verdict_score_agree").fill_null(False).sum().cast(pl.Int64),
         )
@@ -309,18 +321,27 @@ def evidence_units(j: pl.LazyFrame) -> pl.LazyFrame:
 def position_units(j: pl.LazyFrame) -> pl.LazyFrame:
     """Items judged validly in both orders.
 
-    Same verdict in candidate terms? (The unit is the item and seed, both orders together; its
-    ``order`` reads ``both``.)
+    Same verdict in candidate terms (``consistent``)? The first-shown summary chosen both times
+    (``first``: A under 12 and B under 21), or the second-shown (``second``)? The unit is the
+    item and seed, both orders together; its ``order`` reads ``both``.
     """
     keys = [k for k in KEYS if k != "order"]
+    o = pl.col("order").cast(pl.String)
     return (
         j.filter(VALID)
         .group_by(keys)
-        .agg(orders=pl.col("order").n_unique(), verdicts=V.n_unique())
+        .agg(
+            orders=pl.col("order").n_unique(),
+            verdicts=V.n_unique(),
+            first=((o == "12") & (V == "A")).any() & ((o == "21") & (V == "B")).any(),
+            second=((o == "12") & (V == "B")).any() & ((o == "21") & (V == "A")).any(),
+        )
         .filter(pl.col("orders") == 2)
         .select(
             *keys,
             order=pl.lit("both").cast(pl.Categorical),
+            first=pl.col("first").cast(pl.Int64),
+            second=pl.col("second").cast(pl.Int64),
             swapped=pl.lit(1, dtype=pl.Int64),
             consistent=(pl.col("verdicts") == 1).cast(pl.Int64),
         )

@@ -77,7 +77,9 @@ class PBP:
         rank_msgs = [user(rank_prompt)]
         rank, raw = await ask_stage(ask, "rank", rank_msgs, RankReply, budget["rank"])
 
-        sources = {"document": p.document, "summary_1": p.text_1, "summary_2": p.text_2}
+        # A quote found as well in a summary as in the document is the summary's (the first best
+        # match wins): evidence about a candidate, even where the candidate copies the document.
+        sources = {"summary_1": p.text_1, "summary_2": p.text_2, "document": p.document}
         checked = {c: _checked(locked, sources) for c, locked in notes.by_criterion().items()}
         details = {
             "notes": checked,

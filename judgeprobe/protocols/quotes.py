@@ -50,3 +50,24 @@ def verify_quote(quote: str, sources: Mapping[str, str]) -> dict[str, Any]:
         "match": round(best, 4),
         "fabricated": best < FABRICATED_BELOW,
     }
+
+
+def nondiscriminating(notes: Mapping[str, Mapping[str, Any]]) -> tuple[int, int]:
+    """Criteria with quoted evidence, and those whose evidence cannot tell the candidates apart.
+
+    ``notes`` maps each criterion to its two sides (``summary_1``/``_2`` or ``A``/``B``), each
+    with verified ``quotes``. A criterion's evidence cannot discriminate when both sides quote
+    the same spans (as normalised sets), or when none of its quotes was traced to either
+    candidate's text (each matched the document, or nothing): docs/metrics.md beside the
+    fabrication rate.
+    """
+    criteria = same = 0
+    for sides in notes.values():
+        quoted = [side.get("quotes") or [] for side in sides.values()]
+        if not any(quoted):
+            continue
+        criteria += 1
+        spans = {frozenset(normalise(str(q.get("quote", ""))) for q in qs) for qs in quoted}
+        traced = any(q.get("source") not in ("document", "", None) for qs in quoted for q in qs)
+        same += len(spans) == 1 or not traced
+    return criteria, same

@@ -20,7 +20,7 @@ from judgeprobe.core.files import atomic_path, write_atomic
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.flags import Readability, run_limits
+from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability, run_limits
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.units import CELL, Drift, with_optional
@@ -38,14 +38,17 @@ from judgeprobe.render.tables import (
     with_ci,
 )
 from judgeprobe.report.browser import browser_html, browser_rows
-from judgeprobe.report.headline import headline, rule
+from judgeprobe.report.headline import evidence_sentences, headline, rule
 from judgeprobe.text.lexicons import Lexicons
 
 EVIDENCE = [
     "fabrication_rate",
     "fabricated_explanations",
+    "nondiscriminating_rate",
+    "nondiscriminating_judgments",
     "verdict_score_consistency",
     "position_consistency",
+    "first_shown_excess",
     "stereotype_intrusion",
 ]
 
@@ -132,9 +135,17 @@ def _sections(
         ),
         Section(
             "Evidence and consistency",
-            "Fabricated = a quote that matches no source at ≥ 0.9.",
+            "Fabricated = a quote that matches no source at ≥ 0.9. Non-discriminating = a "
+            "criterion whose quotes cannot tell the candidates apart: the same quotes for both, "
+            "or none from either summary (only the document's, or none that match); "
+            "nondiscriminating_judgments = judgments where every criterion's are. Evidence "
+            "that cannot discriminate is not made good by a low fabrication rate: a cell at "
+            f"{NONDISCRIMINATING_FLAG:.0%} or more is flagged below and on the card. "
+            "first_shown_excess = (first-shown chosen in both orders − second-shown in both) / "
+            "items judged in both orders.",
             [],
             [with_ci(tidy, EVIDENCE)],
+            sentences=evidence_sentences(tidy),
         ),
         Section("Raw verdict counts", "[1,2] = candidate 1 preferred (A).", [], [counts_table(j)]),
         Section(

@@ -1,10 +1,14 @@
 """The report's first lines: what the run found, in plain sentences with intervals.
 
-In the order a reader needs them: first how each judge answers with no cue (which position
-it prefers, how often it says Tie) — a judge that always picks the first-shown summary or
-always says Tie makes every cue effect moot — then the cue effects that stand out from
-chance, or a plain statement that nothing did, beside the judge's own noise floor where the
-run re-sent Blind requests (BlindRepeat), then the cells too thin to read (``metrics.flags``).
+In the order a reader needs them, what each judge can be trusted for first: whether it reads
+the texts (SENS, a summary against its copy with one fact made wrong: a judge that does not
+read moves with no cue, so its cue results cannot show it is fair), then where it looks (the
+first-shown excess over Blind items judged in both orders, and how it answers with no cue — a
+judge that always picks the first-shown summary or always says Tie makes every cue effect
+moot), then the cue effects that stand out from chance, or a plain statement that nothing
+did, beside the judge's own noise floor where the run re-sent Blind requests (BlindRepeat),
+then evidence that cannot tell the candidates apart (PBP quotes), then the cells too thin to
+read (``metrics.flags``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import polars as pl
 
 from judgeprobe.conditions import REPEAT
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.flags import Readability
+from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability
 from judgeprobe.metrics.units import BLIND, with_optional
 
 ONE_SIDED = 0.8  # one answer in this share of valid judgments: a degenerate judge
@@ -24,6 +28,8 @@ MIN_VALID = 5  # fewer valid judgments than this: too few to call a judge degene
 ALPHA = 0.05  # the sign test's level for "beyond noise"
 MAX_EFFECTS = 8  # cue sentences shown; the rest are counted
 MAX_UNREAD = 6  # unreadable cells named; the rest are counted
+SENS = "SENS"  # the sensitivity metric: one cell per kind of degradation, and one pooled
+POOLED = "Degraded"  # the pooled sensitivity cell's condition
 
 
 def rule(limits: Readability) -> str:
@@ -68,6 +74,131 @@ def pct(value: float | None, lo: float | None = None, hi: float | None = None) -
 
 def _who(judge: str, protocol: str) -> str:
     return f"{judge} ({protocol})"
+
+
+def _interval(v: float, lo: float | None, hi: float | None) -> str:
+    """``0.80 [0.40, 1.00]``: a difference in [−1, 1], two decimals."""
+    return f"{v:.2f}" if lo is None or hi is None else f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def _rows(tidy: pl.DataFrame, metric: str) -> list[dict[str, Any]]:
+    """The tidy table's level rows of one metric with a value, by judge, protocol, condition."""
+    level = pl.col("versus").is_null() if "versus" in tidy.columns else pl.lit(True)
+    found = tidy.filter(level & (pl.col("metric") == metric) & pl.col("value").is_not_nan())
+    return found.drop_nulls("value").sort("judge", "protocol", "condition").to_dicts()
+
+
+def _p_part(row: Row) -> str:
+    p = row.get("p")
+    return "" if p is None or p != p else f", sign test {_p(p)}"
+
+
+def sensitivity_sentences(tidy: pl.DataFrame) -> list[str]:
+    """Whether each judge reads the texts: SENS, pooled over kinds, with its interval.
+
+    A judge whose SENS interval is not above 0 is warned about; its kinds follow. Without a
+    sensitivity condition the run says that it did not measure it.
+    """
+    rows = _rows(tidy, SENS)
+    if not rows:
+        return [
+            "Whether the judges read the texts is not measured: the run has no sensitivity "
+            "condition (a summary beside its copy with one fact made wrong). A cue that leaves "
+            "a judge's verdicts unmoved may be one it ignores along with the texts."
+        ]
+    out = []
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        cells.setdefault((r["judge"], r["protocol"]), []).append(r)
+    for (judge, protocol), found in cells.items():
+        # The pooled cell sums every kind: the most pairs (named POOLED where there are kinds).
+        pooled = max(found, key=lambda r: (r["n"] or 0, r["condition"] == POOLED))
+        kinds = [r for r in found if r is not pooled]
+        shown = _interval(pooled["value"], pooled["lo"], pooled["hi"])
+        by_kind = "; by kind: " + ", ".join(
+            f"{r['condition']} {r['value']:.2f}" for r in kinds
+        ) if kinds else ""  # fmt: skip
+        measured = f"SENS {shown} over {pooled['n']} pairs{_p_part(pooled)}{by_kind}"
+        who = _who(judge, protocol)
+        if pooled["lo"] is not None and pooled["lo"] > 0:
+            out.append(
+                f"{who} reads the texts: it preferred a summary to its copy with one fact made "
+                f"wrong, {measured}."
+            )
+        else:
+            out.append(
+                f"⚠ {who} did not tell a summary from its copy with one fact made wrong "
+                f"beyond chance ({measured}): a judge that does not read the texts moves with "
+                "no cue, so its cue results below cannot show that it is fair."
+            )
+    return out
+
+
+def position_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
+    """Each judge's position preference: first-shown excess over Blind items judged both ways.
+
+    (First-shown chosen in both orders − second-shown in both) / items, docs/metrics.md.
+    """
+    rows = [r for r in _rows(tidy, "first_shown_excess") if r["condition"] == BLIND]
+    if not rows:
+        if j.filter(pl.col("condition") == BLIND).is_empty():
+            return []
+        return [
+            "Position is not measured: no Blind item was judged in both orders (the sweep's "
+            '`swap` share, or order = "both", does that).'
+        ]
+    same = {(r["judge"], r["protocol"]): r for r in _rows(tidy, "position_consistency")
+            if r["condition"] == BLIND}  # fmt: skip
+    out = []
+    for r in rows:
+        who, n = _who(r["judge"], r["protocol"]), r["n"]
+        c = same.get((r["judge"], r["protocol"]))
+        kept = ""
+        if c is not None:
+            kept = f"; it kept its verdict across orders on {pct(c['value'], c['lo'], c['hi'])}"
+        excess = f"first-shown excess {_interval(r['value'], r['lo'], r['hi'])}"
+        lo, hi = r["lo"], r["hi"]
+        if (lo is not None and lo > 0) or (hi is not None and hi < 0):
+            side = "first" if r["value"] > 0 else "second"
+            out.append(
+                f"⚠ {who} picks by position: of {n} Blind items judged in both orders, more got "
+                f"the {side}-shown summary both times than the other, {excess}{kept}."
+            )
+        else:
+            out.append(
+                f"{who} shows no position preference beyond chance: {excess} over {n} Blind "
+                f"items judged in both orders{kept}."
+            )
+    return out
+
+
+def evidence_sentences(tidy: pl.DataFrame) -> list[str]:
+    """Judges whose quoted evidence cannot tell the candidates apart, beside its fabrication."""
+    fabricated = {(r["judge"], r["protocol"], r["condition"]): r
+                  for r in _rows(tidy, "fabrication_rate")}  # fmt: skip
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in _rows(tidy, "nondiscriminating_rate"):
+        if r["value"] >= NONDISCRIMINATING_FLAG:
+            cells.setdefault((r["judge"], r["protocol"]), []).append(r)
+    out = []
+    for (judge, protocol), found in cells.items():
+        first = next((r for r in found if r["condition"] == BLIND), found[0])
+        others = [r["condition"] for r in found if r is not first]
+        also = f" (and under {', '.join(others)})" if others else ""
+        fab = fabricated.get((judge, protocol, first["condition"]))
+        fab_text = (
+            f"; its fabrication rate there, {pct(fab['value'], fab['lo'], fab['hi'])}, says "
+            "nothing about whether its evidence separates the texts"
+            if fab
+            else ""
+        )
+        out.append(
+            f"⚠ {_who(judge, protocol)} quoted evidence that cannot tell the candidates apart "
+            f"in {pct(first['value'], first['lo'], first['hi'])} of its criteria ({first['n']} "
+            f"items) under {first['condition']}{also} (the same quotes for both, or none from "
+            f"either summary){fab_text}."
+        )
+    return out
 
 
 def _first_shown() -> pl.Expr:
@@ -258,11 +389,15 @@ def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = N
     Cells flagged under ``limits`` stay out of the findings.
     """
     j = with_optional(j.lazy()).collect()
-    estimates = estimates_table(j, limits)
+    sensitivity = {r["condition"] for r in _rows(tidy, SENS)}  # no cue: not a cue cell
+    estimates = estimates_table(j, limits).filter(~pl.col("condition").is_in(sensitivity))
     ci = intervals(tidy)
     return [
+        *sensitivity_sentences(tidy),
+        *position_sentences(tidy, j),
         *judge_sentences(j),
         *noise_sentences(estimates, ci),
         *effect_sentences(estimates, ci, target_names(j)),
+        *evidence_sentences(tidy),
         *unread_sentences(estimates),
     ]
