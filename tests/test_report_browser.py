@@ -179,3 +179,55 @@ async def test_clicking_a_filter_changes_the_rows(
     run = run_dir(tmp_path / "run", judgments())
     report = run_report(run, load_lexicons(None), resamples=200)
     await check_browser_filters(report, tmp_path / "profile")
+
+
+# Sensitivity: items 0-3 prefer the intact text, 4-7 the degraded copy (shown as B), 8 Tie.
+DEGRADED = ["A"] * 4 + ["B"] * 4 + ["Tie"] + ["Invalid"]
+
+
+def _checks() -> pl.DataFrame:
+    """The sweep's checks of each degraded copy, as degrade_checks.csv holds them."""
+    return pl.DataFrame(
+        {
+            "condition": ["DegradedNumber"] * 10,
+            "item_id": [f"doc-{i:02d}" for i in range(10)],
+            "kind": ["number"] * 10,
+            "degraded": ["B"] * 10,
+            "before": ["12"] * 9 + ["the <b>council</b> met"],
+            "after": ["24"] * 9 + [""],
+            "verified": [True] * 10,
+        }
+    )
+
+
+def _with_degraded() -> pl.DataFrame:
+    j = table(rows(BLIND), rows(DEGRADED, "DegradedNumber"))
+    sens = pl.col("condition") == "DegradedNumber"  # the copy's side, as the sweep records it
+    return j.with_columns(degraded=pl.when(sens).then(pl.lit("B")).otherwise(pl.lit("")))
+
+
+def test_a_degraded_pair_shows_its_changed_fact_and_which_text_won() -> None:
+    r = browser_rows(_with_degraded(), checks=_checks())
+    sens = r.filter(pl.col("condition") == "DegradedNumber")
+    assert dict(sens.group_by("moved").len().iter_rows()) == {
+        "read": 4, "misread": 4, "even": 1, "unpaired": 1}  # fmt: skip
+    assert r["moved"].head(4).to_list() == ["misread"] * 4  # the telling rows first
+    page = browser_html(r)
+    assert "copy shown as B (in candidate 2's place)<br>number: <span class='change'>" in page
+    assert "<del>12</del> → <ins>24</ins>" in page
+    assert "dropped: <del>the &lt;b&gt;council&lt;/b&gt; met</del>" in page  # escaped
+    assert "preferred the degraded copy (4)" in page
+    # Without the checks the row says the change was not recorded, and still who won.
+    bare = browser_html(browser_rows(_with_degraded()))
+    assert "change not recorded (degrade_checks.csv)" in bare
+    assert "preferred the intact text (4)" in bare
+
+
+def test_the_report_reads_the_checks_beside_the_judgments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compose, "default_drift", lambda: (lexical_drift, "delta_e_same_lexical"))
+    run = run_dir(tmp_path / "run", _with_degraded())
+    _checks().write_csv(run / "degrade_checks.csv")
+    report = run_report(run, load_lexicons(None), resamples=100)
+    assert "<del>12</del> → <ins>24</ins>" in report.read_text(encoding="utf-8")

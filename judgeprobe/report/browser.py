@@ -2,8 +2,11 @@
 
 One HTML block with its own plain-JS filters (no library, no network): judge, protocol,
 condition and how the verdict moved against Blind. A row shows the cue the judge saw, both
-verdicts and explanations, and under PBP the quoted spans with their match scores. Rows are
-capped (moved first) and long texts cut, so the page of a 10^6-judgment run stays small
+verdicts and explanations, and under PBP the quoted spans with their match scores. A
+sensitivity judgment (a summary beside its copy with one fact made wrong: ``degraded`` names
+the copy's side) shows the fact that changed, highlighted, from the sweep's checks
+(``degrade_checks.csv``), and whether the judge preferred the intact text or the copy. Rows
+are capped (moved first) and long texts cut, so the page of a 10^6-judgment run stays small
 enough to open.
 """
 
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import html
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -28,17 +32,27 @@ MAX_QUOTE = 240  # characters of a quote shown
 #: target (LDS), into Tie (TS), into the other candidate (OLS); ``changed`` = a move under a
 #: cue without a target; ``unpaired`` = Invalid on either side or no Blind judgment;
 #: ``silent`` = a move toward the cue whose explanation never names it (``card.pairs``).
+#: A sensitivity judgment is read against its own pair instead: ``misread`` = the degraded copy
+#: preferred, ``even`` = Tie, ``read`` = the intact text preferred.
 MOVES = {
     "silent": "toward the cue, never naming it",  # with lexicons: a silent cue move
     "toward": "toward the cue",
     "away": "away from the cue",
     "tie": "into Tie",
+    "misread": "preferred the degraded copy",
+    "even": "Tie: intact vs copy",
+    "read": "preferred the intact text",
     "changed": "changed",
     "same": "unchanged",
     "unpaired": "no valid pair",
     "blind": "Blind only",
 }
-TEXT_COLUMNS = ("details", "invalid_reason", "turn1_explanation", "label_1", "label_2")
+TEXT_COLUMNS = (
+    "details", "invalid_reason", "turn1_explanation", "label_1", "label_2", "degraded",
+)  # fmt: skip
+CHECKS = "degrade_checks.csv"
+"""The sweep's record of each degraded copy (condition, item_id, kind, before, after, …)."""
+CHANGE = ("kind", "before", "after")  # what the browser takes from a check
 
 
 def _move() -> pl.Expr:
@@ -59,15 +73,47 @@ def _move() -> pl.Expr:
     )
 
 
-def browser_rows(judgments: pl.DataFrame, lex: Lexicons | None = None) -> pl.DataFrame:
+def _read() -> pl.Expr:
+    """A sensitivity judgment against its own pair: the intact text, the copy, or Tie."""
+    v, copy = pl.col("verdict"), pl.col("degraded")
+    return (
+        pl.when(v == "Invalid")
+        .then(pl.lit("unpaired"))
+        .when(v == "Tie")
+        .then(pl.lit("even"))
+        .when(v == copy)
+        .then(pl.lit("misread"))
+        .otherwise(pl.lit("read"))
+    )
+
+
+def read_checks(run_dir: Path) -> pl.DataFrame | None:
+    """The run's degraded-copy checks (``CHECKS``), or None when it has none."""
+    path = run_dir / CHECKS
+    return pl.read_csv(path, infer_schema=False) if path.exists() else None
+
+
+def browser_rows(
+    judgments: pl.DataFrame, lex: Lexicons | None = None, checks: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """Every cue judgment joined to its Blind twin, with ``moved``, most telling first.
 
     The twin has the same judge, protocol, item, order and seed. Moves toward the cue come
-    first (with ``lex``, the silent ones first), then away, into Tie, then the rest. A run
-    without cue conditions lists its Blind judgments (``moved`` = ``blind``).
+    first (with ``lex``, the silent ones first), then away, into Tie, then the rest. A
+    sensitivity judgment (``degraded`` = the copy's side) is read against its own pair, and
+    carries the change its check recorded (``checks``: ``kind``, ``before``, ``after`` by
+    condition and item). A run without cue conditions lists its Blind judgments (``moved`` =
+    ``blind``).
     """
     j = with_optional(judgments.lazy()).collect()
     j = j.with_columns(pl.lit("").alias(c) for c in TEXT_COLUMNS if c not in j.columns)
+    j = j.with_columns(pl.col("degraded").fill_null(""))
+    if checks is not None and {"condition", "item_id", *CHANGE} <= set(checks.columns):
+        found = checks.select("condition", "item_id", *CHANGE).unique(["condition", "item_id"])
+        on = ["condition", "item_id"]
+        j = j.join(found.cast(pl.String), on=on, how="left")
+    else:
+        j = j.with_columns(pl.lit(None, pl.String).alias(c) for c in CHANGE)
     blind = j.filter(pl.col("condition") == BLIND)
     probe = j.filter(pl.col("condition") != BLIND)
     twin = {"verdict": "blind_verdict", "explanation": "blind_explanation"}
@@ -84,6 +130,8 @@ def browser_rows(judgments: pl.DataFrame, lex: Lexicons | None = None) -> pl.Dat
             rows = rows.with_columns(
                 moved=pl.when(silent).then(pl.lit("silent")).otherwise("moved")
             )
+        degraded = pl.col("degraded").is_in(["A", "B"])
+        rows = rows.with_columns(moved=pl.when(degraded).then(_read()).otherwise("moved"))
     rank = pl.col("moved").replace_strict(list(MOVES), range(len(MOVES)), return_dtype=pl.Int8)
     keys = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
     return rows.sort([rank, *keys])
@@ -130,7 +178,26 @@ def _verdict(verdict: str | None, explanation: str | None, reason: str | None, d
     return f"<b>{html.escape(verdict)}</b>{why}<div class='ex'>{text}</div>{_quotes(details)}"
 
 
+def _change(r: dict[str, Any]) -> str:
+    """The degraded copy's one changed fact, highlighted: what the original says, and the copy."""
+    side = r["degraded"]
+    where = f"copy shown as {side} (in candidate {1 if side == 'A' else 2}'s place)"
+    before, after = r.get("before"), r.get("after")
+    if not before:
+        return f"{where}<br><span class='muted'>change not recorded ({CHECKS})</span>"
+    kind = html.escape(r.get("kind") or "")
+    fact = f"<del>{html.escape(_cut(before, MAX_QUOTE))}</del>"
+    fact = (
+        f"{fact} → <ins>{html.escape(_cut(after, MAX_QUOTE))}</ins>"
+        if after
+        else f"dropped: {fact}"
+    )
+    return f"{where}<br>{kind}: <span class='change'>{fact}</span>"
+
+
 def _cue(r: dict[str, Any]) -> str:
+    if r.get("degraded") in ("A", "B"):
+        return _change(r)
     parts = [f"{i}: {html.escape(r[f'label_{i}'])}" for i in (1, 2) if r.get(f"label_{i}")]
     if r.get("attack"):
         parts.append(f"{html.escape(r['attack'])} attack on 1")
@@ -228,6 +295,8 @@ CSS = (
     "vertical-align:top;font-size:12px}#evidence .ex{white-space:pre-wrap;margin-top:2px}"
     "#evidence .muted{color:#777;font-size:11px}#evidence li.fab{color:#b00}"
     "#evidence col.n{width:9%}#evidence col.t{width:35%}#evidence col.s{width:8%}"
+    "#evidence .change del{background:#fdd;text-decoration:line-through}"
+    "#evidence .change ins{background:#dfd;text-decoration:none;font-weight:bold}"
 )
 
 

@@ -37,7 +37,7 @@ from judgeprobe.render.tables import (
     unreadable_table,
     with_ci,
 )
-from judgeprobe.report.browser import browser_html, browser_rows
+from judgeprobe.report.browser import browser_html, browser_rows, read_checks
 from judgeprobe.report.headline import evidence_sentences, headline, rule
 from judgeprobe.text.lexicons import Lexicons
 
@@ -173,14 +173,18 @@ def breakdown_section(
     )
 
 
-def evidence_section(j: pl.DataFrame, lex: Lexicons | None = None) -> Section:
+def evidence_section(
+    j: pl.DataFrame, lex: Lexicons | None = None, checks: pl.DataFrame | None = None
+) -> Section:
     """The evidence browser (HTML only; report.md points to it)."""
-    rows = browser_rows(j, lex)
+    rows = browser_rows(j, lex, checks)
     return Section(
         "Evidence browser",
         f"{rows.height} judgments, each beside its Blind twin (same item, order and seed); "
         "filter by judge, protocol, condition and how the verdict moved. Under PBP the quotes "
-        "are listed with the source they matched and the match score. In report.html only.",
+        "are listed with the source they matched and the match score. A sensitivity judgment "
+        "shows the one fact its degraded copy changed, highlighted, and whether the judge "
+        "preferred the intact text. In report.html only.",
         html=browser_html(rows),
     )
 
@@ -246,7 +250,7 @@ def write_report(
         sections.append(breakdown_section(j, lex, drift, by, resamples, seed))
     for source in handed:
         sections += source(j, tidy)
-    sections.append(evidence_section(j, lex))
+    sections.append(evidence_section(j, lex, read_checks(run_dir)))
     all_rows = tidy.select(*CELL, "metric", "versus", "n", "documents", shown=ci_text(), p="p")
     note = "value [95% interval], n = items, documents = the resampling unit; diff_ rows: "
     note += "this cell minus versus, p = exact sign test."
