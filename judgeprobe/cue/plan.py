@@ -83,8 +83,10 @@ class Counts:
 
 def _drawn(what: str, item_id: str, seed: int, share: float) -> bool:
     """A seeded draw of ``share`` of the (item, seed)s, independent for each ``what``."""
+    if share <= 0:
+        return False
     digest = hashlib.sha256(f"{what}:{seed}:{item_id}".encode()).digest()
-    return share > 0 and int.from_bytes(digest[:8], "big") < share * 2**64
+    return int.from_bytes(digest[:8], "big") < share * 2**64
 
 
 def repeated(item_id: str, seed: int, share: float) -> bool:
