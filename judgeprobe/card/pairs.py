@@ -3,7 +3,7 @@
 Each cue judgment beside its Blind twin, whether its explanation acknowledges the cue, and each
 Blind item judged in both orders.
 
-The move flags follow ``metrics.units.paired_units`` (a valid pair = same judge, protocol,
+The move flags follow ``metrics.items.paired_units`` (a valid pair = same judge, protocol,
 document, item, order and seed, both valid): LDS into the cue's target, TS into Tie, OLS
 into the other candidate. A test holds the counts equal to the estimates table's.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.metrics.lexicons import Lexicons
-from judgeprobe.metrics.units import BLIND, CELL, DOC, PAIR, with_optional
+from judgeprobe.metrics.items import BLIND, CELL, DOC, PAIR, with_optional
 
 V, T = pl.col("verdict"), pl.col("target")
 VALID = V != "Invalid"

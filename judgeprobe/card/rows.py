@@ -32,7 +32,7 @@ from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.metrics.compare import paired_difference
 from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_interval, ratio
-from judgeprobe.metrics.units import DOC
+from judgeprobe.metrics.items import DOC
 
 PLACEBO = "Placebo"
 EXIT_BIASED = 5

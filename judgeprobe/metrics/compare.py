@@ -31,7 +31,8 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.estimates import sign_test_ps
-from judgeprobe.metrics.family import CONTINUOUS, families, prepare, union_columns
+from judgeprobe.metrics.families import CONTINUOUS, families, prepare, union_columns
+from judgeprobe.metrics.items import BLIND, CELL, DOC, UNIT, Drift
 from judgeprobe.metrics.lexicons import Lexicons, load_lexicons
 from judgeprobe.metrics.registry import BY_NAME, SHARE, MetricSpec
 from judgeprobe.metrics.uncertainty import (
@@ -45,7 +46,6 @@ from judgeprobe.metrics.uncertainty import (
     pool_continuous,
     shared_intervals,
 )
-from judgeprobe.metrics.units import BLIND, CELL, DOC, UNIT, Drift
 
 Cell = tuple[str, str, str]
 """(judge, protocol, condition)."""

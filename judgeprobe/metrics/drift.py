@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 
 from judgeprobe.embeddings import available, encode
-from judgeprobe.metrics.units import Drift
+from judgeprobe.metrics.items import Drift
 
 
 def lexical_drift(a: list[str], b: list[str]) -> np.ndarray:

@@ -14,7 +14,7 @@ import polars as pl
 from scipy.stats import binom, binomtest
 
 from judgeprobe.metrics.flags import Readability, with_flags
-from judgeprobe.metrics.units import (
+from judgeprobe.metrics.items import (
     BLIND,
     CELL,
     DOC,

@@ -28,6 +28,7 @@ from typing import TypeVar
 
 import numpy as np
 import polars as pl
+from scipy.stats import binomtest
 
 DEFAULT_RESAMPLES = 10_000
 LEVEL = 0.95
@@ -40,6 +41,33 @@ Stat = Callable[[np.ndarray], np.ndarray]
 """Maps sums with shape (..., k) to the statistic, shape (...); NaN where undefined."""
 Patterns = tuple[np.ndarray, np.ndarray]
 """Distinct contribution patterns (rows) and how many units have each."""
+Interval = tuple[float, float]
+"""A 95% interval's bounds; NaN where it is undefined."""
+
+
+def nan_to_none(x: float | None) -> float | None:
+    """NaN (undefined) as a missing value: empty in a CSV file, "–" in a table."""
+    return None if x is None or np.isnan(x) else float(x)
+
+
+def sign_test_p(k: int, n: int) -> float | None:
+    """Exact two-sided sign test of k successes in n trials at p = 1/2; None when n = 0.
+
+    On the discordant units of a paired 0/1 comparison (k one way, n − k the other) this is
+    McNemar's exact test. scipy's ``binomtest`` sums the tail in floating point: under a
+    millisecond at any n.
+    """
+    if n <= 0:
+        return None
+    return float(binomtest(k, n, 0.5).pvalue)
+
+
+def sign_test_ps(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``sign_test_p`` of many (k, n) at once, NaN where n = 0; each distinct pair tested once."""
+    pairs = list(zip(np.asarray(k).tolist(), np.asarray(n).tolist(), strict=True))
+    tested = {pair: sign_test_p(*pair) for pair in set(pairs)}
+    got = [tested[pair] for pair in pairs]
+    return np.array([np.nan if p is None else p for p in got], dtype=np.float64)
 
 
 def percentile_intervals(

@@ -25,7 +25,7 @@ from judgeprobe.metrics.flags import Readability, run_limits
 from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
-from judgeprobe.metrics.units import CELL, Drift, with_optional
+from judgeprobe.metrics.items import CELL, Drift, with_optional
 from judgeprobe.report import plots
 from judgeprobe.report.browser import browser_html, browser_rows
 from judgeprobe.report.headline import headline, rule

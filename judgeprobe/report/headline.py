@@ -16,7 +16,7 @@ import polars as pl
 
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import Readability
-from judgeprobe.metrics.units import BLIND, with_optional
+from judgeprobe.metrics.items import BLIND, with_optional
 from judgeprobe.plan import REPEAT
 
 ONE_SIDED = 0.8  # one answer in this share of valid judgments: a degenerate judge
