@@ -90,14 +90,19 @@ class DocumentSums:
     totals: dict[Key, Totals]
     idle: Mapping[Key, int]  # more documents the group judged, each contributing zeros
 
-    def resampling(self, draws: Mapping[str, Draw], union: Sequence[str]) -> Resampling:
-        """The patterns of ``draws`` and of the ``union`` columns (which holds all of theirs)."""
-        cols = list(union)
+    def resampling(
+        self, draws: Mapping[str, Draw], union: Sequence[str] | None = None
+    ) -> Resampling:
+        """The patterns of ``draws`` and of the ``union`` columns (which holds all of theirs).
+
+        Without ``union`` each statistic can only be drawn alone (``Resampling.interval``).
+        """
+        cols = list(union or [])
         return Resampling(
             dict(draws),
             {n: self._patterns(d.columns) for n, d in draws.items()},
-            self._patterns(cols),
-            {n: [cols.index(c) for c in d.columns] for n, d in draws.items()},
+            self._patterns(cols) if union else {},
+            {n: [cols.index(c) for c in d.columns] for n, d in draws.items()} if union else {},
         )
 
     def _patterns(self, columns: Sequence[str]) -> dict[Key, Patterns]:
