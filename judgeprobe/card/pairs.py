@@ -3,51 +3,32 @@
 Each cue judgment beside its Blind twin, whether its explanation acknowledges the cue, and each
 Blind item judged in both orders.
 
-The move flags follow ``metrics.items.paired_units`` (a valid pair = same judge, protocol,
-document, item, order and seed, both valid): LDS into the cue's target, TS into Tie, OLS
-into the other candidate. A test holds the counts equal to the estimates table's.
+A pair, its move flags and the acknowledgement rule are the metrics' own
+(``metrics.items.blind_twins``, ``moves``, ``acknowledges``): LDS into the cue's target, TS into
+Tie, OLS into the other candidate. A test holds the counts equal to the estimates table's.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.metrics.items import (
+    BLIND,
+    CELL,
+    DOC,
+    PAIR,
+    SHOWING,
+    VALID,
+    V,
+    acknowledges,
+    blind_twins,
+    moves,
+    with_optional,
+)
 from judgeprobe.metrics.lexicons import Lexicons
-from judgeprobe.metrics.items import BLIND, CELL, DOC, PAIR, with_optional
 
-V, T = pl.col("verdict"), pl.col("target")
-VALID = V != "Invalid"
-# The reasoning a judgment stores beside its explanation (SCoT notes, PBP notes and quoted
-# spans), read out of the ``details`` JSON: only these values, never its keys (a key such
-# as "completeness" would otherwise match attack vocabulary).
 MOVES = ["lds", "ts", "ols", "silent"]
-_REASONING = r'"(?:note|notes|quote)"\s*:\s*"(?:[^"\\]|\\.)*"'
-
-
-def _other(target: pl.Expr) -> pl.Expr:
-    return pl.when(target == "A").then(pl.lit("B")).when(target == "B").then(pl.lit("A"))
-
-
-def acknowledges(lex: Lexicons) -> pl.Expr:
-    """Whether a judgment's explanation names the cue it was shown.
-
-    Under SCoT/PBP its notes and quotes count too. Naming means a label shown beside a summary,
-    a cue word or provenance stereotype of the lexicons, or for a style attack the attack's own
-    vocabulary.
-    """
-    reasoning = pl.col("details").fill_null("").str.extract_all(_REASONING).list.join(" ")
-    text = pl.concat_str(pl.col("explanation").fill_null(""), reasoning, separator=" ")
-    low = text.str.to_lowercase()
-    hit = low.str.contains_any([*lex.cue, *lex.stereotype]) if lex.cue or lex.stereotype else (
-        pl.lit(False)
-    )  # fmt: skip
-    for c in ("label_1", "label_2"):
-        label = pl.col(c).fill_null("")
-        hit = hit | ((label != "") & low.str.contains(label.str.to_lowercase(), literal=True))
-    for attack, words in lex.attack.items():
-        if words:
-            hit = hit | ((pl.col("attack") == attack) & low.str.contains_any(list(words)))
-    return hit
+BLIND_VERDICT = "v_B"  # the Blind twin's verdict, as ``card_silent.csv`` names it
 
 
 def cue_pairs(judgments: pl.DataFrame | pl.LazyFrame, lex: Lexicons) -> pl.DataFrame:
@@ -60,21 +41,18 @@ def cue_pairs(judgments: pl.DataFrame | pl.LazyFrame, lex: Lexicons) -> pl.DataF
     cols = set(j.collect_schema().names())
     j = j.with_columns(pl.lit("").alias(c) for c in ("details",) if c not in cols)
     probe = j.filter(pl.col("condition") != BLIND).filter(
-        T.is_in(["A", "B"]).all().over(CELL)  # directional cells only
+        pl.col("target").is_in(["A", "B"]).all().over(CELL)  # directional cells only
     )
-    blind = j.filter((pl.col("condition") == BLIND) & VALID).select(*PAIR, v_B=V)
-    vb, opp = pl.col("v_B"), _other(T)
+    blind = pl.col("blind_verdict")
     return (
         probe.filter(VALID)
-        .join(blind, on=PAIR, how="inner")
-        .with_columns(
-            lds=((V == T) & (vb != T)).cast(pl.Int64),
-            ts=((V == "Tie") & (vb != "Tie")).cast(pl.Int64),
-            ols=((opp == V) & (vb != opp)).cast(pl.Int64),
-        )
+        .join(blind_twins(j).drop("blind_explanation"), on=PAIR, how="inner")
+        .with_columns(**{name: move.cast(pl.Int64) for name, move in moves(blind).items()})
         .with_columns(silent=((pl.col("lds") == 1) & ~acknowledges(lex)).cast(pl.Int64))
-        .select(*CELL, *PAIR[2:], "target", "verdict", "v_B", *MOVES, "explanation")
-        .sort([*CELL, *PAIR[2:]])
+        .select(
+            *CELL, *SHOWING, "target", "verdict", blind.alias(BLIND_VERDICT), *MOVES, "explanation"
+        )
+        .sort([*CELL, *SHOWING])
         .collect()
     )
 
@@ -83,7 +61,7 @@ def position_pairs(judgments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """Blind items judged validly in both orders (per judge, protocol, item and seed).
 
     ``first`` = the first-shown summary chosen both times (A under 12, B under 21), ``second`` = the
-    second-shown both times, ``consistent`` = the same verdict.
+    second-shown both times, ``consistent`` = the same verdict; ``unit`` = 1, each row one unit.
     """
     j = with_optional(judgments.lazy()).with_columns(pl.col(DOC).cast(pl.String))
     keys = [k for k in PAIR if k != "order"]
@@ -97,7 +75,7 @@ def position_pairs(judgments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
             first=((a == "A") & (b == "B")).cast(pl.Int64),
             second=((a == "B") & (b == "A")).cast(pl.Int64),
             consistent=(a == b).cast(pl.Int64),
-            one=pl.lit(1, dtype=pl.Int64),
+            unit=pl.lit(1, dtype=pl.Int64),
         )
         .sort(keys)
         .collect()

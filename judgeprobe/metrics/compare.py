@@ -31,7 +31,7 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.families import CONTINUOUS, families, prepare, union_columns
-from judgeprobe.metrics.items import BLIND, CELL, DOC, UNIT, Drift
+from judgeprobe.metrics.items import BLIND, CELL, DOC, SHOWING, Drift
 from judgeprobe.metrics.lexicons import Lexicons, load_lexicons
 from judgeprobe.metrics.registry import BY_NAME, SHARE, MetricSpec
 from judgeprobe.metrics.resample import Draw, Key, Totals, document_sums
@@ -48,7 +48,6 @@ from judgeprobe.metrics.uncertainty import (
 Cell = tuple[str, str, str]
 """(judge, protocol, condition)."""
 
-UNIT_KEYS = [DOC, *UNIT, "order", "seed"]
 B = "_b"  # suffix of the second arm's columns
 COMPARED: dict[str, bool] = {"EDR": True, "ND": True, "LDS": False, "TS": False, "OLS": False,
                              "LAO": False}  # fmt: skip
@@ -236,7 +235,7 @@ def difference_rows(
             continue
         cond = pl.col("condition") == BLIND if blind_only else pl.col("condition") != BLIND
         cols = list(dict.fromkeys([*union_columns(specs), den]))
-        units = table.filter(cond).select(*CELL, *UNIT_KEYS, pl.col(cols).cast(pl.Int32))
+        units = table.filter(cond).select(*CELL, *SHOWING, pl.col(cols).cast(pl.Int32))
         for kind, fixed in (("protocol", "judge"), ("judge", "protocol")):
             values = units.select(pl.col(kind).unique())
             order = _ranked([str(v) for v in values[kind]], kind)
@@ -246,7 +245,7 @@ def difference_rows(
                 _rank=pl.col(kind).cast(pl.String).replace_strict(order, list(range(len(order))))
             )
             ranked = units.join(rank, on=kind)
-            on = [fixed, "condition", *UNIT_KEYS]
+            on = [fixed, "condition", *SHOWING]
             group = [fixed, "condition", kind, kind + B]
             later = pl.col("_rank") > pl.col("_rank" + B)
             keep = [*group, DOC, *cols, *(c + B for c in cols)]
@@ -323,8 +322,8 @@ def paired_difference(
         arm = units.filter(pl.all_horizontal(is_cell))
         if arm.is_empty():
             raise JudgeprobeError(f"metric {metric}: no units in cell {'/'.join(cell)}")
-        arms.append(arm.select(*UNIT_KEYS, *cols))
-    pairs = _shared(arms[0], arms[1], UNIT_KEYS, spec.unit_column).with_columns(_pair=pl.lit("ab"))
+        arms.append(arm.select(*SHOWING, *cols))
+    pairs = _shared(arms[0], arms[1], SHOWING, spec.unit_column).with_columns(_pair=pl.lit("ab"))
     got = _summaries(pairs, ["_pair"], [spec], resamples, seed).get((("ab",), metric))
     if got is None:  # no shared unit
         return Difference(metric, a, b, None, None, None, None, None, 0, 0, None, None, None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import polars as pl
 
 from judgeprobe.metrics.uncertainty import Stat, ratio
 
@@ -32,6 +33,11 @@ class MetricSpec:
         """The column that says whether a unit counts for this metric."""
         return self.den or self.columns[-1]
 
+    def of(self, sums: pl.DataFrame) -> pl.Series:
+        """The metric of each row of ``sums`` (its columns' sums over a cell); null if undefined."""
+        values = self.stat(sums.select(self.columns).to_numpy().astype(np.float64))
+        return pl.Series(self.name, values, dtype=pl.Float64).fill_nan(None)
+
     @property
     def share(self) -> bool:
         """A share of units (num / den): a paired difference gets an exact sign test."""
@@ -54,9 +60,9 @@ def _difference(s: np.ndarray) -> np.ndarray:  # columns: p_x, p_valid, b_x, b_v
 
 M = MetricSpec
 METRICS: tuple[MetricSpec, ...] = (
-    M("invalid_rate", "cell", ("invalid", "one"), SHARE, description="Invalid / all"),
+    M("invalid_rate", "cell", ("invalid", "judgments"), SHARE, description="Invalid / all"),
     M("EDR", "cell", ("tie", "valid"), SHARE, description="Tie share of valid verdicts"),
-    M("ND", "cell", ("a_b", "valid"), _nd, description="|A − B| / valid"),
+    M("ND", "cell", ("a_minus_b", "valid"), _nd, description="|A − B| / valid"),
     M("share_A", "cell", ("a", "valid"), SHARE, description="candidate 1 preferred"),
     M("LDS", "paired", ("lds", "paired"), SHARE, True, "moves into the target"),
     M("TS", "paired", ("ts", "paired"), SHARE, description="moves into Tie"),
@@ -81,7 +87,7 @@ METRICS: tuple[MetricSpec, ...] = (
     M("stereotype_intrusion", "rhetoric", ("stereotype", "explained"), SHARE),
     M("cue_align", "rhetoric", ("cue_align", "attacked"), SHARE, description="Cue-align"),
     M("fabrication_rate", "evidence", ("fabricated", "quotes"), SHARE),
-    M("fabricated_explanations", "evidence", ("fab_expl", "quoted"), SHARE),
+    M("fabricated_explanations", "evidence", ("fabricating", "quoted"), SHARE),
     M("verdict_score_consistency", "evidence", ("agree", "scored"), SHARE),
     M("position_consistency", "position", ("consistent", "swapped"), SHARE),
     M("relabel_flip", "relabel", ("flip", "pairs"), SHARE, description="verdict changed"),
