@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from judgeprobe.metrics.uncertainty import Stat, ratio
+from judgeprobe.metrics.uncertainty import Stat, ratio, safe_ratio
 
 
 @dataclass(frozen=True)
@@ -48,14 +48,11 @@ SHARE = ratio(0, 1)
 
 
 def _nd(s: np.ndarray) -> np.ndarray:  # columns: a − b, valid
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(s[..., 1] > 0, np.abs(s[..., 0]) / s[..., 1], np.nan)
+    return safe_ratio(np.abs(s[..., 0]), s[..., 1])
 
 
 def _difference(s: np.ndarray) -> np.ndarray:  # columns: p_x, p_valid, b_x, b_valid
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ok = (s[..., 1] > 0) & (s[..., 3] > 0)
-        return np.where(ok, s[..., 0] / s[..., 1] - s[..., 2] / s[..., 3], np.nan)
+    return safe_ratio(s[..., 0], s[..., 1]) - safe_ratio(s[..., 2], s[..., 3])
 
 
 M = MetricSpec

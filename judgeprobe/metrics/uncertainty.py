@@ -70,18 +70,17 @@ def sign_test_ps(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.array([np.nan if p is None else p for p in got], dtype=np.float64)
 
 
-def percentile_intervals(
+def resampled(
     values: np.ndarray, weights: np.ndarray, stats: Mapping[str, Stat], resamples: int, seed: int
-) -> dict[str, tuple[float, float]]:
-    """95% percentile interval of each of ``stats`` over resampled units.
+) -> dict[str, np.ndarray]:
+    """Each of ``stats`` on ``resamples`` resamples of the units, NaN where it is undefined.
 
     Units with contribution ``values[p]`` occur ``weights[p]`` times and are resampled with
-    replacement; one draw of resamples serves every statistic.
+    replacement; one draw of resamples serves every statistic. No units: no resamples.
     """
-    nan = (float("nan"), float("nan"))
     n = int(weights.sum())
     if n == 0 or resamples <= 0:
-        return dict.fromkeys(stats, nan)
+        return {name: np.empty(0) for name in stats}
     probs = weights / n
     rng = np.random.default_rng(seed)
     drawn = {name: np.empty(resamples) for name in stats}
@@ -91,18 +90,30 @@ def percentile_intervals(
         sums = rng.multinomial(n, probs, size=size) @ values
         for name, stat in stats.items():
             drawn[name][start : start + size] = stat(sums)
+    return drawn
+
+
+def percentile(drawn: np.ndarray) -> Interval:
+    """The 95% percentile interval of the resamples where a statistic is defined."""
+    got = drawn[~np.isnan(drawn)]
+    if not got.size:
+        return float("nan"), float("nan")
     tail = (1 - LEVEL) / 2 * 100
-    out = {}
-    for name, got in drawn.items():
-        got = got[~np.isnan(got)]
-        lo, hi = np.percentile(got, [tail, 100 - tail]) if got.size else nan
-        out[name] = (float(lo), float(hi))
-    return out
+    lo, hi = np.percentile(got, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
+def percentile_intervals(
+    values: np.ndarray, weights: np.ndarray, stats: Mapping[str, Stat], resamples: int, seed: int
+) -> dict[str, Interval]:
+    """95% percentile interval of each of ``stats`` over resampled units (``resampled``)."""
+    drawn = resampled(values, weights, stats, resamples, seed)
+    return {name: percentile(got) for name, got in drawn.items()}
 
 
 def percentile_interval(
     values: np.ndarray, weights: np.ndarray, stat: Stat, resamples: int, seed: int
-) -> tuple[float, float]:
+) -> Interval:
     """``percentile_intervals`` of one statistic."""
     return percentile_intervals(values, weights, {"": stat}, resamples, seed)[""]
 
@@ -113,7 +124,7 @@ def shared_intervals(
     columns: Mapping[str, list[int]],
     resamples: int,
     seed: int,
-) -> dict[str, tuple[float, float]]:
+) -> dict[str, Interval]:
     """The intervals of several metrics of one cell (or comparison).
 
     Each metric is given with its own patterns. They are read from one draw over ``union`` (the
@@ -159,17 +170,30 @@ def bootstrap_interval(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     by: str | None = None,
-) -> tuple[float, float]:
-    """The interval over resamples of the rows of ``items``.
+) -> Interval:
+    """The interval over resamples of the rows of ``items`` (``bootstrap_draws``)."""
+    return percentile(bootstrap_draws(items, columns, stat, resamples, seed, by))
+
+
+def bootstrap_draws(
+    items: pl.DataFrame,
+    columns: list[str],
+    stat: Stat,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    by: str | None = None,
+) -> np.ndarray:
+    """``stat`` of the summed ``columns`` on each resample of the rows of ``items``.
 
     Each row is a unit, or with ``by`` (e.g. ``document_id``) rows sharing that value form one unit,
-    drawn together.
+    drawn together. NaN where the statistic is undefined.
     """
     if by is not None:
         items = items.group_by(by).agg(pl.col(columns).sum())
     patterns = items.group_by(columns).len().sort(columns)  # a fixed order: seeded = repeatable
     values = patterns.select(columns).to_numpy().astype(np.float64)
-    return percentile_interval(values, patterns["len"].to_numpy(), stat, resamples, seed)
+    weights = patterns["len"].to_numpy()
+    return resampled(values, weights, {"": stat}, resamples, seed)[""]
 
 
 def by_group(
@@ -247,12 +271,17 @@ def pool_continuous(
     )
 
 
+def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """Elementwise num / den, NaN where the denominator is not positive."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
 def ratio(num: int, den: int) -> Stat:
     """sum[num] / sum[den], NaN when the denominator is 0."""
 
     def f(s: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(s[..., den] > 0, s[..., num] / s[..., den], np.nan)
+        return safe_ratio(s[..., num], s[..., den])
 
     return f
 
