@@ -32,7 +32,14 @@ from sklearn.metrics import cohen_kappa_score
 from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.export import KEY_FIELDS
 from judgeprobe.metrics.items import DOC
-from judgeprobe.metrics.uncertainty import Stat, bootstrap_draws, percentile, ratio, safe_ratio
+from judgeprobe.metrics.uncertainty import (
+    Stat,
+    percentile,
+    ratio,
+    resampled,
+    safe_ratio,
+    unit_patterns,
+)
 
 LABELS = ("A", "B", "Tie")
 SCREEN = {"A": {"1": "A", "2": "B"}, "B": {"1": "B", "2": "A"}}  # by shown_first
@@ -104,13 +111,13 @@ def interval(
     """95% percentile interval of ``stat`` of the summed ``counts``, resampling documents.
 
     One entry of each count per row, ``documents`` naming each row's document; a document is drawn
-    with all its rows (``metrics.uncertainty.bootstrap_draws``). Also the number of resamples where
+    with all its rows (``metrics.uncertainty.resampled``). Also the number of resamples where
     the statistic was undefined.
     """
     if not documents:
         return float("nan"), float("nan"), 0
     rows = pl.DataFrame({DOC: documents, **counts})
-    drawn = bootstrap_draws(rows, list(counts), stat, resamples, seed, by=DOC)
+    drawn = resampled(*unit_patterns(rows, list(counts), by=DOC), {"": stat}, resamples, seed)[""]
     return (*percentile(drawn), int(np.isnan(drawn).sum()))
 
 

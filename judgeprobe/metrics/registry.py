@@ -52,7 +52,8 @@ def _nd(s: np.ndarray) -> np.ndarray:  # columns: a − b, valid
 
 
 def _difference(s: np.ndarray) -> np.ndarray:  # columns: p_x, p_valid, b_x, b_valid
-    return safe_ratio(s[..., 0], s[..., 1]) - safe_ratio(s[..., 2], s[..., 3])
+    diff: np.ndarray = safe_ratio(s[..., 0], s[..., 1]) - safe_ratio(s[..., 2], s[..., 3])
+    return diff
 
 
 M = MetricSpec

@@ -171,29 +171,23 @@ def bootstrap_interval(
     seed: int = 0,
     by: str | None = None,
 ) -> Interval:
-    """The interval over resamples of the rows of ``items`` (``bootstrap_draws``)."""
-    return percentile(bootstrap_draws(items, columns, stat, resamples, seed, by))
+    """The interval of ``stat`` of the summed ``columns`` over resamples of the units of ``items``.
+
+    Units as in ``unit_patterns``.
+    """
+    return percentile_interval(*unit_patterns(items, columns, by), stat, resamples, seed)
 
 
-def bootstrap_draws(
-    items: pl.DataFrame,
-    columns: list[str],
-    stat: Stat,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    by: str | None = None,
-) -> np.ndarray:
-    """``stat`` of the summed ``columns`` on each resample of the rows of ``items``.
+def unit_patterns(items: pl.DataFrame, columns: list[str], by: str | None = None) -> Patterns:
+    """The distinct contributions of the units of ``items`` to ``columns``, and their counts.
 
     Each row is a unit, or with ``by`` (e.g. ``document_id``) rows sharing that value form one unit,
-    drawn together. NaN where the statistic is undefined.
+    drawn together.
     """
     if by is not None:
         items = items.group_by(by).agg(pl.col(columns).sum())
     patterns = items.group_by(columns).len().sort(columns)  # a fixed order: seeded = repeatable
-    values = patterns.select(columns).to_numpy().astype(np.float64)
-    weights = patterns["len"].to_numpy()
-    return resampled(values, weights, {"": stat}, resamples, seed)[""]
+    return patterns.select(columns).to_numpy().astype(np.float64), patterns["len"].to_numpy()
 
 
 def by_group(
@@ -274,7 +268,8 @@ def pool_continuous(
 def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """Elementwise num / den, NaN where the denominator is not positive."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+        out: np.ndarray = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    return out
 
 
 def ratio(num: int, den: int) -> Stat:
