@@ -25,7 +25,7 @@ from judgeprobe.metrics.items import (
     moves,
     with_optional,
 )
-from judgeprobe.metrics.lexicons import Lexicons
+from judgeprobe.text.lexicons import Lexicons
 
 MOVES = ["lds", "ts", "ols", "silent"]
 BLIND_VERDICT = "v_B"  # the Blind twin's verdict, as ``card_silent.csv`` names it

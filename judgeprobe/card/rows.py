@@ -31,7 +31,6 @@ from judgeprobe.card.pairs import cue_pairs, position_pairs
 from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.metrics.compare import paired_difference
 from judgeprobe.metrics.items import DOC
-from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
     bootstrap_interval,
@@ -39,6 +38,7 @@ from judgeprobe.metrics.uncertainty import (
     ratio,
     sign_test_p,
 )
+from judgeprobe.text.lexicons import Lexicons
 
 PLACEBO = "Placebo"
 EXIT_BIASED = 5

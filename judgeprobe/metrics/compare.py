@@ -32,7 +32,6 @@ import polars as pl
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.families import CONTINUOUS, families, prepare, union_columns
 from judgeprobe.metrics.items import BLIND, CELL, DOC, SHOWING, Drift
-from judgeprobe.metrics.lexicons import Lexicons, load_lexicons
 from judgeprobe.metrics.registry import BY_NAME, SHARE, MetricSpec
 from judgeprobe.metrics.resample import Draw, Key, Totals, document_sums
 from judgeprobe.metrics.uncertainty import (
@@ -44,6 +43,7 @@ from judgeprobe.metrics.uncertainty import (
     parallel,
     sign_test_ps,
 )
+from judgeprobe.text.lexicons import Lexicons, load_lexicons
 
 Cell = tuple[str, str, str]
 """(judge, protocol, condition)."""

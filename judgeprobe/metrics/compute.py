@@ -28,10 +28,10 @@ from judgeprobe.metrics.families import (
     union_columns,
 )
 from judgeprobe.metrics.items import CELL, DOC, UNIT, Drift
-from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.registry import METRICS, MetricSpec
 from judgeprobe.metrics.resample import Draw, Key, Resampling, Totals, document_sums
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, by_group, nan_to_none, parallel
+from judgeprobe.text.lexicons import Lexicons
 
 TIDY_SCHEMA = {
     "judge": pl.String(),

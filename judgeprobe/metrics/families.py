@@ -12,8 +12,8 @@ import polars as pl
 from judgeprobe.metrics import items
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.metrics.items import CELL, DOC, UNIT, Drift
-from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.registry import MetricSpec
+from judgeprobe.text.lexicons import Lexicons
 
 CONTINUOUS = {"drift": "same", "drift_lexical": "same"}  # column -> the count it sums over
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
-from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.protocols.reveal import unsupplied
+from judgeprobe.text.lexicons import Lexicons
 
 CELL = ["judge", "protocol", "condition"]
 DOC = "document_id"  # the resampling unit of the bootstrap

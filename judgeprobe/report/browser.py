@@ -17,7 +17,7 @@ import orjson
 import polars as pl
 
 from judgeprobe.metrics.items import BLIND, PAIR, acknowledges, with_optional
-from judgeprobe.metrics.lexicons import Lexicons
+from judgeprobe.text.lexicons import Lexicons
 
 MAX_ROWS = 2_000
 MAX_TEXT = 1_000  # characters of an explanation shown
