@@ -3,9 +3,10 @@
 Each cue judgment beside its Blind twin, whether its explanation acknowledges the cue, and each
 Blind item judged in both orders.
 
-A pair, its move flags and the acknowledgement rule are the metrics' own
-(``metrics.items.blind_twins``, ``moves``, ``acknowledges``): LDS into the cue's target, TS into
-Tie, OLS into the other candidate. A test holds the counts equal to the estimates table's.
+A pair, its move flags, the acknowledgement rule and the items judged in both orders are the
+metrics' own (``metrics.items.blind_twins``, ``moves``, ``acknowledges``, ``both_orders``): LDS
+into the cue's target, TS into Tie, OLS into the other candidate. A test holds the counts equal to
+the estimates table's.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from judgeprobe.metrics.items import (
     PAIR,
     SHOWING,
     VALID,
-    V,
     acknowledges,
     blind_twins,
+    both_orders,
     moves,
     with_optional,
 )
@@ -58,25 +59,21 @@ def cue_pairs(judgments: pl.DataFrame | pl.LazyFrame, lex: Lexicons) -> pl.DataF
 
 
 def position_pairs(judgments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
-    """Blind items judged validly in both orders (per judge, protocol, item and seed).
+    """Blind items judged validly in both orders (``metrics.items.both_orders``).
 
     ``first`` = the first-shown summary chosen both times (A under 12, B under 21), ``second`` = the
     second-shown both times, ``consistent`` = the same verdict; ``unit`` = 1, each row one unit.
     """
     j = with_optional(judgments.lazy()).with_columns(pl.col(DOC).cast(pl.String))
-    keys = [k for k in PAIR if k != "order"]
-    blind = j.filter((pl.col("condition") == BLIND) & VALID)
-    v12 = blind.filter(pl.col("order") == "12").select(*keys, v12=V)
-    v21 = blind.filter(pl.col("order") == "21").select(*keys, v21=V)
     a, b = pl.col("v12"), pl.col("v21")
     return (
-        v12.join(v21, on=keys, how="inner")
+        both_orders(j.filter(pl.col("condition") == BLIND))
         .with_columns(
             first=((a == "A") & (b == "B")).cast(pl.Int64),
             second=((a == "B") & (b == "A")).cast(pl.Int64),
             consistent=(a == b).cast(pl.Int64),
             unit=pl.lit(1, dtype=pl.Int64),
         )
-        .sort(keys)
+        .sort([k for k in PAIR if k != "order"])
         .collect()
     )

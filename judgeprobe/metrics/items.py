@@ -345,22 +345,27 @@ def evidence_units(j: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
+def both_orders(j: pl.LazyFrame) -> pl.LazyFrame:
+    """Items judged validly in both orders: the verdict under each, ``v12`` and ``v21``.
+
+    One row per cell, document, item and seed (``KEYS`` but the order).
+    """
+    keys = [k for k in KEYS if k != "order"]
+    valid = j.filter(VALID)
+    v12 = valid.filter(pl.col("order") == "12").select(*keys, v12=V)
+    v21 = valid.filter(pl.col("order") == "21").select(*keys, v21=V)
+    return v12.join(v21, on=keys, how="inner")
+
+
 def position_units(j: pl.LazyFrame) -> pl.LazyFrame:
     """Items judged validly in both orders.
 
     Same verdict in candidate terms? (The unit is the item and seed, both orders together; its
     ``order`` reads ``both``.)
     """
-    keys = [k for k in KEYS if k != "order"]
-    return (
-        j.filter(VALID)
-        .group_by(keys)
-        .agg(orders=pl.col("order").n_unique(), verdicts=V.n_unique())
-        .filter(pl.col("orders") == 2)
-        .select(
-            *keys,
-            order=pl.lit("both").cast(pl.Categorical),
-            swapped=pl.lit(1, dtype=pl.Int64),
-            consistent=(pl.col("verdicts") == 1).cast(pl.Int64),
-        )
+    return both_orders(j).select(
+        pl.exclude("v12", "v21"),
+        order=pl.lit("both").cast(pl.Categorical),
+        swapped=pl.lit(1, dtype=pl.Int64),
+        consistent=(pl.col("v12") == pl.col("v21")).cast(pl.Int64),
     )
