@@ -1,7 +1,8 @@
 """The estimates table: exact point estimates per (judge, protocol, condition), wide.
 
-Counts come from the same per-item tables as the bootstrap (``units``): EDR, ND, paired
-LDS/TS/OLS/LAO, the marginal forms, the exact sign test of LDS against OLS, and cost. A rate
+Counts come from the same per-item tables as the bootstrap (``items``), one row per cell, and
+each rate is the registry's formula of them (``registry``): EDR, ND, paired LDS/TS/OLS/LAO, the
+marginal forms; then the exact sign test of LDS against OLS, and cost. A rate
 with an empty denominator is null (shown "–"), never NaN or 0; directional metrics (LDS,
 OLS, LAO, marginal LDS/OLS, the sign test) need every target of the cell to be A or B. The
 last column, ``flag``, says why a cell cannot be read ('' when it can; see ``metrics.flags``).

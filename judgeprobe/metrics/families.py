@@ -1,4 +1,4 @@
-"""The per-unit contribution tables of every metric family, built from one judgments table.
+"""Every metric family's per-item table (``items``), built from one judgments table.
 
 Shared by the levels (``compute``) and the paired differences (``compare``).
 """
@@ -54,7 +54,7 @@ def builders(
 def families(
     j: pl.LazyFrame, lex: Lexicons, drift: Drift | None, only: set[str] | None = None
 ) -> dict[str, pl.DataFrame]:
-    """Every family's (or the ``only`` ones') per-unit contribution table."""
+    """Every family's (or the ``only`` ones') per-item contribution table."""
     built = {
         name: build()
         for name, build in builders(j, lex, drift).items()

@@ -1,7 +1,8 @@
 """Every reported metric.
 
-A name, the family of per-unit counts it reads, and its formula over the column sums
-(docs/metrics.md). Adding a metric is one entry here.
+A name, the family of per-item counts it reads (``items``), and its formula over the column
+sums (docs/metrics.md): the one formula the estimates table and the bootstrap both apply. Adding a
+metric is one entry here.
 """
 
 from __future__ import annotations
