@@ -19,7 +19,7 @@ from judgeprobe.text.attacks import ATTACKS, confidence, verbosity
 from tests.conftest import make_items, write_config
 from tests.fakeserver import FakeJudge
 
-LEXICON_DIR = Path(__file__).resolve().parents[1] / "judgeprobe" / "metrics" / "lexicons"
+LEXICON_DIR = Path(__file__).resolve().parents[1] / "judgeprobe" / "text" / "lexicons"
 LEXICONS = sorted(LEXICON_DIR.glob("*.toml"))
 
 

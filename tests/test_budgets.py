@@ -15,8 +15,9 @@ from judgeprobe.cue.plan import protocols_for
 from judgeprobe.metrics.flags import Readability, invalid_reasons, with_flags
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols import replies
-from judgeprobe.protocols.budget import CHARS_PER_TOKEN, size_budget, stage_budgets
+from judgeprobe.protocols.budget import size_budget, stage_budgets
 from judgeprobe.protocols.pbp import LOCK_TEMPLATE
+from judgeprobe.text.tokens import CHARS_PER_TOKEN
 
 MODELS = [
     replies.PairwiseReply,

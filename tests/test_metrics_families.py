@@ -24,7 +24,7 @@ from judgeprobe.text.lexicons import load_lexicons
 
 LEX = load_lexicons()
 V1_TOML = (
-    Path(__file__).resolve().parent.parent / "judgeprobe" / "metrics" / "lexicons" / "v1.toml"
+    Path(__file__).resolve().parent.parent / "judgeprobe" / "text" / "lexicons" / "v1.toml"
 ).read_text(encoding="utf-8")
 RESAMPLES = 200
 

@@ -32,7 +32,7 @@ from judgeprobe.candidates.materials import (
 )
 from judgeprobe.core.corpus import Document
 from judgeprobe.core.files import content_hash
-from judgeprobe.engine.breaker import NOT_RUN
+from judgeprobe.core.records import NOT_RUN
 from judgeprobe.engine.cached import totals
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.settings import JudgeConfig

@@ -23,9 +23,10 @@ from pydantic import (
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.settings import RUN_CONTROL, EngineConfig, JudgeConfig
 from judgeprobe.metrics.flags import Readability
-from judgeprobe.protocols.budget import CHARS_PER_TOKEN, MARGIN
+from judgeprobe.protocols.budget import MARGIN
 from judgeprobe.protocols.replies import CRITERIA
 from judgeprobe.runs.config import default_judges, load_toml
+from judgeprobe.text.tokens import CHARS_PER_TOKEN
 
 
 class ProtocolOptions(BaseModel):

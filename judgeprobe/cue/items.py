@@ -29,7 +29,7 @@ def sweep_items(cfg: SweepConfig) -> list[Item]:
 
 
 def item_tokens(item: Item) -> int:
-    """An item's texts in tokens, estimated generously (1.3 a word, at least 1 per 4 bytes)."""
+    """An item's texts in tokens, estimated (its longest attack text counted too)."""
     texts = [item.document, item.candidate_1, item.candidate_2]
     texts.append(max(item.verbosity_1 or "", item.confidence_1 or "", key=len))
-    return sum(max(approx_tokens(t), len(t.encode()) // 4) for t in texts)
+    return sum(approx_tokens(t) for t in texts)

@@ -20,7 +20,7 @@ from rich.console import Console
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.cli import main_guard
 from judgeprobe.core.files import atomic_path, write_json
-from judgeprobe.cue.judgments import NOT_RUN
+from judgeprobe.core.records import never_ran
 from judgeprobe.cue.outputs import write_outputs
 from judgeprobe.engine.store import Store
 from judgeprobe.runs.rundir import EXIT_INCOMPLETE, read_manifest
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(stderr=True, soft_wrap=True)
     frame = merge(args.shards, args.out)
     n_invalid = write_outputs(args.out, frame, console)
-    not_run = int((frame["invalid_reason"] == NOT_RUN).sum())
+    not_run = frame.filter(never_ran()).height
     console.print(
         f"merged {len(args.shards)} shards: {frame.height} judgments "
         f"({frame.height - n_invalid} valid, {n_invalid} invalid) → {args.out}"

@@ -42,7 +42,7 @@ from judgeprobe.engine.replicas import Replica
 from judgeprobe.engine.store import Result
 from judgeprobe.engine.wire import check_judge
 from judgeprobe.protocols.base import Message
-from judgeprobe.text.tokens import approx_tokens
+from judgeprobe.text.tokens import APPROXIMATION, approx_tokens
 
 #: Tokens a chat template may add around a conversation (role markers, BOS, a default
 #: system line such as Llama 3.1's dates or Qwen's "You are Qwen…"), for the size bound.
@@ -231,7 +231,7 @@ async def check_context(
         if not over:
             continue
         req, tokens, approximate = max(over, key=lambda f: f[1])
-        how = " (approximated: 1.3 tokens a word; the server did not count)" if approximate else ""
+        how = f" (approximated: {APPROXIMATION}; the server did not count)" if approximate else ""
         raise JudgeprobeError(
             f"judge {name}: {len(over)} of {len(requests)} prompts do not fit the context it "
             f"serves ({limit.source}); the longest, item {req.item_id} ({req.protocol}, "

@@ -15,7 +15,7 @@ import openai
 from pydantic import BaseModel
 
 from judgeprobe.engine.client import Endpoint
-from judgeprobe.text.tokens import approx_tokens
+from judgeprobe.text.tokens import APPROXIMATION, approx_tokens
 
 
 class Tokenized(BaseModel):
@@ -38,7 +38,7 @@ class TokenCounter:
                 base_url=root, api_key="none", max_retries=2,
                 default_headers=judge.auth_headers(judge.url),
             )  # fmt: skip
-        self.method = "judge tokenizer" if self._client else "approximation (1.3 tokens/word)"
+        self.method = "judge tokenizer" if self._client else f"approximation ({APPROXIMATION})"
 
     async def _post(self, path: str, body: dict[str, Any]) -> Any:
         assert self._client is not None

@@ -17,7 +17,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
-from judgeprobe.metrics.units import BLIND
+from judgeprobe.metrics.items import BLIND
 
 NONDISCRIMINATING_FLAG = 0.5
 """A cell whose quoted evidence cannot tell the candidates apart in at least this share of its

@@ -17,6 +17,7 @@ from rich.console import Console
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.files import atomic_path
+from judgeprobe.core.records import NOT_RUN
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.store import Outcome, Store
@@ -101,7 +102,7 @@ def rubric_rows(jobs: Iterable[RubricJob], store: Store) -> pl.DataFrame:
                 "criterion_used": (o.details.get("criterion") if o else None) or item.criterion,
                 "counterfactual": (o.details.get("counterfactual") if o else None) or "",
                 "explanation": o.explanation if o else "",
-                "invalid_reason": o.invalid_reason if o else "not run",
+                "invalid_reason": o.invalid_reason if o else NOT_RUN,
                 "latency_s": o.latency_s if o else 0.0,
                 "prompt_tokens": o.prompt_tokens if o else 0,
                 "completion_tokens": o.completion_tokens if o else 0,
