@@ -227,11 +227,12 @@ def test_no_position_preference_is_said_plainly() -> None:
 
 
 def test_evidence_that_cannot_discriminate_is_flagged_beside_fabrication() -> None:
-    quoted = {"n_quotes": 8, "n_fabricated": 0, "n_criteria": 4}
     j = table(
-        rows(BLIND, protocol="pbp", n_nondiscriminating=4, **quoted),
-        rows(BLIND, judge="k", protocol="pbp", n_nondiscriminating=1, **quoted),  # 25%
-    )
+        rows(BLIND, protocol="pbp", n_quotes=8, n_fabricated=0, n_criteria=4,
+             n_nondiscriminating=4),
+        rows(BLIND, judge="k", protocol="pbp", n_quotes=8, n_fabricated=0, n_criteria=4,
+             n_nondiscriminating=1),  # 25%
+    )  # fmt: skip
     found = sentences(j)
     assert one(found, "quoted evidence") == (
         "⚠ j (pbp) quoted evidence that cannot tell the candidates apart in 100% [100, 100] of "
