@@ -19,6 +19,7 @@ import polars as pl
 
 from judgeprobe.metrics import units
 from judgeprobe.metrics.compare import difference_rows
+from judgeprobe.metrics.estimates import sign_test_p
 from judgeprobe.metrics.family import (
     CONTINUOUS,
     directional_cells,
@@ -54,7 +55,7 @@ TIDY_SCHEMA = {
     "seeds": pl.Int64(),
     "seed_sd": pl.Float64(),
     "versus": pl.String(),  # differences: the other cell, e.g. "protocol=baseline"
-    "p": pl.Float64(),  # differences: exact sign test over documents (shares only)
+    "p": pl.Float64(),  # exact sign test over documents: differences (shares), SENS
 }
 BREAKDOWNS = ("domain", "subset")
 
@@ -105,9 +106,20 @@ def _cell_rows(
                 "documents": int(total[-1]),
                 "seeds": len(by_seed),
                 "seed_sd": float(np.std(by_seed, ddof=1)) if len(by_seed) > 1 else None,
+                "p": _sign_test(*separate[spec.name][key]) if spec.tested else None,
             }
         )
     return out
+
+
+def _sign_test(values: np.ndarray, weights: np.ndarray) -> float | None:
+    """Sign test over documents of a metric's first column against its second.
+
+    ``values`` are the documents' distinct sums, ``weights`` how many documents have each.
+    """
+    up = int(weights[values[:, 0] > values[:, 1]].sum())
+    down = int(weights[values[:, 0] < values[:, 1]].sum())
+    return sign_test_p(up, up + down)
 
 
 def _columns(specs: list[MetricSpec]) -> dict[str, list[int]]:

@@ -17,6 +17,7 @@ from judgeprobe.metrics.flags import Readability, with_flags
 from judgeprobe.metrics.units import (
     BLIND,
     CELL,
+    DEGRADED,
     DOC,
     PAIR,
     cell_units,
@@ -77,6 +78,7 @@ def estimates_table(
             invalid=pl.col("invalid").sum(),
             directional=pl.col("directional").all(),
         )
+        .join(j.group_by(CELL).agg(degraded_pairs=DEGRADED.any()), on=CELL, how="left")
     )
     cost = j.group_by(CELL).agg(
         mean_latency_s=pl.col("latency_s").mean(),
@@ -100,7 +102,8 @@ def estimates_table(
         marginal_TS=_ratio("p_tie", "p_valid") - _ratio("b_tie", "b_valid"),
         marginal_OLS=_ratio("p_opp", "p_valid") - _ratio("b_opp", "b_valid"),
     )
-    probe = pl.col("condition") != BLIND
+    blind = pl.col("condition") == BLIND
+    probe = ~blind & ~pl.col("degraded_pairs")  # a cue cell, paired with Blind
     table = (
         counts.join(cost, on=CELL, how="left")
         .join(paired, on=CELL, how="left")
@@ -124,8 +127,8 @@ def estimates_table(
             OLS=_ratio("ols_count", "n_paired"),
         )
         .with_columns(LAO=_ratio("LDS", pl.col("LDS") + pl.col("TS") + pl.col("OLS")))
-        .sort(["judge", "protocol", probe, "condition"])
-        .drop("directional", "invalid")
+        .sort(["judge", "protocol", ~blind, "condition"])
+        .drop("directional", "invalid", "degraded_pairs")
         .collect()
     )
     lds, ols = table["lds_count"].fill_null(0), table["ols_count"].fill_null(0)

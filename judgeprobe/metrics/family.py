@@ -13,6 +13,7 @@ from judgeprobe.metrics import units
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.registry import MetricSpec
+from judgeprobe.metrics.sensitivity import sensitivity_units
 from judgeprobe.metrics.units import CELL, DOC, UNIT, Drift
 
 CONTINUOUS = {"drift": "same", "drift_lexical": "same"}  # column -> the count it sums over
@@ -48,6 +49,7 @@ def builders(
         "evidence": lambda: units.evidence_units(j),
         "position": lambda: units.position_units(j),
         "relabel": lambda: units.relabel_units(j),
+        "sensitivity": lambda: sensitivity_units(j),
     }
 
 

@@ -28,6 +28,11 @@ RELABEL = "single_relabel"  # the candidate set's subset: one summary under swap
 
 V, T = pl.col("verdict"), pl.col("target")
 VALID = V != "Invalid"
+DEGRADED = pl.col("degraded").fill_null("") != ""
+"""A sensitivity judgment (a candidate beside its degraded copy): it has no Blind twin, so
+it is no probe of a cue; its own family is ``metrics.sensitivity``."""
+PROBE = (pl.col("condition") != BLIND) & ~DEGRADED
+"""A cue judgment, compared with its Blind twin."""
 OPTIONAL: dict[str, pl.DataType] = {
     "domain": pl.String(),
     "generator_1": pl.String(),
@@ -38,6 +43,7 @@ OPTIONAL: dict[str, pl.DataType] = {
     "source_1": pl.String(),
     "source_2": pl.String(),
     "attack": pl.String(),
+    "degraded": pl.String(),
     "n_requests": pl.Int64(),
     "turn1_verdict": pl.String(),
     "turn1_target": pl.String(),
@@ -103,7 +109,7 @@ def paired_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     """Moves against Blind per item, over pairs valid in both: into target, Tie, other."""
     vb, opp = pl.col("v_B"), _other(T)
     return (
-        j.filter((pl.col("condition") != BLIND) & VALID)
+        j.filter(PROBE & VALID)
         .join(_blind(j), on=PAIR, how="inner")
         .group_by(keys)
         .agg(
@@ -122,7 +128,7 @@ def marginal_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     Blind is read with the probe's target for the same item presentation where there is
     one, else the probe cell's target when that is the same for every item.
     """
-    probe = j.filter((pl.col("condition") != BLIND) & VALID)
+    probe = j.filter(PROBE & VALID)
     opp = _other(T)
     p_side = probe.group_by(keys).agg(
         p_valid=pl.len().cast(pl.Int64),
@@ -198,7 +204,7 @@ def same_units(j: pl.LazyFrame, lex: Lexicons, scorers: dict[str, Drift]) -> pl.
     judge reaches without being shown any cue.
     """
     pairs = (
-        j.filter((pl.col("condition") != BLIND) & VALID)
+        j.filter(PROBE & VALID)
         .join(_blind(j), on=PAIR, how="inner")
         .filter(pl.col("v_B") == V)
         .with_columns(
