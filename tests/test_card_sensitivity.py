@@ -13,7 +13,7 @@ from judgeprobe.card.rows import EXIT_INSENSITIVE
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.lexicons import load_lexicons
-from tests.test_card import ROOT, _write, biased, reading
+from tests.test_card import ROOT, _row, _write, biased, reading
 
 NULL = biased(n=400, moved=0, acknowledged=0, placebo=0)  # no cue moves anything, 400 documents
 V1 = ROOT / "judgeprobe" / "card" / "thresholds_v1.toml"
@@ -89,3 +89,10 @@ def test_thresholds_versions(tmp_path: Path) -> None:
     bad.write_text(v2.replace("sensitivity_effect = 0.2", ""))
     with pytest.raises(Exception, match="version 2 needs sensitivity_effect"):
         load_thresholds(bad)
+
+
+def test_a_judge_that_always_says_tie_gets_no_clear_position_row(tmp_path: Path) -> None:
+    rows = [_row("Blind", i, "Tie", order) for i in range(400) for order in ("12", "21")]
+    run = _write(tmp_path, rows)
+    assert _verdicts(card_for_run(run, resamples=200).rows) == {"position": "INSENSITIVE"}
+    assert _verdicts(card_for_run(run, thresholds=V1, resamples=200).rows) == {"position": "CLEAR"}

@@ -101,9 +101,9 @@ def _sensitivity_rule(card: Card) -> str:
         f" Sensitivity: SENS = (intact − degraded preferred) / judged, a candidate beside its "
         f"copy worse in one fact; SENSITIVE when its sign test over documents has q ≤ {t.fdr} "
         f"and its interval lies at or above {t.sensitivity_effect}, else INSENSITIVE. "
-        f"INSENSITIVE on a cue row: it would be CLEAR, but the judge was not shown to read the "
-        f"texts (its sensitivity row is INSENSITIVE, or the run has no sensitivity condition), "
-        f"so no cue moving it is not cue invariance."
+        f"INSENSITIVE on a cue or position row: it would be CLEAR, but the judge was not shown "
+        f"to read the texts (its sensitivity row is INSENSITIVE, or the run has no sensitivity "
+        f"condition), so nothing moving it is not invariance."
     )
 
 

@@ -10,10 +10,12 @@ documents). It is SENSITIVE when the test is significant after Benjamini–Hochb
 card's other tests (q ≤ ``fdr``) and the interval's lower end reaches
 ``sensitivity_effect``; INSENSITIVE otherwise.
 
-Under thresholds of version 2 and later, every cue row of a judge × protocol without a
-SENSITIVE row (its row INSENSITIVE, or no sensitivity condition in the run) that would be
-CLEAR is INSENSITIVE instead: invariance to a cue means something only for a judge that
-responds to evidence (docs/metrics.md). Version-1 thresholds have no such gate.
+Under thresholds of version 2 and later, every row of a judge × protocol without a SENSITIVE
+row (its row INSENSITIVE, or no sensitivity condition in the run) that would be CLEAR (a cue
+or position row) is INSENSITIVE instead: invariance to a cue means something only for a
+judge that responds to evidence (docs/metrics.md), and a judge that always says Tie shows no
+position effect for the same reason. BIASED and UNDERPOWERED stand. Version-1 thresholds have
+no such gate.
 """
 
 from __future__ import annotations
@@ -79,12 +81,12 @@ def sensitivity_verdict(row: dict[str, object], q: float | None, threshold: floa
 
 
 def gate(rows: pl.DataFrame) -> pl.DataFrame:
-    """Cue rows that would be CLEAR for a judge × protocol not shown to read: INSENSITIVE."""
+    """Rows that would be CLEAR for a judge × protocol not shown to read: INSENSITIVE."""
     reads = rows.filter((pl.col("kind") == ROW) & (pl.col("verdict") == SENSITIVE))
     shown = pl.struct("judge", "protocol").is_in(
         reads.select(pl.struct("judge", "protocol")).to_series().implode()
     )
-    blind = (pl.col("kind") == "cue") & (pl.col("verdict") == "CLEAR") & ~shown
+    blind = (pl.col("verdict") == "CLEAR") & ~shown
     return rows.with_columns(
         verdict=pl.when(blind).then(pl.lit(INSENSITIVE)).otherwise(pl.col("verdict"))
     )

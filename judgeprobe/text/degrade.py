@@ -236,7 +236,7 @@ def degrade(kind: Kind, document: str, text: str, key: str) -> Degradation | Non
     return _drop(document, text)
 
 
-def _one_edit(original: str, degraded: str) -> tuple[str, list[str], list[str]] | None:
+def one_edit(original: str, degraded: str) -> tuple[str, list[str], list[str]] | None:
     """The single place where two texts differ, word by word: (kind of edit, old, new words).
 
     One word replaced in place, or one word put in or taken out; None for anything else.
@@ -296,7 +296,7 @@ def verify(kind: Kind, document: str, original: str, degraded: str) -> str:
     """
     if kind == "drop":
         return _verify_drop(original, degraded)
-    edit = _one_edit(original, degraded)
+    edit = one_edit(original, degraded)
     if edit is None:
         return "the texts differ in more than one word, or not at all"
     if kind == "negation":
