@@ -211,11 +211,13 @@ def _sensitivity(pairs: pl.DataFrame, card: Card, cell: tuple[str, str], b: Bias
     if pairs.is_empty():
         return Line("sensitivity", cell[1], planted, 0, 0, True, "no sensitivity condition")
     intact = pl.when(pl.col("degraded") == "A").then(pl.lit("B")).otherwise(pl.lit("A"))
-    valid = pairs.filter(pl.col("x_verdict") != "Invalid")
-    net = (valid["x_verdict"] == valid.select(intact).to_series()).sum() - (
-        valid["x_verdict"] == valid["degraded"]
-    ).sum()
-    want = net / valid.height if valid.height else None
+    counts = pairs.filter(pl.col("x_verdict") != "Invalid").select(
+        net=(pl.col("x_verdict") == intact).sum().cast(pl.Int64)
+        - (pl.col("x_verdict") == pl.col("degraded")).sum().cast(pl.Int64),
+        valid=pl.len(),
+    )
+    net, valid = (int(x) for x in counts.row(0))
+    want = net / valid if valid else None
     units = _first_order(pairs).filter(
         (pl.col("faithful") == intact) & (pl.col("x_unread") != intact)
     )
