@@ -10,9 +10,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from judgeprobe.card.__main__ import card_for_run
+from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.rows import EXIT_INSENSITIVE
-from judgeprobe.run import main as run_main
+from judgeprobe.cue.run import main as run_main
 from judgeprobe.selftest.items import write_items
 from tests.conftest import write_config
 from tests.fakeserver import FakeJudge

@@ -8,11 +8,11 @@ import polars as pl
 import pytest
 from scipy.stats import binomtest
 
-from judgeprobe.card.__main__ import card_for_run
+from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.rows import EXIT_INSENSITIVE
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.metrics.compute import compute_metrics
-from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.text.lexicons import load_lexicons
 from tests.test_card import ROOT, _row, _write, biased, reading
 
 NULL = biased(n=400, moved=0, acknowledged=0, placebo=0)  # no cue moves anything, 400 documents

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from judgeprobe.conditions import builtin_conditions, parse_conditions
-from judgeprobe.config import SweepConfig
-from judgeprobe.corpus import load_items
+from judgeprobe.core.corpus import load_items
+from judgeprobe.core.records import Item
+from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.plan import count, cue_jobs
 from judgeprobe.engine.settings import JudgeConfig
-from judgeprobe.plan import count, cue_jobs
-from judgeprobe.records import Item
 from judgeprobe.text.degrade import KINDS, Kind, degrade, key_sentence, sentences, verify
 
 DOC = (

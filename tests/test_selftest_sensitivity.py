@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from judgeprobe.cli import main_guard
+from judgeprobe.core.cli import main_guard
 from judgeprobe.selftest.__main__ import main
 
 ITEMS = "40"

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from judgeprobe.tomlfile import packaged_toml, read_toml
+from judgeprobe.core.tomlfile import packaged_toml, read_toml
 
 DEFAULT = "thresholds_v2.toml"
 

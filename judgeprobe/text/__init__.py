@@ -1,1 +1,1 @@
-"""Text utilities shared by the stages: rule-based rewrites and the checks on them."""
+"""Text utilities the stages share: token estimates, attacks, preservation, lexicons, embeddings."""

@@ -15,7 +15,7 @@ no model involved:
 Which number, name or claim is changed is drawn from a hash of ``key``, so a sweep builds
 the same copies every time. ``verify`` checks a copy by its own rule, independently of how
 it was built: the two texts differ in one place, and that place is one fact of the kind.
-Names are found as ``candidates.preserve`` finds them (a capitalised word that does not
+Names are found as ``text.preserve`` finds them (a capitalised word that does not
 start a sentence, or an acronym), so a multi-word name changes in one of its words.
 """
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, get_args
 
-from judgeprobe.candidates.preserve import entities, numbers
+from judgeprobe.text.preserve import entities, numbers
 
 Kind = Literal["number", "entity", "negation", "drop"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
