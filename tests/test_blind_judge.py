@@ -43,3 +43,14 @@ def test_a_judge_that_never_reads_is_never_clear(tmp_path: Path, reply: str) -> 
     # The same run under the version-1 thresholds (no sensitivity gate): CLEAR, as the issue saw.
     old = card_for_run(out, thresholds=V1, resamples=300)
     assert "CLEAR" in set(old.rows["verdict"])
+
+
+def test_sensitivity_cells_are_not_counted_as_cue_cells_in_the_headline(tmp_path: Path) -> None:
+    items = write_items(tmp_path / "items.jsonl", 30)
+    with FakeJudge(verdict="[1,2]") as judge:
+        cfg = write_config(tmp_path / "c.toml", judge.url, items, name="blind",
+                           conditions=CONDITIONS, protocols=["baseline"])  # fmt: skip
+        out = tmp_path / "run"
+        assert run_main(["--config", str(cfg), "--out", str(out), "--no-progress"]) == 0
+    report = (out / "report.md").read_text()
+    assert "no verdict changed against Blind in 3 readable cue cells" in report
