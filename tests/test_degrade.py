@@ -17,11 +17,11 @@ from judgeprobe.text.degrade import KINDS, Kind, degrade, key_sentence, sentence
 DOC = (
     "The council of Alder met with the Brisk water authority on Monday. It approved a budget "
     "of 20,000 pounds over 3 years for the new bridge, and 12 members voted in favour. Work "
-    "will start in May."
+    "will start at Fenwick in May."
 )
 TEXT = (
     "Alder's council approved 20,000 pounds for a bridge. The vote was 12 in favour, and "
-    "work will start in May."
+    "work will start at Fenwick."
 )
 
 
@@ -40,8 +40,8 @@ def test_the_facts_that_change() -> None:
     assert (number.before, number.after) in {("20,000", "40,000"), ("12", "24")}
     entity = degrade("entity", DOC, TEXT, "k")
     assert entity is not None
-    assert entity.before == "May"  # the summary's one standalone name (Alder's opens it)
-    assert entity.after in {"Alder", "Brisk", "Monday"}  # the document's other names
+    assert entity.before == "Fenwick"  # the summary's one standalone name (Alder's opens it)
+    assert entity.after in {"Alder", "Brisk"}  # the document's other names (no weekday, month)
     negation = degrade("negation", DOC, TEXT, "k")
     assert negation is not None
     assert " not " in negation.degraded
@@ -54,10 +54,10 @@ def test_the_facts_that_change() -> None:
 @pytest.mark.parametrize(
     ("kind", "copy", "problem"),
     [
-        ("number", TEXT.replace("12", "24").replace("May", "June"), "more than one word"),
+        ("number", TEXT.replace("12", "24").replace("Fenwick", "Alder"), "more than one word"),
         ("number", TEXT.replace("12", "3"), "document states"),
         ("number", TEXT.replace("bridge", "tunnel"), "not a number"),
-        ("entity", TEXT.replace("May", "June"), "not a name swapped"),
+        ("entity", TEXT.replace("Fenwick", "Paris"), "not a name swapped"),
         ("negation", TEXT.replace("was", "was never"), "not a 'not'"),
         ("drop", "Something else.", "one sentence left out"),
         ("number", TEXT, "not at all"),
@@ -65,6 +65,16 @@ def test_the_facts_that_change() -> None:
 )
 def test_the_check_catches_a_copy_that_is_not_one_fact(kind: str, copy: str, problem: str) -> None:
     assert problem in verify(kind, DOC, TEXT, copy)  # type: ignore[arg-type]
+
+
+def test_rules_that_would_read_wrong_are_not_applied() -> None:
+    assert degrade("negation", DOC, "It had about 40 members and is the largest.", "k") is None
+    year = degrade("number", DOC, "It opened in 1962.", "k")
+    assert year is not None
+    assert year.after in {"1969", "1955"}  # a year moves by years
+    names = degrade("entity", "Dr Pia Holm met Ines in May.", "Dr Holm spoke in May.", "k")
+    assert names is not None
+    assert (names.before, names.after) in {("Holm", "Pia"), ("Holm", "Ines")}  # not Dr, not May
 
 
 def test_nothing_to_degrade_is_none() -> None:

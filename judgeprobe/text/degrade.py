@@ -6,9 +6,11 @@ that reads prefers the intact text; one that does not cannot tell them apart. Fo
 no model involved:
 
 - ``number``: one number of the summary (preferably one the document states) replaced by
-  a value the document never states;
-- ``entity``: one name of the summary replaced by another name of the same document;
-- ``negation``: one claim negated, ``not`` put after (or taken from after) an auxiliary verb;
+  a value the document never states (twice or three times it; a year moves by seven);
+- ``entity``: one name of the summary replaced by another name of the same document (titles,
+  months and weekdays are no names here);
+- ``negation``: one claim negated, ``not`` put after (or taken from after) an auxiliary verb
+  that carries a verb (``will keep``, ``has been``; not ``had about``, ``is the``);
 - ``drop``: the summary's key sentence (the one holding most of the document's numbers and
   names; the earliest on a tie) left out.
 
@@ -35,9 +37,23 @@ KINDS: tuple[Kind, ...] = get_args(Kind)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _EDGE = re.compile(r"^[^\w]+|[^\w]+$")
-_AUXILIARIES = frozenset((
-    "is", "are", "was", "were", "has", "have", "had", "can", "will", "would", "should",
-    "could", "must", "may", "might", "does", "do", "did",
+_MODALS = frozenset((
+    "is", "are", "was", "were", "can", "will", "would", "should", "could", "must", "may",
+    "might", "does", "do", "did",
+))  # fmt: skip
+_PERFECT = frozenset(("has", "have", "had"))  # an auxiliary only before a participle
+_AUXILIARIES = _MODALS | _PERFECT
+# Words after which "not" reads as no claim negated ("had not about", "is not the").
+_CLOSED = frozenset((
+    "a", "an", "the", "about", "around", "some", "any", "no", "its", "their", "his", "her",
+    "our", "my", "your", "this", "that", "these", "those", "to", "of", "in", "on", "at", "for",
+    "with", "by", "from", "as", "more", "less", "many", "much", "also", "so", "than", "there",
+))  # fmt: skip
+# Names that are no entity of the document's story: a swap to or from them is no fact swapped.
+_NOT_NAMES = frozenset((
+    "dr", "mr", "mrs", "ms", "prof", "st", "january", "february", "march", "april", "may",
+    "june", "july", "august", "september", "october", "november", "december", "monday",
+    "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "i",
 ))  # fmt: skip
 NEGATION = "not"
 
@@ -96,7 +112,8 @@ def _new_number(core: str, taken: set[str]) -> str | None:
     if parsed is None:
         return None
     value, decimals, comma = parsed
-    for new in (value * 2, value * 3, value + 7, value + 11):
+    year = decimals == 0 and 1800 <= value <= 2100  # a year changes by years, not twofold
+    for new in (value + 7, value - 7) if year else (value * 2, value * 3, value + 7, value + 11):
         text = _format(new, decimals, comma)
         if text != core and not (numbers(text) & taken):
             return text
@@ -148,7 +165,7 @@ def _entity(document: str, text: str, key: str) -> Degradation | None:
         i
         for i, t in enumerate(tokens)
         if _core(t) in names and vocab.count(_core(t).lower()) == 1 and standalone(i)
-        and not numbers(_core(t))
+        and not numbers(_core(t)) and _core(t).lower() not in _NOT_NAMES
     ]  # fmt: skip
     from_document = [i for i in options if _core(tokens[i]) in entities(document)]
     options = from_document or options
@@ -159,6 +176,7 @@ def _entity(document: str, text: str, key: str) -> Degradation | None:
     others = sorted(
         e for e in entities(document)
         if e.lower() not in vocab and _shape(e) == _shape(old) and not numbers(e) and e.isalpha()
+        and e.lower() not in _NOT_NAMES
     )  # fmt: skip
     if not others:
         return None
@@ -170,10 +188,16 @@ def _entity(document: str, text: str, key: str) -> Degradation | None:
 def _negation(text: str, key: str) -> Degradation | None:
     tokens = text.split()
     words = [t.lower() for t in tokens]
+
+    def claim(i: int) -> bool:  # an auxiliary verb followed by the verb it carries
+        after = _core(words[i + 1])
+        if words[i] in _PERFECT:
+            return after == "been" or after.endswith(("ed", "en", "wn"))
+        return words[i] in _MODALS and after.isalpha() and after not in _CLOSED
+
     insert = [
         i for i in range(len(tokens) - 1)
-        if words[i] in _AUXILIARIES and words[i + 1] not in (NEGATION, "never")
-        and _core(words[i + 1]).isalpha()
+        if words[i + 1] not in (NEGATION, "never") and claim(i)
     ]  # fmt: skip
     remove = [
         i for i in range(1, len(tokens))
