@@ -189,7 +189,7 @@ def _negation(text: str, key: str) -> Degradation | None:
     tokens = text.split()
     words = [t.lower() for t in tokens]
 
-    def claim(i: int) -> bool:  # an auxiliary verb followed by the verb it carries
+    def carries_verb(i: int) -> bool:  # an auxiliary verb followed by the verb it carries
         after = _core(words[i + 1])
         if words[i] in _PERFECT:
             return after == "been" or after.endswith(("ed", "en", "wn"))
@@ -197,7 +197,7 @@ def _negation(text: str, key: str) -> Degradation | None:
 
     insert = [
         i for i in range(len(tokens) - 1)
-        if words[i + 1] not in (NEGATION, "never") and claim(i)
+        if words[i + 1] not in (NEGATION, "never") and carries_verb(i)
     ]  # fmt: skip
     remove = [
         i for i in range(1, len(tokens))
