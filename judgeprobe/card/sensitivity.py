@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.card import stats
+from judgeprobe.metrics.items import DOC, with_optional
 from judgeprobe.metrics.sensitivity import POOLED, sensitivity_units
-from judgeprobe.metrics.units import DOC, with_optional
+from judgeprobe.metrics.uncertainty import sign_test_p
 
 ROW = "sensitivity"
 SENSITIVE, INSENSITIVE = "SENSITIVE", "INSENSITIVE"
@@ -67,7 +67,7 @@ def sensitivity_rows(judgments: pl.DataFrame, tidy: pl.DataFrame) -> list[dict[s
             "n": int(part["judged"].sum()), "documents": part[DOC].n_unique(),
             "effect_name": "SENS (intact − degraded)",
             **_tidy_sens(tidy, str(judge), str(protocol)),
-            "up": up, "down": down, "p": stats.mcnemar_exact(up, down),
+            "up": up, "down": down, "p": sign_test_p(up, up + down),
         })  # fmt: skip
     return rows
 

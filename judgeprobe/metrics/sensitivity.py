@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from judgeprobe.metrics.units import DEGRADED, KEYS, VALID
+from judgeprobe.metrics.items import DEGRADED, KEYS, VALID
 
 POOLED = "Degraded"
 """The condition name of the pooled sensitivity cell (every kind of degradation)."""
