@@ -8,7 +8,7 @@ no model involved:
 - ``number``: one number of the summary (preferably one the document states) replaced by
   a value the document never states (twice or three times it; a year moves by seven);
 - ``entity``: one name of the summary replaced by another name of the same document (titles,
-  months and weekdays are no names here);
+  months, weekdays and temperature units are no names here, nor is a possessive changed);
 - ``negation``: one claim negated, ``not`` put after (or taken from after) an auxiliary verb
   that carries a verb (``will keep``, ``has been``; not ``had about``, ``is the``);
 - ``drop``: the summary's key sentence (the one holding most of the document's numbers and
@@ -53,7 +53,8 @@ _CLOSED = frozenset((
 _NOT_NAMES = frozenset((
     "dr", "mr", "mrs", "ms", "prof", "st", "january", "february", "march", "april", "may",
     "june", "july", "august", "september", "october", "november", "december", "monday",
-    "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "i",
+    "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "i", "celsius",
+    "fahrenheit", "kelvin",
 ))  # fmt: skip
 NEGATION = "not"
 
@@ -166,6 +167,7 @@ def _entity(document: str, text: str, key: str) -> Degradation | None:
         for i, t in enumerate(tokens)
         if _core(t) in names and vocab.count(_core(t).lower()) == 1 and standalone(i)
         and not numbers(_core(t)) and _core(t).lower() not in _NOT_NAMES
+        and not _core(t).endswith(("'s", "’s"))  # a possessive would lose its 's
     ]  # fmt: skip
     from_document = [i for i in options if _core(tokens[i]) in entities(document)]
     options = from_document or options
