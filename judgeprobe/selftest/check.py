@@ -139,7 +139,7 @@ def expected(
                 "badge": _candidate(wearing(p, biases.badge_label), o),
                 # sensitivity pairs: the verdict without reading, and the text it would read as
                 # more faithful
-                "x_unread": _candidate(decide(p, unread).winner, o) if sensitive else "",
+                "expected_unread": _candidate(decide(p, unread).winner, o) if sensitive else "",
                 "faithful": _candidate(more_faithful(p), o) if sensitive else "",
             }
         )
@@ -211,15 +211,15 @@ def _sensitivity(pairs: pl.DataFrame, card: Card, cell: tuple[str, str], b: Bias
     if pairs.is_empty():
         return Line("sensitivity", cell[1], planted, 0, 0, True, "no sensitivity condition")
     intact = pl.when(pl.col("degraded") == "A").then(pl.lit("B")).otherwise(pl.lit("A"))
-    counts = pairs.filter(pl.col("x_verdict") != "Invalid").select(
-        net=(pl.col("x_verdict") == intact).sum().cast(pl.Int64)
-        - (pl.col("x_verdict") == pl.col("degraded")).sum().cast(pl.Int64),
+    counts = pairs.filter(pl.col("expected_verdict") != "Invalid").select(
+        net=(pl.col("expected_verdict") == intact).sum().cast(pl.Int64)
+        - (pl.col("expected_verdict") == pl.col("degraded")).sum().cast(pl.Int64),
         valid=pl.len(),
     )
     net, valid = (int(x) for x in counts.row(0))
     want = net / valid if valid else None
     units = _first_order(pairs).filter(
-        (pl.col("faithful") == intact) & (pl.col("x_unread") != intact)
+        (pl.col("faithful") == intact) & (pl.col("expected_unread") != intact)
     )
     k = int((units["verdict"] == units.select(intact).to_series()).sum())
     got = row.get("effect")
