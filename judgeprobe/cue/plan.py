@@ -108,26 +108,28 @@ def blind_orders(cfg: SweepConfig, item_id: str, seed: int) -> tuple[Order, ...]
 
 def count(cfg: SweepConfig, items: Sequence[Item], conditions: dict[str, Condition]) -> Counts:
     """How many judgments and requests the sweep plans (before any cache is used)."""
-    shown = blind = again = 0  # per judge: item orders, Blind's extra orders, Blind repeats
+    shown = judged = blind = again = 0  # per judge: item orders, their judgments, Blind's extra
+    # orders and Blind repeats
     has_blind = "Blind" in cfg.conditions
-    for item, seed in product(items, cfg.seeds):
-        orders = len(orders_for(cfg.order, item.item_id, seed))
-        both = len(blind_orders(cfg, item.item_id, seed))
-        shown, blind = shown + orders, blind + both - orders
-        if has_blind and repeated(item.item_id, seed, cfg.repeat):
-            again += both
+    degrading = [conditions[c] for c in cfg.conditions if conditions[c].degrade is not None]
+    for item in items:
+        # A sensitivity condition leaves out an item with nothing to degrade or a failed check.
+        cells = len(cfg.conditions) - sum(bool(c.resolve(item).skip) for c in degrading)
+        for seed in cfg.seeds:
+            orders = len(orders_for(cfg.order, item.item_id, seed))
+            both = len(blind_orders(cfg, item.item_id, seed))
+            shown, judged, blind = shown + orders, judged + orders * cells, blind + both - orders
+            if has_blind and repeated(item.item_id, seed, cfg.repeat):
+                again += both
     per_judge = len(cfg.judges)
     n_reveal = sum(conditions[c].reveal_1 is not None or conditions[c].reveal_2 is not None
                    for c in cfg.conditions)  # fmt: skip
     requests = {
         name: per_judge
-        * (
-            shown * (len(cfg.conditions) * p.stages + n_reveal * reveal_stages(name))
-            + (blind + again) * p.stages
-        )
+        * ((judged + blind + again) * p.stages + shown * n_reveal * reveal_stages(name))
         for name, p in protocols_for(cfg).items()
     }
-    judgments = per_judge * (shown * len(cfg.conditions) + blind + again) * len(cfg.protocols)
+    judgments = per_judge * (judged + blind + again) * len(cfg.protocols)
     return Counts(judgments, requests)
 
 
@@ -191,6 +193,7 @@ def _job(
         source_1=item.source_1,
         source_2=item.source_2,
         attack=cue.attack,
+        degraded=cue.degraded,
         presentation=presentation,
         reveal=reveal,
         template_hash=template_hash,
@@ -211,7 +214,8 @@ def cue_jobs(
         for reveal in (False, True)
     }
     for item in items:
-        cues = {name: conditions[name].resolve(item) for name in cfg.conditions}
+        resolved = {name: conditions[name].resolve(item) for name in cfg.conditions}
+        cues = {name: cue for name, cue in resolved.items() if not cue.skip}
         for seed in cfg.seeds:
             again = repeated(item.item_id, seed, cfg.repeat)
             shown = orders_for(cfg.order, item.item_id, seed)
