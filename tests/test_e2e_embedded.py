@@ -77,7 +77,7 @@ def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path:
     # It opens with what the run found: the judge's habits, then the cues.
     assert md.index("## What this run found") < md.index("## Blind behaviour")
     assert "gemma3-270m (baseline)" in md.split("## About this run")[0]
-    assert page.count("<tr data-judge='gemma3-270m'") == 2 * 3  # each cue judgment, browsable
+    assert page.count("<tr data-judge='gemma3-270m'") == 2 * 2  # each cue judgment, browsable
     chromium.screenshot(out / "report.html", tmp_path / "report.png")
     asyncio.run(check_browser_filters(out / "report.html", tmp_path / "profile"))
 
@@ -93,7 +93,7 @@ def test_every_protocol_on_the_real_embedded_judge(embedded_judge: str, tmp_path
     cfg = tmp_path / "grid.toml"
     cfg.write_text(
         'name = "grid"\nprotocols = ["baseline", "scot", "pbp"]\n'
-        'conditions = ["Blind", "RevealAfter", "Verbosity"]\nlimit = 1\n'
+        'conditions = ["Blind", "RevealAfter", "Verbosity"]\nlimit = 1\nswap = 0.0\n'
         "[protocol]\npbp_lock_max_tokens = 600\n"
         f'[[judges]]\nname = "gemma3-270m"\nurl = "{embedded_judge}"\n'
     )
