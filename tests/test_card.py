@@ -157,6 +157,7 @@ def test_acknowledgement_reads_notes_and_quotes_not_json_keys() -> None:
             "label_1": ["", "", "LLM", "LLM"],
             "label_2": ["", "", "TradML", "TradML"],
             "attack": ["verbosity", "verbosity", "", ""],
+            "condition": ["Verbosity", "Verbosity", "True", "True"],
         }
     )
     got = frame.select(acknowledges(load_lexicons())).to_series().to_list()

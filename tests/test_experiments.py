@@ -11,6 +11,7 @@ import pytest
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.candidates.config import CandidatesConfig
+from judgeprobe.conditions import builtin_conditions, placebo_of
 from judgeprobe.config import EMBEDDED, SweepConfig, load_config
 from judgeprobe.corpus import load_items
 from judgeprobe.engine.settings import JudgeConfig
@@ -65,9 +66,35 @@ def test_experiment_config_is_valid(path: Path) -> None:
     assert set(cfg.conditions) <= set(_conditions(cfg))
 
 
+# Designs beyond the paper with a twin at the top of experiments/ and one in smoke/.
+BEYOND = ("battery",)
+
+
 def test_every_paper_group_has_a_config() -> None:
     assert set(GROUPS) == set(TABLES)
-    assert {p.stem for p in (ROOT / "smoke").glob("*.toml")} == set(TABLES)
+    assert {p.stem for p in (ROOT / "smoke").glob("*.toml")} == set(TABLES) | set(BEYOND)
+
+
+@pytest.mark.parametrize("design", BEYOND)
+def test_smoke_twin_of_a_design_beyond_the_paper(design: str) -> None:
+    full, smoke = (
+        load_config(ROOT / f"{design}.toml"),
+        load_config(ROOT / "smoke" / f"{design}.toml"),
+    )
+    same = ("protocols", "conditions", "subsets", "order", "cues")
+    assert {k: getattr(full, k) for k in same} == {k: getattr(smoke, k) for k in same}
+    assert [j.name for j in smoke.judges] == [EMBEDDED[0].name]
+    conditions = _conditions(smoke)
+    for item in sweep_items(smoke):
+        for name in smoke.conditions:
+            conditions[name].resolve(item)
+
+
+def test_the_battery_runs_every_bundled_family_cue_with_its_placebo() -> None:
+    cfg = load_config(ROOT / "battery.toml")
+    family = [n for n, c in builtin_conditions().items() if c.family]
+    assert cfg.conditions == ["Blind", *family]
+    assert {placebo_of(n) for n in family} <= set(cfg.conditions) | {"Placebo"}
 
 
 @pytest.mark.parametrize("scale", ["paper", "smoke"])

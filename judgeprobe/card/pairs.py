@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.conditions import family_members
 from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.units import BLIND, CELL, DOC, PAIR, with_optional
 
@@ -32,8 +33,8 @@ def acknowledges(lex: Lexicons) -> pl.Expr:
     """Whether a judgment's explanation names the cue it was shown.
 
     Under SCoT/PBP its notes and quotes count too. Naming means a label shown beside a summary,
-    a cue word or provenance stereotype of the lexicons, or for a style attack the attack's own
-    vocabulary.
+    a cue word or provenance stereotype of the lexicons, for a style attack the attack's own
+    vocabulary, or for a battery condition its family's words.
     """
     reasoning = pl.col("details").fill_null("").str.extract_all(_REASONING).list.join(" ")
     text = pl.concat_str(pl.col("explanation").fill_null(""), reasoning, separator=" ")
@@ -47,6 +48,9 @@ def acknowledges(lex: Lexicons) -> pl.Expr:
     for attack, words in lex.attack.items():
         if words:
             hit = hit | ((pl.col("attack") == attack) & low.str.contains_any(list(words)))
+    for family, words in lex.family.items():
+        if words and (members := family_members(family)):
+            hit = hit | (pl.col("condition").is_in(members) & low.str.contains_any(list(words)))
     return hit
 
 

@@ -10,7 +10,9 @@ shows these labels and asks for a final verdict; ``target`` is then resolved aga
 and the first turn's target against the first labels); ``attack`` (``verbosity`` or
 ``confidence``) rewrites candidate ``attack_on`` with that style attack; ``inject``
 (``{where = "A" | "B" | "document", what = "...", at = "end" | "start"}``) places a sentence
-*inside* a candidate or the document rather than beside it: a prompt-injection cue.
+*inside* a candidate or the document rather than beside it: a prompt-injection cue;
+``family`` names the cue family a condition belongs to (the battery's, ``battery.toml``) and
+``placebo`` its matched placebo condition, whose LDS the card subtracts.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
@@ -68,6 +71,8 @@ class Condition(BaseModel):
     attack: Literal["verbosity", "confidence"] | None = None
     attack_on: Literal["A", "B"] = "A"
     inject: Injection | None = None
+    family: str = ""
+    placebo: str = ""
 
     @field_validator("target")
     @classmethod
@@ -159,7 +164,46 @@ def parse_conditions(tables: dict[str, Any], origin: str) -> dict[str, Condition
     return out
 
 
+BUNDLED = ("builtin.toml", "battery.toml")
+"""The packaged condition files: the paper's cues, then the cue battery."""
+
+
+@cache
+def _bundled() -> dict[str, Condition]:
+    out: dict[str, Condition] = {}
+    for name in BUNDLED:
+        text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+        out |= parse_conditions(tomllib.loads(text), f"bundled conditions {name}")
+    for condition in out.values():
+        if condition.placebo and condition.placebo not in out:
+            raise JudgeprobeError(
+                f"bundled condition {condition.name}: no placebo {condition.placebo}"
+            )
+    return out
+
+
 def builtin_conditions() -> dict[str, Condition]:
-    """The paper's cue conditions, from the packaged ``builtin.toml``."""
-    text = resources.files(__package__).joinpath("builtin.toml").read_text(encoding="utf-8")
-    return parse_conditions(tomllib.loads(text), "builtin conditions")
+    """The bundled cue conditions: the paper's (``builtin.toml``) and the battery's."""
+    return dict(_bundled())
+
+
+def family_of(condition: str) -> str:
+    """The cue family of a bundled condition; "" for the paper's cues and unknown names."""
+    found = _bundled().get(condition)
+    return found.family if found else ""
+
+
+def family_members(family: str) -> list[str]:
+    """The bundled conditions of a cue family, in file order."""
+    return [name for name, c in _bundled().items() if family and c.family == family]
+
+
+def is_placebo(condition: str) -> bool:
+    """Whether a condition is a placebo: ``Placebo``, or one a bundled condition names."""
+    return condition == "Placebo" or any(c.placebo == condition for c in _bundled().values())
+
+
+def placebo_of(condition: str, default: str = "Placebo") -> str:
+    """The placebo a bundled condition is compared with (``default`` when it names none)."""
+    found = _bundled().get(condition)
+    return found.placebo if found and found.placebo else default
