@@ -37,7 +37,8 @@ def test_every_family_has_cues_with_a_matched_placebo_and_cue_words() -> None:
             assert cue.target == "A"
             continue
         placebo = conditions[c.placebo]
-        assert placebo.family == c.family and is_placebo(c.placebo)
+        assert placebo.family == c.family
+        assert is_placebo(c.placebo)
         # the placebo has the cue's form: labels where the cue has labels, an injection where
         # it has one, on the same side
         assert bool(placebo.label_1 or placebo.label_2) == bool(c.label_1 or c.label_2)
@@ -54,7 +55,8 @@ def test_label_pairs_are_shown_both_ways_round() -> None:
         a, b = base.resolve(ITEM), conditions[flip].resolve(ITEM)
         assert (a.label_1, a.label_2) == (b.label_2, b.label_1)
         assert {a.target, b.target} == {"A", "B"}
-        assert family_of(flip) == base.family and placebo_of(flip) == base.placebo
+        assert family_of(flip) == base.family
+        assert placebo_of(flip) == base.placebo
 
 
 def _row(
@@ -103,6 +105,7 @@ def test_injected_cues_are_checked_and_the_cue_sentence_is_not_held_against_them
     assert table["condition"].to_list() == ["Authority", "Distraction"]
     assert set(table["method"]) == {"inject"}
     authority = table.row(0, named=True)
-    assert "2021" in authority["new_numbers"] and "Smith" in authority["new_names"]
+    assert "2021" in authority["new_numbers"]
+    assert "Smith" in authority["new_names"]
     assert "the cue adds numbers" in authority["flag"]
     assert authority["preserved"] in (None, authority["similarity"] >= 0.75)

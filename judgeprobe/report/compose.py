@@ -28,6 +28,7 @@ from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.units import CELL, Drift, with_optional
 from judgeprobe.report import plots
 from judgeprobe.report.browser import browser_html, browser_rows
+from judgeprobe.report.controlled import controlled_sections
 from judgeprobe.report.headline import headline, rule
 from judgeprobe.report.render import Section, figures, render
 from judgeprobe.report.tables import (
@@ -230,6 +231,7 @@ def write_report(
     if by is not None:
         sections.append(breakdown_section(j, lex, drift, by, resamples, seed))
     sections += card_sections(j, tidy, lex, resamples, seed)
+    sections += controlled_sections(j, run_dir, seed)
     if (run_dir / "rubric").is_dir():  # rubric probe results beside the cue run
         sections += rubric_sections(run_dir)
     sections += [*extra, evidence_section(j, lex)]
