@@ -11,7 +11,9 @@ import polars as pl
 import pytest
 
 from judgeprobe.card.__main__ import card_for_run
+from judgeprobe.card.battery import battery_view
 from judgeprobe.card.pairs import acknowledges
+from judgeprobe.card.render import display
 from judgeprobe.conditions import builtin_conditions, family_of, is_placebo, placebo_of
 from judgeprobe.conditions.checks import attack_checks
 from judgeprobe.metrics.lexicons import load_lexicons
@@ -86,11 +88,19 @@ def test_a_battery_cue_is_read_against_its_own_placebo(tmp_path: Path) -> None:
     run.mkdir()
     pl.DataFrame(rows).write_parquet(run / "judgments.parquet")
     (run / "manifest.json").write_bytes(orjson.dumps({"run_id": "hand-made"}))
-    card = {r["row"]: r for r in card_for_run(run, resamples=200).rows.iter_rows(named=True)}
+    full = card_for_run(run, resamples=200)
+    card = {r["row"]: r for r in full.rows.iter_rows(named=True)}
     assert card["Temporal"]["effect_name"] == "LDS − TemporalPlacebo"
     assert card["Temporal"]["effect"] == pytest.approx(24 / 60)
     assert card["TemporalPlacebo"]["effect_name"] == "LDS − OLS"
     assert card["Temporal"]["silent"] == pytest.approx(25 / 30)
+    # grouped by family, and on one screen: the cue (not its placebo) with effect and verdict
+    assert display(full)["family"].to_list() == ["", "temporal", "temporal"]  # Placebo first
+    view = battery_view(full)
+    assert view.columns == ["family", "cue", "j"]
+    assert view.row(0) == ("temporal", "Temporal", view["j"][0])
+    assert view["j"][0].startswith("0.400 [")
+    assert view["j"][0].endswith(card["Temporal"]["verdict"])
 
 
 def test_family_words_count_only_for_their_family() -> None:

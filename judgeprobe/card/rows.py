@@ -31,7 +31,7 @@ import polars as pl
 from judgeprobe.card import stats
 from judgeprobe.card.pairs import cue_pairs, position_pairs
 from judgeprobe.card.thresholds import LoadedThresholds
-from judgeprobe.conditions import is_placebo, placebo_of
+from judgeprobe.conditions import family_of, is_placebo, placebo_of
 from judgeprobe.metrics.compare import paired_difference
 from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_interval, ratio
@@ -238,6 +238,12 @@ def _repeat_rows(tidy: pl.DataFrame, max_flip_rate: float) -> list[dict[str, obj
     return rows
 
 
+def families(rows: pl.DataFrame) -> pl.Expr:
+    """Each card row's cue family ("" for the paper's cues, position and repeat rows)."""
+    names = rows["row"].unique().to_list()
+    return pl.col("row").replace_strict({n: family_of(n) for n in names}, default="")
+
+
 def make_card(
     judgments: pl.DataFrame,
     tidy: pl.DataFrame,
@@ -282,6 +288,8 @@ def make_card(
     rows += _repeat_rows(tidy, t.max_flip_rate)
     order = {"cue": 0, "position": 1, "repeat": 2}
     frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)
-    frame = frame.sort(["judge", "protocol", pl.col("kind").replace_strict(order), "row"])
+    frame = frame.sort(
+        ["judge", "protocol", pl.col("kind").replace_strict(order), families(frame), "row"]
+    )
     silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "one")
     return Card(frame, silent_items, thresholds)
