@@ -164,8 +164,8 @@ def parse_conditions(tables: dict[str, Any], origin: str) -> dict[str, Condition
     return out
 
 
-BUNDLED = ("builtin.toml", "battery.toml")
-"""The packaged condition files: the paper's cues, then the cue battery."""
+BUNDLED = ("builtin.toml", "battery.toml", "selfpref.toml")
+"""The packaged condition files: the paper's cues, the cue battery, the self-preference arms."""
 
 
 @cache

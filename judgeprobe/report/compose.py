@@ -31,6 +31,7 @@ from judgeprobe.report.browser import browser_html, browser_rows
 from judgeprobe.report.controlled import controlled_sections
 from judgeprobe.report.headline import headline, rule
 from judgeprobe.report.render import Section, figures, render
+from judgeprobe.report.selfpref import selfpref_sections
 from judgeprobe.report.tables import (
     breakdown_table,
     ci_text,
@@ -231,6 +232,7 @@ def write_report(
     if by is not None:
         sections.append(breakdown_section(j, lex, drift, by, resamples, seed))
     sections += card_sections(j, tidy, lex, resamples, seed)
+    sections += selfpref_sections(j, resamples, seed)
     sections += controlled_sections(j, run_dir, seed)
     if (run_dir / "rubric").is_dir():  # rubric probe results beside the cue run
         sections += rubric_sections(run_dir)
