@@ -38,6 +38,7 @@ import orjson
 import polars as pl
 import statsmodels.api as sm
 from scipy.special import expit
+from statsmodels.tools.sm_exceptions import PerfectSeparationError
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import parse_conditions
@@ -170,7 +171,12 @@ def fit(frame: pl.DataFrame, terms: list[tuple[str, str]]) -> tuple[np.ndarray, 
                    cov_struct=sm.cov_struct.Independence())  # fmt: skip
     with warnings.catch_warnings():  # fractional outcomes (Ties) are what a quasi-likelihood allows
         warnings.simplefilter("ignore")
-        result = model.fit()
+        try:
+            result = model.fit()
+        except (np.linalg.LinAlgError, ValueError, PerfectSeparationError) as exc:
+            raise JudgeprobeError(f"controlled win rate: no fit ({exc})") from None
+    if not np.all(np.isfinite(result.params)):
+        raise JudgeprobeError("controlled win rate: no fit (a coefficient diverged)")
     return np.asarray(result.params, dtype=float), np.asarray(result.cov_params(), dtype=float)
 
 

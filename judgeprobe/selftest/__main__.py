@@ -5,7 +5,9 @@ sweep against it through the whole pipeline (probe, plan, engine, store, judgmen
 report, card), and checks that every planted effect is recovered: one line per effect and
 protocol, exit 0 when all pass, 1 on any miss (2: bad input). ``--check-only`` checks a
 finished self-test run against the biases given now, without sending anything: change a
-planted value after the sweep and its lines miss.
+planted value after the sweep and its lines miss. ``--battery`` runs the battery design
+instead (``selftest.battery``: a battery cue and a self-preference, Baseline only; default
+``--out runs/selftest-battery``); the default design and its figures are unchanged.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from judgeprobe.conditions import builtin_conditions, parse_conditions
 from judgeprobe.config import load_config
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.run import sweep_items
+from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
 from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.sweep import JUDGE, default_config, run_sweep
@@ -43,7 +46,9 @@ FLAGS = {
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m judgeprobe.selftest", description=__doc__)
-    p.add_argument("--out", type=Path, default=Path("runs/selftest"), help="run directory")
+    p.add_argument("--out", type=Path, help="run directory (default runs/selftest)")
+    p.add_argument("--battery", action="store_true",
+                   help="the battery design: a battery cue and a self-preference")  # fmt: skip
     p.add_argument("--config", type=Path, help="sweep config to run instead of the built-in one")
     p.add_argument("--items", type=int, default=DEFAULT_ITEMS, help="synthetic items")
     p.add_argument("--check-only", action="store_true", help="check the run in --out; send nothing")
@@ -53,14 +58,32 @@ def _parser() -> argparse.ArgumentParser:
         flag = f"--{name.replace('_', '-')}"
         p.add_argument(flag, type=float, default=default, metavar="RATE",
                        help=f"{meaning} (default {default})")  # fmt: skip
-    p.add_argument("--favoured-label", default=defaults.favoured_label)
+    p.add_argument(
+        "--favoured-label",
+        help=f"(default {defaults.favoured_label!r}; --battery: {PLANTED['favoured_label']!r})",
+    )
     p.add_argument("--badge-label", default=defaults.badge_label)
+    p.add_argument(
+        "--self-preference",
+        type=float,
+        metavar="RATE",
+        help="non-Tie verdicts sent to the judge's own style (default 0; "
+        f"--battery: {PLANTED['self_preference']})",
+    )
     return p
 
 
 def _biases(args: argparse.Namespace) -> Biases:
     values = {name: getattr(args, name) for name in FLAGS}
-    values |= {"favoured_label": args.favoured_label, "badge_label": args.badge_label}
+    values |= {
+        "favoured_label": args.favoured_label,
+        "badge_label": args.badge_label,
+        "self_preference": args.self_preference,
+    }
+    # unset: the design's own default (the battery plants a label and a self-preference)
+    planted = PLANTED if args.battery else {}
+    values = {k: planted.get(k, v) if v is None else v for k, v in values.items()}
+    values = {k: v for k, v in values.items() if v is not None}
     try:
         return Biases.model_validate(values)
     except ValidationError as exc:
@@ -71,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the self-test: plant biases in a simulated judge and look for them."""
     args = _parser().parse_args(argv)
     biases = _biases(args)
-    out: Path = args.out
+    out: Path = args.out or Path("runs/selftest-battery" if args.battery else "runs/selftest")
     if args.items < 1:
         raise JudgeprobeError("--items must be >= 1")
     if args.config is not None:
@@ -79,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         load_config(config)  # a bad config fails here, before anything is written
     elif args.check_only:
         config = out / "selftest.toml"
+    elif args.battery:
+        config = battery_config(out, args.items, JUDGE)
     else:
         config = default_config(out, args.items)
     if args.check_only and not (out / "judgments.parquet").is_file():
@@ -100,7 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}
     oracle = expected(cfg, sweep_items(cfg), conditions, biases)
     card = card_for_run(out, resamples=RESAMPLES)
-    lines: list[Line] = check(pl.read_parquet(out / "judgments.parquet"), oracle, card, biases)
+    judgments = pl.read_parquet(out / "judgments.parquet")
+    lines: list[Line] = check(judgments, oracle, card, biases)
+    if args.battery:
+        lines += self_preference_lines(judgments, oracle, biases)
     print(f"planted: {biases.model_dump()}")
     for line in lines:
         print(line.text())
