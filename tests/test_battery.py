@@ -10,14 +10,14 @@ import orjson
 import polars as pl
 import pytest
 
-from judgeprobe.card.__main__ import card_for_run
 from judgeprobe.card.battery import battery_view
-from judgeprobe.card.pairs import acknowledges
+from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import display
 from judgeprobe.conditions import builtin_conditions, family_of, is_placebo, placebo_of
 from judgeprobe.conditions.checks import attack_checks
-from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.records import Item
+from judgeprobe.core.records import Item
+from judgeprobe.metrics.units import acknowledges
+from judgeprobe.text.lexicons import load_lexicons
 
 FAMILIES = {"source", "temporal", "age", "gender", "ethnicity", "education", "authority",
             "bandwagon", "distraction", "self-identification"}  # fmt: skip

@@ -12,11 +12,13 @@ import pytest
 from judgeprobe import JudgeprobeError
 from judgeprobe.candidates.config import CandidatesConfig
 from judgeprobe.conditions import builtin_conditions, placebo_of
-from judgeprobe.config import EMBEDDED, SweepConfig, load_config, load_toml
-from judgeprobe.corpus import load_items
+from judgeprobe.core.corpus import load_items
+from judgeprobe.cue.config import SweepConfig, load_config
+from judgeprobe.cue.items import sweep_items
+from judgeprobe.cue.run import _conditions
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.rubric.config import RubricConfig
-from judgeprobe.run import _conditions, sweep_items
+from judgeprobe.runs.config import EMBEDDED, load_toml
 
 ROOT = Path(__file__).resolve().parent.parent / "experiments"
 EXPERIMENTS = sorted(p for p in ROOT.rglob("*.toml") if not p.name.endswith(".candidates.toml"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judgeprobe.cli import main_guard
+from judgeprobe.core.cli import main_guard
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.selftest.__main__ import main
 from judgeprobe.selftest.simulator import OWN_STYLE, Biases, decide

@@ -91,3 +91,22 @@ def test_merge_refuses_shards_of_different_configs(tmp_path: Path) -> None:
     assert "different config" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "m").exists()
+
+
+def test_a_merge_counts_judgments_the_breaker_never_sent(tmp_path: Path) -> None:
+    """A shard whose judge the circuit breaker stopped has judgments that never ran ("not run:
+    circuit breaker ..."): the merge says so and exits 3, as for a stopped sweep."""
+    items = make_items(tmp_path / "items.jsonl", 30)
+    with FakeJudge(fault_rate=1.0, faults=("wrongschema",)) as bad, FakeJudge() as good:
+        cfg = write_config(tmp_path / "c.toml", bad.url, items, {"breaker_after": 2})
+        tripped = _shard(cfg, tmp_path / "s0", "0/2")
+        assert tripped.returncode == 4, tripped.stderr  # the judge is unreliable
+        cfg = write_config(tmp_path / "c.toml", good.url, items, {"breaker_after": 2})
+        assert _shard(cfg, tmp_path / "s1", "1/2").returncode == 0
+    shard0 = pl.read_parquet(tmp_path / "s0" / "judgments.parquet")
+    skipped = shard0.filter(pl.col("invalid_reason").str.starts_with("not run: circuit breaker"))
+    assert skipped.height > 0
+
+    merged = _merge("--out", str(tmp_path / "m"), str(tmp_path / "s0"), str(tmp_path / "s1"))
+    assert merged.returncode == 3, merged.stderr
+    assert f"{skipped.height} judgments were not run" in merged.stderr

@@ -9,8 +9,8 @@ import polars as pl
 
 from judgeprobe.card.rows import Card, families
 from judgeprobe.conditions import is_placebo
-from judgeprobe.report.render import Section
-from judgeprobe.report.tables import fmt_ci
+from judgeprobe.render.page import Section
+from judgeprobe.render.tables import fmt_ci
 
 
 def battery_view(card: Card) -> pl.DataFrame:

@@ -12,7 +12,7 @@ import polars as pl
 
 from judgeprobe.conditions import family_of
 from judgeprobe.metrics.controlled import controlled, shown, shown_lengths
-from judgeprobe.report.render import Section
+from judgeprobe.render.page import Section
 
 
 def controlled_sections(j: pl.DataFrame, run_dir: Path, seed: int = 0) -> list[Section]:

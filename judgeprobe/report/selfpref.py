@@ -8,8 +8,8 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.metrics.selfpref import LABELS, SUBSETS, UNLABELLED, self_preference
-from judgeprobe.report.render import Section
-from judgeprobe.report.tables import fmt_ci
+from judgeprobe.render.page import Section
+from judgeprobe.render.tables import fmt_ci
 
 
 def _said(got: dict[tuple[str, str], dict[str, object]], subset: str, measure: str) -> str:

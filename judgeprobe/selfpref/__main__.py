@@ -15,9 +15,9 @@ from pathlib import Path
 import orjson
 import polars as pl
 
-from judgeprobe.cli import main_guard
-from judgeprobe.corpus import read_rows
-from judgeprobe.files import write_atomic
+from judgeprobe.core.cli import main_guard
+from judgeprobe.core.corpus import read_rows
+from judgeprobe.core.files import write_atomic
 from judgeprobe.selfpref.items import self_preference_items
 
 

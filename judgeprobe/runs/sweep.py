@@ -27,8 +27,8 @@ from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import J, RunSummary, run_jobs
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.files import write_json
-from judgeprobe.rundir import open_store
+from judgeprobe.core.files import write_json
+from judgeprobe.runs.rundir import open_store
 
 MAX_GROUP = 16  # most jobs of one group (document) run back to back in one lane
 
