@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -10,6 +11,7 @@ import pytest
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.selfpref import UNLABELLED, self_preference
 from judgeprobe.report.selfpref import selfpref_sections
+from judgeprobe.selfpref.__main__ import main as selfpref_main
 from judgeprobe.selfpref.items import self_preference_items
 
 
@@ -82,3 +84,13 @@ def test_the_unlabelled_preference_and_each_label_are_reported_apart() -> None:
     (section,) = selfpref_sections(pl.DataFrame(rows), 200, 0)
     assert "0.750" in section.sentences[0]
     assert selfpref_sections(pl.DataFrame(rows).with_columns(subset=pl.lit("eq_pair")), 9, 0) == []
+
+
+def test_cli_writes_the_items(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    OWN.write_parquet(tmp_path / "own.parquet")
+    OTHER.write_parquet(tmp_path / "other.parquet")
+    out = tmp_path / "new" / "items.jsonl"
+    args = [str(tmp_path / "own.parquet"), str(tmp_path / "other.parquet"), "--out", str(out)]
+    assert selfpref_main(args) == 0
+    assert len(out.read_text().splitlines()) == 3
+    assert "self_vs_other 2, self_style 1" in capsys.readouterr().out

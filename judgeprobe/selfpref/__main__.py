@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     own = pl.DataFrame(read_rows(args.own, "own set", ("parquet", "jsonl")))
     other = pl.DataFrame(read_rows(args.other, "other set", ("parquet", "jsonl")))
     rows = self_preference_items(own, other)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(args.out, b"".join(orjson.dumps(r) + b"\n" for r in rows))
     counts = Counter(r["subset"] for r in rows)
     print(f"{len(rows)} items ({', '.join(f'{k} {v}' for k, v in counts.items())}) → {args.out}")
