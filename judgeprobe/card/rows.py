@@ -9,8 +9,8 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
   same items, ``metrics.compare.paired_difference``) where the run has a Placebo cell for the
   judge and protocol, else LDS − OLS on the row's own pairs. A battery cue is compared with its
   matched placebo (``placebo`` in ``conditions/battery.toml``) where the run has it; a placebo
-  row is always LDS − OLS. Its exact test is the sign test
-  over documents the effect implies (McNemar on discordant documents).
+  row is always LDS − OLS. Its exact test is the sign test over documents the effect implies
+  (McNemar on discordant documents). Rows are grouped by cue family (``families``).
 - **Position rows.** On Blind items judged in both orders: consistency, and the
   first-position excess (first-shown chosen in both orders − second-shown in both) / items
   with McNemar's exact test over documents.

@@ -256,7 +256,9 @@ def shown(terms: pl.DataFrame, rates: pl.DataFrame) -> Mapping[str, pl.DataFrame
     """Both tables formatted for reading: estimates with their 95% intervals."""
 
     def ci(value: str, lo: str, hi: str) -> pl.Expr:
-        return pl.format("{} [{}, {}]", *(pl.col(c).round(3) for c in (value, lo, hi)))
+        return pl.struct(value, lo, hi).map_elements(
+            lambda r: f"{r[value]:.3f} [{r[lo]:.3f}, {r[hi]:.3f}]", return_dtype=pl.String
+        )
 
     return {
         "terms": terms.select("judge", "protocol", "kind", "term",
