@@ -20,7 +20,7 @@ from judgeprobe.card.render import display
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED
 from judgeprobe.core.cli import main_guard
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.units import acknowledges
+from judgeprobe.metrics.items import acknowledges, names_cue
 from judgeprobe.report.browser import browser_html, browser_rows
 from judgeprobe.text.lexicons import load_lexicons
 
@@ -163,6 +163,38 @@ def test_acknowledgement_reads_notes_and_quotes_not_json_keys() -> None:
     )
     got = frame.select(acknowledges(load_lexicons())).to_series().to_list()
     assert got == [False, True, True, True]
+
+
+def test_silent_moves_count_in_a_table_without_an_attack_column() -> None:
+    # No attack column (a hand-made table): no attack's vocabulary applies, so an explanation
+    # that happens to use one ("thorough") is still silent (the card read the missing attack as
+    # unknown, and such a move as neither silent nor not).
+    rows = [{k: v for k, v in r.items() if k != "attack"} for r in biased()]
+    rows = [r | {"explanation": "Summary 1 is more thorough."} if "LLM" not in r["explanation"]
+            else r for r in rows]  # fmt: skip
+    pairs = cue_pairs(pl.DataFrame(rows), load_lexicons())
+    true = pairs.filter(pl.col("condition") == "True")
+    assert int(true["lds"].sum()) == 30
+    assert int(true["silent"].sum()) == 20
+    assert true["silent"].null_count() == 0
+
+
+def test_the_card_and_the_metrics_name_the_cue_by_one_rule() -> None:
+    # LAI_text's rule (names_cue) is the card's acknowledgement on the explanation alone.
+    frame = pl.DataFrame(
+        {
+            "explanation": ["An LLM wrote it.", "Fine.", "As an AI summary would.", None],
+            "details": ["", "", "", ""],
+            "label_1": ["LLM", "Editor's pick", "", "LLM"],
+            "label_2": ["TradML", "", "", "TradML"],
+            "attack": ["", "", "", ""],
+            "condition": ["True", "Placebo", "Blind", "Flip"],
+        }
+    )
+    lex = load_lexicons()
+    named = frame.select(names_cue(pl.col("explanation"), lex)).to_series().to_list()
+    assert named == frame.select(acknowledges(lex)).to_series().to_list()
+    assert named[:2] == [True, False]
 
 
 def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED, Card, families
 from judgeprobe.core.files import write_atomic
 from judgeprobe.render.tables import fmt_ci, to_html, to_markdown
@@ -103,9 +104,9 @@ def summary(card: Card) -> str:
 
 def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
     """The first silent LDS moves, shown so a reader can check the card's silence claim by eye."""
-    cols = ["judge", "protocol", "condition", "item_id", "order", "seed", "v_B", "verdict",
+    cols = ["judge", "protocol", "condition", "item_id", "order", "seed", BLIND_VERDICT, "verdict",
             "explanation"]  # fmt: skip
-    return card.silent_items.select(cols).rename({"v_B": "Blind"}).head(limit)
+    return card.silent_items.select(cols).rename({BLIND_VERDICT: "Blind"}).head(limit)
 
 
 def write_card(card: Card, run_dir: Path, title: str) -> tuple[Path, Path]:

@@ -33,8 +33,14 @@ from judgeprobe.card.pairs import cue_pairs, position_pairs
 from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.conditions import family_of, is_placebo, placebo_of
 from judgeprobe.metrics.compare import paired_difference
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_interval, ratio
-from judgeprobe.metrics.units import DOC
+from judgeprobe.metrics.items import DOC
+from judgeprobe.metrics.uncertainty import (
+    DEFAULT_RESAMPLES,
+    bootstrap_interval,
+    nan_to_none,
+    ratio,
+    sign_test_p,
+)
 from judgeprobe.text.lexicons import Lexicons
 
 PLACEBO = "Placebo"
@@ -109,10 +115,6 @@ def _number(x: object) -> float | None:
     return float(x) if isinstance(x, int | float) else None
 
 
-def _nan_none(x: float | None) -> float | None:
-    return None if x is None or x != x else float(x)
-
-
 def _interval(
     units: pl.DataFrame, num: str, den: str, resamples: int, seed: int
 ) -> tuple[float | None, float | None, float | None]:
@@ -122,7 +124,7 @@ def _interval(
         return None, None, None
     value = float(units[num].sum()) / total
     lo, hi = bootstrap_interval(units, [num, den], ratio(0, 1), resamples, seed, by=DOC)
-    return value, _nan_none(lo), _nan_none(hi)
+    return value, nan_to_none(lo), nan_to_none(hi)
 
 
 def _share(frame: pl.DataFrame, column: str) -> float:
@@ -135,7 +137,7 @@ def _direction_test(units: pl.DataFrame, net: str) -> tuple[int, int, float | No
     per_doc = units.group_by(DOC).agg(pl.col(net).sum())
     up = int((per_doc[net] > 0).sum())
     down = int((per_doc[net] < 0).sum())
-    return up, down, stats.mcnemar_exact(up, down)
+    return up, down, sign_test_p(up, up + down)
 
 
 def _metric(tidy: pl.DataFrame, cell: tuple[str, str, str], metric: str) -> dict[str, object]:
@@ -186,7 +188,7 @@ def _cue_row(
         docs, background = d.documents, 2 * r * (1 - r)
     else:
         units = pairs.with_columns(net=pl.col("lds") - pl.col("ols"))
-        effect, lo, hi = _interval(units, "net", "one", resamples, seed)
+        effect, lo, hi = _interval(units, "net", "unit", resamples, seed)
         up, down, p = _direction_test(units, "net")
         row |= {"effect_name": "LDS − OLS", "effect": effect, "effect_lo": lo,
                 "effect_hi": hi, "up": up, "down": down, "p": p}  # fmt: skip
@@ -201,8 +203,8 @@ def _position_row(
     units: pl.DataFrame, judge: str, protocol: str, resamples: int, seed: int
 ) -> dict[str, object]:
     units = units.with_columns(net=pl.col("first") - pl.col("second"))
-    effect, lo, hi = _interval(units, "net", "one", resamples, seed)
-    consistency, c_lo, c_hi = _interval(units, "consistent", "one", resamples, seed)
+    effect, lo, hi = _interval(units, "net", "unit", resamples, seed)
+    consistency, c_lo, c_hi = _interval(units, "consistent", "unit", resamples, seed)
     up, down, p = _direction_test(units, "net")
     docs = units[DOC].n_unique()
     return {
@@ -257,7 +259,7 @@ def make_card(
     ``tidy`` is the metrics table (``metrics.compute.compute_metrics``) of the same judgments.
     """
     t = thresholds.values
-    pairs = cue_pairs(judgments, lex).with_columns(one=pl.lit(1, dtype=pl.Int64))
+    pairs = cue_pairs(judgments, lex).with_columns(unit=pl.lit(1, dtype=pl.Int64))
     cells = set(pairs.select("judge", "protocol", "condition").unique().iter_rows())
     rows: list[dict[str, object]] = []
     for key, part in pairs.partition_by(["judge", "protocol", "condition"], as_dict=True).items():
@@ -291,5 +293,5 @@ def make_card(
     frame = frame.sort(
         ["judge", "protocol", pl.col("kind").replace_strict(order), families(frame), "row"]
     )
-    silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "one")
+    silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "unit")
     return Card(frame, silent_items, thresholds)

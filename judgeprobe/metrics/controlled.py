@@ -43,7 +43,7 @@ from statsmodels.tools.sm_exceptions import PerfectSeparationError
 from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import parse_conditions
 from judgeprobe.core.corpus import load_items
-from judgeprobe.metrics.units import BLIND, DOC, with_optional
+from judgeprobe.metrics.items import BLIND, DOC, with_optional
 
 LEVEL = 0.95
 DRAWS = 4_000

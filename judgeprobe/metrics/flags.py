@@ -17,7 +17,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
-from judgeprobe.metrics.units import BLIND
+from judgeprobe.metrics.items import BLIND
 
 
 class Readability(BaseModel):

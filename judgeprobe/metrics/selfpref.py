@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.metrics.items import BLIND, DOC, PAIR, with_optional
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_interval, ratio
-from judgeprobe.metrics.units import BLIND, DOC, PAIR, with_optional
 
 SUBSETS = {
     "self_vs_other": "own text vs the other model's",

@@ -89,7 +89,7 @@ def self_preference_lines(
     for (judge, protocol), part in m.partition_by(["judge", "protocol"], as_dict=True).items():
         blind = part.filter((pl.col("condition") == "Blind") & (pl.col("verdict") != "Invalid"))
         won = {"A": 1.0, "B": 0.0, "Tie": 0.5}
-        want = blind["x_verdict"].replace_strict(won, return_dtype=pl.Float64).mean()
+        want = blind["expected_verdict"].replace_strict(won, return_dtype=pl.Float64).mean()
         row = table.filter(
             (pl.col("judge") == judge) & (pl.col("protocol") == protocol)
             & (pl.col("subset") == SUBSET) & (pl.col("measure") == UNLABELLED)

@@ -114,7 +114,7 @@ def expected(
                 "order": o,
                 "seed": job.seed,
                 "reveal": job.reveal is not None,
-                "x_verdict": _candidate(d.winner, o),
+                "expected_verdict": _candidate(d.winner, o),
                 "x_silent": d.silent,
                 "x_evidence": _candidate(d.evidence, o),
                 "same_opening": opening(p.text_1) == opening(p.text_2),
@@ -164,7 +164,7 @@ def check(judgments: pl.DataFrame, oracle: pl.DataFrame, card: Card, biases: Bia
     """Every line: the run as a whole, then each planted effect per judge and protocol."""
     m = judgments.join(oracle, on=KEY, how="left")
     n_valid = int((m["verdict"] != "Invalid").sum())
-    agree = int((m["verdict"] == m["x_verdict"]).sum())
+    agree = int((m["verdict"] == m["expected_verdict"]).sum())
     lines = [
         Line("judgments", "all", None, agree, m.height, agree == m.height == n_valid,
              f"{n_valid} of {m.height} valid, {agree} as the simulated judge gave them"),
@@ -180,7 +180,9 @@ def _lines(
     m: pl.DataFrame, estimates: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases
 ) -> list[Line]:
     blind = m.filter(pl.col("condition") == "Blind")
-    twins = blind.select(*TWIN, v_B="verdict", x_B="x_verdict", blind_longer="longer")
+    twins = blind.select(
+        *TWIN, blind_verdict="verdict", blind_expected="expected_verdict", blind_longer="longer"
+    )
     probes = m.filter((pl.col("condition") != "Blind") & ~pl.col("reveal")).join(
         twins, on=TWIN, how="inner"
     )
@@ -223,7 +225,7 @@ def _cell_row(estimates: pl.DataFrame, cell: tuple[str, str], condition: str) ->
 
 def _tie(blind: pl.DataFrame, estimates: pl.DataFrame, cell: tuple[str, str], b: Biases) -> Line:
     valid = blind.filter(pl.col("verdict") != "Invalid")
-    want = int((valid["x_verdict"] == "Tie").sum()) / valid.height if valid.height else None
+    want = int((valid["expected_verdict"] == "Tie").sum()) / valid.height if valid.height else None
     got = _cell_row(estimates, cell, "Blind").get("EDR")
     units = _first_order(blind).filter(~pl.col("same_opening") & (pl.col("longer") == "Tie"))
     k = int((units["verdict"] == "Tie").sum())
@@ -233,7 +235,7 @@ def _tie(blind: pl.DataFrame, estimates: pl.DataFrame, cell: tuple[str, str], b:
 
 def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> Line:
     keys = [k for k in KEY if k != "order"]
-    cols = ["verdict", "x_verdict", "same_opening", "longer", "own"]
+    cols = ["verdict", "expected_verdict", "same_opening", "longer", "own"]
     v12 = blind.filter(pl.col("order") == "12").select(*keys, *cols)
     v21 = blind.filter(pl.col("order") == "21").select(*keys, *cols)
     both = v12.join(v21, on=keys, suffix="_21").filter(
@@ -242,8 +244,8 @@ def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases)
     if both.is_empty():
         return Line("position bias", cell[1], b.position, 0, 0, True,
                     "not measured: no Blind item judged in both orders (order = both)")  # fmt: skip
-    first = (pl.col("x_verdict") == "A") & (pl.col("x_verdict_21") == "B")
-    second = (pl.col("x_verdict") == "B") & (pl.col("x_verdict_21") == "A")
+    first = (pl.col("expected_verdict") == "A") & (pl.col("expected_verdict_21") == "B")
+    second = (pl.col("expected_verdict") == "B") & (pl.col("expected_verdict_21") == "A")
     net = both.select(first.cast(pl.Int64) - second.cast(pl.Int64)).to_series()
     want = int(net.sum()) / both.height
     row = _card_row(card, cell[0], cell[1], "position") or {}
@@ -269,19 +271,20 @@ def _cue(
     cell: tuple[str, str],
 ) -> Line:
     condition = str(part["condition"][0])
-    want = _moves(part, "x_verdict", "x_B").row(0, named=True)
+    want = _moves(part, "expected_verdict", "blind_expected").row(0, named=True)
     row = _cell_row(estimates, cell, condition)
     counts_ok = all(row.get(f"{k}_count") == want[k] for k in ("lds", "ts", "ols"))
     card_row = _card_row(card, cell[0], cell[1], condition) or {}
     n = part.height
     placebo = str(card_row.get("effect_name") or "").removeprefix("LDS − ")
     if placebo not in ("", "OLS"):  # the card subtracts this placebo's LDS
-        base = _moves(probes.filter(pl.col("condition") == placebo), "x_verdict", "x_B")["lds"][0]
+        shown = probes.filter(pl.col("condition") == placebo)
+        base = _moves(shown, "expected_verdict", "blind_expected")["lds"][0]
         want_effect = (want["lds"] - base) / n if n else None
     else:
         want_effect = (want["lds"] - want["ols"]) / n if n else None
     got_effect = card_row.get("effect")
-    units = _first_order(part).filter(pl.col("v_B") != pl.col(column))
+    units = _first_order(part).filter(pl.col("blind_verdict") != pl.col(column))
     k = int((units["verdict"] == units[column]).sum())
     detail = (
         f"{condition}: LDS/TS/OLS {row.get('lds_count')}/{row.get('ts_count')}/"
@@ -300,7 +303,7 @@ def _silent(probes: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) 
     Each moved judgment draws its explanation independently, so every LDS move is a trial.
     """
     t = pl.col("target")
-    moved_x = probes.filter((pl.col("x_verdict") == t) & (pl.col("x_B") != t))
+    moved_x = probes.filter((pl.col("expected_verdict") == t) & (pl.col("blind_expected") != t))
     want = moved_x.group_by("condition").agg(moved=pl.len(), silent=pl.col("x_silent").mean())
     exact, shown = True, []
     for condition, moved, silent in want.sort("condition").iter_rows():
@@ -331,8 +334,8 @@ def _repeat(repeats: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
     """
     if repeats.is_empty():
         return Line("noise floor", cell[1], 0.0, 0, 0, True, "no BlindRepeat (repeat = 0)")
-    k = int((repeats["verdict"] != repeats["v_B"]).sum())
-    want = int((repeats["x_verdict"] != repeats["x_B"]).sum()) / repeats.height
+    k = int((repeats["verdict"] != repeats["blind_verdict"]).sum())
+    want = int((repeats["expected_verdict"] != repeats["blind_expected"]).sum()) / repeats.height
     row = _card_row(card, cell[0], cell[1], "repeat") or {}
     got = row.get("effect")
     beside = card.rows.filter(
