@@ -8,7 +8,7 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.card.rows import Card, families
-from judgeprobe.conditions import is_placebo
+from judgeprobe.conditions import builtin_conditions, is_placebo
 from judgeprobe.render.page import Section
 from judgeprobe.render.tables import fmt_ci
 
@@ -33,7 +33,9 @@ def battery_view(card: Card) -> pl.DataFrame:
             return_dtype=pl.String,
         ),
     )
-    order = {name: i for i, name in enumerate(dict.fromkeys(cells["family"].to_list()))}
+    bundled = dict.fromkeys(c.family for c in builtin_conditions().values() if c.family)
+    families_in_order = dict.fromkeys([*bundled, *sorted(set(cells["family"]))])
+    order = {name: i for i, name in enumerate(families_in_order)}  # the bundled files' order
     wide = cells.pivot("column", index=["family", "row"], values="cell", aggregate_function="first")
     return (
         wide.rename({"row": "cue"})
