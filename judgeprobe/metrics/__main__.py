@@ -119,7 +119,14 @@ def controlled_main(path: Path, seed: int) -> int:
     outs = {"controlled.csv": terms, "controlled_win_rates.csv": rates}
     for name, table in outs.items():
         _write(table, path.with_name(name), "--controlled")
-    with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=40, tbl_hide_dataframe_shape=True):
+    with pl.Config(
+        tbl_rows=-1,
+        tbl_cols=-1,
+        tbl_width_chars=200,
+        fmt_str_lengths=40,
+        tbl_hide_dataframe_shape=True,
+        tbl_hide_column_data_types=True,
+    ):
         for title, table in shown(terms, rates).items():
             print(f"cue-controlled model, {title}:")
             print(table if not table.is_empty() else "(fewer than two sources)")
