@@ -54,6 +54,8 @@ from judgeprobe.rundir import (
     check_run_dir,
     check_writable_dir,
     open_store,
+    resumable_note,
+    resume_command,
     shard_record,
 )
 from judgeprobe.sweep import JobType, handler, judges_open, lanes_of, run_sweep
@@ -383,6 +385,15 @@ def main(argv: list[str] | None = None) -> int:
     console.print(f"done in {time.monotonic() - start:.1f}s")
     if mode.export_batch is not None:
         return 0
+    return exit_code(summary, failing, sys.argv[1:] if argv is None else argv, console)
+
+
+def exit_code(summary: RunSummary, failing: bool, argv: list[str], console: Console) -> int:
+    """4 when a judge is unreliable; else 3 when anything is left for a later pass; else 0.
+
+    A later pass is an import (batch answers pending), a resume after the sweep deadline, or
+    a resume for judgments that failed for a reason it may clear (said with the command).
+    """
     code = 0
     if summary.pending:
         console.print("[yellow]some judgments still wait for batch answers: they are "
@@ -391,6 +402,10 @@ def main(argv: list[str] | None = None) -> int:
     elif summary.deadline_hit:
         console.print("[yellow]sweep deadline reached: unfinished requests are Invalid "
                       "(not run); rerun with --resume[/]")  # fmt: skip
+        code = EXIT_INCOMPLETE
+    elif summary.resumable:
+        command = resume_command("judgeprobe.run", argv)
+        console.print(f"[yellow]{escape(resumable_note(summary.resumable, command))}[/]")
         code = EXIT_INCOMPLETE
     return EXIT_UNRELIABLE if failing else code
 

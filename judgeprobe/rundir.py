@@ -8,7 +8,10 @@ mismatched resume never costs a probe or leaves half a run.
 from __future__ import annotations
 
 import os
+import shlex
 import sqlite3
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,21 @@ EXIT_BAD_INPUT = 2  # one `error:` line on stderr, nothing written
 EXIT_INCOMPLETE = 3  # the sweep deadline stopped sending, or batch answers are pending
 EXIT_UNRELIABLE = 4  # a judge's Invalid share is above [engine] fail_invalid_rate
 EXIT_INTERRUPTED = 130
+
+
+def resume_command(module: str, argv: Sequence[str]) -> str:
+    """The command line that continues this run: the same arguments with ``--resume``."""
+    args = list(argv) if "--resume" in argv else [*argv, "--resume"]
+    return shlex.join(["python", "-m", module, *args])
+
+
+def resumable_note(failed: Counter[str], command: str) -> str:
+    """What to say when judgments failed for a reason a resume may clear (exit 3)."""
+    reason, n = failed.most_common(1)[0]
+    return (
+        f"{failed.total()} judgments failed for a reason a resume may clear (most often, {n}×: "
+        f"{reason}); they are Invalid until then: {command}"
+    )
 
 
 def read_manifest(out: Path) -> dict[str, Any] | None:

@@ -36,6 +36,7 @@ from judgeprobe.engine.retry import (
     BadResponse,
     HTTPStatusError,
     describe,
+    is_outage,
     is_replica_fault,
     is_retryable,
     status_of,
@@ -315,6 +316,7 @@ class Endpoint:
         self.pool = ReplicaPool(
             judge.replicas, judge.concurrency, {"Content-Type": "application/json"},
             engine.attempt_timeout_s, replica_headers=auth,
+            probe_every_s=max(0.05, min(1.0, engine.backoff_cap_s)),
         )  # fmt: skip
         # One admission per 1/rate seconds: asyncio-throttle admits while its log holds fewer
         # than ``rate_limit`` entries, so a fractional rate per 1-second period would round up.
@@ -326,7 +328,8 @@ class Endpoint:
         """Close the endpoint's connections and replica probes."""
         await self.pool.close()
 
-    async def _post(self, body: bytes, prefix: int) -> Completion:
+    async def _post(self, body: bytes, prefix: int, deadline: float) -> Completion:
+        await self.pool.wait_reachable(deadline)  # an outage holds the request, not its attempts
         replica = self.pool.pick(prefix)
         replica.outstanding += 1
         try:
@@ -346,7 +349,9 @@ class Endpoint:
             except orjson.JSONDecodeError:
                 raise BadResponse("body is not JSON") from None
         except Exception as exc:
-            if is_replica_fault(exc):
+            if is_outage(exc):
+                self.pool.unreachable(replica)
+            elif is_replica_fault(exc):
                 self.pool.failed(replica)
             raise
         finally:
@@ -357,9 +362,10 @@ class Endpoint:
     async def execute(self, req: Request) -> Result:
         """Run one request to its end: a valid result or an explicit Invalid one."""
         prefix = hash(req.messages[0]["content"][:PREFIX_CHARS]) if req.messages else 0
+        deadline = time.monotonic() + self.engine.request_deadline_s
 
         async def send(messages: list[Message], _round: int, max_tokens: int) -> Completion:
             body = chat_body(req, messages, self.info, self.judge, max_tokens)
-            return await self._post(orjson.dumps(body), prefix)
+            return await self._post(orjson.dumps(body), prefix, deadline)
 
         return await converse(req, send, self.engine, self.info.model, self.judge.name)
