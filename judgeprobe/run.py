@@ -58,6 +58,7 @@ from judgeprobe.rundir import (
     resume_command,
     shard_record,
 )
+from judgeprobe.runs.ray import check_engines, ray_sweep
 from judgeprobe.sweep import JobType, handler, judges_open, lanes_of, run_sweep
 
 
@@ -78,6 +79,10 @@ def _parser() -> argparse.ArgumentParser:
         "--shard", metavar="I/N", help="run only shard I of N (by document hash); see merge"
     )
     batch = p.add_mutually_exclusive_group()
+    batch.add_argument(
+        "--ray", nargs="?", const="", metavar="ADDRESS",
+        help="run the requests as Ray Data rounds (no ADDRESS: a local Ray; auto: this cluster)",
+    )  # fmt: skip
     batch.add_argument(
         "--export-batch", type=Path, metavar="JSONL",
         help="write the pending requests as an OpenAI batch file; send nothing",
@@ -130,6 +135,7 @@ class Mode:
     shard: Shard | None = None
     export_batch: Path | None = None
     import_batch: Path | None = None
+    ray: str | None = None  # "": a local Ray
 
     @property
     def batch(self) -> bool:
@@ -295,6 +301,13 @@ async def _sweep(
         if found is None:
             return summary, False
         frame = found
+    elif mode.ray is not None:
+        swept = await ray_sweep(
+            kind, cfg.judges, cfg.engine, out, console, mode.ray or None, show_progress,
+            checked=lambda eps: preflight(cfg, items, conditions, eps), opened=announce,
+            extra_manifest={"shard": shard_record(mode.shard)},
+        )  # fmt: skip
+        summary, frame = swept.summary, swept.judgments
     else:
         async with judges_open(cfg.judges, cfg.engine, console) as endpoints:
             await preflight(cfg, items, conditions, endpoints)
@@ -357,7 +370,9 @@ def main(argv: list[str] | None = None) -> int:
         shard=Shard.parse(args.shard) if args.shard else None,
         export_batch=args.export_batch,
         import_batch=args.import_batch,
+        ray=args.ray,
     )
+    check_engines(cfg.judges, ray=mode.ray is not None)
     conditions = _conditions(cfg)
     items = sweep_items(cfg)
     if mode.shard is not None:

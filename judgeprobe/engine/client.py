@@ -14,7 +14,7 @@ batch file's answers (judgeprobe.engine.batch) are validated exactly as live one
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -307,12 +307,24 @@ class Endpoint:
     #: Whether requests go to a server (so its credentials must be at hand).
     live = True
 
-    def __init__(self, judge: JudgeConfig, engine: EngineConfig, info: ServerInfo) -> None:
+    def __init__(
+        self,
+        judge: JudgeConfig,
+        engine: EngineConfig,
+        info: ServerInfo,
+        auth: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
+        """``auth``: each replica's headers, resolved elsewhere (a Ray worker gets them)."""
         self.judge = judge
         self.engine = engine
         self.info = info
-        auth = {url: judge.auth_headers(url) for url in judge.replicas} if self.live else {}
-        self._secrets = judge.secrets() if self.live else []  # redacted from echoed errors
+        if auth is None:
+            auth = {url: judge.auth_headers(url) for url in judge.replicas} if self.live else {}
+            secrets = judge.secrets() if self.live else []
+        else:
+            shown = [v for headers in auth.values() for v in headers.values()]
+            secrets = [s for v in shown for s in (v, v.split(" ", 1)[-1]) if len(s) >= 4]
+        self._secrets = secrets  # redacted from echoed errors
         self.pool = ReplicaPool(
             judge.replicas, judge.concurrency, {"Content-Type": "application/json"},
             engine.attempt_timeout_s, replica_headers=auth,
