@@ -1,6 +1,6 @@
 """A cue run's derived outputs, written from its judgments table.
 
-metrics.csv, the printed metric table and the report. The sweep, a merge of shards and a batch
+metrics.csv, the printed metric table and the report. A sweep (live or on Ray) and a batch
 import end with it.
 """
 

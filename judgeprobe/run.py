@@ -3,9 +3,9 @@
 config → items → probe judges → plan → engine → store → judgments.parquet → metrics.
 With no arguments: the default sweep on the bundled sample against the embedded judge.
 
-Scaling out: ``--shard I/N`` runs one machine's share (unite the shards with
-``python -m judgeprobe.merge``); ``--export-batch`` writes the pending requests as an OpenAI
-batch file (``vllm run-batch``, batch APIs) and ``--import-batch`` ingests its answers.
+Past one machine: ``--ray [ADDRESS]`` runs the requests as Ray Data rounds
+(judgeprobe.runs.ray); ``--export-batch`` writes the pending requests as an OpenAI batch file
+(``vllm run-batch``, batch APIs) and ``--import-batch`` ingests its answers.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.settings import JudgeConfig
-from judgeprobe.engine.shard import Shard
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.files import write_json
 from judgeprobe.judgments import judgment_rows, write_judgments
@@ -56,7 +55,6 @@ from judgeprobe.rundir import (
     open_store,
     resumable_note,
     resume_command,
-    shard_record,
 )
 from judgeprobe.runs.ray import check_engines, ray_sweep
 from judgeprobe.sweep import JobType, handler, judges_open, lanes_of, run_sweep
@@ -75,9 +73,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--limit", type=int, help="only the first N items")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--shard", metavar="I/N", help="run only shard I of N (by document hash); see merge"
-    )
     batch = p.add_mutually_exclusive_group()
     batch.add_argument(
         "--ray", nargs="?", const="", metavar="ADDRESS",
@@ -132,7 +127,6 @@ def _conditions(cfg: SweepConfig) -> dict[str, Condition]:
 class Mode:
     """What this invocation does besides a plain sweep."""
 
-    shard: Shard | None = None
     export_batch: Path | None = None
     import_batch: Path | None = None
     ray: str | None = None  # "": a local Ray
@@ -246,9 +240,8 @@ def _announce(
         console.print(checked)
     planned = count(cfg, items, conditions)
     per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())
-    share = f" (shard {mode.shard})" if mode.shard else ""
     console.print(
-        f"{planned.judgments} judgments planned{share} ({sum(planned.requests.values())} "
+        f"{planned.judgments} judgments planned ({sum(planned.requests.values())} "
         f"requests before cache: {per_protocol}) → {out}"
     )
 
@@ -266,7 +259,7 @@ async def _batch_pass(
         endpoints: dict[str, Endpoint] = {
             j.name: BatchEndpoint(j, cfg.engine, store, importing) for j in cfg.judges
         }
-        manifest = {**kind.manifest(endpoints), "shard": shard_record(mode.shard)}
+        manifest = kind.manifest(endpoints)
         write_json(out / "manifest.json", manifest)
         announce()
         fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
@@ -305,7 +298,6 @@ async def _sweep(
         swept = await ray_sweep(
             kind, cfg.judges, cfg.engine, out, console, mode.ray or None, show_progress,
             checked=lambda eps: preflight(cfg, items, conditions, eps), opened=announce,
-            extra_manifest={"shard": shard_record(mode.shard)},
         )  # fmt: skip
         summary, frame = swept.summary, swept.judgments
     else:
@@ -313,16 +305,9 @@ async def _sweep(
             await preflight(cfg, items, conditions, endpoints)
             # Everything is validated: only now does the run directory get written.
             swept = await run_sweep(
-                kind, endpoints, cfg.engine, out, console, show_progress,
-                extra_manifest={"shard": shard_record(mode.shard)}, opened=announce,
+                kind, endpoints, cfg.engine, out, console, show_progress, opened=announce
             )  # fmt: skip
         summary, frame = swept.summary, swept.judgments
-    if mode.shard is not None:
-        console.print(
-            f"shard {mode.shard}: {frame.height} judgments in {out}/judgments.parquet; "
-            "unite the shards with `python -m judgeprobe.merge --out DIR SHARD_DIR...`"
-        )
-        return summary, report_unreliable(frame, cfg, summary, console)
     n_invalid = write_outputs(out, frame, console)
     console.print(
         f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
@@ -367,7 +352,6 @@ def main(argv: list[str] | None = None) -> int:
         # The default sweep, sent live: on whichever embedded judge is up (judgeprobe.embedded).
         cfg, chosen = running_judge(cfg)
     mode = Mode(
-        shard=Shard.parse(args.shard) if args.shard else None,
         export_batch=args.export_batch,
         import_batch=args.import_batch,
         ray=args.ray,
@@ -375,8 +359,6 @@ def main(argv: list[str] | None = None) -> int:
     check_engines(cfg.judges, ray=mode.ray is not None)
     conditions = _conditions(cfg)
     items = sweep_items(cfg)
-    if mode.shard is not None:
-        items = [item for item in items if mode.shard.owns(item.document)]
     for item in items:  # fail on an unresolvable cue before any request is sent
         for name in cfg.conditions:
             conditions[name].resolve(item)
@@ -389,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
             raise JudgeprobeError(f"--export-batch {mode.export_batch}: is a directory")
     if mode.import_batch is not None and not (out / "store.sqlite").exists():
         raise JudgeprobeError(f"{out} holds no run: export a batch into it first")
-    check_run_dir(out, args.resume or mode.batch, cfg.digest(), mode.shard)
+    check_run_dir(out, args.resume or mode.batch, cfg.digest())
     console = Console(stderr=True, soft_wrap=True)
     if chosen:
         console.print(f"[yellow]{escape(chosen)}[/]")

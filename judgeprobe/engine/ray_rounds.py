@@ -254,11 +254,13 @@ def pipeline(dataset: Any, judge: JudgeConfig, engine: EngineConfig, info: Serve
         )
         return processor(dataset)
     auth = {url: judge.auth_headers(url) for url in judge.replicas}
+    actors = len(judge.replicas)  # each balances over every replica: the slots are shared out
+    share = judge.model_copy(update={"concurrency": -(-judge.concurrency // actors)})
     return dataset.map_batches(
         ServedJudge,
-        fn_constructor_kwargs={"judge": judge, "engine": engine, "info": info, "auth": auth},
+        fn_constructor_kwargs={"judge": share, "engine": engine, "info": info, "auth": auth},
         batch_size=2 * judge.concurrency,
-        compute=import_module("ray.data").ActorPoolStrategy(size=len(judge.replicas)),
+        compute=import_module("ray.data").ActorPoolStrategy(size=actors),
         num_cpus=0.25,  # waits on the judge's server, not on this CPU
     )
 
