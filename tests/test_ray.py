@@ -293,3 +293,22 @@ def test_a_killed_ray_worker_is_retried_and_nothing_is_lost_or_doubled(
     assert (j["verdict"] != "Invalid").all()
     with sqlite3.connect(run / "store.sqlite") as db:
         assert db.execute("SELECT count(*) FROM outcomes").fetchone()[0] == 40
+
+
+def test_the_rayjob_runs_the_paper_config_with_in_cluster_judges() -> None:
+    yaml = pytest.importorskip("yaml")
+    from judgeprobe.config import load_config
+
+    ray_cfg = load_config(ROOT / "servers" / "ray" / "cue-labels.toml")
+    paper = load_config(ROOT / "experiments" / "paper" / "cue-labels.toml")
+    assert ray_cfg.digest() == paper.digest()  # the same sweep; only how judges are reached
+    assert all(j.cluster is not None and not j.url for j in ray_cfg.judges)
+    job = yaml.safe_load((ROOT / "servers" / "ray" / "rayjob.yaml").read_text())
+    assert job["kind"] == "RayJob"
+    entry = job["spec"]["entrypoint"]
+    assert "--config /app/servers/ray/cue-labels.toml" in entry
+    assert "--ray auto" in entry
+    assert "--resume" in entry
+    gpus = sum(g["replicas"] for g in job["spec"]["rayClusterSpec"]["workerGroupSpecs"])
+    assert gpus == sum(j.cluster.replicas * j.cluster.gpus_per_replica  # type: ignore[union-attr]
+                       for j in ray_cfg.judges)  # fmt: skip
