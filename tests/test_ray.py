@@ -34,7 +34,7 @@ from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.retry import HTTPStatusError
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.protocols.replies import PairwiseReply
-from judgeprobe.rundir import EXIT_UNRELIABLE
+from judgeprobe.rundir import EXIT_INCOMPLETE, EXIT_UNRELIABLE
 from judgeprobe.runs.ray import check_engines
 from tests.conftest import ROOT, make_items, run_cli, write_config
 from tests.fakeserver import FakeJudge
@@ -203,6 +203,26 @@ def test_served_judges_under_ray_retry_what_clears_and_record_what_does_not(
     assert j["invalid_reason"].str.contains("HTTP 400").all()
     assert j["invalid_reason"].str.contains("fixed").all()  # the server's message
     assert sent == j.height  # a 4xx is not retried
+
+
+def test_failures_a_resume_clears_are_counted_once_and_exit_3(
+    tmp_path: Path, ray_address: str
+) -> None:
+    # Half the requests fail (503, one attempt): some judgments end Invalid in round 1 while
+    # Reveal-After's second turns go on in round 2. The count is of judgments, not of walks.
+    items = make_items(tmp_path / "items.jsonl", 8)
+    engine = {"max_attempts": 1, "fail_invalid_rate": 1.0, "breaker_after": 0}
+    with FakeJudge(fault_rate=0.5, faults=("503",), seed=5) as judge:
+        cfg = write_config(tmp_path / "c.toml", judge.url, items, engine=engine,
+                           conditions=["Blind", "RevealAfter"])  # fmt: skip
+        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"),
+                       "--ray", ray_address, timeout=600)  # fmt: skip
+    assert proc.returncode == EXIT_INCOMPLETE, proc.stderr
+    assert "round 2:" in proc.stderr
+    failed = _frame(tmp_path / "run").filter(pl.col("verdict") == "Invalid").height
+    assert 0 < failed < 16
+    assert f"{failed} judgments failed for a reason a resume may clear" in proc.stderr
+    assert "--resume" in proc.stderr.split("resume may clear")[-1]
 
 
 def _driver(cfg: Path, out: Path, address: str, *extra: str) -> subprocess.Popen[str]:
