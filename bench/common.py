@@ -26,17 +26,17 @@ import aiohttp
 import orjson
 
 from judgeprobe.conditions import builtin_conditions
-from judgeprobe.config import SweepConfig
+from judgeprobe.core.records import Item
+from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.job import run_job
+from judgeprobe.cue.plan import cue_jobs
+from judgeprobe.cue.run import cue_job_type
 from judgeprobe.engine.batch import BatchEndpoint, walk
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.engine.store import Store
-from judgeprobe.plan import cue_jobs
-from judgeprobe.protocols.job import run_job
-from judgeprobe.records import Item
-from judgeprobe.run import cue_job_type
-from judgeprobe.sweep import run_planned
+from judgeprobe.runs.sweep import run_planned
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "judgeprobe" / "data" / "corpus" / "documents.jsonl"

@@ -22,15 +22,15 @@ import time
 from pathlib import Path
 
 from judgeprobe.conditions import builtin_conditions
-from judgeprobe.config import SweepConfig
-from judgeprobe.corpus import load_items
+from judgeprobe.core.corpus import load_items
+from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.job import Job, run_job
+from judgeprobe.cue.plan import cue_jobs
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import run_jobs
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.plan import cue_jobs
-from judgeprobe.protocols.job import Job, run_job
 
 ROOT = Path(__file__).resolve().parent.parent
 

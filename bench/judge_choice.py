@@ -39,7 +39,7 @@ from pathlib import Path
 
 import polars as pl
 
-from judgeprobe.corpus import load_items
+from judgeprobe.core.corpus import load_items
 
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCHER = [sys.executable, str(ROOT / "servers" / "embedded.py")]

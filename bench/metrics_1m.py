@@ -25,7 +25,7 @@ import polars as pl
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.text.lexicons import load_lexicons
 
 JUDGES = ["gemma-2-9b", "llama-3.1-8b", "mistral-7b", "qwen2.5-7b", "zephyr-7b"]
 PROTOCOLS = ["baseline", "scot", "pbp"]

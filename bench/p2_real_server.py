@@ -20,7 +20,7 @@ import aiohttp
 
 from bench.common import judgeprobe_sweep, raw_client, request_bodies, sweep_config
 from bench.llama import MODEL, llama_server, prompt_tokens_computed
-from judgeprobe.corpus import load_items
+from judgeprobe.core.corpus import load_items
 
 WARM_UP = b'{"messages": [{"role": "user", "content": "Say ok."}], "max_tokens": 4}'
 

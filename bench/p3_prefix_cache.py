@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bench.common import Measure, corpus_items, judgeprobe_sweep, sweep_config
 from bench.llama import llama_server, prompt_tokens_computed
-from judgeprobe.records import Item
+from judgeprobe.core.records import Item
 
 
 async def one_run(

@@ -21,13 +21,13 @@ from pathlib import Path
 
 from bench.common import Stub, peak_rss_mb, rss_mb, sweep_config, synthetic_items
 from judgeprobe.conditions import builtin_conditions
+from judgeprobe.cue.judgments import judgment_rows, write_judgments
+from judgeprobe.cue.plan import cue_jobs
+from judgeprobe.cue.run import cue_job_type
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.store import Store
-from judgeprobe.judgments import judgment_rows, write_judgments
-from judgeprobe.plan import cue_jobs
-from judgeprobe.run import cue_job_type
-from judgeprobe.sweep import run_planned
+from judgeprobe.runs.sweep import run_planned
 
 SEEDS = list(range(10))
 PER_ITEM = 4 * 2 * len(SEEDS)  # conditions × orders × seeds

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 import polars as pl
 
-from judgeprobe.records import JUDGMENT_SCHEMA
+from judgeprobe.core.records import JUDGMENT_SCHEMA
 
 TARGETS = {"Blind": "none", "True": "A", "Flip": "B", "Placebo": "A"}
 LABELS = {

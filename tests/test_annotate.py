@@ -16,7 +16,7 @@ from sklearn.metrics import cohen_kappa_score
 from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.__main__ import main as annotate
 from judgeprobe.annotate.export import allocate
-from judgeprobe.run import main as run
+from judgeprobe.cue.run import main as run
 from tests.conftest import ROOT, write_config
 from tests.fakeserver import FakeJudge
 

@@ -9,17 +9,17 @@ from typing import Any
 import polars as pl
 import pytest
 
-from judgeprobe import embeddings
-from judgeprobe.candidates.attacks import ATTACKS, confidence, verbosity
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.conditions.checks import attack_checks
-from judgeprobe.corpus import load_items
-from judgeprobe.records import Item
-from judgeprobe.run import main
+from judgeprobe.core.corpus import load_items
+from judgeprobe.core.records import Item
+from judgeprobe.cue.run import main
+from judgeprobe.text import embeddings
+from judgeprobe.text.attacks import ATTACKS, confidence, verbosity
 from tests.conftest import make_items, write_config
 from tests.fakeserver import FakeJudge
 
-LEXICON_DIR = Path(__file__).resolve().parents[1] / "judgeprobe" / "metrics" / "lexicons"
+LEXICON_DIR = Path(__file__).resolve().parents[1] / "judgeprobe" / "text" / "lexicons"
 LEXICONS = sorted(LEXICON_DIR.glob("*.toml"))
 
 

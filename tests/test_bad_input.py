@@ -11,7 +11,7 @@ import orjson
 import polars as pl
 import pytest
 
-from judgeprobe.records import JUDGMENT_SCHEMA
+from judgeprobe.core.records import JUDGMENT_SCHEMA
 from tests.conftest import ROOT, make_items, run_cli, write_config
 from tests.fakeserver import FakeJudge
 

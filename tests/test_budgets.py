@@ -10,13 +10,14 @@ import polars as pl
 import pytest
 from pydantic import BaseModel
 
-from judgeprobe.config import SweepConfig
+from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.plan import protocols_for
 from judgeprobe.metrics.flags import Readability, invalid_reasons, with_flags
-from judgeprobe.plan import protocols_for
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols import replies
-from judgeprobe.protocols.budget import CHARS_PER_TOKEN, size_budget, stage_budgets
+from judgeprobe.protocols.budget import size_budget, stage_budgets
 from judgeprobe.protocols.pbp import LOCK_TEMPLATE
+from judgeprobe.text.tokens import CHARS_PER_TOKEN
 
 MODELS = [
     replies.PairwiseReply,

@@ -8,11 +8,11 @@ from typing import Any
 import nltk
 import pytest
 
-from judgeprobe import embeddings
-from judgeprobe.candidates import extractive, preserve
-from judgeprobe.candidates.attacks import ATTACKS
+from judgeprobe.candidates import extractive
 from judgeprobe.candidates.llm import salvage
-from judgeprobe.corpus import load_documents, load_items
+from judgeprobe.core.corpus import load_documents, load_items
+from judgeprobe.text import embeddings, preserve
+from judgeprobe.text.attacks import ATTACKS
 
 
 @pytest.fixture

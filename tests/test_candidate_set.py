@@ -19,16 +19,17 @@ import orjson
 import polars as pl
 import pytest
 
-from judgeprobe import JudgeprobeError, embeddings
+from judgeprobe import JudgeprobeError
 from judgeprobe.candidates.assemble import BuildIncomplete, make_candidate_set
 from judgeprobe.candidates.candidate_set import SET_VERSION
 from judgeprobe.candidates.config import SUBSETS, CandidatesConfig
 from judgeprobe.candidates.llm import Text
 from judgeprobe.candidates.materials import Materials
 from judgeprobe.candidates.subsets import document_rows
-from judgeprobe.corpus import Document, load_items
+from judgeprobe.core.corpus import Document, load_items
 from judgeprobe.engine.settings import JudgeConfig
-from judgeprobe.rundir import EXIT_INCOMPLETE
+from judgeprobe.runs.rundir import EXIT_INCOMPLETE
+from judgeprobe.text import embeddings
 from tests.conftest import ROOT, run_cli, write_config
 from tests.fakeserver import FakeJudge
 

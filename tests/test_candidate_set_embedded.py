@@ -9,15 +9,15 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from judgeprobe import embeddings
 from judgeprobe.candidates.assemble import make_candidate_set
 from judgeprobe.candidates.config import SUBSETS, CandidatesConfig
 from judgeprobe.candidates.extractive import OfflineTokenizer
 from judgeprobe.candidates.llm import Author
-from judgeprobe.corpus import load_documents
+from judgeprobe.core.corpus import load_documents
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Store
+from judgeprobe.text import embeddings
 
 pytestmark = pytest.mark.embedded
 

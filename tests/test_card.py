@@ -13,15 +13,16 @@ import polars as pl
 import pytest
 from scipy.stats import binomtest
 
-from judgeprobe.card.__main__ import card_for_run
 from judgeprobe.card.__main__ import main as card_main
-from judgeprobe.card.pairs import acknowledges, cue_pairs
+from judgeprobe.card.from_run import card_for_run
+from judgeprobe.card.pairs import cue_pairs
 from judgeprobe.card.render import display
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED
-from judgeprobe.cli import main_guard
+from judgeprobe.core.cli import main_guard
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.metrics.units import acknowledges
 from judgeprobe.report.browser import browser_html, browser_rows
+from judgeprobe.text.lexicons import load_lexicons
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = {"Blind": ("", ""), "True": ("LLM", "TradML"), "Placebo": ("Editor's pick", "")}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.cli import EXIT_INTERRUPTED, EXIT_USER_ERROR, RESUME, main_guard
+from judgeprobe.core.cli import EXIT_INTERRUPTED, EXIT_USER_ERROR, RESUME, main_guard
 
 
 def _interrupted() -> int:

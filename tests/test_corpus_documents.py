@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.corpus import load_documents
+from judgeprobe.core.corpus import load_documents
 from tests.conftest import ROOT
 from tests.test_bad_input import _assert_one_line_error
 

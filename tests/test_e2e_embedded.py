@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import polars as pl
 
-from judgeprobe.corpus import load_items
+from judgeprobe.core.corpus import load_items
 from tests import chromium
 from tests.conftest import run_cli
 from tests.test_report_browser import check_browser_filters

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import socket
 
-from judgeprobe.config import EMBEDDED, EmbeddedJudge, SweepConfig, load_config
-from judgeprobe.embedded import answers, running_judge
+from judgeprobe.cue.config import SweepConfig, load_config
+from judgeprobe.cue.embedded import answers, running_judge
+from judgeprobe.runs.config import EMBEDDED, EmbeddedJudge
 from servers import embedded as launcher
 from tests.fakeserver import FakeJudge
 

@@ -11,11 +11,13 @@ import pytest
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.candidates.config import CandidatesConfig
-from judgeprobe.config import EMBEDDED, SweepConfig, load_config
-from judgeprobe.corpus import load_items
+from judgeprobe.core.corpus import load_items
+from judgeprobe.cue.config import SweepConfig, load_config
+from judgeprobe.cue.items import sweep_items
+from judgeprobe.cue.run import _conditions
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.rubric.config import RubricConfig
-from judgeprobe.run import _conditions, sweep_items
+from judgeprobe.runs.config import EMBEDDED
 
 ROOT = Path(__file__).resolve().parent.parent / "experiments"
 EXPERIMENTS = sorted(ROOT.rglob("*.toml"))

@@ -92,6 +92,80 @@ def test_the_package_has_no_import_cycle() -> None:
     assert cycles(graph) == []
 
 
+# Packages in layers, lowest first: a package may import only packages of lower layers. Entry
+# points (every ``__main__``, the console, ``python -m judgeprobe.run``) are on top.
+LAYERS: tuple[frozenset[str], ...] = tuple(
+    frozenset(layer.split())
+    for layer in (
+        "judgeprobe",  # the package root: JudgeprobeError, version, secret scrubbing
+        "core",  # records, corpus, files, TOML, CLI helpers
+        "text prompts",
+        "engine",
+        "protocols conditions",
+        "runs",  # the shared sweep runner, run directory, configs, manifests
+        "metrics",
+        "render",  # the page toolkit
+        "card report",  # outputs; the report composer is handed its sections
+        "candidates rubric annotate",  # stages
+        "cue",  # the cue probe, whose report holds the rubric results and the card
+        "selftest",
+        "entry",
+    )
+)
+ENTRY = {"judgeprobe.__main__", "judgeprobe.run"}
+
+
+def package_of(module: str) -> str:
+    """The layered package a module belongs to (``entry`` for entry points)."""
+    if module in ENTRY or module.endswith(".__main__"):
+        return "entry"
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import from a package into one of the same or a higher layer."""
+    rank = {package: i for i, layer in enumerate(LAYERS) for package in layer}
+    found = []
+    for module, imported in sorted(graph.items()):
+        here = package_of(module)
+        for target in sorted(imported):
+            there = package_of(target)
+            if here != there and here != "entry" and rank[there] >= rank[here]:
+                found.append(f"{module} -> {target} ({here} may not import {there})")
+    return found
+
+
+def test_every_package_has_a_layer() -> None:
+    known = {p for layer in LAYERS for p in layer}
+    packages = {package_of(m) for m in import_graph()}
+    assert packages - known == set(), "add the new package to LAYERS (and the README map)"
+    assert known - packages == set(), "LAYERS names a package that no longer exists"
+
+
+def test_the_layer_check_finds_a_planted_upward_import() -> None:
+    graph = {"judgeprobe.engine.client": {"judgeprobe.cue.plan"}, "judgeprobe.cue.plan": set()}
+    assert upward_imports(graph) == [
+        "judgeprobe.engine.client -> judgeprobe.cue.plan (engine may not import cue)"
+    ]
+    sideways = {"judgeprobe.report.compose": {"judgeprobe.card.section"}}
+    assert upward_imports(sideways) == [
+        "judgeprobe.report.compose -> judgeprobe.card.section (report may not import card)"
+    ]
+
+
+def test_packages_import_only_lower_layers() -> None:
+    """No package imports one above it or beside it, so packages form no cycle."""
+    assert upward_imports(import_graph()) == []
+
+
+def test_packages_form_no_cycle() -> None:
+    packages: dict[str, set[str]] = {}
+    for module, imported in import_graph().items():
+        packages.setdefault(package_of(module), set()).update(map(package_of, imported))
+    assert cycles({p: found - {p} for p, found in packages.items()}) == []
+
+
 def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
@@ -128,15 +202,3 @@ def test_every_third_party_import_is_declared() -> None:
         if not {_normal(d) for d in distributions.get(module, [module])} & declared
     }
     assert missing == {}
-
-
-def test_the_engine_depends_on_no_stage_that_uses_it() -> None:
-    """The engine owns its settings: it imports only itself, records and shared helpers.
-
-    A sweep, rubric or candidate config composes the engine's settings, never the reverse.
-    """
-    shared = {"judgeprobe", "judgeprobe.files", "judgeprobe.records"}
-    for module, imported in import_graph().items():
-        if module.startswith("judgeprobe.engine"):
-            outside = {m for m in imported if not m.startswith("judgeprobe.engine")} - shared
-            assert not outside, f"{module} imports {sorted(outside)}"

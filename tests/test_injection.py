@@ -10,8 +10,8 @@ import pytest
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import builtin_conditions, parse_conditions
-from judgeprobe.records import Item
-from judgeprobe.run import main
+from judgeprobe.core.records import Item
+from judgeprobe.cue.run import main
 from tests.conftest import make_items, write_config
 from tests.fakeserver import FakeJudge
 

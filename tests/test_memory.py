@@ -12,10 +12,10 @@ from typing import Any, ClassVar
 import polars as pl
 import pytest
 
+from judgeprobe.cue.judgments import write_judgments
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import run_jobs
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.judgments import write_judgments
 
 
 @dataclass
@@ -67,7 +67,7 @@ async def test_live_jobs_stay_bounded_on_a_long_stream(tmp_path: Path) -> None:
 def test_judgments_table_is_written_in_chunks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import judgeprobe.judgments as judgments
+    import judgeprobe.cue.judgments as judgments
 
     made = 0
 

@@ -13,7 +13,7 @@ from scipy.stats import binomtest
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.compare import paired_difference
 from judgeprobe.metrics.compute import compute_metrics
-from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.text.lexicons import load_lexicons
 
 LEX = load_lexicons()
 

@@ -10,12 +10,12 @@ import orjson
 import polars as pl
 
 from judgeprobe.conditions import builtin_conditions
-from judgeprobe.config import SweepConfig
-from judgeprobe.corpus import load_items
+from judgeprobe.core.corpus import load_items
+from judgeprobe.core.records import JUDGMENT_SCHEMA, document_hash
+from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.judgments import judgment_rows
+from judgeprobe.cue.plan import cue_jobs
 from judgeprobe.engine.store import Store
-from judgeprobe.judgments import judgment_rows
-from judgeprobe.plan import cue_jobs
-from judgeprobe.records import JUDGMENT_SCHEMA, document_hash
 
 
 def _items(path: Path, rows: Sequence[Mapping[str, object]]) -> str:

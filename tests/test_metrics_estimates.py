@@ -14,8 +14,8 @@ import numpy as np
 import polars as pl
 import pytest
 
+from judgeprobe.core.records import JUDGMENT_SCHEMA
 from judgeprobe.metrics.estimates import estimates_table, sign_test_p, sign_test_ps
-from judgeprobe.records import JUDGMENT_SCHEMA
 
 # The hand-made tables use these columns of the public judgments schema.
 SCHEMA = {

@@ -16,15 +16,15 @@ import polars as pl
 import pytest
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.core.records import JUDGMENT_SCHEMA
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.records import JUDGMENT_SCHEMA
+from judgeprobe.text.lexicons import load_lexicons
 
 LEX = load_lexicons()
 V1_TOML = (
-    Path(__file__).resolve().parent.parent / "judgeprobe" / "metrics" / "lexicons" / "v1.toml"
+    Path(__file__).resolve().parent.parent / "judgeprobe" / "text" / "lexicons" / "v1.toml"
 ).read_text(encoding="utf-8")
 RESAMPLES = 200
 

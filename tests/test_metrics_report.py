@@ -9,13 +9,13 @@ import polars as pl
 import pytest
 
 from judgeprobe.metrics.compute import compute_metrics
-from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.report.tables import (
+from judgeprobe.render.tables import (
     breakdown_table,
     differences_table,
     fmt_p,
     provenance_table,
 )
+from judgeprobe.text.lexicons import load_lexicons
 
 LEX = load_lexicons()
 

@@ -11,12 +11,13 @@ import polars as pl
 import pytest
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.config import SweepConfig, load_config
+from judgeprobe.conditions import REPEAT
+from judgeprobe.core.records import JUDGMENT_SCHEMA
+from judgeprobe.cue.config import SweepConfig, load_config
+from judgeprobe.cue.plan import repeated
+from judgeprobe.cue.run import main
 from judgeprobe.metrics.compute import compute_metrics
-from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.plan import REPEAT, repeated
-from judgeprobe.records import JUDGMENT_SCHEMA
-from judgeprobe.run import main
+from judgeprobe.text.lexicons import load_lexicons
 from tests.conftest import make_items, write_config
 from tests.fakeserver import FakeJudge
 

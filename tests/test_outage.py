@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from judgeprobe.rundir import EXIT_INCOMPLETE
+from judgeprobe.runs.rundir import EXIT_INCOMPLETE
 from tests.conftest import ROOT, make_items, write_config
 from tests.fakeserver import FakeJudge
 

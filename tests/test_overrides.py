@@ -8,9 +8,10 @@ import pytest
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.candidates.config import CandidatesConfig
-from judgeprobe.config import SweepConfig, with_overrides
+from judgeprobe.cue.config import SweepConfig
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.rubric.config import RubricConfig
+from judgeprobe.runs.config import with_overrides
 
 
 def test_untouched_fields_stay_the_validated_objects() -> None:

@@ -16,20 +16,20 @@ import polars as pl
 import pytest
 from pydantic import BaseModel
 
-from judgeprobe.candidates.attacks import confidence, verbosity
 from judgeprobe.conditions import builtin_conditions
+from judgeprobe.core.records import Item
+from judgeprobe.cue.job import SCREEN_TO_CANDIDATE
+from judgeprobe.cue.run import main
 from judgeprobe.engine.store import Result
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols import PBP, SCoT
 from judgeprobe.protocols.base import Asker, Message, Presentation
 from judgeprobe.protocols.budget import size_budget
-from judgeprobe.protocols.job import SCREEN_TO_CANDIDATE
 from judgeprobe.protocols.pbp import LOCK_TEMPLATE, as_text
 from judgeprobe.protocols.quotes import verify_quote
 from judgeprobe.protocols.replies import CRITERIA, LockReply, RankReply, ScoreReply, ScotReply
 from judgeprobe.protocols.scoring import verdict_from_scores
-from judgeprobe.records import Item
-from judgeprobe.run import main
+from judgeprobe.text.attacks import confidence, verbosity
 from tests.conftest import make_items, write_config
 from tests.fakeserver import FakeJudge
 
@@ -143,7 +143,7 @@ def test_pbp_stage_isolation_exact_messages(tmp_path: Path, sees_texts: bool) ->
 
 def judge_reply(messages: list[dict[str, str]]) -> str:
     """What the fake judge answered to these messages (it is deterministic)."""
-    from judgeprobe.engine.session import schema_of
+    from judgeprobe.engine.cached import schema_of
     from judgeprobe.protocols import replies
     from tests.fakeserver import reply_for
 

@@ -34,8 +34,8 @@ from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.retry import HTTPStatusError
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.protocols.replies import PairwiseReply
-from judgeprobe.rundir import EXIT_INCOMPLETE, EXIT_UNRELIABLE
 from judgeprobe.runs.ray import check_engines
+from judgeprobe.runs.rundir import EXIT_INCOMPLETE, EXIT_UNRELIABLE
 from tests.conftest import ROOT, make_items, run_cli, write_config
 from tests.fakeserver import FakeJudge
 
@@ -317,7 +317,7 @@ def test_a_killed_ray_worker_is_retried_and_nothing_is_lost_or_doubled(
 
 def test_the_rayjob_runs_the_paper_config_with_in_cluster_judges() -> None:
     yaml = pytest.importorskip("yaml")
-    from judgeprobe.config import load_config
+    from judgeprobe.cue.config import load_config
 
     ray_cfg = load_config(ROOT / "servers" / "ray" / "cue-labels.toml")
     paper = load_config(ROOT / "experiments" / "paper" / "cue-labels.toml")

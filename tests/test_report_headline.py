@@ -9,8 +9,8 @@ import polars as pl
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.metrics.flags import Readability
-from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.report.headline import headline, unreadable
+from judgeprobe.text.lexicons import load_lexicons
 from tests.reportdata import rows, table
 
 

@@ -7,10 +7,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from judgeprobe.cue.outputs import run_report
 from judgeprobe.metrics.compute import TIDY_SCHEMA
 from judgeprobe.metrics.drift import lexical_drift
-from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.report import compose, plots
+from judgeprobe.render import plots
+from judgeprobe.report import compose
+from judgeprobe.text.lexicons import load_lexicons
 from tests.reportdata import rows, run_dir, table
 
 
@@ -67,7 +69,7 @@ def test_the_report_shows_the_line_instead_of_an_empty_chart(
     monkeypatch.setattr(compose, "default_drift", lambda: (lexical_drift, "delta_e_same_lexical"))
     blind = ["B"] * 14 + ["A"] * 4 + ["Tie"] * 2
     run = run_dir(tmp_path / "run", table(rows(blind), rows(blind, "True")))  # nothing moves
-    compose.write_report(run, load_lexicons(None), resamples=100)
+    run_report(run, load_lexicons(None), resamples=100)
     md = (run / "report.md").read_text()
     assert "*LAO: nothing to draw — every value is undefined (–).*" in md
     assert "*LDS / TS / OLS: nothing to draw — every value is 0.*" in md

@@ -6,7 +6,7 @@ import random
 
 import polars as pl
 
-from judgeprobe.report.tables import ci_text, fmt_ci
+from judgeprobe.render.tables import ci_text, fmt_ci
 
 
 def test_interval_text_matches_the_scalar_formatter() -> None:

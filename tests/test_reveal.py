@@ -19,17 +19,17 @@ import pytest
 from pydantic import BaseModel
 
 from judgeprobe.conditions import builtin_conditions
-from judgeprobe.config import SweepConfig
+from judgeprobe.core.records import Item
+from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.plan import count, protocols_for
+from judgeprobe.cue.run import main
 from judgeprobe.engine.store import Result
-from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.plan import count, protocols_for
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.pbp import as_text
 from judgeprobe.protocols.replies import CRITERIA
 from judgeprobe.protocols.reveal import Recorder, reveal, unsupplied
-from judgeprobe.records import Item
-from judgeprobe.run import main
+from judgeprobe.text.lexicons import load_lexicons
 from tests.conftest import make_items, write_config
 from tests.fakeserver import FakeJudge
 

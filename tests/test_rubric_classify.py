@@ -126,7 +126,7 @@ def test_metric_formulas_match_scikit_learn() -> None:
 
 
 def test_embedding_classifier_finds_a_planted_label() -> None:
-    from judgeprobe import embeddings
+    from judgeprobe.text import embeddings
 
     if not embeddings.available():
         pytest.skip("the embeddings extra is not installed")

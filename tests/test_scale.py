@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgeprobe.conditions import builtin_conditions
-from judgeprobe.config import SweepConfig
-from judgeprobe.corpus import load_items
+from judgeprobe.core.corpus import load_items
+from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.plan import cue_jobs, document_of
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import run_jobs
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.plan import cue_jobs, document_of
 from tests.conftest import make_items
 
 

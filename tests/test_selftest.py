@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from judgeprobe.cli import main_guard
+from judgeprobe.core.cli import main_guard
 from judgeprobe.engine.structured import response_format
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Presentation

@@ -8,9 +8,9 @@ from typing import cast
 import pytest
 from aiohttp import web
 
-from judgeprobe.candidates.tokens import TokenCounter
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.settings import JudgeConfig
+from judgeprobe.engine.tokenizer import TokenCounter
 from judgeprobe.selftest.loopback import LoopbackServer
 
 KEY = "sk-tokenizer-test-1234"

@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.tomlfile import packaged_toml, read_toml
+from judgeprobe.core.tomlfile import packaged_toml, read_toml
 
 
 class _Limits(BaseModel):

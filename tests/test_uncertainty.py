@@ -10,8 +10,8 @@ import polars as pl
 import pytest
 
 from judgeprobe.metrics.compute import compute_metrics
-from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.metrics.uncertainty import bootstrap_interval, percentile_intervals, ratio
+from judgeprobe.text.lexicons import load_lexicons
 
 
 def _binary(k: int, n: int) -> pl.DataFrame:

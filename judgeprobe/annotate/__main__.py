@@ -24,7 +24,7 @@ from rich.table import Table
 
 from judgeprobe.annotate.agreement import agreement, read_annotations, read_key
 from judgeprobe.annotate.export import export, read_judgments
-from judgeprobe.cli import main_guard
+from judgeprobe.core.cli import main_guard
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 
 
@@ -87,5 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def cli(argv: list[str] | None = None) -> int:
+    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
+    return main_guard(lambda: main(argv))
+
+
 if __name__ == "__main__":
-    sys.exit(main_guard(main))
+    sys.exit(cli())

@@ -27,8 +27,8 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.form import render_form
-from judgeprobe.corpus import load_items
-from judgeprobe.records import Item
+from judgeprobe.core.corpus import load_items
+from judgeprobe.core.records import Item
 
 KEY_FIELDS = ("pair_id", "shown_first", "document_id", "subset", "domain", "item_ids")
 

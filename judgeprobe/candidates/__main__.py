@@ -21,9 +21,9 @@ from rich.markup import escape
 
 from judgeprobe.candidates.assemble import BuildIncomplete, make_candidate_set
 from judgeprobe.candidates.config import CandidatesConfig
-from judgeprobe.cli import main_guard
-from judgeprobe.config import load_toml, parse_judge_flag, with_overrides
-from judgeprobe.rundir import EXIT_INCOMPLETE
+from judgeprobe.core.cli import main_guard
+from judgeprobe.runs.config import load_toml, parse_judge_flag, with_overrides
+from judgeprobe.runs.rundir import EXIT_INCOMPLETE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -88,5 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def cli(argv: list[str] | None = None) -> int:
+    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
+    return main_guard(
+        lambda: main(argv), "every text written so far is stored; rerun the same command"
+    )
+
+
 if __name__ == "__main__":
-    sys.exit(main_guard(main, "every text written so far is stored; rerun the same command"))
+    sys.exit(cli())

@@ -4,7 +4,7 @@ corpus → length filter → LLM summaries, draws, paraphrases and attacks (cach
 + extractive summaries (sumy) + rule-based attacks → preservation check → subsets →
 ``OUT/candidates.parquet`` (set ``items = "OUT/candidates.parquet"`` in a sweep config) and
 ``OUT/build.json`` (counts, dropped documents, timing). The documents go through the shared
-sweep runner (``judgeprobe.sweep``), one job each (``candidates.generate``), which writes
+sweep runner (``judgeprobe.runs.sweep``), one job each (``candidates.generate``), which writes
 ``OUT/manifest.json`` first. ``OUT/store.sqlite`` caches every request and every written
 document: rerunning an interrupted or finished build sends only what is missing.
 """
@@ -21,8 +21,7 @@ from typing import Any
 import polars as pl
 from rich.console import Console
 
-from judgeprobe import JudgeprobeError, __version__
-from judgeprobe.candidates import preserve
+from judgeprobe import JudgeprobeError
 from judgeprobe.candidates.candidate_set import (
     SET_VERSION,
     candidate_frame,
@@ -38,16 +37,18 @@ from judgeprobe.candidates.generate import (
 )
 from judgeprobe.candidates.materials import TEMPLATES, Materials
 from judgeprobe.candidates.subsets import document_rows
-from judgeprobe.candidates.tokens import TokenCounter, approx_tokens
-from judgeprobe.corpus import Document, load_documents
+from judgeprobe.core.corpus import Document, load_documents
+from judgeprobe.core.files import bytes_hash, write_json
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.files import bytes_hash, write_json
-from judgeprobe.manifest import server_record
+from judgeprobe.engine.tokenizer import TokenCounter
 from judgeprobe.prompts import load_template
-from judgeprobe.sweep import JobType, judges_open, lanes_of, run_sweep
+from judgeprobe.runs.manifest import provenance, server_record
+from judgeprobe.runs.sweep import JobType, judges_open, lanes_of, run_sweep
+from judgeprobe.text import preserve
+from judgeprobe.text.tokens import approx_tokens
 
 SET_FILE = "candidates.parquet"
 
@@ -236,14 +237,10 @@ def _manifest(
 ) -> dict[str, Any]:
     """What the build is about to make, written before anything is sent (``manifest.json``)."""
     return {
-        "kind": "candidates",
+        **provenance("candidates", cfg.digest(), TEMPLATES.values()),
         "set_version": SET_VERSION,
-        "config_digest": cfg.digest(),
-        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "judgeprobe": __version__,
         "config": _public_config(cfg),
         "documents": documents,
-        "templates": {name: load_template(name).sha256 for name in TEMPLATES.values()},
         "writers": [server_record(n, e) for n, e in endpoints.items()],
     }
 

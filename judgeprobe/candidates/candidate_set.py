@@ -16,7 +16,7 @@ from typing import Any
 
 import polars as pl
 
-from judgeprobe.files import atomic_path
+from judgeprobe.core.files import atomic_path
 
 #: Bumped whenever the columns or their meaning change.
 SET_VERSION = "judgeprobe-candidates/2"

@@ -7,9 +7,9 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from judgeprobe.config import embedded_judge
+from judgeprobe.core.files import content_hash
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
-from judgeprobe.files import content_hash
+from judgeprobe.runs.config import embedded_judge
 
 Subset = Literal["llm_vs_extractive", "eq_pair", "same_model", "single_relabel", "identical"]
 Method = Literal["textrank", "lexrank", "klsum", "sumbasic"]

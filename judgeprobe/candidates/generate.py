@@ -1,4 +1,4 @@
-"""One document as a job of the shared runner (``judgeprobe.sweep``): key, texts, outcome.
+"""One document as a job of the shared runner (``judgeprobe.runs.sweep``): key, texts, outcome.
 
 A job is one document, run in the author's lanes (``judge`` is the author's name), so the
 author's concurrency, its circuit breaker and ``[engine] sweep_deadline_s`` apply to the build
@@ -30,13 +30,13 @@ from judgeprobe.candidates.materials import (
     make_materials,
     to_record,
 )
-from judgeprobe.corpus import Document
-from judgeprobe.engine.breaker import NOT_RUN
+from judgeprobe.core.corpus import Document
+from judgeprobe.core.files import content_hash
+from judgeprobe.core.records import NOT_RUN
+from judgeprobe.engine.cached import totals
 from judgeprobe.engine.client import Endpoint
-from judgeprobe.engine.session import totals
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.files import content_hash
 from judgeprobe.prompts import load_template
 
 #: Bump when ``make_materials`` makes other texts from the same requests (extractive summaries,

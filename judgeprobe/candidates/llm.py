@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgeprobe.engine.cached import CachedAsker
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Sampling
-from judgeprobe.engine.session import CachedAsker
 from judgeprobe.engine.store import Result, Store
 from judgeprobe.prompts import load_template
 

@@ -8,10 +8,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from judgeprobe.candidates import extractive
-from judgeprobe.candidates.attacks import ATTACKS
 from judgeprobe.candidates.config import CandidatesConfig
 from judgeprobe.candidates.llm import Author, Text
-from judgeprobe.corpus import Document
+from judgeprobe.core.corpus import Document
+from judgeprobe.text.attacks import ATTACKS
 
 #: The prompt template of each kind of LLM-written text (a new wording is a new version).
 TEMPLATES = {

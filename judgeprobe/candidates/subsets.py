@@ -31,7 +31,7 @@ import orjson
 from judgeprobe.candidates.config import CandidatesConfig
 from judgeprobe.candidates.llm import Text
 from judgeprobe.candidates.materials import Materials
-from judgeprobe.candidates.preserve import Preservation
+from judgeprobe.text.preserve import Preservation
 
 LLM, TRADML = "LLM", "TradML"
 

@@ -11,48 +11,17 @@ import argparse
 import sys
 from pathlib import Path
 
-import orjson
 from rich.table import Table
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.card.render import display, summary, write_card
-from judgeprobe.card.rows import Card, make_card
-from judgeprobe.card.thresholds import load_thresholds
-from judgeprobe.cli import main_guard
-from judgeprobe.metrics.__main__ import load_judgments
-from judgeprobe.metrics.compute import compute_metrics
-from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.card.from_run import card_for_run
+from judgeprobe.card.render import display, summary
+from judgeprobe.core.cli import main_guard
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 
 TERMINAL = ["judge", "protocol", "row", "n (docs)", "effect of", "effect", "silent-cue", "q",
             "MDE", "verdict"]  # fmt: skip
-
-
-def card_for_run(
-    run_dir: Path,
-    thresholds: Path | None = None,
-    lexicons: Path | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-) -> Card:
-    """The card of the run in ``run_dir``, written there."""
-    judgments = load_judgments(run_dir / "judgments.parquet")
-    limits = load_thresholds(thresholds)
-    lex = load_lexicons(lexicons)
-    tidy = compute_metrics(judgments, lex, None, resamples, seed, differences=False)
-    card = make_card(judgments, tidy, lex, limits, resamples, seed)
-    if card.rows.is_empty():
-        raise JudgeprobeError(
-            f"{run_dir}: nothing to put on a card (no cue condition paired with Blind, "
-            "and no Blind item judged in both orders)"
-        )
-    try:
-        run_id = orjson.loads((run_dir / "manifest.json").read_bytes())["run_id"]
-    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
-        run_id = run_dir.name
-    write_card(card, run_dir, f"Judge card — {run_id}")
-    return card
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,5 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     return card.exit_code
 
 
+def cli(argv: list[str] | None = None) -> int:
+    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
+    return main_guard(lambda: main(argv))
+
+
 if __name__ == "__main__":
-    sys.exit(main_guard(main))
+    sys.exit(cli())

@@ -12,42 +12,16 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.metrics.lexicons import Lexicons
-from judgeprobe.metrics.units import BLIND, CELL, DOC, PAIR, with_optional
+from judgeprobe.metrics.units import BLIND, CELL, DOC, PAIR, acknowledges, with_optional
+from judgeprobe.text.lexicons import Lexicons
 
 V, T = pl.col("verdict"), pl.col("target")
 VALID = V != "Invalid"
-# The reasoning a judgment stores beside its explanation (SCoT notes, PBP notes and quoted
-# spans), read out of the ``details`` JSON: only these values, never its keys (a key such
-# as "completeness" would otherwise match attack vocabulary).
 MOVES = ["lds", "ts", "ols", "silent"]
-_REASONING = r'"(?:note|notes|quote)"\s*:\s*"(?:[^"\\]|\\.)*"'
 
 
 def _other(target: pl.Expr) -> pl.Expr:
     return pl.when(target == "A").then(pl.lit("B")).when(target == "B").then(pl.lit("A"))
-
-
-def acknowledges(lex: Lexicons) -> pl.Expr:
-    """Whether a judgment's explanation names the cue it was shown.
-
-    Under SCoT/PBP its notes and quotes count too. Naming means a label shown beside a summary,
-    a cue word or provenance stereotype of the lexicons, or for a style attack the attack's own
-    vocabulary.
-    """
-    reasoning = pl.col("details").fill_null("").str.extract_all(_REASONING).list.join(" ")
-    text = pl.concat_str(pl.col("explanation").fill_null(""), reasoning, separator=" ")
-    low = text.str.to_lowercase()
-    hit = low.str.contains_any([*lex.cue, *lex.stereotype]) if lex.cue or lex.stereotype else (
-        pl.lit(False)
-    )  # fmt: skip
-    for c in ("label_1", "label_2"):
-        label = pl.col(c).fill_null("")
-        hit = hit | ((label != "") & low.str.contains(label.str.to_lowercase(), literal=True))
-    for attack, words in lex.attack.items():
-        if words:
-            hit = hit | ((pl.col("attack") == attack) & low.str.contains_any(list(words)))
-    return hit
 
 
 def cue_pairs(judgments: pl.DataFrame | pl.LazyFrame, lex: Lexicons) -> pl.DataFrame:

@@ -12,8 +12,8 @@ from pathlib import Path
 import polars as pl
 
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED, Card
-from judgeprobe.files import write_atomic
-from judgeprobe.report.tables import fmt_ci, to_html, to_markdown
+from judgeprobe.core.files import write_atomic
+from judgeprobe.render.tables import fmt_ci, to_html, to_markdown
 
 SILENT_SHOWN = 50
 CSS = (

@@ -30,9 +30,9 @@ from judgeprobe.card import stats
 from judgeprobe.card.pairs import cue_pairs, position_pairs
 from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.metrics.compare import paired_difference
-from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_interval, ratio
 from judgeprobe.metrics.units import DOC
+from judgeprobe.text.lexicons import Lexicons
 
 PLACEBO = "Placebo"
 EXIT_BIASED = 5

@@ -10,8 +10,8 @@ import polars as pl
 from judgeprobe.card.render import display, rule, silent_table, summary
 from judgeprobe.card.rows import make_card
 from judgeprobe.card.thresholds import load_thresholds
-from judgeprobe.metrics.lexicons import Lexicons
-from judgeprobe.report.render import Section
+from judgeprobe.render.page import Section
+from judgeprobe.text.lexicons import Lexicons
 
 
 def card_sections(

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgeprobe.tomlfile import packaged_toml, read_toml
+from judgeprobe.core.tomlfile import packaged_toml, read_toml
 
 DEFAULT = "thresholds_v1.toml"
 

@@ -24,8 +24,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judgeprobe import JudgeprobeError, first_error
-from judgeprobe.candidates.attacks import ATTACKS
-from judgeprobe.records import Item, Target
+from judgeprobe.core.records import Item, Target
+from judgeprobe.text.attacks import ATTACKS
+
+REPEAT = "BlindRepeat"
+"""The condition of Blind judgments sent again under fresh cache keys (``repeat``): how often
+the judge changes its own verdict on the identical request is its noise floor."""
+
 
 _FIELD = re.compile(r"\{(source_1|source_2)\}")
 

@@ -19,10 +19,9 @@ from pathlib import Path
 
 import polars as pl
 
-from judgeprobe import embeddings
-from judgeprobe.candidates import preserve
 from judgeprobe.conditions import Condition
-from judgeprobe.records import Item
+from judgeprobe.core.records import Item
+from judgeprobe.text import embeddings, preserve
 
 THRESHOLD = 0.75  # as the builder's default similarity_threshold
 SCHEMA = {

@@ -19,10 +19,8 @@ from collections import Counter
 
 import polars as pl
 
+from judgeprobe.core.records import NOT_RUN, never_ran
 from judgeprobe.engine.store import Outcome
-
-#: Reasons of judgments that never ran (a stopped sweep, the breaker): not the judge's doing.
-NOT_RUN = "not run"
 
 
 class Breaker:
@@ -71,7 +69,7 @@ class Breaker:
 
 def invalid_rates(frame: pl.DataFrame) -> pl.DataFrame:
     """Per judge: judgments that ran, how many are Invalid, and their share (null if none ran)."""
-    ran = ~pl.col("invalid_reason").fill_null("").str.starts_with(NOT_RUN)
+    ran = ~never_ran()
     return (
         frame.group_by("judge")
         .agg(

@@ -22,12 +22,12 @@ import orjson
 from pydantic import BaseModel, ConfigDict
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.core.files import content_hash
 from judgeprobe.engine.client import Endpoint, ServerInfo
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.retry import describe
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.wire import declared
-from judgeprobe.files import content_hash
 
 #: The probe reply's one field. The prompt never names it, so a server that ignores
 #: ``response_format`` and only follows the words cannot produce it: passing the probe

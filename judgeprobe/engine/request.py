@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from judgeprobe.files import content_hash
+from judgeprobe.core.files import content_hash
 
 
 class Sampling(BaseModel):

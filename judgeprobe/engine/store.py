@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeVar
 import orjson
 from pydantic import BaseModel, ConfigDict
 
-from judgeprobe.records import NoVerdict, RubricVerdict, Status, Verdict
+from judgeprobe.core.records import NoVerdict, RubricVerdict, Status, Verdict
 
 Reply = TypeVar("Reply", bound=BaseModel)
 

@@ -14,31 +14,16 @@ from pathlib import Path
 import polars as pl
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.cli import main_guard
+from judgeprobe.core.cli import main_guard
 from judgeprobe.metrics.compute import BREAKDOWNS, breakdown, compute_metrics
 from judgeprobe.metrics.drift import default_drift
-from judgeprobe.metrics.estimates import REQUIRED, estimates_table
+from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import add_arguments, from_arguments
-from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.table import print_differences, print_table, write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.units import BLIND
-
-
-def load_judgments(path: Path) -> pl.DataFrame:
-    """A judgments table from a file, with a one-line error when it is not one."""
-    if not path.is_file():
-        raise JudgeprobeError(f"{path}: no such file")
-    try:
-        frame = pl.read_parquet(path)
-    except Exception as exc:  # polars raises several unrelated types for bad files
-        raise JudgeprobeError(
-            f"{path}: not a readable Parquet file ({type(exc).__name__})"
-        ) from None
-    missing = REQUIRED - set(frame.columns)
-    if missing:
-        raise JudgeprobeError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
-    return frame
+from judgeprobe.text.lexicons import load_lexicons
 
 
 def with_blind(frame: pl.DataFrame, path: Path) -> pl.DataFrame:
@@ -117,5 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def cli(argv: list[str] | None = None) -> int:
+    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
+    return main_guard(lambda: main(argv))
+
+
 if __name__ == "__main__":
-    sys.exit(main_guard(main))
+    sys.exit(cli())

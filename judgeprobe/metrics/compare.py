@@ -32,7 +32,6 @@ import polars as pl
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.estimates import sign_test_ps
 from judgeprobe.metrics.family import CONTINUOUS, families, prepare, union_columns
-from judgeprobe.metrics.lexicons import Lexicons, load_lexicons
 from judgeprobe.metrics.registry import BY_NAME, SHARE, MetricSpec
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
@@ -46,6 +45,7 @@ from judgeprobe.metrics.uncertainty import (
     shared_intervals,
 )
 from judgeprobe.metrics.units import BLIND, CELL, DOC, UNIT, Drift
+from judgeprobe.text.lexicons import Lexicons, load_lexicons
 
 Cell = tuple[str, str, str]
 """(judge, protocol, condition)."""

@@ -27,7 +27,6 @@ from judgeprobe.metrics.family import (
     prepare,
     union_columns,
 )
-from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.registry import METRICS, MetricSpec
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
@@ -40,6 +39,7 @@ from judgeprobe.metrics.uncertainty import (
     with_zeros,
 )
 from judgeprobe.metrics.units import CELL, DOC, UNIT, Drift
+from judgeprobe.text.lexicons import Lexicons
 
 TIDY_SCHEMA = {
     "judge": pl.String(),

@@ -12,8 +12,8 @@ import os
 import numpy as np
 import polars as pl
 
-from judgeprobe.embeddings import available, encode
 from judgeprobe.metrics.units import Drift
+from judgeprobe.text.embeddings import available, encode
 
 
 def lexical_drift(a: list[str], b: list[str]) -> np.ndarray:

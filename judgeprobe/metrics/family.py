@@ -11,9 +11,9 @@ import polars as pl
 
 from judgeprobe.metrics import units
 from judgeprobe.metrics.drift import lexical_drift
-from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.registry import MetricSpec
 from judgeprobe.metrics.units import CELL, DOC, UNIT, Drift
+from judgeprobe.text.lexicons import Lexicons
 
 CONTINUOUS = {"drift": "same", "drift_lexical": "same"}  # column -> the count it sums over
 

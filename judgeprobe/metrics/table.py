@@ -9,7 +9,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from judgeprobe.files import atomic_path
+from judgeprobe.core.files import atomic_path
 
 SHOWN = [
     ("n", "n"),

@@ -23,9 +23,8 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-#: Characters per completion token assumed when none is configured: below what the embedded
-#: judges were measured at (bench/RESULTS.md), so the budget errs on the generous side.
-CHARS_PER_TOKEN = 3.0
+from judgeprobe.text.tokens import CHARS_PER_TOKEN
+
 MARGIN = 1.1  # headroom over the computed worst case
 PUNCTUATION = 3  # tokens per value: quotes or colon, comma, whitespace between values
 UNBOUNDED_CHARS = 2000  # a text field without maxLength (the protocols' schemas have none)

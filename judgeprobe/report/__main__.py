@@ -13,13 +13,13 @@ from pathlib import Path
 import orjson
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.cli import main_guard
-from judgeprobe.metrics.__main__ import load_judgments
+from judgeprobe.core.cli import main_guard
+from judgeprobe.cue.outputs import run_report
 from judgeprobe.metrics.compute import BREAKDOWNS
 from judgeprobe.metrics.flags import add_arguments, from_arguments, run_limits
-from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
-from judgeprobe.report.compose import write_report
+from judgeprobe.text.lexicons import load_lexicons
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     load_judgments(args.run_dir / "judgments.parquet")  # a corrupt table is one error line
     manifest = orjson.loads((args.run_dir / "manifest.json").read_bytes())
     limits = from_arguments(args, run_limits(manifest))
-    path = write_report(
+    path = run_report(
         args.run_dir,
         load_lexicons(args.lexicons),
         args.resamples,
@@ -54,5 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def cli(argv: list[str] | None = None) -> int:
+    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
+    return main_guard(lambda: main(argv))
+
+
 if __name__ == "__main__":
-    sys.exit(main_guard(main))
+    sys.exit(cli())

@@ -16,9 +16,8 @@ from typing import Any
 import orjson
 import polars as pl
 
-from judgeprobe.card.pairs import acknowledges
-from judgeprobe.metrics.lexicons import Lexicons
-from judgeprobe.metrics.units import BLIND, PAIR, with_optional
+from judgeprobe.metrics.units import BLIND, PAIR, acknowledges, with_optional
+from judgeprobe.text.lexicons import Lexicons
 
 MAX_ROWS = 2_000
 MAX_TEXT = 1_000  # characters of an explanation shown

@@ -8,7 +8,7 @@ HTML only) and every metric.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import orjson
@@ -16,21 +16,17 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from judgeprobe.card.section import card_sections
-from judgeprobe.files import atomic_path, write_atomic
+from judgeprobe.core.files import atomic_path, write_atomic
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import Readability, run_limits
-from judgeprobe.metrics.lexicons import Lexicons
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.units import CELL, Drift, with_optional
-from judgeprobe.report import plots
-from judgeprobe.report.browser import browser_html, browser_rows
-from judgeprobe.report.headline import headline, rule
-from judgeprobe.report.render import Section, figures, render
-from judgeprobe.report.tables import (
+from judgeprobe.render import plots
+from judgeprobe.render.page import Section, figures, render
+from judgeprobe.render.tables import (
     breakdown_table,
     ci_text,
     cost_table,
@@ -41,7 +37,9 @@ from judgeprobe.report.tables import (
     unreadable_table,
     with_ci,
 )
-from judgeprobe.rubric.report import rubric_sections
+from judgeprobe.report.browser import browser_html, browser_rows
+from judgeprobe.report.headline import headline, rule
+from judgeprobe.text.lexicons import Lexicons
 
 EVIDENCE = [
     "fabrication_rate",
@@ -50,6 +48,10 @@ EVIDENCE = [
     "position_consistency",
     "stereotype_intrusion",
 ]
+
+
+SectionSource = Callable[[pl.DataFrame, pl.DataFrame], Sequence[Section]]
+"""Sections a caller hands the report: built from the judgments and the tidy metrics."""
 
 
 def _sections(
@@ -191,13 +193,15 @@ def write_report(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     console: Console | None = None,
-    extra: Sequence[Section] = (),
+    handed: Sequence[SectionSource] = (),
     limits: Readability | None = None,
     by: str | None = None,
 ) -> Path:
     """Compute every metric with intervals and write the report files; return the HTML path.
 
-    ``extra`` sections go after the paper's sections, before the evidence browser.
+    ``handed`` sections (the judge card, the rubric probe: whatever the caller composes) go
+    after the paper's sections, before the evidence browser; each is built from the judgments
+    and the metrics computed here.
     ``limits`` decide which cells are flagged (default: the run config's ``[report]``).
     ``by`` (``domain`` or ``subset``) adds the key metrics broken down by that column.
     """
@@ -229,10 +233,9 @@ def write_report(
     sections += _sections(j, tidy, drift_metric, resamples, seed)
     if by is not None:
         sections.append(breakdown_section(j, lex, drift, by, resamples, seed))
-    sections += card_sections(j, tidy, lex, resamples, seed)
-    if (run_dir / "rubric").is_dir():  # rubric probe results beside the cue run
-        sections += rubric_sections(run_dir)
-    sections += [*extra, evidence_section(j, lex)]
+    for source in handed:
+        sections += source(j, tidy)
+    sections.append(evidence_section(j, lex))
     all_rows = tidy.select(*CELL, "metric", "versus", "n", "documents", shown=ci_text(), p="p")
     note = "value [95% interval], n = items, documents = the resampling unit; diff_ rows: "
     note += "this cell minus versus, p = exact sign test."

@@ -14,10 +14,10 @@ from typing import Any
 
 import polars as pl
 
+from judgeprobe.conditions import REPEAT
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import Readability
 from judgeprobe.metrics.units import BLIND, with_optional
-from judgeprobe.plan import REPEAT
 
 ONE_SIDED = 0.8  # one answer in this share of valid judgments: a degenerate judge
 MIN_VALID = 5  # fewer valid judgments than this: too few to call a judge degenerate

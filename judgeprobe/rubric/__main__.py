@@ -19,12 +19,10 @@ import polars as pl
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.cli import RESUME, main_guard
-from judgeprobe.config import parse_judge_flag, with_overrides
-from judgeprobe.files import write_json
-from judgeprobe.metrics.lexicons import load_lexicons
-from judgeprobe.report.compose import write_report
-from judgeprobe.report.tables import fmt
+from judgeprobe.core.cli import RESUME, main_guard
+from judgeprobe.core.files import write_json
+from judgeprobe.cue.outputs import run_report
+from judgeprobe.render.tables import fmt
 from judgeprobe.rubric.config import RubricConfig, load_rubric_config
 from judgeprobe.rubric.data import load_rubric_items
 from judgeprobe.rubric.report import fmt_percent, write_rubric_report
@@ -37,7 +35,9 @@ from judgeprobe.rubric.sweep import (
     labels_from_items,
     manifest,
 )
-from judgeprobe.rundir import EXIT_INCOMPLETE, check_run_dir
+from judgeprobe.runs.config import parse_judge_flag, with_overrides
+from judgeprobe.runs.rundir import EXIT_INCOMPLETE, check_run_dir
+from judgeprobe.text.lexicons import load_lexicons
 
 
 def _csv(value: str) -> list[str]:
@@ -123,7 +123,7 @@ def _check_classifiers(cfg: RubricConfig) -> None:
 def _report(out: Path) -> Path:
     """The combined report when ``out`` also holds a cue run, else the rubric report alone."""
     if (out / "judgments.parquet").is_file() and (out / "manifest.json").is_file():
-        return write_report(out, load_lexicons(None))
+        return run_report(out, load_lexicons(None))
     return write_rubric_report(out)
 
 
@@ -190,5 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def cli(argv: list[str] | None = None) -> int:
+    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
+    return main_guard(lambda: main(argv), RESUME)
+
+
 if __name__ == "__main__":
-    sys.exit(main_guard(main, RESUME))
+    sys.exit(cli())

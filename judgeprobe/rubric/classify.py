@@ -176,7 +176,7 @@ def tfidf_estimator(weighted: bool) -> Pipeline:
 
 def embedding_estimator(texts: Sequence[str]) -> Callable[[bool], Pipeline]:
     """Embeds every text once; the estimator looks its rows up."""
-    from judgeprobe.embeddings import encode
+    from judgeprobe.text.embeddings import encode
 
     distinct = sorted(set(texts))
     vectors = encode(distinct)

@@ -11,10 +11,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgeprobe.config import default_judges, load_toml
+from judgeprobe.core.files import content_hash
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
-from judgeprobe.files import content_hash
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.runs.config import default_judges, load_toml
 
 Classifier = Literal["tfidf", "embedding", "transformer"]
 

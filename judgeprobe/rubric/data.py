@@ -26,8 +26,8 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judgeprobe import JudgeprobeError, first_error
-from judgeprobe.corpus import jsonl_rows, read_rows
-from judgeprobe.records import RubricVerdict
+from judgeprobe.core.corpus import jsonl_rows, read_rows
+from judgeprobe.core.records import RubricVerdict
 
 BUNDLED = {"bundled:rubric": "sample.jsonl"}
 

@@ -12,11 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgeprobe.core.files import content_hash
+from judgeprobe.engine.cached import CachedAsker
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Message, Sampling
-from judgeprobe.engine.session import CachedAsker
 from judgeprobe.engine.store import Outcome, Result, Store
-from judgeprobe.files import content_hash
 from judgeprobe.prompts import load_template
 from judgeprobe.rubric.data import RubricItem
 from judgeprobe.rubric.perturb import (

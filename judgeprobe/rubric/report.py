@@ -16,10 +16,10 @@ import numpy as np
 import orjson
 import polars as pl
 
-from judgeprobe.files import write_atomic
-from judgeprobe.report import plots
-from judgeprobe.report.render import Section, figures, render
-from judgeprobe.report.tables import ci_text
+from judgeprobe.core.files import write_atomic
+from judgeprobe.render import plots
+from judgeprobe.render.page import Section, figures, render
+from judgeprobe.render.tables import ci_text
 from judgeprobe.rubric.classify import METRICS
 from judgeprobe.rubric.sweep import SUBDIR
 from judgeprobe.rubric.transitions import LABELS

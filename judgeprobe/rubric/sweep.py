@@ -8,7 +8,6 @@ classifier input), ``classifier_metrics.csv``, ``confusion.csv``, ``transfer.csv
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,21 +15,21 @@ from typing import Any
 import polars as pl
 from rich.console import Console
 
-from judgeprobe import JudgeprobeError, __version__
+from judgeprobe import JudgeprobeError
+from judgeprobe.core.files import atomic_path
+from judgeprobe.core.records import NOT_RUN
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.engine.wire import sampling_record
-from judgeprobe.files import atomic_path
-from judgeprobe.manifest import server_record
-from judgeprobe.prompts import load_template
 from judgeprobe.rubric.classify import run_probe
 from judgeprobe.rubric.config import RubricConfig
 from judgeprobe.rubric.data import RubricItem, items_digest
 from judgeprobe.rubric.judge import JUDGE_TEMPLATE, PRESETS, RubricJob, job_key, run_rubric_job
 from judgeprobe.rubric.perturb import PERTURBATIONS, REWRITE_TEMPLATES, Source, Variant, provided
 from judgeprobe.rubric.transitions import transition_table
-from judgeprobe.sweep import JobType, judges_open, lanes_of, run_sweep
+from judgeprobe.runs.manifest import provenance, server_record
+from judgeprobe.runs.sweep import JobType, judges_open, lanes_of, run_sweep
 
 SUBDIR = "rubric"
 RESULTS = [
@@ -103,7 +102,7 @@ def rubric_rows(jobs: Iterable[RubricJob], store: Store) -> pl.DataFrame:
                 "criterion_used": (o.details.get("criterion") if o else None) or item.criterion,
                 "counterfactual": (o.details.get("counterfactual") if o else None) or "",
                 "explanation": o.explanation if o else "",
-                "invalid_reason": o.invalid_reason if o else "not run",
+                "invalid_reason": o.invalid_reason if o else NOT_RUN,
                 "latency_s": o.latency_s if o else 0.0,
                 "prompt_tokens": o.prompt_tokens if o else 0,
                 "completion_tokens": o.completion_tokens if o else 0,
@@ -159,18 +158,14 @@ def manifest(
     """The rubric run's manifest: config, templates and servers, for reproduction."""
     templates = [JUDGE_TEMPLATE, *REWRITE_TEMPLATES.values()]
     return {
-        "kind": "rubric",
+        **provenance("rubric", cfg.digest(), templates),
         "run_id": f"{cfg.name}-{cfg.digest()[:8]}",
-        "config_digest": cfg.digest(),
-        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "judgeprobe": __version__,
         "config": cfg.model_dump(mode="json", exclude={"judges"}),
         "sampling": PRESETS[cfg.preset].model_dump(),
         "determinism": PRESETS[cfg.preset].determinism(
             cfg.seeds[0], all(j.batch_invariant for j in cfg.judges)
         ),
         "items": {"source": cfg.items, "n": len(items), "digest": items_digest(items)},
-        "templates": {t: load_template(t).sha256 for t in templates},
         "judges": [
             {
                 **server_record(n, e),

@@ -16,12 +16,12 @@ import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import orjson
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.core.files import write_json
 from judgeprobe.engine.batch import walk
 from judgeprobe.engine.breaker import Breaker
 from judgeprobe.engine.client import Deferred, Endpoint, ServerInfo
@@ -30,9 +30,8 @@ from judgeprobe.engine.ray_rounds import RoundEndpoint, cluster_info, connect, r
 from judgeprobe.engine.runner import J, RunSummary
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.files import write_json
-from judgeprobe.rundir import open_store
-from judgeprobe.sweep import JobType, Swept, handler, judges_open
+from judgeprobe.runs.rundir import open_store
+from judgeprobe.runs.sweep import JobType, Swept, handler, judges_open
 
 #: Most requests one round sends (the driver holds a round's bodies); the rest wait a round.
 ROUND_LINES = 20_000

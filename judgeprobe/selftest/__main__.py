@@ -18,13 +18,13 @@ import polars as pl
 from pydantic import ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
-from judgeprobe.card.__main__ import card_for_run
+from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
-from judgeprobe.cli import main_guard
 from judgeprobe.conditions import builtin_conditions, parse_conditions
-from judgeprobe.config import load_config
+from judgeprobe.core.cli import main_guard
+from judgeprobe.cue.config import load_config
+from judgeprobe.cue.items import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
-from judgeprobe.run import sweep_items
 from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.sweep import JUDGE, default_config, run_sweep
@@ -112,5 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if missed else 0
 
 
+def cli(argv: list[str] | None = None) -> int:
+    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
+    return main_guard(lambda: main(argv))
+
+
 if __name__ == "__main__":
-    sys.exit(main_guard(main))
+    sys.exit(cli())

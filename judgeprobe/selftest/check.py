@@ -25,12 +25,12 @@ import polars as pl
 from scipy.stats import binomtest
 
 from judgeprobe.card.rows import Card
-from judgeprobe.conditions import Condition
-from judgeprobe.config import SweepConfig
+from judgeprobe.conditions import REPEAT, Condition
+from judgeprobe.core.records import Item
+from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.plan import cue_jobs
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.plan import REPEAT, cue_jobs
 from judgeprobe.protocols.base import Presentation
-from judgeprobe.records import Item
 from judgeprobe.selftest.simulator import Biases, decide, longer, opening, wearing
 
 LEVEL = 0.999

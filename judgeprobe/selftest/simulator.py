@@ -30,9 +30,9 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgeprobe.metrics.lexicons import load_lexicons
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.replies import CRITERIA
+from judgeprobe.text.lexicons import load_lexicons
 
 Cue = Literal["verbosity", "label", "badge"]
 

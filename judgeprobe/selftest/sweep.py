@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.run import main as run_main
+from judgeprobe.cue.run import main as run_main
 from judgeprobe.selftest.items import write_items
 from judgeprobe.selftest.server import SimulatedJudge
 from judgeprobe.selftest.simulator import Biases

@@ -7,55 +7,25 @@ conditions with the Baseline protocol, against the embedded judge at its default
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import orjson
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
-from judgeprobe import JudgeprobeError, first_error, scrub
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.settings import RUN_CONTROL, EngineConfig, JudgeConfig
 from judgeprobe.metrics.flags import Readability
-from judgeprobe.protocols.budget import CHARS_PER_TOKEN, MARGIN
+from judgeprobe.protocols.budget import MARGIN
 from judgeprobe.protocols.replies import CRITERIA
-from judgeprobe.tomlfile import read_toml
-
-
-@dataclass(frozen=True, slots=True)
-class EmbeddedJudge:
-    """An embedded CPU judge (``servers/embedded.py``): its name, URL and start command."""
-
-    name: str
-    url: str
-    serve: str
-
-    def config(self) -> JudgeConfig:
-        """The judge as a config names it."""
-        return JudgeConfig(name=self.name, url=self.url, concurrency=4, serve=self.serve)
-
-
-#: In order of preference; the first is the default sweep's judge, chosen by measurement
-#: (bench/judge_choice.py, README). ``servers/embedded.py`` holds their weights and ports.
-EMBEDDED = (
-    EmbeddedJudge("qwen2.5-coder-0.5b", "http://127.0.0.1:8082/v1", "make serve-qwen05"),
-    EmbeddedJudge("qwen2.5-coder-1.5b", "http://127.0.0.1:8083/v1", "make serve-qwen15"),
-    EmbeddedJudge("gemma3-270m", "http://127.0.0.1:8080/v1", "make serve-gemma"),
-)
-
-
-def embedded_judge(name: str) -> JudgeConfig:
-    """The embedded judge called ``name``."""
-    return next(j for j in EMBEDDED if j.name == name).config()
+from judgeprobe.runs.config import default_judges, load_toml
+from judgeprobe.text.tokens import CHARS_PER_TOKEN
 
 
 class ProtocolOptions(BaseModel):
@@ -85,11 +55,6 @@ class ProtocolOptions(BaseModel):
                 f"unknown criterion {sorted(unknown)[0]!r} (known: {', '.join(CRITERIA)})"
             )
         return weights
-
-
-def default_judges() -> list[JudgeConfig]:
-    """The embedded judge that ``make run`` starts, used when a config names none."""
-    return [EMBEDDED[0].config()]
 
 
 class SweepConfig(BaseModel):
@@ -141,43 +106,6 @@ class SweepConfig(BaseModel):
         return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 
-M = TypeVar("M", bound=BaseModel)
-
-
-def load_toml(path: Path | None, model: type[M]) -> M:
-    """Read and validate a TOML config (defaults when ``path`` is None).
-
-    Any problem is one JudgeprobeError line. Shared by the sweep and the rubric probe.
-    """
-    if path is None:
-        return model()
-    return read_toml(path, "config").validated(model)
-
-
-def with_overrides(cfg: M, changes: Mapping[str, object]) -> M:
-    """``cfg`` with the command line's settings on top, validated again as a whole.
-
-    Flags win over the TOML file field by field, and the merged config must pass the same
-    checks as a file (e.g. ``min_tokens <= max_tokens``); a problem is one line naming the
-    field and value. The merge is shallow: fields not changed stay the validated objects they
-    are, so a judge keeps its credentials exactly as first validated.
-    """
-    if not changes:
-        return cfg
-    try:
-        return type(cfg).model_validate({**dict(cfg), **changes})
-    except ValidationError as exc:
-        raise JudgeprobeError(f"command line: {first_error(exc, 'config', value=True)}") from None
-
-
 def load_config(path: Path | None) -> SweepConfig:
     """The sweep config in ``path``, or the default sweep."""
     return load_toml(path, SweepConfig)
-
-
-def parse_judge_flag(flag: str) -> tuple[str, str]:
-    """``NAME=URL`` from the command line."""
-    name, sep, url = flag.partition("=")
-    if not sep or not name or not url:
-        raise JudgeprobeError(f"--judge {scrub(flag)!r}: expected NAME=URL")
-    return name, url

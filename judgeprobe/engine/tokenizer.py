@@ -1,15 +1,13 @@
-"""Token counts for the length filter and the context-window check.
+"""Token counts from the judge's own tokenizer, for the length filter and the context check.
 
-With llama-server the judge's own tokenizer is used (``POST /tokenize``) and its context size
-per slot comes from ``GET /props``. Elsewhere counts are approximate: 1.3 tokens per
-whitespace-separated word. On the bundled corpus Gemma 3's tokenizer gives 1.16–1.39 tokens
-per word (mean 1.25), so the approximation errs slightly on the long side.
+With llama-server the judge's tokenizer is used (``POST /tokenize``) and its context size per
+slot comes from ``GET /props``. Elsewhere counts are the approximation of
+``judgeprobe.text.tokens``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,19 +15,13 @@ import openai
 from pydantic import BaseModel
 
 from judgeprobe.engine.client import Endpoint
-
-APPROX_TOKENS_PER_WORD = 1.3
+from judgeprobe.text.tokens import APPROXIMATION, approx_tokens
 
 
 class Tokenized(BaseModel):
     """llama-server's ``/tokenize`` reply: the token ids (with pieces when asked for)."""
 
     tokens: list[Any]
-
-
-def approx_tokens(text: str) -> int:
-    """The documented approximation used when the server has no tokenizer endpoint."""
-    return math.ceil(len(text.split()) * APPROX_TOKENS_PER_WORD)
 
 
 class TokenCounter:
@@ -46,7 +38,7 @@ class TokenCounter:
                 base_url=root, api_key="none", max_retries=2,
                 default_headers=judge.auth_headers(judge.url),
             )  # fmt: skip
-        self.method = "judge tokenizer" if self._client else "approximation (1.3 tokens/word)"
+        self.method = "judge tokenizer" if self._client else f"approximation ({APPROXIMATION})"
 
     async def _post(self, path: str, body: dict[str, Any]) -> Any:
         assert self._client is not None

@@ -24,6 +24,17 @@ Status = Literal["valid", "invalid"]
 Target = Literal["A", "B", "none"]
 Order = Literal["12", "21"]
 
+NOT_RUN = "not run"
+"""How the Invalid reason of a judgment that never ran begins (a stopped sweep, a tripped
+circuit breaker): not the judge's doing, and ``--resume`` runs it."""
+STOPPED = f"{NOT_RUN}: the sweep stopped before this judgment finished; rerun with --resume"
+"""The reason of a planned judgment that has no stored outcome."""
+
+
+def never_ran() -> pl.Expr:
+    """Whether a judgments-table row is a judgment that never ran (see ``NOT_RUN``)."""
+    return pl.col("invalid_reason").fill_null("").str.starts_with(NOT_RUN)
+
 
 _NULLABLE = ("document_id", "doc_id", "generator_1", "generator_2")
 

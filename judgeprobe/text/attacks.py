@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-from judgeprobe.metrics.lexicons import load_lexicons
+from judgeprobe.text.lexicons import load_lexicons
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _HEDGES = re.compile(

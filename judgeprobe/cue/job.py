@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from judgeprobe.core.records import Order, Target, Verdict
+from judgeprobe.engine.cached import CachedAsker
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Sampling
-from judgeprobe.engine.session import CachedAsker
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.protocols import JudgeProtocol
 from judgeprobe.protocols.base import Presentation, StageFailed, Turn
 from judgeprobe.protocols.reveal import Recorder, reveal
-from judgeprobe.records import Order, Target, Verdict
 
 SCREEN_TO_CANDIDATE: dict[str, dict[str, Verdict]] = {
     "12": {"[1,2]": "A", "[2,1]": "B", "Tie": "Tie", "summary_1": "A", "summary_2": "B"},

@@ -12,8 +12,9 @@ from __future__ import annotations
 import urllib.error
 import urllib.request
 
-from judgeprobe.config import EMBEDDED, EmbeddedJudge, SweepConfig, with_overrides
+from judgeprobe.cue.config import SweepConfig
 from judgeprobe.engine.settings import JudgeConfig
+from judgeprobe.runs.config import EMBEDDED, EmbeddedJudge, with_overrides
 
 
 def answers(url: str, timeout_s: float = 2.0) -> bool:

@@ -20,6 +20,7 @@ from typing import Any, Generic
 import polars as pl
 from rich.console import Console
 
+from judgeprobe.core.files import write_json
 from judgeprobe.engine.breaker import Breaker
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import probe_endpoint
@@ -27,8 +28,7 @@ from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import J, RunSummary, run_jobs
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.files import write_json
-from judgeprobe.rundir import open_store
+from judgeprobe.runs.rundir import open_store
 
 MAX_GROUP = 16  # most jobs of one group (document) run back to back in one lane
 

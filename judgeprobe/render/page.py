@@ -13,8 +13,8 @@ from pathlib import Path
 
 import polars as pl
 
-from judgeprobe.files import write_atomic
-from judgeprobe.report.tables import to_html, to_markdown
+from judgeprobe.core.files import write_atomic
+from judgeprobe.render.tables import to_html, to_markdown
 
 CSS = (
     "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;"

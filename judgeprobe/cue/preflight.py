@@ -32,17 +32,17 @@ import orjson
 from pydantic import BaseModel
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.candidates.tokens import approx_tokens
 from judgeprobe.conditions import Condition
-from judgeprobe.config import SweepConfig
+from judgeprobe.core.records import Item
+from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.job import Job
+from judgeprobe.cue.plan import cue_jobs
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.replicas import Replica
 from judgeprobe.engine.store import Result
 from judgeprobe.engine.wire import check_judge
-from judgeprobe.plan import cue_jobs
 from judgeprobe.protocols.base import Message
-from judgeprobe.protocols.job import Job
-from judgeprobe.records import Item
+from judgeprobe.text.tokens import APPROXIMATION, approx_tokens
 
 #: Tokens a chat template may add around a conversation (role markers, BOS, a default
 #: system line such as Llama 3.1's dates or Qwen's "You are Qwen…"), for the size bound.
@@ -231,7 +231,7 @@ async def check_context(
         if not over:
             continue
         req, tokens, approximate = max(over, key=lambda f: f[1])
-        how = " (approximated: 1.3 tokens a word; the server did not count)" if approximate else ""
+        how = f" (approximated: {APPROXIMATION}; the server did not count)" if approximate else ""
         raise JudgeprobeError(
             f"judge {name}: {len(over)} of {len(requests)} prompts do not fit the context it "
             f"serves ({limit.source}); the longest, item {req.item_id} ({req.protocol}, "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from judgeprobe.tomlfile import packaged_toml, read_toml
+from judgeprobe.core.tomlfile import packaged_toml, read_toml
 
 
 class _Words(BaseModel):

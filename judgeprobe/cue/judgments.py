@@ -19,13 +19,12 @@ from typing import Any
 import orjson
 import polars as pl
 
+from judgeprobe.core.records import JUDGMENT_SCHEMA, STOPPED
+from judgeprobe.cue.job import Job
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.protocols.job import Job
-from judgeprobe.records import JUDGMENT_SCHEMA
 
 CHUNK_ROWS = 50_000
 PARTS_PREFIX = ".judgments-"  # the folder of a table being written, beside it
-NOT_RUN = "not run: the sweep stopped before this judgment finished; rerun with --resume"
 
 
 def _quotes(details: dict[str, Any]) -> list[dict[str, Any]]:
@@ -86,7 +85,7 @@ def judgment_rows(run_id: str, jobs: Iterable[Job], store: Store) -> Iterator[di
             "attack": job.attack,
             "template_hash": job.template_hash,
             "verdict": "Invalid",
-            "invalid_reason": NOT_RUN,
+            "invalid_reason": STOPPED,
         }
         outcome = store.get_outcome(job.key)
         if outcome is not None:

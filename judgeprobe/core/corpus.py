@@ -18,7 +18,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
-from judgeprobe.records import Item
+from judgeprobe.core.records import Item
 
 BUNDLED = {
     "bundled:sample": "sample_items.jsonl",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judgeprobe import embeddings
+from judgeprobe.text import embeddings
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NUMBER_WORDS = frozenset((

@@ -15,15 +15,15 @@ from itertools import product
 
 from pydantic import BaseModel
 
-from judgeprobe.conditions import Condition, ResolvedCue
-from judgeprobe.config import SweepConfig
-from judgeprobe.files import content_hash
+from judgeprobe.conditions import REPEAT, Condition, ResolvedCue
+from judgeprobe.core.files import content_hash
+from judgeprobe.core.records import Item, Order
+from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.job import Job
 from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.budget import stage_budgets
-from judgeprobe.protocols.job import Job
 from judgeprobe.protocols.reveal import reveal_stages, reveal_templates
-from judgeprobe.records import Item, Order
 
 
 def protocols_for(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
@@ -79,11 +79,6 @@ class Counts:
 
     judgments: int
     requests: dict[str, int]  # per protocol
-
-
-REPEAT = "BlindRepeat"
-"""The condition of Blind judgments sent again under fresh cache keys (``repeat``): how often
-the judge changes its own verdict on the identical request is its noise floor."""
 
 
 def repeated(item_id: str, seed: int, share: float) -> bool:

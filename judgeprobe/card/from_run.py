@@ -1,0 +1,42 @@
+"""The card of a run directory: its judgments read, its metrics computed, the card written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from judgeprobe import JudgeprobeError
+from judgeprobe.card.render import write_card
+from judgeprobe.card.rows import Card, make_card
+from judgeprobe.card.thresholds import load_thresholds
+from judgeprobe.metrics.compute import compute_metrics
+from judgeprobe.metrics.load import load_judgments
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.text.lexicons import load_lexicons
+
+
+def card_for_run(
+    run_dir: Path,
+    thresholds: Path | None = None,
+    lexicons: Path | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Card:
+    """The card of the run in ``run_dir``, written there."""
+    judgments = load_judgments(run_dir / "judgments.parquet")
+    limits = load_thresholds(thresholds)
+    lex = load_lexicons(lexicons)
+    tidy = compute_metrics(judgments, lex, None, resamples, seed, differences=False)
+    card = make_card(judgments, tidy, lex, limits, resamples, seed)
+    if card.rows.is_empty():
+        raise JudgeprobeError(
+            f"{run_dir}: nothing to put on a card (no cue condition paired with Blind, "
+            "and no Blind item judged in both orders)"
+        )
+    try:
+        run_id = orjson.loads((run_dir / "manifest.json").read_bytes())["run_id"]
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        run_id = run_dir.name
+    write_card(card, run_dir, f"Judge card — {run_id}")
+    return card

@@ -1,0 +1,1 @@
+"""Text utilities the stages share: token estimates, attacks, preservation, lexicons, embeddings."""
