@@ -225,6 +225,28 @@ def test_failures_a_resume_clears_are_counted_once_and_exit_3(
     assert "--resume" in proc.stderr.split("resume may clear")[-1]
 
 
+def test_the_breaker_and_the_sweep_deadline_hold_under_ray(
+    tmp_path: Path, ray_address: str
+) -> None:
+    items = make_items(tmp_path / "items.jsonl", 10)
+    with FakeJudge(fault_rate=1.0, faults=("wrongschema",)) as judge:
+        cfg = write_config(tmp_path / "c.toml", judge.url, items, conditions=["Blind"])
+        broken = run_cli("--config", str(cfg), "--out", str(tmp_path / "broken"),
+                         "--ray", ray_address, timeout=600)  # fmt: skip
+    assert broken.returncode == EXIT_UNRELIABLE, broken.stderr
+    assert "circuit breaker: its first 8 judgments were all Invalid" in broken.stderr
+    with FakeJudge(latency_s=0.5) as judge:
+        cfg = write_config(tmp_path / "c.toml", judge.url, items, conditions=["Blind"],
+                           protocols=["pbp"], engine={"sweep_deadline_s": 1.0})  # fmt: skip
+        stopped = run_cli("--config", str(cfg), "--out", str(tmp_path / "stopped"),
+                          "--ray", ray_address, timeout=600)  # fmt: skip
+    assert stopped.returncode == EXIT_INCOMPLETE, stopped.stderr
+    assert "sweep deadline (1s) reached" in stopped.stderr
+    j = _frame(tmp_path / "stopped")
+    assert j.height == 10
+    assert j["invalid_reason"].str.starts_with("not run").all()  # PBP's later stages never ran
+
+
 def _driver(cfg: Path, out: Path, address: str, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "judgeprobe.run", "--no-progress", "--config", str(cfg),
