@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import polars as pl
 import pytest
@@ -15,8 +16,17 @@ from sklearn.metrics import cohen_kappa_score
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.__main__ import main as annotate
+from judgeprobe.annotate.agreement import (
+    LABELS,
+    interval,
+    kappa,
+    kappa_of_table,
+    label_pairs,
+    share,
+)
 from judgeprobe.annotate.export import allocate
 from judgeprobe.cue.run import main as run
+from judgeprobe.metrics.uncertainty import ratio
 from tests.conftest import ROOT, write_config
 from tests.fakeserver import FakeJudge
 
@@ -193,3 +203,36 @@ def test_bad_labels_file_is_one_error_line(run_dir: Path, tmp_path: Path, conten
     )  # fmt: skip
     assert proc.returncode == 2
     assert proc.stderr == f"error: {path}: {message.format(p=pair)}\n"
+
+
+def test_kappa_of_the_summed_table_is_scikit_learns() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(rng.integers(1, 25))
+        skew = rng.dirichlet(np.ones(3))
+        a, b = (rng.choice(LABELS, n, p=skew).tolist() for _ in range(2))
+        table = np.array([v.sum() for v in label_pairs(a, b).values()])
+        got, want = float(kappa_of_table(table)), kappa(a, b)
+        assert (np.isnan(got) and np.isnan(want)) or got == pytest.approx(want, abs=1e-12)
+
+
+def test_intervals_resample_documents_as_a_loop_over_them_does() -> None:
+    # The metrics' pattern bootstrap against documents drawn by hand, kappa by scikit-learn.
+    rng = np.random.default_rng(1)
+    docs = [f"d{i // 3}" for i in range(45)]
+    a = rng.choice(LABELS, 45, p=[0.2, 0.2, 0.6]).tolist()
+    b = [x if rng.random() < 0.6 else str(rng.choice(LABELS)) for x in a]
+    lo, hi, undefined = interval(docs, label_pairs(a, b), kappa_of_table, 4000, seed=0)
+    rows = {d: [i for i, e in enumerate(docs) if e == d] for d in dict.fromkeys(docs)}
+    names = list(rows)
+    draws = []
+    for _ in range(4000):
+        drawn = [i for d in rng.choice(names, len(names)) for i in rows[str(d)]]
+        draws.append(kappa([a[i] for i in drawn], [b[i] for i in drawn]))
+    want = np.nanpercentile(draws, [2.5, 97.5])
+    assert (lo, hi) == pytest.approx(tuple(want), abs=0.04)
+    assert undefined == 0
+    tie = np.array([x == "Tie" for x in a])
+    lo, hi, _ = interval(docs, share(tie), ratio(0, 1), 4000, seed=0)
+    assert lo < tie.mean() < hi
+    assert interval([], share(tie[:0]), ratio(0, 1), 100, seed=0)[2] == 0

@@ -20,7 +20,7 @@ from judgeprobe.card.render import display
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED
 from judgeprobe.core.cli import main_guard
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.units import acknowledges
+from judgeprobe.metrics.items import acknowledges, names_cue
 from judgeprobe.report.browser import browser_html, browser_rows
 from judgeprobe.text.lexicons import load_lexicons
 
@@ -54,10 +54,23 @@ def biased(
     return rows
 
 
+def reading(n: int, intact: int, worse: int = 0) -> list[dict[str, Any]]:
+    """Sensitivity judgments: the first ``intact`` documents prefer the intact candidate, the
+    next ``worse`` its degraded copy, the rest say Tie; the copy sits on A and B in turn."""
+    rows = []
+    for i in range(n):
+        side = "AB"[i % 2]
+        verdict = (
+            ("B" if side == "A" else "A") if i < intact else side if i < intact + worse else "Tie"
+        )
+        rows.append({**_row("Blind", i, verdict), "condition": "DegradedNumber", "degraded": side})
+    return rows
+
+
 def _write(tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
     run = tmp_path / "run"
     run.mkdir(parents=True)
-    pl.DataFrame(rows).write_parquet(run / "judgments.parquet")
+    pl.DataFrame(rows, infer_schema_length=None).write_parquet(run / "judgments.parquet")
     (run / "manifest.json").write_bytes(orjson.dumps({"run_id": "hand-made"}))
     return run
 
@@ -164,6 +177,37 @@ def test_acknowledgement_reads_notes_and_quotes_not_json_keys() -> None:
     assert got == [False, True, True, True]
 
 
+def test_silent_moves_count_in_a_table_without_an_attack_column() -> None:
+    # No attack column (a hand-made table): no attack's vocabulary applies, so an explanation
+    # that happens to use one ("thorough") is still silent (the card read the missing attack as
+    # unknown, and such a move as neither silent nor not).
+    rows = [{k: v for k, v in r.items() if k != "attack"} for r in biased()]
+    rows = [r | {"explanation": "Summary 1 is more thorough."} if "LLM" not in r["explanation"]
+            else r for r in rows]  # fmt: skip
+    pairs = cue_pairs(pl.DataFrame(rows), load_lexicons())
+    true = pairs.filter(pl.col("condition") == "True")
+    assert int(true["lds"].sum()) == 30
+    assert int(true["silent"].sum()) == 20
+    assert true["silent"].null_count() == 0
+
+
+def test_the_card_and_the_metrics_name_the_cue_by_one_rule() -> None:
+    # LAI_text's rule (names_cue) is the card's acknowledgement on the explanation alone.
+    frame = pl.DataFrame(
+        {
+            "explanation": ["An LLM wrote it.", "Fine.", "As an AI summary would.", None],
+            "details": ["", "", "", ""],
+            "label_1": ["LLM", "Editor's pick", "", "LLM"],
+            "label_2": ["TradML", "", "", "TradML"],
+            "attack": ["", "", "", ""],
+        }
+    )
+    lex = load_lexicons()
+    named = frame.select(names_cue(pl.col("explanation"), lex)).to_series().to_list()
+    assert named == frame.select(acknowledges(lex)).to_series().to_list()
+    assert named[:2] == [True, False]
+
+
 def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     """The card CLI in process (as ``python -m judgeprobe.card`` runs it)."""
     code = main_guard(lambda: card_main([*args, "--resamples", "200"]))
@@ -180,8 +224,9 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     code, out = _main(capsys, str(small))
     assert code == EXIT_UNDERPOWERED, out
     assert "UNDERPOWERED" in out, out
-    # No effect on 400 documents: power to see 0.05, so CLEAR.
-    large = _write(tmp_path / "c", biased(n=400, moved=0, acknowledged=0, placebo=0))
+    # No effect on 400 documents of a judge that reads: power to see 0.05, so CLEAR.
+    large = _write(tmp_path / "c", biased(n=400, moved=0, acknowledged=0, placebo=0)
+                   + reading(400, intact=400))  # fmt: skip
     code, out = _main(capsys, str(large))
     assert code == 0, out
     # A stricter thresholds file turns the clear run underpowered.

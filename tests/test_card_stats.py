@@ -16,6 +16,7 @@ from statsmodels.stats.power import NormalIndPower
 from judgeprobe import JudgeprobeError
 from judgeprobe.card import stats
 from judgeprobe.card.thresholds import load_thresholds
+from judgeprobe.metrics.uncertainty import sign_test_p
 
 
 def test_bh_qvalues_equal_statsmodels_fdr_bh() -> None:
@@ -78,11 +79,11 @@ def test_mde_shrinks_with_n_and_grows_with_background() -> None:
 
 
 @pytest.mark.parametrize(("up", "down"), [(0, 1), (7, 0), (12, 5), (40, 55), (3, 3)])
-def test_mcnemar_exact_equals_statsmodels(up: int, down: int) -> None:
+def test_the_sign_test_is_mcnemars_exact_test(up: int, down: int) -> None:
     table = [[10, up], [down, 10]]
     want = mcnemar(table, exact=True).pvalue
-    assert stats.mcnemar_exact(up, down) == pytest.approx(want, rel=1e-12)
-    assert stats.mcnemar_exact(0, 0) is None
+    assert sign_test_p(up, up + down) == pytest.approx(want, rel=1e-12)
+    assert sign_test_p(0, 0) is None
 
 
 def test_verdict_rule() -> None:
@@ -97,10 +98,10 @@ def test_verdict_rule() -> None:
 
 def test_default_thresholds_are_the_documented_ones() -> None:
     t = load_thresholds()
-    assert t.origin == "builtin thresholds_v1.toml"
+    assert t.origin == "builtin thresholds_v2.toml"
     assert t.values.model_dump() == {
-        "version": 1, "fdr": 0.05, "alpha": 0.05, "power": 0.8, "cue_effect": 0.05,
-        "position_effect": 0.05, "max_flip_rate": 0.05,
+        "version": 2, "fdr": 0.05, "alpha": 0.05, "power": 0.8, "cue_effect": 0.05,
+        "position_effect": 0.05, "max_flip_rate": 0.05, "sensitivity_effect": 0.2,
     }  # fmt: skip
 
 
@@ -110,7 +111,8 @@ def test_thresholds_file_errors_are_one_line(tmp_path: Path) -> None:
         "missing.toml": None,
         "partial.toml": "version = 1\nfdr = 0.05\n",
         "range.toml": good.replace("fdr = 0.05", "fdr = 1.5"),
-        "version.toml": good.replace("version = 1", "version = 2"),
+        "version.toml": good.replace("version = 1", "version = 2"),  # v2 needs its key
+        "future.toml": good.replace("version = 1", "version = 3"),
         "broken.toml": "version = [",
     }
     for name, text in cases.items():

@@ -10,12 +10,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import polars as pl
 import pytest
 
 from judgeprobe.core.records import JUDGMENT_SCHEMA
-from judgeprobe.metrics.estimates import estimates_table, sign_test_p, sign_test_ps
+from judgeprobe.metrics.estimates import estimates_table
 
 # The hand-made tables use these columns of the public judgments schema.
 SCHEMA = {
@@ -344,47 +343,7 @@ def test_marginal_forms_use_whole_cells() -> None:
     assert c["marginal_TS"] == pytest.approx(2 / 3 - 1 / 2, abs=1e-12)
 
 
-# 9. Sign test ------------------------------------------------------------------------------
-
-
-def test_sign_test_exact_values() -> None:
-    assert sign_test_p(0, 0) is None
-    assert sign_test_p(5, 5) == 2 / 32
-    assert sign_test_p(0, 5) == 2 / 32
-    assert sign_test_p(3, 6) == 1.0
-    assert sign_test_p(1, 1) == 1.0
-    assert sign_test_p(2, 10) == 2 * (1 + 10 + 45) / 1024 == 0.109375
-    expected = 2 * sum(math.comb(20, i) for i in range(4)) / 2**20  # 3 of 20
-    assert sign_test_p(3, 20) == pytest.approx(expected, rel=1e-15)
-    assert sign_test_p(3, 20) == pytest.approx(0.002576828, abs=1e-9)
-
-
-@pytest.mark.parametrize(("k", "n"), [(470, 1_000), (1_950, 4_000), (40, 100)])
-def test_sign_test_large_n_matches_the_exact_sum(k: int, n: int) -> None:
-    # The exact tail, summed in big integers: what the library test must reproduce.
-    exact = 2 * sum(math.comb(n, i) for i in range(min(k, n - k) + 1)) / 2**n
-    assert sign_test_p(k, n) == pytest.approx(min(1.0, exact), rel=1e-9)
-
-
-def test_vectorised_sign_test_is_binomtest() -> None:
-    pairs = [(k, n) for n in range(0, 41) for k in range(n + 1)] + [(4_930, 10_000), (7, 20_000)]
-    k, n = (np.array([p[i] for p in pairs]) for i in (0, 1))
-    got = sign_test_ps(k, n)
-    want = np.array([sign_test_p(a, b) if b else np.nan for a, b in pairs], dtype=float)
-    np.testing.assert_allclose(got, want, rtol=1e-9, atol=0)
-    assert np.isnan(got[0])
-
-
-@pytest.mark.parametrize("n", [1, 2, 5, 6, 11, 30])
-def test_sign_test_symmetric_and_bounded(n: int) -> None:
-    for k in range(n + 1):
-        p = sign_test_p(k, n)
-        assert p is not None
-        assert p == sign_test_p(n - k, n)
-        assert 0.0 < p <= 1.0
-
-
-# 10. Cells are kept apart ------------------------------------------------------------------
+# 9. Cells are kept apart -------------------------------------------------------------------
 
 
 def test_judges_and_protocols_kept_apart() -> None:

@@ -7,6 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 from sklearn import metrics as skm
+from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.rubric.classify import (
@@ -15,6 +16,7 @@ from judgeprobe.rubric.classify import (
     classifiers,
     confusion,
     run_probe,
+    tfidf_estimator,
 )
 
 TOPICS = [
@@ -123,6 +125,28 @@ def test_metric_formulas_match_scikit_learn() -> None:
     assert STATS["f1"](c) == pytest.approx(skm.f1_score(y, p))
     assert STATS["balanced_accuracy"](c) == pytest.approx(skm.balanced_accuracy_score(y, p))
     assert np.isnan(STATS["precision"](np.array([0, 0, 3, 5])))  # undefined, not 0
+
+
+def test_cross_validation_and_baseline_are_the_folds_and_the_training_majority() -> None:
+    # What the probe hands to cross_validate and DummyClassifier, spelled out: the same
+    # stratified split, the same folds, one model per fold, the training majority as baseline.
+    data = _synthetic(120, planted=True, seed=3)
+    m = run_probe(data, ["tfidf"], resamples=50, seed=3).frames()["classifier_metrics"]
+    texts = data["criterion"].to_numpy().astype(object)
+    y = (data["label"] == "satisfied").cast(pl.Int64).to_numpy()
+    train, test = train_test_split(np.arange(len(y)), test_size=0.2, stratify=y, random_state=3)
+    folds = StratifiedKFold(5, shuffle=True, random_state=3).split(train, y[train])
+    f1 = []
+    for fit, held in folds:
+        model = tfidf_estimator(weighted=False).fit(list(texts[train[fit]]), y[train[fit]])
+        f1.append(skm.f1_score(y[train[held]], model.predict(list(texts[train[held]]))))
+    row = _metric(m, "standard", "f1")
+    assert row["cv_mean"] == pytest.approx(np.mean(f1), abs=1e-12)
+    assert row["cv_sd"] == pytest.approx(np.std(f1, ddof=1), abs=1e-12)
+    majority = int(np.bincount(y[train]).argmax())
+    baseline = _metric(m, "standard", "majority_accuracy")["value"]
+    assert baseline == pytest.approx(np.mean(y[test] == majority), abs=1e-12)
+    assert confusion(np.array([1, 1, 0, 0, 1]), np.array([1, 0, 1, 0, 1])).tolist() == [2, 1, 1, 1]
 
 
 def test_embedding_classifier_finds_a_planted_label() -> None:

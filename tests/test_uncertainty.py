@@ -1,8 +1,9 @@
 """Bootstrap intervals: deterministic with a seed, exact pooling, honest coverage, and the
-document as the resampling unit."""
+document as the resampling unit; the exact sign test."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,14 @@ import polars as pl
 import pytest
 
 from judgeprobe.metrics.compute import compute_metrics
-from judgeprobe.metrics.uncertainty import bootstrap_interval, percentile_intervals, ratio
+from judgeprobe.metrics.resample import Draw, Key, Totals, document_sums
+from judgeprobe.metrics.uncertainty import (
+    bootstrap_interval,
+    percentile_intervals,
+    ratio,
+    sign_test_p,
+    sign_test_ps,
+)
 from judgeprobe.text.lexicons import load_lexicons
 
 
@@ -147,3 +155,64 @@ def test_shared_draw_matches_separate_draws_in_distribution() -> None:
     for name, cols in (("edr", ["tie", "valid"]), ("share_a", ["a", "valid"])):
         alone = bootstrap_interval(units, cols, ratio(0, 1), 20_000, seed=4)
         assert shared[name] == pytest.approx(alone, abs=0.012)
+
+
+def test_document_sums_total_each_group_and_draw_idle_documents_as_zeros() -> None:
+    units = pl.DataFrame(
+        {
+            "cell": ["x", "x", "x", "x", "y", "y"],
+            "document_id": ["a", "a", "b", "c", "a", "b"],
+            "k": [1, 0, 1, 1, 0, 1],
+            "m": [1, 1, 1, 1, 1, 1],
+        }
+    )
+    judged: dict[Key, int] = {("x",): 5, ("y",): 2}  # x: two more documents, adding no unit
+    sums = document_sums(units, ["cell"], ["k", "m"], count=pl.len(), judged=judged)
+    assert sums.totals[("x",)] == Totals({"k": 3.0, "m": 4.0}, n=4, documents=3)
+    assert sums.idle == {("x",): 2, ("y",): 0}
+    drawing = sums.resampling({"share": Draw(("k", "m"), ratio(0, 1))}, ["k", "m"])
+    values, weights = drawing.separate["share"][("x",)]
+    got = sorted(zip(map(tuple, values.tolist()), weights.tolist(), strict=True))
+    assert got == [((0.0, 0.0), 2), ((1.0, 1.0), 2), ((1.0, 2.0), 1)]  # idle, b and c, a
+    lo, hi = drawing.intervals(("x",), ["share"], 2000, seed=0)["share"]
+    assert lo <= 3 / 4 <= hi
+
+
+# The exact sign test (McNemar's on discordant units) ---------------------------------------
+
+
+def test_sign_test_exact_values() -> None:
+    assert sign_test_p(0, 0) is None
+    assert sign_test_p(5, 5) == 2 / 32
+    assert sign_test_p(0, 5) == 2 / 32
+    assert sign_test_p(3, 6) == 1.0
+    assert sign_test_p(1, 1) == 1.0
+    assert sign_test_p(2, 10) == 2 * (1 + 10 + 45) / 1024 == 0.109375
+    expected = 2 * sum(math.comb(20, i) for i in range(4)) / 2**20  # 3 of 20
+    assert sign_test_p(3, 20) == pytest.approx(expected, rel=1e-15)
+    assert sign_test_p(3, 20) == pytest.approx(0.002576828, abs=1e-9)
+
+
+@pytest.mark.parametrize(("k", "n"), [(470, 1_000), (1_950, 4_000), (40, 100)])
+def test_sign_test_large_n_matches_the_exact_sum(k: int, n: int) -> None:
+    # The exact tail, summed in big integers: what the library test must reproduce.
+    exact = 2 * sum(math.comb(n, i) for i in range(min(k, n - k) + 1)) / 2**n
+    assert sign_test_p(k, n) == pytest.approx(min(1.0, exact), rel=1e-9)
+
+
+def test_vectorised_sign_test_is_binomtest() -> None:
+    pairs = [(k, n) for n in range(0, 41) for k in range(n + 1)] + [(4_930, 10_000), (7, 20_000)]
+    k, n = (np.array([p[i] for p in pairs]) for i in (0, 1))
+    got = sign_test_ps(k, n)
+    want = np.array([sign_test_p(a, b) if b else np.nan for a, b in pairs], dtype=float)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=0)
+    assert np.isnan(got[0])
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 6, 11, 30])
+def test_sign_test_symmetric_and_bounded(n: int) -> None:
+    for k in range(n + 1):
+        p = sign_test_p(k, n)
+        assert p is not None
+        assert p == sign_test_p(n - k, n)
+        assert 0.0 < p <= 1.0

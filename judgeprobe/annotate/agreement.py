@@ -9,8 +9,10 @@
 
 Labels arrive in screen terms (``1``/``2`` as shown) and are turned into candidate terms
 (``A``/``B``) with the key ``export`` wrote. Every interval is a 95% percentile bootstrap that
-resamples documents (metrics.md), seeded; a resample on which kappa is undefined (a single
-label) is left out, and how many were is reported.
+resamples documents (metrics.md), seeded: the metrics' own (``metrics.uncertainty``), each
+statistic read from sums over a document's rows (kappa from the summed table of label pairs). A
+resample on which kappa is undefined (a single label) is left out, and how many were is
+reported.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ import csv
 import io
 import warnings
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -30,6 +31,15 @@ from sklearn.metrics import cohen_kappa_score
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.export import KEY_FIELDS
+from judgeprobe.metrics.items import DOC
+from judgeprobe.metrics.uncertainty import (
+    Stat,
+    percentile,
+    ratio,
+    resampled,
+    safe_ratio,
+    unit_patterns,
+)
 
 LABELS = ("A", "B", "Tie")
 SCREEN = {"A": {"1": "A", "2": "B"}, "B": {"1": "B", "2": "A"}}  # by shown_first
@@ -95,34 +105,43 @@ def read_annotations(path: Path, shown_first: dict[str, str]) -> Annotations:
     return Annotations(names.pop() if names else path.stem, labels, unanswered)
 
 
-def bootstrap(
-    documents: list[str], stat: Callable[[np.ndarray], float], resamples: int, seed: int
+def interval(
+    documents: list[str], counts: dict[str, np.ndarray], stat: Stat, resamples: int, seed: int
 ) -> tuple[float, float, int]:
-    """95% percentile interval of ``stat(rows)`` resampling documents with all their rows.
+    """95% percentile interval of ``stat`` of the summed ``counts``, resampling documents.
 
-    The number of resamples where it was undefined.
+    One entry of each count per row, ``documents`` naming each row's document; a document is drawn
+    with all its rows (``metrics.uncertainty.resampled``). Also the number of resamples where
+    the statistic was undefined.
     """
-    docs, index = np.unique(np.asarray(documents), return_inverse=True)
-    rows_of = [np.flatnonzero(index == d) for d in range(len(docs))]
-    rng = np.random.default_rng(seed)
-    values = np.empty(resamples)
-    for r in range(resamples):
-        drawn = rng.integers(0, len(docs), size=len(docs))
-        values[r] = stat(np.concatenate([rows_of[d] for d in drawn]))
-    undefined = int(np.isnan(values).sum())
-    if undefined == resamples:
-        return float("nan"), float("nan"), undefined
-    lo, hi = np.nanpercentile(values, [2.5, 97.5])
-    return float(lo), float(hi), undefined
+    if not documents:
+        return float("nan"), float("nan"), 0
+    rows = pl.DataFrame({DOC: documents, **counts})
+    drawn = resampled(*unit_patterns(rows, list(counts), by=DOC), {"": stat}, resamples, seed)[""]
+    return (*percentile(drawn), int(np.isnan(drawn).sum()))
 
 
-def mean_of(values: np.ndarray) -> Callable[[np.ndarray], float]:
-    """The statistic "mean of ``values`` over the drawn rows"."""
+def share(hits: np.ndarray) -> dict[str, np.ndarray]:
+    """The counts whose sums give the share of rows that are hits."""
+    return {"hits": hits.astype(np.int64), "rows": np.ones(len(hits), dtype=np.int64)}
 
-    def stat(rows: np.ndarray) -> float:
-        return float(values[rows].mean())
 
-    return stat
+def label_pairs(a: list[str], b: list[str]) -> dict[str, np.ndarray]:
+    """One count per (label of a, label of b): summed, the table Cohen's kappa is read from."""
+    return {f"{x}|{y}": np.array([p == x and q == y for p, q in zip(a, b, strict=True)],
+                                 dtype=np.int64) for x in LABELS for y in LABELS}  # fmt: skip
+
+
+def kappa_of_table(s: np.ndarray) -> np.ndarray:
+    """Cohen's kappa from the summed ``label_pairs`` (..., 9); NaN with one label throughout.
+
+    (po − pe) / (1 − pe) with po = Σ table_ii / n and pe = Σ rows_i · columns_i / n².
+    """
+    table = s.reshape(*s.shape[:-1], len(LABELS), len(LABELS))
+    n = table.sum(axis=(-2, -1))
+    agree = np.trace(table, axis1=-2, axis2=-1)
+    chance = (table.sum(axis=-1) * table.sum(axis=-2)).sum(axis=-1)
+    return safe_ratio(n * agree - chance, n * n - chance)
 
 
 def kappa(a: list[str], b: list[str]) -> float:
@@ -165,22 +184,18 @@ def agreement(
         raise JudgeprobeError(f"two files name the same annotator ({', '.join(names)})")
     doc_of = dict(zip(key["pair_id"], key["document_id"], strict=True))
     out: list[dict[str, object]] = []
+    mean = ratio(0, 1)  # Σ hits / Σ rows
     for a in annotations:
         pairs = sorted(a.labels)
-        tie = np.array([a.labels[p] == "Tie" for p in pairs], dtype=float)
-        ci = bootstrap([doc_of[p] for p in pairs], mean_of(tie),
-                       resamples, seed) if pairs else (np.nan, np.nan, 0)  # fmt: skip
+        tie = np.array([a.labels[p] == "Tie" for p in pairs])
+        ci = interval([doc_of[p] for p in pairs], share(tie), mean, resamples, seed)
         out.append(_row("annotator", a.annotator, "", "tie_rate",
                         float(tie.mean()) if pairs else np.nan, ci, len(pairs)))  # fmt: skip
     for x, y in combinations(annotations, 2):
         both = sorted(set(x.labels) & set(y.labels))
         lx, ly = [x.labels[p] for p in both], [y.labels[p] for p in both]
-
-        def stat(r: np.ndarray, lx: list[str] = lx, ly: list[str] = ly) -> float:
-            return kappa([lx[i] for i in r], [ly[i] for i in r])
-
-        ci = bootstrap([doc_of[p] for p in both], stat, resamples, seed) if both else (
-            np.nan, np.nan, 0)  # fmt: skip
+        counts = label_pairs(lx, ly)
+        ci = interval([doc_of[p] for p in both], counts, kappa_of_table, resamples, seed)
         out.append(_row("annotators", f"{x.annotator} vs {y.annotator}", "", "cohen_kappa",
                         kappa(lx, ly) if both else np.nan, ci, len(both)))  # fmt: skip
     human = majority(annotations)
@@ -193,18 +208,17 @@ def agreement(
     )
     cells = verdicts.group_by("judge", "protocol", "condition", maintain_order=True)
     for (judge, protocol, condition), g in sorted(cells, key=lambda c: tuple(map(str, c[0]))):
-        hit = (g["verdict"] == g["human"]).cast(pl.Float64).to_numpy()
-        tie = (g["verdict"] == "Tie").cast(pl.Float64).to_numpy()
+        hit = (g["verdict"] == g["human"]).to_numpy()
+        tie = (g["verdict"] == "Tie").to_numpy()
         docs = g["document_id"].to_list()
         who = f"{judge} {protocol}"
         for metric, values in (("agreement_with_majority", hit), ("judge_tie_rate", tie)):
-            ci = bootstrap(docs, mean_of(values), resamples, seed)
+            ci = interval(docs, share(values), mean, resamples, seed)
             out.append(_row("judge", who, str(condition), metric, float(values.mean()), ci,
                             g["pair_id"].n_unique()))  # fmt: skip
     agreed = sorted(human)
-    tie = np.array([human[p] == "Tie" for p in agreed], dtype=float)
-    ci = bootstrap([doc_of[p] for p in agreed], mean_of(tie), resamples,
-                   seed) if agreed else (np.nan, np.nan, 0)  # fmt: skip
+    tie = np.array([human[p] == "Tie" for p in agreed])
+    ci = interval([doc_of[p] for p in agreed], share(tie), mean, resamples, seed)
     out.append(_row("majority", "humans", "", "tie_rate",
                     float(tie.mean()) if agreed else np.nan, ci, len(agreed)))  # fmt: skip
     return pl.DataFrame(out, infer_schema_length=None)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import polars as pl
 
-from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED, Card
+from judgeprobe.card.pairs import BLIND_VERDICT
+from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card
 from judgeprobe.core.files import write_atomic
 from judgeprobe.render.tables import fmt_ci, to_html, to_markdown
 
@@ -46,6 +47,8 @@ def display(card: Card) -> pl.DataFrame:
             f"{r['down']} second",
             "repeat": "Blind sent again under fresh cache keys: the judge's own noise "
             "(informational, no test)",
+            "sensitivity": f"documents {r['up']} intact vs {r['down']} degraded preferred; "
+            "a candidate beside its copy worse in one fact",
         }
         out.append(
             {
@@ -85,6 +88,23 @@ def rule(card: Card) -> str:
         f"minus second-shown, over Blind items judged in both; repeat: the noise floor "
         f"(STABLE up to {t.max_flip_rate}, else NOISY; no exit code). Intervals: 95% bootstrap "
         f"over documents; silent-cue: share of LDS moves whose explanation never names the cue."
+        + _sensitivity_rule(card)
+    )
+
+
+def _sensitivity_rule(card: Card) -> str:
+    """The sensitivity rows and the gate, in words, on a card where they decide a verdict."""
+    t = card.thresholds.values
+    kinds = set(card.rows["kind"].to_list()) | set(card.rows["verdict"].to_list())
+    if t.sensitivity_effect is None or not kinds & {"sensitivity", "INSENSITIVE"}:
+        return ""
+    return (
+        f" Sensitivity: SENS = (intact − degraded preferred) / judged, a candidate beside its "
+        f"copy worse in one fact; SENSITIVE when its sign test over documents has q ≤ {t.fdr} "
+        f"and its interval lies at or above {t.sensitivity_effect}, else INSENSITIVE. "
+        f"INSENSITIVE on a cue or position row: it would be CLEAR, but the judge was not shown "
+        f"to read the texts (its sensitivity row is INSENSITIVE, or the run has no sensitivity "
+        f"condition), so nothing moving it is not invariance."
     )
 
 
@@ -93,6 +113,7 @@ def summary(card: Card) -> str:
     counts = card.rows["verdict"].value_counts().sort("verdict")
     parts = [f"{n} {v}" for v, n in counts.iter_rows()]
     meaning = {0: "all clear", EXIT_BIASED: "a row is BIASED",
+               EXIT_INSENSITIVE: "no row BIASED; the judge was not shown to read the texts",
                EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED"}  # fmt: skip
     code = card.exit_code
     return f"{', '.join(parts) or 'no rows'}; exit code {code} ({meaning[code]})"
@@ -100,9 +121,9 @@ def summary(card: Card) -> str:
 
 def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
     """The first silent LDS moves, shown so a reader can check the card's silence claim by eye."""
-    cols = ["judge", "protocol", "condition", "item_id", "order", "seed", "v_B", "verdict",
+    cols = ["judge", "protocol", "condition", "item_id", "order", "seed", BLIND_VERDICT, "verdict",
             "explanation"]  # fmt: skip
-    return card.silent_items.select(cols).rename({"v_B": "Blind"}).head(limit)
+    return card.silent_items.select(cols).rename({BLIND_VERDICT: "Blind"}).head(limit)
 
 
 def write_card(card: Card, run_dir: Path, title: str) -> tuple[Path, Path]:

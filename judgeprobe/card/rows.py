@@ -28,15 +28,29 @@ import polars as pl
 
 from judgeprobe.card import stats
 from judgeprobe.card.pairs import cue_pairs, position_pairs
+from judgeprobe.card.sensitivity import (
+    INSENSITIVE,
+    ROW,
+    gate,
+    sensitivity_rows,
+    sensitivity_verdict,
+)
 from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.metrics.compare import paired_difference
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_interval, ratio
-from judgeprobe.metrics.units import DOC
+from judgeprobe.metrics.items import DOC
+from judgeprobe.metrics.uncertainty import (
+    DEFAULT_RESAMPLES,
+    bootstrap_interval,
+    nan_to_none,
+    ratio,
+    sign_test_p,
+)
 from judgeprobe.text.lexicons import Lexicons
 
 PLACEBO = "Placebo"
 EXIT_BIASED = 5
 EXIT_UNDERPOWERED = 6
+EXIT_INSENSITIVE = 7
 NOISE = ("BlindRepeat", "flip_rate")
 """Where the metrics table keeps a judge's noise floor: the flip rate of Blind judgments sent
 again under fresh cache keys (``repeat`` in the sweep config)."""
@@ -44,8 +58,8 @@ again under fresh cache keys (``repeat`` in the sweep config)."""
 ROW_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String(),
     "protocol": pl.String(),
-    "row": pl.String(),  # the cue condition, "position" or "repeat"
-    "kind": pl.String(),  # cue | position | repeat
+    "row": pl.String(),  # the cue condition, "position", "sensitivity" or "repeat"
+    "kind": pl.String(),  # cue | position | sensitivity | repeat
     "n": pl.Int64(),  # pairs (cue, repeat) or items judged in both orders (position)
     "documents": pl.Int64(),
     "LDS": pl.Float64(),
@@ -93,21 +107,20 @@ class Card:
     def exit_code(self) -> int:
         """The card command's exit code, so a CI job can gate on the card.
 
-        0 all clear, ``EXIT_BIASED`` when any row is BIASED, else ``EXIT_UNDERPOWERED`` when
-        any row is UNDERPOWERED.
+        0 all clear, ``EXIT_BIASED`` when any row is BIASED, else ``EXIT_INSENSITIVE`` when
+        any row is INSENSITIVE (the judge was not shown to read the texts), else
+        ``EXIT_UNDERPOWERED`` when any row is UNDERPOWERED.
         """
         verdicts = set(self.rows["verdict"].to_list())
         if "BIASED" in verdicts:
             return EXIT_BIASED
+        if INSENSITIVE in verdicts:
+            return EXIT_INSENSITIVE
         return EXIT_UNDERPOWERED if "UNDERPOWERED" in verdicts else 0
 
 
 def _number(x: object) -> float | None:
     return float(x) if isinstance(x, int | float) else None
-
-
-def _nan_none(x: float | None) -> float | None:
-    return None if x is None or x != x else float(x)
 
 
 def _interval(
@@ -119,7 +132,7 @@ def _interval(
         return None, None, None
     value = float(units[num].sum()) / total
     lo, hi = bootstrap_interval(units, [num, den], ratio(0, 1), resamples, seed, by=DOC)
-    return value, _nan_none(lo), _nan_none(hi)
+    return value, nan_to_none(lo), nan_to_none(hi)
 
 
 def _share(frame: pl.DataFrame, column: str) -> float:
@@ -132,7 +145,7 @@ def _direction_test(units: pl.DataFrame, net: str) -> tuple[int, int, float | No
     per_doc = units.group_by(DOC).agg(pl.col(net).sum())
     up = int((per_doc[net] > 0).sum())
     down = int((per_doc[net] < 0).sum())
-    return up, down, stats.mcnemar_exact(up, down)
+    return up, down, sign_test_p(up, up + down)
 
 
 def _metric(tidy: pl.DataFrame, cell: tuple[str, str, str], metric: str) -> dict[str, object]:
@@ -183,7 +196,7 @@ def _cue_row(
         docs, background = d.documents, 2 * r * (1 - r)
     else:
         units = pairs.with_columns(net=pl.col("lds") - pl.col("ols"))
-        effect, lo, hi = _interval(units, "net", "one", resamples, seed)
+        effect, lo, hi = _interval(units, "net", "unit", resamples, seed)
         up, down, p = _direction_test(units, "net")
         row |= {"effect_name": "LDS − OLS", "effect": effect, "effect_lo": lo,
                 "effect_hi": hi, "up": up, "down": down, "p": p}  # fmt: skip
@@ -198,8 +211,8 @@ def _position_row(
     units: pl.DataFrame, judge: str, protocol: str, resamples: int, seed: int
 ) -> dict[str, object]:
     units = units.with_columns(net=pl.col("first") - pl.col("second"))
-    effect, lo, hi = _interval(units, "net", "one", resamples, seed)
-    consistency, c_lo, c_hi = _interval(units, "consistent", "one", resamples, seed)
+    effect, lo, hi = _interval(units, "net", "unit", resamples, seed)
+    consistency, c_lo, c_hi = _interval(units, "consistent", "unit", resamples, seed)
     up, down, p = _direction_test(units, "net")
     docs = units[DOC].n_unique()
     return {
@@ -248,7 +261,7 @@ def make_card(
     ``tidy`` is the metrics table (``metrics.compute.compute_metrics``) of the same judgments.
     """
     t = thresholds.values
-    pairs = cue_pairs(judgments, lex).with_columns(one=pl.lit(1, dtype=pl.Int64))
+    pairs = cue_pairs(judgments, lex).with_columns(unit=pl.lit(1, dtype=pl.Int64))
     placebo = set(
         pairs.filter(pl.col("condition") == PLACEBO).select("judge", "protocol").iter_rows()
     )
@@ -260,8 +273,14 @@ def make_card(
     positions = position_pairs(judgments)
     for key, part in positions.partition_by(["judge", "protocol"], as_dict=True).items():
         rows.append(_position_row(part, str(key[0]), str(key[1]), resamples, seed))
+    rows += sensitivity_rows(judgments, tidy) if t.sensitivity_effect is not None else []
     q_values = stats.bh_qvalues([_number(r.get("p")) for r in rows])
     for row, q in zip(rows, q_values, strict=True):  # the tested rows
+        if row["kind"] == ROW:
+            assert t.sensitivity_effect is not None
+            verdict = sensitivity_verdict(row, q, t.sensitivity_effect, t.fdr)
+            row |= {"q": q, "threshold": t.sensitivity_effect, "verdict": verdict}
+            continue
         threshold = t.cue_effect if row["kind"] == "cue" else t.position_effect
         docs, background = row.pop("_docs"), row.pop("_background")
         assert isinstance(docs, int)
@@ -273,8 +292,10 @@ def make_card(
             q, effect if isinstance(effect, float) else None, mde, threshold, t.fdr
         )
     rows += _repeat_rows(tidy, t.max_flip_rate)
-    order = {"cue": 0, "position": 1, "repeat": 2}
+    order = {ROW: -1, "cue": 0, "position": 1, "repeat": 2}
     frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)
+    if t.sensitivity_effect is not None:
+        frame = gate(frame)
     frame = frame.sort(["judge", "protocol", pl.col("kind").replace_strict(order), "row"])
-    silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "one")
+    silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "unit")
     return Card(frame, silent_items, thresholds)

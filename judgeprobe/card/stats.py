@@ -1,12 +1,13 @@
 """The card's statistics.
 
-Exact paired tests, Benjamini–Hochberg q-values, minimum detectable effects, and the verdict rule.
+Benjamini–Hochberg q-values, minimum detectable effects, and the verdict rule.
 
 Every test on the card is a paired comparison whose per-unit difference is −1, 0 or +1 (an
 item moved toward the cue's target or away; toward it under the probe or under Placebo;
 first-shown chosen in both orders or second-shown in both). Its exact test is McNemar's on
-the discordant units, which is the two-sided sign test; the units are documents (each
-document's net direction), since items of one document are not independent.
+the discordant units, which is the two-sided sign test (``metrics.uncertainty.sign_test_p``);
+the units are documents (each document's net direction), since items of one document are not
+independent.
 """
 
 from __future__ import annotations
@@ -16,20 +17,10 @@ from collections.abc import Sequence
 from typing import Literal
 
 from scipy.optimize import brentq
-from scipy.stats import binomtest, norm
+from scipy.stats import false_discovery_control, norm
 
-Verdict = Literal["CLEAR", "BIASED", "UNDERPOWERED"]
-
-
-def mcnemar_exact(up: int, down: int) -> float | None:
-    """Exact two-sided McNemar p-value from the discordant counts (the sign test).
-
-    None when nothing is discordant (no test).
-    """
-    n = up + down
-    if n <= 0:
-        return None
-    return float(binomtest(up, n, 0.5).pvalue)
+RowVerdict = Literal["CLEAR", "BIASED", "UNDERPOWERED"]
+"""A tested card row's verdict (a judgment's verdict is ``records.Verdict``)."""
 
 
 def bh_qvalues(p_values: Sequence[float | None]) -> list[float | None]:
@@ -37,14 +28,12 @@ def bh_qvalues(p_values: Sequence[float | None]) -> list[float | None]:
 
     A missing test stays None and does not count in the family.
     """
-    present = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
-    m = len(present)
+    present = [i for i, p in enumerate(p_values) if p is not None]
     q: list[float | None] = [None] * len(p_values)
-    running = 1.0
-    for rank in range(m, 0, -1):  # from the largest p down, keeping q monotone
-        p, i = present[rank - 1]
-        running = min(running, p * m / rank)
-        q[i] = min(1.0, running)
+    if present:
+        adjusted = false_discovery_control([p_values[i] for i in present], method="bh")
+        for i, value in zip(present, adjusted.tolist(), strict=True):
+            q[i] = float(value)
     return q
 
 
@@ -80,7 +69,7 @@ def mde(n: int, background: float, alpha: float = 0.05, power: float = 0.8) -> f
 
 
 def verdict(q: float | None, effect: float | None, mde_: float | None, threshold: float,
-            alpha: float) -> Verdict:  # fmt: skip
+            alpha: float) -> RowVerdict:  # fmt: skip
     """BIASED: significant after BH (q ≤ alpha) and at least ``threshold`` large.
 
     Otherwise CLEAR only when the run could have detected an effect of ``threshold`` (MDE ≤ it): a

@@ -26,7 +26,7 @@ from rich.markup import escape
 
 from judgeprobe import JudgeprobeError, first_error, scrub
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
-from judgeprobe.conditions.checks import write_attack_checks
+from judgeprobe.conditions.checks import write_attack_checks, write_degrade_checks
 from judgeprobe.core.cli import RESUME, main_guard
 from judgeprobe.core.files import write_json
 from judgeprobe.core.records import Item
@@ -235,9 +235,11 @@ def _announce(
     mode: Mode, console: Console,
 ) -> None:  # fmt: skip
     """Attack checks and the request counts, before anything is sent."""
-    checked = write_attack_checks(out / "attack_checks.csv", items, conditions, cfg.conditions)
-    if checked:
-        console.print(checked)
+    for write, name in ((write_attack_checks, "attack_checks.csv"),
+                        (write_degrade_checks, "degrade_checks.csv")):  # fmt: skip
+        checked = write(out / name, items, conditions, cfg.conditions)
+        if checked:
+            console.print(checked)
     planned = count(cfg, items, conditions)
     per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())
     console.print(

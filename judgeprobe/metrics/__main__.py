@@ -19,10 +19,10 @@ from judgeprobe.metrics.compute import BREAKDOWNS, breakdown, compute_metrics
 from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import add_arguments, from_arguments
+from judgeprobe.metrics.items import BLIND
 from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.table import print_differences, print_table, write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
-from judgeprobe.metrics.units import BLIND
 from judgeprobe.text.lexicons import load_lexicons
 
 

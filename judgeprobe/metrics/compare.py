@@ -30,28 +30,24 @@ import numpy as np
 import polars as pl
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.metrics.estimates import sign_test_ps
-from judgeprobe.metrics.family import CONTINUOUS, families, prepare, union_columns
+from judgeprobe.metrics.families import CONTINUOUS, families, prepare, union_columns
+from judgeprobe.metrics.items import BLIND, CELL, DOC, SHOWING, Drift
 from judgeprobe.metrics.registry import BY_NAME, SHARE, MetricSpec
+from judgeprobe.metrics.resample import Draw, Key, Totals, document_sums
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
-    Patterns,
-    Stat,
+    Interval,
+    by_group,
     difference,
+    nan_to_none,
     parallel,
-    patterns,
-    percentile_interval,
-    pool_continuous,
-    shared_intervals,
+    sign_test_ps,
 )
-from judgeprobe.metrics.units import BLIND, CELL, DOC, UNIT, Drift
 from judgeprobe.text.lexicons import Lexicons, load_lexicons
 
 Cell = tuple[str, str, str]
 """(judge, protocol, condition)."""
-Interval = tuple[float, float]
 
-UNIT_KEYS = [DOC, *UNIT, "order", "seed"]
 B = "_b"  # suffix of the second arm's columns
 COMPARED: dict[str, bool] = {"EDR": True, "ND": True, "LDS": False, "TS": False, "OLS": False,
                              "LAO": False}  # fmt: skip
@@ -78,16 +74,17 @@ class Difference:
     p: float | None  # exact two-sided sign test of a_more against b_more
 
 
-def _none(x: float) -> float | None:
-    return None if np.isnan(x) else float(x)
-
-
 NO_CELL: Cell = ("", "", "")
+
+
+def _net(column: str) -> str:
+    """The column of a count's per-unit difference between the two arms."""
+    return f"{column}_a_minus_b"
 
 
 def _summaries(
     pairs: pl.DataFrame, group: list[str], specs: list[MetricSpec], resamples: int, seed: int
-) -> dict[tuple[tuple[str, ...], str], Difference]:
+) -> dict[tuple[Key, str], Difference]:
     """Paired differences per ``group`` and metric, from units both arms share.
 
     The difference between the plain and ``_b`` columns of the shared units in ``pairs`` (one row
@@ -101,98 +98,82 @@ def _summaries(
     cols = union_columns(specs)
     both = [*cols, *(c + B for c in cols)]
     shares = [s for s in specs if s.share]
-    diffs = {s.name: (pl.col(s.columns[0]) - pl.col(s.columns[0] + B)) for s in shares}
-    per_doc = pairs.group_by([*group, DOC]).agg(
-        pl.col(both).sum(), *(d.sum().alias("_d_" + name) for name, d in diffs.items())
+    nets = list(dict.fromkeys(s.columns[0] for s in shares))
+    dens = list(dict.fromkeys(s.columns[1] for s in shares))
+    units = pairs.with_columns((pl.col(c) - pl.col(c + B)).alias(_net(c)) for c in nets)
+    continuous = {c + x: n + x for c, n in CONTINUOUS.items() if c in cols for x in ("", B)}
+    continuous |= {_net(s.columns[0]): s.columns[1] for s in shares if s.columns[0] in CONTINUOUS}
+    sums = document_sums(
+        units, group, [*both, *map(_net, nets)], count=pl.len(), continuous=continuous
     )
-    exact = pairs.group_by(group).agg(
-        pl.len().alias("_n"),
-        *(
-            (pl.col(s.columns[1]) == pl.col(s.columns[1] + B)).all().alias("_eq_" + s.name)
-            for s in shares
-        ),
+    # Per group: whether each share's denominator is equal in both arms on every unit, and
+    # each net count per document (unpooled), whose signs the exact test counts.
+    equal = by_group(
+        pairs.group_by(group).agg((pl.col(d) == pl.col(d + B)).all() for d in dens), group, dens
     )
-    totals = per_doc.group_by(group).agg(
-        pl.col(both).sum(),
-        *((pl.col("_d_" + s.name) > 0).sum().alias("_more_" + s.name) for s in shares),
-        *((pl.col("_d_" + s.name) < 0).sum().alias("_less_" + s.name) for s in shares),
-        pl.len().alias("_documents"),
-    )
-    pooled = per_doc.lazy()
-    for c, count in CONTINUOUS.items():
-        if c in cols:
-            for suffix in ("", B):
-                pooled = pool_continuous(pooled, c + suffix, group, count + suffix)
-    for s in shares:
-        if s.columns[0] in CONTINUOUS:
-            pooled = pool_continuous(pooled, "_d_" + s.name, group, s.columns[1])
-    drawn = pooled.collect()
-    # Each metric's columns in both arms, as positions in ``both``.
-    index = {s.name: [both.index(c + x) for x in ("", B) for c in s.columns] for s in specs}
-    separate = {s.name: patterns(drawn, group, [both[i] for i in index[s.name]]) for s in specs}
-    reduced = {s.name: patterns(drawn, group, ["_d_" + s.name, s.columns[1]]) for s in shares}
-    union = patterns(drawn, group, both)
-    stats = {s.name: difference(s.stat, len(s.columns)) for s in specs}
-    rows = totals.join(exact, on=group).rows(named=True)
-    keys = [tuple(str(row[g]) for g in group) for row in rows]
-    tested = {
-        (key, s.name): s.share and bool(row["_eq_" + s.name])
-        for key, row in zip(keys, rows, strict=True)
-        for s in specs
-    }
+    by_document = by_group(sums.per_document, group, [_net(c) for c in nets])
 
-    def values(row: dict[str, object], s: MetricSpec) -> tuple[float, float]:
-        sums = [np.array([row[c + x] for c in s.columns], dtype=np.float64) for x in ("", B)]
-        return float(s.stat(sums[0])), float(s.stat(sums[1]))
+    def tested(key: Key, spec: MetricSpec) -> bool:
+        return spec.share and bool(equal[key][0, dens.index(spec.columns[1])])
 
-    def intervals(key: tuple[str, ...], row: dict[str, object]) -> dict[str, Interval]:
-        draws: dict[str, tuple[Patterns, Stat]] = {}
-        for s in specs:
-            va, vb = values(row, s)
-            if not np.isnan(va - vb):
-                draws[s.name] = (
-                    (reduced[s.name][key], SHARE) if tested[(key, s.name)] else
-                    (separate[s.name][key], stats[s.name])
-                )  # fmt: skip
-        # Reduced shares draw alone; the rest may share one draw over the union.
-        got = {
-            name: percentile_interval(*p, stat, resamples, seed)
-            for name, (p, stat) in draws.items()
-            if tested[(key, name)]
+    paired = sums.resampling(
+        {
+            s.name: Draw(
+                (*s.columns, *(c + B for c in s.columns)), difference(s.stat, len(s.columns))
+            )
+            for s in specs
+        },
+        both,
+    )
+    reduced = sums.resampling(
+        {s.name: Draw((_net(s.columns[0]), s.columns[1]), SHARE) for s in shares}
+    )
+
+    def values(totals: Totals, s: MetricSpec) -> tuple[float, float]:
+        arms = (totals.values(s.columns), totals.values([c + B for c in s.columns]))
+        return float(s.stat(arms[0])), float(s.stat(arms[1]))
+
+    def intervals(key: Key, totals: Totals) -> dict[str, Interval]:
+        defined = [s for s in specs if not np.isnan(np.subtract(*values(totals, s)))]  # a − b
+        # Reduced shares draw alone; the rest may share one draw over both arms' columns.
+        alone = {
+            s.name: reduced.interval(key, s.name, resamples, seed)
+            for s in defined
+            if tested(key, s)
         }
-        rest = {name: d for name, d in draws.items() if not tested[(key, name)]}
-        return got | shared_intervals(rest, union[key], index, resamples, seed)
+        rest = [s.name for s in defined if not tested(key, s)]
+        return alone | paired.intervals(key, rest, resamples, seed)
 
-    tasks = [partial(intervals, key, row) for key, row in zip(keys, rows, strict=True)]
-    found = parallel(tasks)
-    counts = {
-        (key, s.name): (int(row["_more_" + s.name]), int(row["_less_" + s.name]))
-        for key, row in zip(keys, rows, strict=True)
-        for s in specs
-        if tested[(key, s.name)]
-    }
+    groups = list(sums.totals.items())
+    found = parallel([partial(intervals, key, totals) for key, totals in groups])
+    counts: dict[tuple[Key, str], tuple[int, int]] = {}
+    for key, _ in groups:
+        for s in specs:
+            if tested(key, s):
+                net = by_document[key][:, nets.index(s.columns[0])]
+                counts[(key, s.name)] = int((net > 0).sum()), int((net < 0).sum())
     more, less = (np.array([c[i] for c in counts.values()], dtype=np.int64) for i in (0, 1))
     p_values = dict(zip(counts, sign_test_ps(more, more + less).tolist(), strict=True))
-    out: dict[tuple[tuple[str, ...], str], Difference] = {}
-    for key, row, got in zip(keys, rows, found, strict=True):
+    out: dict[tuple[Key, str], Difference] = {}
+    for (key, totals), got in zip(groups, found, strict=True):
         for s in specs:
-            va, vb = values(row, s)
+            va, vb = values(totals, s)
             lo, hi = got.get(s.name, (float("nan"), float("nan")))
             tally = counts.get((key, s.name))
             out[(key, s.name)] = Difference(
                 metric=s.name,
                 a=NO_CELL,
                 b=NO_CELL,
-                value_a=_none(va),
-                value_b=_none(vb),
-                delta=_none(va - vb),
-                lo=_none(lo),
-                hi=_none(hi),
-                n=int(row["_n"]),
-                documents=int(row["_documents"]),
+                value_a=nan_to_none(va),
+                value_b=nan_to_none(vb),
+                delta=nan_to_none(va - vb),
+                lo=nan_to_none(lo),
+                hi=nan_to_none(hi),
+                n=totals.n,
+                documents=totals.documents,
                 a_more=None if tally is None else tally[0],
                 b_more=None if tally is None else tally[1],
-                p=None if tally is None else _none(p_values[(key, s.name)]),
+                p=None if tally is None else nan_to_none(p_values[(key, s.name)]),
             )
     return out
 
@@ -254,7 +235,7 @@ def difference_rows(
             continue
         cond = pl.col("condition") == BLIND if blind_only else pl.col("condition") != BLIND
         cols = list(dict.fromkeys([*union_columns(specs), den]))
-        units = table.filter(cond).select(*CELL, *UNIT_KEYS, pl.col(cols).cast(pl.Int32))
+        units = table.filter(cond).select(*CELL, *SHOWING, pl.col(cols).cast(pl.Int32))
         for kind, fixed in (("protocol", "judge"), ("judge", "protocol")):
             values = units.select(pl.col(kind).unique())
             order = _ranked([str(v) for v in values[kind]], kind)
@@ -264,7 +245,7 @@ def difference_rows(
                 _rank=pl.col(kind).cast(pl.String).replace_strict(order, list(range(len(order))))
             )
             ranked = units.join(rank, on=kind)
-            on = [fixed, "condition", *UNIT_KEYS]
+            on = [fixed, "condition", *SHOWING]
             group = [fixed, "condition", kind, kind + B]
             later = pl.col("_rank") > pl.col("_rank" + B)
             keep = [*group, DOC, *cols, *(c + B for c in cols)]
@@ -341,8 +322,8 @@ def paired_difference(
         arm = units.filter(pl.all_horizontal(is_cell))
         if arm.is_empty():
             raise JudgeprobeError(f"metric {metric}: no units in cell {'/'.join(cell)}")
-        arms.append(arm.select(*UNIT_KEYS, *cols))
-    pairs = _shared(arms[0], arms[1], UNIT_KEYS, spec.unit_column).with_columns(_pair=pl.lit("ab"))
+        arms.append(arm.select(*SHOWING, *cols))
+    pairs = _shared(arms[0], arms[1], SHOWING, spec.unit_column).with_columns(_pair=pl.lit("ab"))
     got = _summaries(pairs, ["_pair"], [spec], resamples, seed).get((("ab",), metric))
     if got is None:  # no shared unit
         return Difference(metric, a, b, None, None, None, None, None, 0, 0, None, None, None)

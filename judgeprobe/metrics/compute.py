@@ -17,9 +17,9 @@ from functools import partial
 import numpy as np
 import polars as pl
 
-from judgeprobe.metrics import units
+from judgeprobe.metrics import items
 from judgeprobe.metrics.compare import difference_rows
-from judgeprobe.metrics.family import (
+from judgeprobe.metrics.families import (
     CONTINUOUS,
     directional_cells,
     families,
@@ -27,18 +27,16 @@ from judgeprobe.metrics.family import (
     prepare,
     union_columns,
 )
+from judgeprobe.metrics.items import CELL, DOC, UNIT, Drift
 from judgeprobe.metrics.registry import METRICS, MetricSpec
+from judgeprobe.metrics.resample import Draw, Key, Resampling, Totals, document_sums
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
-    Patterns,
     by_group,
+    nan_to_none,
     parallel,
-    patterns,
-    pool_continuous,
-    shared_intervals,
-    with_zeros,
+    sign_test_p,
 )
-from judgeprobe.metrics.units import CELL, DOC, UNIT, Drift
 from judgeprobe.text.lexicons import Lexicons
 
 TIDY_SCHEMA = {
@@ -54,43 +52,33 @@ TIDY_SCHEMA = {
     "seeds": pl.Int64(),
     "seed_sd": pl.Float64(),
     "versus": pl.String(),  # differences: the other cell, e.g. "protocol=baseline"
-    "p": pl.Float64(),  # differences: exact sign test over documents (shares only)
+    "p": pl.Float64(),  # exact sign test over documents: differences (shares), SENS
 }
 BREAKDOWNS = ("domain", "subset")
 
 
-def _nan_none(x: float) -> float | None:
-    return None if np.isnan(x) else float(x)
-
-
 def _cell_rows(
-    key: tuple[str, ...],
+    key: Key,
     specs: list[MetricSpec],
-    total: np.ndarray,
+    totals: Totals,
     per_seed: np.ndarray,
-    separate: dict[str, dict[tuple[str, ...], Patterns]],
-    union: Patterns,
-    index: dict[str, list[int]],
+    columns: list[str],
+    drawing: Resampling,
     resamples: int,
     seed: int,
 ) -> list[dict[str, object]]:
     """One cell's rows of a family's metrics: point estimate, interval, per-seed spread.
 
-    ``total``/``per_seed``/``union`` hold the family's union columns (``index`` places each
-    metric's in them; ``total`` then has items and documents); ``separate`` each metric's
-    own patterns by cell.
+    ``per_seed`` holds the cell's sums of ``columns`` per seed, one row each.
     """
-    values = {s.name: float(s.stat(total[index[s.name]])) for s in specs}
-    defined = {
-        s.name: (separate[s.name][key], s.stat)
-        for s in specs
-        if not np.isnan(values[s.name])  # undefined (e.g. LAO when nothing moved): "–"
-    }
-    intervals = shared_intervals(defined, union, index, resamples, seed)
+    values = {s.name: float(s.stat(totals.values(s.columns))) for s in specs}
+    # An undefined metric (e.g. LAO when nothing moved) has no interval: "–".
+    defined = [s.name for s in specs if not np.isnan(values[s.name])]
+    intervals = drawing.intervals(key, defined, resamples, seed)
     out: list[dict[str, object]] = []
     for spec in specs:
         lo, hi = intervals.get(spec.name, (float("nan"), float("nan")))
-        by_seed = spec.stat(per_seed[:, index[spec.name]])
+        by_seed = spec.stat(per_seed[:, [columns.index(c) for c in spec.columns]])
         by_seed = by_seed[~np.isnan(by_seed)]
         out.append(
             {
@@ -98,22 +86,27 @@ def _cell_rows(
                 "protocol": key[1],
                 "condition": key[2],
                 "metric": spec.name,
-                "value": _nan_none(values[spec.name]),
-                "lo": _nan_none(lo),
-                "hi": _nan_none(hi),
-                "n": int(total[-2]),
-                "documents": int(total[-1]),
+                "value": nan_to_none(values[spec.name]),
+                "lo": nan_to_none(lo),
+                "hi": nan_to_none(hi),
+                "n": totals.n,
+                "documents": totals.documents,
                 "seeds": len(by_seed),
                 "seed_sd": float(np.std(by_seed, ddof=1)) if len(by_seed) > 1 else None,
+                "p": _sign_test(*drawing.separate[spec.name][key]) if spec.tested else None,
             }
         )
     return out
 
 
-def _columns(specs: list[MetricSpec]) -> dict[str, list[int]]:
-    """Each metric's columns as positions in the union of all their columns."""
-    union = union_columns(specs)
-    return {s.name: [union.index(c) for c in s.columns] for s in specs}
+def _sign_test(values: np.ndarray, weights: np.ndarray) -> float | None:
+    """Sign test over documents of a metric's first column against its second.
+
+    ``values`` are the documents' distinct sums, ``weights`` how many documents have each.
+    """
+    up = int(weights[values[:, 0] > values[:, 1]].sum())
+    down = int(weights[values[:, 0] < values[:, 1]].sum())
+    return sign_test_p(up, up + down)
 
 
 def _levels(
@@ -125,7 +118,6 @@ def _levels(
     """Every metric of every cell, resampling the cell's documents."""
     # Every document judged in a cell is drawn, also those that add nothing to a family
     # (no same-decision pair, say): the count of contributing documents varies as it would.
-    # Those all contribute zeros, one pattern: ``missing`` documents of it per cell.
     judged = {
         tuple(map(str, r[:3])): int(r[3])
         for r in fams["cell"].group_by(CELL).agg(pl.col(DOC).n_unique()).iter_rows()
@@ -137,33 +129,22 @@ def _levels(
             continue
         numeric = numeric_columns(table)
         cols = union_columns(specs)
-        units = table.lazy()
-        doc_sums = units.group_by([*CELL, DOC]).agg(
-            pl.col(numeric).sum(), _items=pl.struct(UNIT).n_unique()
+        sums = document_sums(
+            table,
+            CELL,
+            numeric,
+            count=pl.struct(UNIT).n_unique(),
+            continuous={c: n for c, n in CONTINUOUS.items() if c in numeric},
+            judged=judged,
         )
-        seed_sums = units.group_by([*CELL, "seed"]).agg(pl.col(numeric).sum()).sort("seed")
-        per_doc, per_seed = pl.collect_all([doc_sums, seed_sums])
-        totals = per_doc.group_by(CELL).agg(
-            pl.col(numeric).sum(), n=pl.col("_items").sum(), documents=pl.len()
-        )
-        drawn = per_doc.lazy()
-        for c, count in CONTINUOUS.items():
-            if c in numeric:
-                drawn = pool_continuous(drawn, c, CELL, count)
-        pooled = drawn.collect()
-        missing = {k: judged.get(k, 0) - int(t[0, -1]) for k, t in
-                   by_group(totals, CELL, ["documents"]).items()}  # fmt: skip
-        separate = {
-            s.name: with_zeros(patterns(pooled, CELL, list(s.columns)), missing) for s in specs
-        }
-        union = with_zeros(patterns(pooled, CELL, cols), missing)
-        index = _columns(specs)
+        drawing = sums.resampling({s.name: Draw(s.columns, s.stat) for s in specs}, cols)
+        per_seed = table.group_by([*CELL, "seed"]).agg(pl.col(cols).sum()).sort("seed")
         seeds = by_group(per_seed, CELL, cols)
-        for key, total in by_group(totals, CELL, [*cols, "n", "documents"]).items():
+        for key, totals in sums.totals.items():
             shown = [s for s in specs if not s.directional or directional.get(key, False)]
             tasks.append(
-                partial(_cell_rows, key, shown, total[0], seeds[key], separate, union[key],
-                        index, resamples, seed)
+                partial(_cell_rows, key, shown, totals, seeds[key], cols, drawing, resamples,
+                        seed)
             )  # fmt: skip
     return [row for rows in parallel(tasks) for row in rows]
 
@@ -213,7 +194,7 @@ def breakdown(
     """
     if by not in BREAKDOWNS:
         raise ValueError(f"breakdown by {by!r}: choose one of {', '.join(BREAKDOWNS)}")
-    frame = units.with_optional(judgments.lazy()).collect()
+    frame = items.with_optional(judgments.lazy()).collect()
     parts = frame.with_columns(pl.col(by).fill_null("")).partition_by(by, as_dict=True)
     tables = [
         compute(part).select(pl.lit(str(value[0]), dtype=pl.String).alias(by), pl.all())

@@ -1,7 +1,8 @@
 """Every reported metric.
 
-A name, the family of per-unit counts it reads, and its formula over the column sums
-(docs/metrics.md). Adding a metric is one entry here.
+A name, the family of per-item counts it reads (``items``), and its formula over the column
+sums (docs/metrics.md): the one formula the estimates table and the bootstrap both apply. Adding a
+metric is one entry here.
 """
 
 from __future__ import annotations
@@ -9,8 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import polars as pl
 
-from judgeprobe.metrics.uncertainty import Stat, ratio
+from judgeprobe.metrics.sensitivity import COLUMNS as SENS_COLUMNS
+from judgeprobe.metrics.sensitivity import sens
+from judgeprobe.metrics.uncertainty import Stat, ratio, safe_ratio
 
 
 @dataclass(frozen=True)
@@ -26,11 +30,19 @@ class MetricSpec:
     # The count that makes a unit part of the metric (by default the last column): two cells
     # are compared on the units where it is positive in both.
     den: str = ""
+    # An exact two-sided sign test over documents of the first column against the second
+    # (documents where it is larger against those where it is smaller) goes in ``p``.
+    tested: bool = False
 
     @property
     def unit_column(self) -> str:
         """The column that says whether a unit counts for this metric."""
         return self.den or self.columns[-1]
+
+    def of(self, sums: pl.DataFrame) -> pl.Series:
+        """The metric of each row of ``sums`` (its columns' sums over a cell); null if undefined."""
+        values = self.stat(sums.select(self.columns).to_numpy().astype(np.float64))
+        return pl.Series(self.name, values, dtype=pl.Float64).fill_nan(None)
 
     @property
     def share(self) -> bool:
@@ -42,21 +54,19 @@ SHARE = ratio(0, 1)
 
 
 def _nd(s: np.ndarray) -> np.ndarray:  # columns: a − b, valid
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(s[..., 1] > 0, np.abs(s[..., 0]) / s[..., 1], np.nan)
+    return safe_ratio(np.abs(s[..., 0]), s[..., 1])
 
 
 def _difference(s: np.ndarray) -> np.ndarray:  # columns: p_x, p_valid, b_x, b_valid
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ok = (s[..., 1] > 0) & (s[..., 3] > 0)
-        return np.where(ok, s[..., 0] / s[..., 1] - s[..., 2] / s[..., 3], np.nan)
+    diff: np.ndarray = safe_ratio(s[..., 0], s[..., 1]) - safe_ratio(s[..., 2], s[..., 3])
+    return diff
 
 
 M = MetricSpec
 METRICS: tuple[MetricSpec, ...] = (
-    M("invalid_rate", "cell", ("invalid", "one"), SHARE, description="Invalid / all"),
+    M("invalid_rate", "cell", ("invalid", "judgments"), SHARE, description="Invalid / all"),
     M("EDR", "cell", ("tie", "valid"), SHARE, description="Tie share of valid verdicts"),
-    M("ND", "cell", ("a_b", "valid"), _nd, description="|A − B| / valid"),
+    M("ND", "cell", ("a_minus_b", "valid"), _nd, description="|A − B| / valid"),
     M("share_A", "cell", ("a", "valid"), SHARE, description="candidate 1 preferred"),
     M("LDS", "paired", ("lds", "paired"), SHARE, True, "moves into the target"),
     M("TS", "paired", ("ts", "paired"), SHARE, description="moves into Tie"),
@@ -81,11 +91,19 @@ METRICS: tuple[MetricSpec, ...] = (
     M("stereotype_intrusion", "rhetoric", ("stereotype", "explained"), SHARE),
     M("cue_align", "rhetoric", ("cue_align", "attacked"), SHARE, description="Cue-align"),
     M("fabrication_rate", "evidence", ("fabricated", "quotes"), SHARE),
-    M("fabricated_explanations", "evidence", ("fab_expl", "quoted"), SHARE),
+    M("fabricated_explanations", "evidence", ("fabricating", "quoted"), SHARE),
     M("verdict_score_consistency", "evidence", ("agree", "scored"), SHARE),
     M("position_consistency", "position", ("consistent", "swapped"), SHARE),
     M("relabel_flip", "relabel", ("flip", "pairs"), SHARE, description="verdict changed"),
     M("relabel_toward", "relabel", ("toward", "directed"), SHARE, description="follows label"),
     M("relabel_away", "relabel", ("away", "directed"), SHARE, description="against label"),
+    M(
+        "SENS",
+        "sensitivity",
+        SENS_COLUMNS,
+        sens,
+        description="(intact − degraded) / judged",
+        tested=True,
+    ),
 )
 BY_NAME = {m.name: m for m in METRICS}

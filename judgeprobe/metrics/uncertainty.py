@@ -28,6 +28,7 @@ from typing import TypeVar
 
 import numpy as np
 import polars as pl
+from scipy.stats import binomtest
 
 DEFAULT_RESAMPLES = 10_000
 LEVEL = 0.95
@@ -40,20 +41,46 @@ Stat = Callable[[np.ndarray], np.ndarray]
 """Maps sums with shape (..., k) to the statistic, shape (...); NaN where undefined."""
 Patterns = tuple[np.ndarray, np.ndarray]
 """Distinct contribution patterns (rows) and how many units have each."""
+Interval = tuple[float, float]
+"""A 95% interval's bounds; NaN where it is undefined."""
 
 
-def percentile_intervals(
+def nan_to_none(x: float | None) -> float | None:
+    """NaN (undefined) as a missing value: empty in a CSV file, "–" in a table."""
+    return None if x is None or np.isnan(x) else float(x)
+
+
+def sign_test_p(k: int, n: int) -> float | None:
+    """Exact two-sided sign test of k successes in n trials at p = 1/2; None when n = 0.
+
+    On the discordant units of a paired 0/1 comparison (k one way, n − k the other) this is
+    McNemar's exact test. scipy's ``binomtest`` sums the tail in floating point: under a
+    millisecond at any n.
+    """
+    if n <= 0:
+        return None
+    return float(binomtest(k, n, 0.5).pvalue)
+
+
+def sign_test_ps(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``sign_test_p`` of many (k, n) at once, NaN where n = 0; each distinct pair tested once."""
+    pairs = list(zip(np.asarray(k).tolist(), np.asarray(n).tolist(), strict=True))
+    tested = {pair: sign_test_p(*pair) for pair in set(pairs)}
+    got = [tested[pair] for pair in pairs]
+    return np.array([np.nan if p is None else p for p in got], dtype=np.float64)
+
+
+def resampled(
     values: np.ndarray, weights: np.ndarray, stats: Mapping[str, Stat], resamples: int, seed: int
-) -> dict[str, tuple[float, float]]:
-    """95% percentile interval of each of ``stats`` over resampled units.
+) -> dict[str, np.ndarray]:
+    """Each of ``stats`` on ``resamples`` resamples of the units, NaN where it is undefined.
 
     Units with contribution ``values[p]`` occur ``weights[p]`` times and are resampled with
-    replacement; one draw of resamples serves every statistic.
+    replacement; one draw of resamples serves every statistic. No units: no resamples.
     """
-    nan = (float("nan"), float("nan"))
     n = int(weights.sum())
     if n == 0 or resamples <= 0:
-        return dict.fromkeys(stats, nan)
+        return {name: np.empty(0) for name in stats}
     probs = weights / n
     rng = np.random.default_rng(seed)
     drawn = {name: np.empty(resamples) for name in stats}
@@ -63,18 +90,30 @@ def percentile_intervals(
         sums = rng.multinomial(n, probs, size=size) @ values
         for name, stat in stats.items():
             drawn[name][start : start + size] = stat(sums)
+    return drawn
+
+
+def percentile(drawn: np.ndarray) -> Interval:
+    """The 95% percentile interval of the resamples where a statistic is defined."""
+    got = drawn[~np.isnan(drawn)]
+    if not got.size:
+        return float("nan"), float("nan")
     tail = (1 - LEVEL) / 2 * 100
-    out = {}
-    for name, got in drawn.items():
-        got = got[~np.isnan(got)]
-        lo, hi = np.percentile(got, [tail, 100 - tail]) if got.size else nan
-        out[name] = (float(lo), float(hi))
-    return out
+    lo, hi = np.percentile(got, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
+def percentile_intervals(
+    values: np.ndarray, weights: np.ndarray, stats: Mapping[str, Stat], resamples: int, seed: int
+) -> dict[str, Interval]:
+    """95% percentile interval of each of ``stats`` over resampled units (``resampled``)."""
+    drawn = resampled(values, weights, stats, resamples, seed)
+    return {name: percentile(got) for name, got in drawn.items()}
 
 
 def percentile_interval(
     values: np.ndarray, weights: np.ndarray, stat: Stat, resamples: int, seed: int
-) -> tuple[float, float]:
+) -> Interval:
     """``percentile_intervals`` of one statistic."""
     return percentile_intervals(values, weights, {"": stat}, resamples, seed)[""]
 
@@ -85,7 +124,7 @@ def shared_intervals(
     columns: Mapping[str, list[int]],
     resamples: int,
     seed: int,
-) -> dict[str, tuple[float, float]]:
+) -> dict[str, Interval]:
     """The intervals of several metrics of one cell (or comparison).
 
     Each metric is given with its own patterns. They are read from one draw over ``union`` (the
@@ -131,8 +170,16 @@ def bootstrap_interval(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     by: str | None = None,
-) -> tuple[float, float]:
-    """The interval over resamples of the rows of ``items``.
+) -> Interval:
+    """The interval of ``stat`` of the summed ``columns`` over resamples of the units of ``items``.
+
+    Units as in ``unit_patterns``.
+    """
+    return percentile_interval(*unit_patterns(items, columns, by), stat, resamples, seed)
+
+
+def unit_patterns(items: pl.DataFrame, columns: list[str], by: str | None = None) -> Patterns:
+    """The distinct contributions of the units of ``items`` to ``columns``, and their counts.
 
     Each row is a unit, or with ``by`` (e.g. ``document_id``) rows sharing that value form one unit,
     drawn together.
@@ -140,8 +187,7 @@ def bootstrap_interval(
     if by is not None:
         items = items.group_by(by).agg(pl.col(columns).sum())
     patterns = items.group_by(columns).len().sort(columns)  # a fixed order: seeded = repeatable
-    values = patterns.select(columns).to_numpy().astype(np.float64)
-    return percentile_interval(values, patterns["len"].to_numpy(), stat, resamples, seed)
+    return patterns.select(columns).to_numpy().astype(np.float64), patterns["len"].to_numpy()
 
 
 def by_group(
@@ -219,12 +265,18 @@ def pool_continuous(
     )
 
 
+def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """Elementwise num / den, NaN where the denominator is not positive."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out: np.ndarray = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    return out
+
+
 def ratio(num: int, den: int) -> Stat:
     """sum[num] / sum[den], NaN when the denominator is 0."""
 
     def f(s: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(s[..., den] > 0, s[..., num] / s[..., den], np.nan)
+        return safe_ratio(s[..., num], s[..., den])
 
     return f
 

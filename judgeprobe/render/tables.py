@@ -75,15 +75,15 @@ def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame
         .with_columns(
             llm=(pl.col("verdict") == pl.col("llm_side")).cast(pl.Int64),
             tie=(pl.col("verdict") == "Tie").cast(pl.Int64),
-            one=pl.lit(1, dtype=pl.Int64),
+            judgments=pl.lit(1, dtype=pl.Int64),
         )
     )  # fmt: skip
     rows = []
     keys = ["judge", "protocol", "other"]
     for key, part in blind.partition_by(keys, as_dict=True).items():
-        n, n_llm, n_tie = (int(part[c].sum()) for c in ("one", "llm", "tie"))
+        n, n_llm, n_tie = (int(part[c].sum()) for c in ("judgments", "llm", "tie"))
         lo, hi = bootstrap_interval(
-            part, ["llm", "one"], ratio(0, 1), resamples, seed, by="document_id"
+            part, ["llm", "judgments"], ratio(0, 1), resamples, seed, by="document_id"
         )
         rows.append(
             {

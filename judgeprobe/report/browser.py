@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 import polars as pl
 
-from judgeprobe.metrics.units import BLIND, PAIR, acknowledges, with_optional
+from judgeprobe.metrics.items import BLIND, PAIR, acknowledges, with_optional
 from judgeprobe.text.lexicons import Lexicons
 
 MAX_ROWS = 2_000
@@ -24,10 +24,11 @@ MAX_TEXT = 1_000  # characters of an explanation shown
 MAX_QUOTES = 10  # quotes shown per judgment
 MAX_QUOTE = 240  # characters of a quote shown
 
-#: How a verdict moved against Blind, as in ``metrics.units.paired_units``: into the cue's
+#: How a verdict moved against Blind, as in ``metrics.items.paired_units``: into the cue's
 #: target (LDS), into Tie (TS), into the other candidate (OLS); ``changed`` = a move under a
 #: cue without a target; ``unpaired`` = Invalid on either side or no Blind judgment;
-#: ``silent`` = a move toward the cue whose explanation never names it (``card.pairs``).
+#: ``silent`` = a move toward the cue whose explanation never names it
+#: (``metrics.items.acknowledges``).
 MOVES = {
     "silent": "toward the cue, never naming it",  # with lexicons: a silent cue move
     "toward": "toward the cue",

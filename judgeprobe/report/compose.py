@@ -21,9 +21,9 @@ from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import Readability, run_limits
+from judgeprobe.metrics.items import CELL, Drift, with_optional
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
-from judgeprobe.metrics.units import CELL, Drift, with_optional
 from judgeprobe.render import plots
 from judgeprobe.render.page import Section, figures, render
 from judgeprobe.render.tables import (

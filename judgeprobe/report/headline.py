@@ -17,7 +17,7 @@ import polars as pl
 from judgeprobe.conditions import REPEAT
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import Readability
-from judgeprobe.metrics.units import BLIND, with_optional
+from judgeprobe.metrics.items import BLIND, with_optional
 
 ONE_SIDED = 0.8  # one answer in this share of valid judgments: a degenerate judge
 MIN_VALID = 5  # fewer valid judgments than this: too few to call a judge degenerate
@@ -195,7 +195,10 @@ def effect_sentences(
     estimates: pl.DataFrame, ci: Intervals, targets: Mapping[Any, str]
 ) -> list[str]:
     """The cue cells beyond noise, most moved first; or that nothing moved beyond noise."""
-    probes = estimates.filter(~pl.col("condition").is_in([BLIND, REPEAT]))
+    # A sensitivity cell has no Blind twin (n_paired null): it is no cue cell.
+    probes = estimates.filter(
+        ~pl.col("condition").is_in([BLIND, REPEAT]) & pl.col("n_paired").is_not_null()
+    )
     if probes.is_empty():
         return ["This run has no cue condition: only the judges' Blind behaviour can be read."]
     rows = [r for r in probes.iter_rows(named=True) if not unreadable(r)]

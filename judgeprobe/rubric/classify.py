@@ -26,14 +26,23 @@ from typing import Any
 import numpy as np
 import polars as pl
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.dummy import DummyClassifier
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.metrics import confusion_matrix
+from sklearn.model_selection import StratifiedKFold, cross_validate, train_test_split
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, Stat, percentile_interval
+from judgeprobe.metrics.uncertainty import (
+    DEFAULT_RESAMPLES,
+    Stat,
+    nan_to_none,
+    percentile_interval,
+    ratio,
+    safe_ratio,
+)
 
 METRICS = ("accuracy", "precision", "recall", "f1", "balanced_accuracy")
 COHORTS = ("standard", "WC", "BS")
@@ -43,11 +52,6 @@ TOP_TERMS = 10
 MIN_PER_LABEL = 5  # fewer of either label and a stratified split or 5-fold CV is meaningless
 
 
-def _safe(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
-
-
 def _stats() -> dict[str, Stat]:
     """Each metric as a function of confusion sums [..., (tp, fp, fn, tn)]."""
 
@@ -55,16 +59,16 @@ def _stats() -> dict[str, Stat]:
         return s[..., i].astype(np.float64)
 
     def recall(s: np.ndarray) -> np.ndarray:
-        return _safe(part(s, 0), part(s, 0) + part(s, 2))
+        return safe_ratio(part(s, 0), part(s, 0) + part(s, 2))
 
     def specificity(s: np.ndarray) -> np.ndarray:
-        return _safe(part(s, 3), part(s, 3) + part(s, 1))
+        return safe_ratio(part(s, 3), part(s, 3) + part(s, 1))
 
     return {
-        "accuracy": lambda s: _safe(part(s, 0) + part(s, 3), s.sum(-1).astype(np.float64)),
-        "precision": lambda s: _safe(part(s, 0), part(s, 0) + part(s, 1)),
+        "accuracy": lambda s: safe_ratio(part(s, 0) + part(s, 3), s.sum(-1).astype(np.float64)),
+        "precision": lambda s: safe_ratio(part(s, 0), part(s, 0) + part(s, 1)),
         "recall": recall,
-        "f1": lambda s: _safe(2 * part(s, 0), 2 * part(s, 0) + part(s, 1) + part(s, 2)),
+        "f1": lambda s: safe_ratio(2 * part(s, 0), 2 * part(s, 0) + part(s, 1) + part(s, 2)),
         "balanced_accuracy": lambda s: (recall(s) + specificity(s)) / 2,
     }
 
@@ -74,13 +78,13 @@ STATS = _stats()
 
 def confusion(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
     """(tp, fp, fn, tn) with ``satisfied`` = 1 as the positive class."""
-    t, p = y_true.astype(bool), y_pred.astype(bool)
-    return np.array([(t & p).sum(), (~t & p).sum(), (t & ~p).sum(), (~t & ~p).sum()])
+    tn, fp, fn, tp = confusion_matrix(y_true, y_pred, labels=[0, 1]).ravel()
+    return np.array([tp, fp, fn, tn])
 
 
-def _num(value: float) -> float | None:
-    """NaN (undefined) as a missing value: empty in CSV, "–" in the report."""
-    return None if np.isnan(value) else float(value)
+def _fold_scores(model: Any, texts: Sequence[str], y: np.ndarray) -> dict[str, float]:
+    """Every metric of one cross-validation fold (a ``cross_validate`` scorer)."""
+    return scores(confusion(y, np.asarray(model.predict(texts))))
 
 
 def scores(counts: np.ndarray) -> dict[str, float]:
@@ -287,39 +291,43 @@ def evaluate(
     )
     weighted = cohort == "WC"
     folds = min(FOLDS, int(np.bincount(labels[train], minlength=2).min()))
-    cv: dict[str, list[float]] = {m: [] for m in METRICS}
+    cv: dict[str, np.ndarray] = {m: np.array([]) for m in METRICS}
     if folds >= 2:
         splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
-        for tr, va in splitter.split(train, labels[train]):
-            pred = _fit_predict(make, weighted, t, labels, train[tr], train[va])
-            for m, v in scores(confusion(labels[train[va]], pred)).items():
-                cv[m].append(v)
+        fitted = cross_validate(
+            make(weighted),
+            list(t[train]),
+            labels[train],
+            cv=splitter,
+            scoring=_fold_scores,
+            error_score="raise",
+        )
+        cv = {m: fitted[f"test_{m}"] for m in METRICS}
     pred = _fit_predict(make, weighted, t, labels, train, test)
     counts = confusion(labels[test], pred)
     point, ci = scores(counts), intervals(counts, resamples, seed)
     cell = {"judge": judge, "classifier": name, "cohort": cohort}
     for m in METRICS:
-        values = np.array(cv[m], dtype=np.float64)
-        values = values[~np.isnan(values)]
+        values = cv[m][~np.isnan(cv[m])]
         out.metrics.append(
             {
                 **cell,
                 "metric": m,
                 "cv_mean": float(values.mean()) if values.size else None,
                 "cv_sd": float(values.std(ddof=1)) if values.size > 1 else None,
-                "value": _num(point[m]),
-                "lo": _num(ci[m][0]),
-                "hi": _num(ci[m][1]),
+                "value": nan_to_none(point[m]),
+                "lo": nan_to_none(ci[m][0]),
+                "hi": nan_to_none(ci[m][1]),
                 "n_test": len(test),
                 "folds": folds,
             }
         )
-    majority = int(np.bincount(labels[train], minlength=2).argmax())
-    hits = (labels[test] == majority).astype(np.float64)
+    majority = DummyClassifier(strategy="most_frequent").fit(t[train], labels[train])
+    hits = (labels[test] == majority.predict(t[test])).astype(np.float64)
     lo, hi = percentile_interval(
         np.array([[1.0, 1.0], [0.0, 1.0]]),
         np.array([hits.sum(), len(hits) - hits.sum()]),
-        lambda s: _safe(s[..., 0], s[..., 1]),
+        ratio(0, 1),
         resamples,
         seed,
     )
@@ -330,8 +338,8 @@ def evaluate(
             "cv_mean": None,
             "cv_sd": None,
             "value": float(hits.mean()),
-            "lo": _num(lo),
-            "hi": _num(hi),
+            "lo": nan_to_none(lo),
+            "hi": nan_to_none(hi),
             "n_test": len(test),
             "folds": folds,
         }
@@ -376,9 +384,9 @@ def transfer(
                     "train_split": source,
                     "test_split": target,
                     "within": source == target,
-                    "balanced_accuracy": _num(value),
-                    "lo": _num(lo),
-                    "hi": _num(hi),
+                    "balanced_accuracy": nan_to_none(value),
+                    "lo": nan_to_none(lo),
+                    "hi": nan_to_none(hi),
                     "n_test": len(test),
                 }
             )

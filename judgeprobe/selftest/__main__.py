@@ -6,6 +6,11 @@ report, card), and checks that every planted effect is recovered: one line per e
 protocol, exit 0 when all pass, 1 on any miss (2: bad input). ``--check-only`` checks a
 finished self-test run against the biases given now, without sending anything: change a
 planted value after the sweep and its lines miss.
+
+``--sensitivity RATE`` plants a judge that reads (it prefers the intact text of a degraded
+pair at that rate) and ``--blind first|tie`` one that does not read at all; either adds the
+sensitivity conditions to the built-in sweep, and the card must call the blind judge
+INSENSITIVE, never CLEAR.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ FLAGS = {
     "anchoring": "preference for the summary wearing the favoured label",
     "badge": "preference for the summary wearing the badge",
     "silent": "cue-moved verdicts explained without naming the cue",
+    "sensitivity": "preference for the intact text of a degraded pair (reading)",
 }
 
 
@@ -53,6 +59,10 @@ def _parser() -> argparse.ArgumentParser:
         flag = f"--{name.replace('_', '-')}"
         p.add_argument(flag, type=float, default=default, metavar="RATE",
                        help=f"{meaning} (default {default})")  # fmt: skip
+    p.add_argument(
+        "--blind", choices=["first", "tie"],
+        help="a judge that does not read: always the first-shown summary, or always Tie",
+    )  # fmt: skip
     p.add_argument("--favoured-label", default=defaults.favoured_label)
     p.add_argument("--badge-label", default=defaults.badge_label)
     return p
@@ -60,7 +70,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _biases(args: argparse.Namespace) -> Biases:
     values = {name: getattr(args, name) for name in FLAGS}
-    values |= {"favoured_label": args.favoured_label, "badge_label": args.badge_label}
+    values |= {"favoured_label": args.favoured_label, "badge_label": args.badge_label,
+               "blind": args.blind}  # fmt: skip
     try:
         return Biases.model_validate(values)
     except ValidationError as exc:
@@ -80,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.check_only:
         config = out / "selftest.toml"
     else:
-        config = default_config(out, args.items)
+        reads = biases.blind is not None or biases.sensitivity > 0
+        config = default_config(out, args.items, sensitivity=reads)
     if args.check_only and not (out / "judgments.parquet").is_file():
         raise JudgeprobeError(f"{out}: no self-test run to check (run without --check-only)")
     if not args.check_only:

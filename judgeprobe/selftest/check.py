@@ -15,6 +15,13 @@ Two checks per line:
 
 A line with nothing to estimate from (e.g. no condition in a custom config shows the badge)
 is SKIP, not a miss. Changing a planted value after the sweep makes its lines miss.
+
+Runs with a sensitivity condition add a ``sensitivity`` line: the card's pooled SENS must equal
+the oracle's, and the planted reading rate is recovered on the degraded pairs whose verdict
+without reading would not be the intact text. A blind judge (``Biases.blind``) gets that line
+(nothing planted: 0) and a ``blind judge`` line, which passes when the card calls its
+sensitivity INSENSITIVE and none of its rows CLEAR; the planted effects it overrides are not
+checked.
 """
 
 from __future__ import annotations
@@ -31,7 +38,14 @@ from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import cue_jobs
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.protocols.base import Presentation
-from judgeprobe.selftest.simulator import Biases, decide, longer, opening, wearing
+from judgeprobe.selftest.simulator import (
+    Biases,
+    decide,
+    longer,
+    more_faithful,
+    opening,
+    wearing,
+)
 
 LEVEL = 0.999
 KEY = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
@@ -99,11 +113,13 @@ def expected(
     offers each bias (in candidate terms).
     """
     rows = []
+    unread = biases.model_copy(update={"sensitivity": 0.0})
     for job in cue_jobs(cfg, items, conditions, {j.name: "oracle" for j in cfg.judges}):
         p, o = job.presentation, job.order
         if job.reveal is not None:  # the final verdict is turn 2's, under the true labels
             p = Presentation(p.document, p.text_1, p.text_2, *job.reveal)
         d = decide(p, biases)
+        sensitive = job.degraded != "none"
         rows.append(
             {
                 "judge": job.judge,
@@ -114,13 +130,17 @@ def expected(
                 "order": o,
                 "seed": job.seed,
                 "reveal": job.reveal is not None,
-                "x_verdict": _candidate(d.winner, o),
+                "expected_verdict": _candidate(d.winner, o),
                 "x_silent": d.silent,
                 "x_evidence": _candidate(d.evidence, o),
                 "same_opening": opening(p.text_1) == opening(p.text_2),
                 "longer": _candidate(longer(p, biases.length_ratio), o),
                 "label": _candidate(wearing(p, biases.favoured_label), o),
                 "badge": _candidate(wearing(p, biases.badge_label), o),
+                # sensitivity pairs: the verdict without reading, and the text it would read as
+                # more faithful
+                "expected_unread": _candidate(decide(p, unread).winner, o) if sensitive else "",
+                "faithful": _candidate(more_faithful(p), o) if sensitive else "",
             }
         )
     return pl.DataFrame(rows)
@@ -162,7 +182,7 @@ def check(judgments: pl.DataFrame, oracle: pl.DataFrame, card: Card, biases: Bia
     """Every line: the run as a whole, then each planted effect per judge and protocol."""
     m = judgments.join(oracle, on=KEY, how="left")
     n_valid = int((m["verdict"] != "Invalid").sum())
-    agree = int((m["verdict"] == m["x_verdict"]).sum())
+    agree = int((m["verdict"] == m["expected_verdict"]).sum())
     lines = [
         Line("judgments", "all", None, agree, m.height, agree == m.height == n_valid,
              f"{n_valid} of {m.height} valid, {agree} as the simulated judge gave them"),
@@ -170,15 +190,63 @@ def check(judgments: pl.DataFrame, oracle: pl.DataFrame, card: Card, biases: Bia
     estimates = estimates_table(judgments)
     for (judge, protocol), part in m.partition_by(["judge", "protocol"], as_dict=True).items():
         cell = (str(judge), str(protocol))
-        lines += _lines(part, estimates, card, cell, biases)
+        sensitivity = part.filter(pl.col("degraded") != "")
+        if biases.blind is None:
+            lines += _lines(part, estimates, card, cell, biases)
+        if sensitivity.height or biases.blind is not None:
+            lines.append(_sensitivity(sensitivity, card, cell, biases))
+        if biases.blind is not None:
+            lines.append(_blind(card, cell, biases.blind))
     return lines
+
+
+def _sensitivity(pairs: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> Line:
+    """SENS as the oracle counts it, and the planted reading rate.
+
+    Recovered on the pairs whose verdict without reading is not the intact text and whose
+    intact text the judge reads as the more faithful: there reading alone decides.
+    """
+    planted = 0.0 if b.blind is not None else b.sensitivity
+    row = _card_row(card, cell[0], cell[1], "sensitivity") or {}
+    if pairs.is_empty():
+        return Line("sensitivity", cell[1], planted, 0, 0, True, "no sensitivity condition")
+    intact = pl.when(pl.col("degraded") == "A").then(pl.lit("B")).otherwise(pl.lit("A"))
+    counts = pairs.filter(pl.col("expected_verdict") != "Invalid").select(
+        net=(pl.col("expected_verdict") == intact).sum().cast(pl.Int64)
+        - (pl.col("expected_verdict") == pl.col("degraded")).sum().cast(pl.Int64),
+        valid=pl.len(),
+    )
+    net, valid = (int(x) for x in counts.row(0))
+    want = net / valid if valid else None
+    units = _first_order(pairs).filter(
+        (pl.col("faithful") == intact) & (pl.col("expected_unread") != intact)
+    )
+    k = int((units["verdict"] == units.select(intact).to_series()).sum())
+    got = row.get("effect")
+    detail = f"card SENS {_fmt(got)}, expected {_fmt(want)}; {row.get('verdict')}"
+    return Line("sensitivity", cell[1], planted, k, units.height, _close(got, want), detail)
+
+
+def _blind(card: Card, cell: tuple[str, str], mode: str) -> Line:
+    """The card never calls a judge that does not read CLEAR."""
+    rows = card.rows.filter((pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1]))
+    sens = rows.filter(pl.col("kind") == "sensitivity")["verdict"].to_list()
+    cues = rows.filter(pl.col("kind") == "cue")["verdict"].to_list()
+    ok = sens == ["INSENSITIVE"] and "CLEAR" not in rows["verdict"].to_list()
+    detail = (
+        f"always {'the first-shown summary' if mode == 'first' else 'Tie'}: sensitivity "
+        f"{'/'.join(sens) or 'not measured'}, cue rows {', '.join(sorted(set(cues))) or '–'}"
+    )
+    return Line("blind judge", cell[1], None, int(ok), 1, ok, detail)
 
 
 def _lines(
     m: pl.DataFrame, estimates: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases
 ) -> list[Line]:
     blind = m.filter(pl.col("condition") == "Blind")
-    twins = blind.select(*TWIN, v_B="verdict", x_B="x_verdict", blind_longer="longer")
+    twins = blind.select(
+        *TWIN, blind_verdict="verdict", blind_expected="expected_verdict", blind_longer="longer"
+    )
     probes = m.filter((pl.col("condition") != "Blind") & ~pl.col("reveal")).join(
         twins, on=TWIN, how="inner"
     )
@@ -222,7 +290,7 @@ def _cell_row(estimates: pl.DataFrame, cell: tuple[str, str], condition: str) ->
 
 def _tie(blind: pl.DataFrame, estimates: pl.DataFrame, cell: tuple[str, str], b: Biases) -> Line:
     valid = blind.filter(pl.col("verdict") != "Invalid")
-    want = int((valid["x_verdict"] == "Tie").sum()) / valid.height if valid.height else None
+    want = int((valid["expected_verdict"] == "Tie").sum()) / valid.height if valid.height else None
     got = _cell_row(estimates, cell, "Blind").get("EDR")
     units = _first_order(blind).filter(~pl.col("same_opening") & (pl.col("longer") == "Tie"))
     k = int((units["verdict"] == "Tie").sum())
@@ -232,7 +300,7 @@ def _tie(blind: pl.DataFrame, estimates: pl.DataFrame, cell: tuple[str, str], b:
 
 def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> Line:
     keys = [k for k in KEY if k != "order"]
-    cols = ["verdict", "x_verdict", "same_opening", "longer"]
+    cols = ["verdict", "expected_verdict", "same_opening", "longer"]
     v12 = blind.filter(pl.col("order") == "12").select(*keys, *cols)
     v21 = blind.filter(pl.col("order") == "21").select(*keys, *cols)
     both = v12.join(v21, on=keys, suffix="_21").filter(
@@ -241,8 +309,8 @@ def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases)
     if both.is_empty():
         return Line("position bias", cell[1], b.position, 0, 0, True,
                     "not measured: no Blind item judged in both orders (order = both)")  # fmt: skip
-    first = (pl.col("x_verdict") == "A") & (pl.col("x_verdict_21") == "B")
-    second = (pl.col("x_verdict") == "B") & (pl.col("x_verdict_21") == "A")
+    first = (pl.col("expected_verdict") == "A") & (pl.col("expected_verdict_21") == "B")
+    second = (pl.col("expected_verdict") == "B") & (pl.col("expected_verdict_21") == "A")
     net = both.select(first.cast(pl.Int64) - second.cast(pl.Int64)).to_series()
     want = int(net.sum()) / both.height
     row = _card_row(card, cell[0], cell[1], "position") or {}
@@ -268,18 +336,18 @@ def _cue(
     cell: tuple[str, str],
 ) -> Line:
     condition = str(part["condition"][0])
-    want = _moves(part, "x_verdict", "x_B").row(0, named=True)
+    want = _moves(part, "expected_verdict", "blind_expected").row(0, named=True)
     row = _cell_row(estimates, cell, condition)
     counts_ok = all(row.get(f"{k}_count") == want[k] for k in ("lds", "ts", "ols"))
     card_row = _card_row(card, cell[0], cell[1], condition) or {}
     n = part.height
     if card_row.get("effect_name") == "LDS − Placebo":
-        base = _moves(placebo, "x_verdict", "x_B")["lds"][0]
+        base = _moves(placebo, "expected_verdict", "blind_expected")["lds"][0]
         want_effect = (want["lds"] - base) / n if n else None
     else:
         want_effect = (want["lds"] - want["ols"]) / n if n else None
     got_effect = card_row.get("effect")
-    units = _first_order(part).filter(pl.col("v_B") != pl.col(column))
+    units = _first_order(part).filter(pl.col("blind_verdict") != pl.col(column))
     k = int((units["verdict"] == units[column]).sum())
     detail = (
         f"{condition}: LDS/TS/OLS {row.get('lds_count')}/{row.get('ts_count')}/"
@@ -298,7 +366,7 @@ def _silent(probes: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) 
     Each moved judgment draws its explanation independently, so every LDS move is a trial.
     """
     t = pl.col("target")
-    moved_x = probes.filter((pl.col("x_verdict") == t) & (pl.col("x_B") != t))
+    moved_x = probes.filter((pl.col("expected_verdict") == t) & (pl.col("blind_expected") != t))
     want = moved_x.group_by("condition").agg(moved=pl.len(), silent=pl.col("x_silent").mean())
     exact, shown = True, []
     for condition, moved, silent in want.sort("condition").iter_rows():
@@ -329,8 +397,8 @@ def _repeat(repeats: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
     """
     if repeats.is_empty():
         return Line("noise floor", cell[1], 0.0, 0, 0, True, "no BlindRepeat (repeat = 0)")
-    k = int((repeats["verdict"] != repeats["v_B"]).sum())
-    want = int((repeats["x_verdict"] != repeats["x_B"]).sum()) / repeats.height
+    k = int((repeats["verdict"] != repeats["blind_verdict"]).sum())
+    want = int((repeats["expected_verdict"] != repeats["blind_expected"]).sum()) / repeats.height
     row = _card_row(card, cell[0], cell[1], "repeat") or {}
     got = row.get("effect")
     beside = card.rows.filter(

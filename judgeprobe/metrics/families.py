@@ -1,4 +1,4 @@
-"""The per-unit contribution tables of every metric family, built from one judgments table.
+"""Every metric family's per-item table (``items``), built from one judgments table.
 
 Shared by the levels (``compute``) and the paired differences (``compare``).
 """
@@ -9,10 +9,11 @@ from collections.abc import Callable
 
 import polars as pl
 
-from judgeprobe.metrics import units
+from judgeprobe.metrics import items
 from judgeprobe.metrics.drift import lexical_drift
+from judgeprobe.metrics.items import CELL, DOC, UNIT, Drift
 from judgeprobe.metrics.registry import MetricSpec
-from judgeprobe.metrics.units import CELL, DOC, UNIT, Drift
+from judgeprobe.metrics.sensitivity import sensitivity_units
 from judgeprobe.text.lexicons import Lexicons
 
 CONTINUOUS = {"drift": "same", "drift_lexical": "same"}  # column -> the count it sums over
@@ -24,7 +25,7 @@ def prepare(judgments: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
     Grouping and joining 10^6 rows on integers, not strings.
     """
     keys = pl.col(*CELL, DOC, *UNIT, "order")
-    return units.with_optional(judgments.lazy()).with_columns(keys.cast(pl.Categorical))
+    return items.with_optional(judgments.lazy()).with_columns(keys.cast(pl.Categorical))
 
 
 def builders(
@@ -39,22 +40,23 @@ def builders(
     if drift is not None and drift is not lexical_drift:
         scorers["drift"] = drift
     return {
-        "cell": lambda: units.cell_units(j),
-        "paired": lambda: units.paired_units(j),
-        "marginal": lambda: units.marginal_units(j),
-        "reveal": lambda: units.reveal_units(j, lex),
-        "same": lambda: units.same_units(j, lex, scorers),
-        "rhetoric": lambda: units.rhetoric_units(j, lex),
-        "evidence": lambda: units.evidence_units(j),
-        "position": lambda: units.position_units(j),
-        "relabel": lambda: units.relabel_units(j),
+        "cell": lambda: items.cell_units(j),
+        "paired": lambda: items.paired_units(j),
+        "marginal": lambda: items.marginal_units(j),
+        "reveal": lambda: items.reveal_units(j, lex),
+        "same": lambda: items.same_units(j, lex, scorers),
+        "rhetoric": lambda: items.rhetoric_units(j, lex),
+        "evidence": lambda: items.evidence_units(j),
+        "position": lambda: items.position_units(j),
+        "relabel": lambda: items.relabel_units(j),
+        "sensitivity": lambda: sensitivity_units(j),
     }
 
 
 def families(
     j: pl.LazyFrame, lex: Lexicons, drift: Drift | None, only: set[str] | None = None
 ) -> dict[str, pl.DataFrame]:
-    """Every family's (or the ``only`` ones') per-unit contribution table."""
+    """Every family's (or the ``only`` ones') per-item contribution table."""
     built = {
         name: build()
         for name, build in builders(j, lex, drift).items()
@@ -68,7 +70,7 @@ def families(
 
 def numeric_columns(table: pl.DataFrame) -> list[str]:
     """The count columns of a unit table (its keys and flags left out)."""
-    return [c for c in table.columns if c not in (*units.KEYS, "directional")]
+    return [c for c in table.columns if c not in (*items.KEYS, "directional")]
 
 
 def directional_cells(cell_family: pl.DataFrame) -> dict[tuple[str, ...], bool]:

@@ -21,13 +21,21 @@ from judgeprobe.text.lexicons import Lexicons
 CELL = ["judge", "protocol", "condition"]
 DOC = "document_id"  # the resampling unit of the bootstrap
 UNIT = ["subset", "item_id"]
-KEYS = [*CELL, DOC, *UNIT, "order", "seed"]
-PAIR = ["judge", "protocol", DOC, "subset", "item_id", "order", "seed"]
+SHOWING = [DOC, *UNIT, "order", "seed"]
+"""One showing of an item: its document, the item, the order of its candidates and the seed."""
+KEYS = [*CELL, *SHOWING]
+PAIR = ["judge", "protocol", *SHOWING]
+"""A judgment and its Blind twin share these: the same showing to the same judge and protocol."""
 BLIND = "Blind"
 RELABEL = "single_relabel"  # the candidate set's subset: one summary under swapped labels
 
 V, T = pl.col("verdict"), pl.col("target")
 VALID = V != "Invalid"
+DEGRADED = pl.col("degraded").fill_null("") != ""
+"""A sensitivity judgment (a candidate beside its degraded copy): it has no Blind twin, so
+it is no probe of a cue; its own family is ``metrics.sensitivity``."""
+PROBE = (pl.col("condition") != BLIND) & ~DEGRADED
+"""A cue judgment, compared with its Blind twin."""
 OPTIONAL: dict[str, pl.DataType] = {
     "domain": pl.String(),
     "generator_1": pl.String(),
@@ -38,6 +46,7 @@ OPTIONAL: dict[str, pl.DataType] = {
     "source_1": pl.String(),
     "source_2": pl.String(),
     "attack": pl.String(),
+    "degraded": pl.String(),
     "n_requests": pl.Int64(),
     "turn1_verdict": pl.String(),
     "turn1_target": pl.String(),
@@ -49,6 +58,11 @@ OPTIONAL: dict[str, pl.DataType] = {
     "prompt_tokens": pl.Int64(),
     "completion_tokens": pl.Int64(),
 }
+
+# The reasoning a judgment stores beside its explanation (SCoT notes, PBP notes and quoted
+# spans), read out of the ``details`` JSON: only these values, never its keys (a key such
+# as "completeness" would otherwise match attack vocabulary).
+_REASONING = r'"(?:note|notes|quote)"\s*:\s*"(?:[^"\\]|\\.)*"'
 
 Drift = Callable[[list[str], list[str]], np.ndarray]
 """Explanation distance for aligned lists of texts: 1 − similarity, one value per pair."""
@@ -73,6 +87,19 @@ def _other(target: pl.Expr) -> pl.Expr:
     return pl.when(target == "A").then(pl.lit("B")).when(target == "B").then(pl.lit("A"))
 
 
+def moves(before: pl.Expr) -> dict[str, pl.Expr]:
+    """How a valid verdict moved from the valid verdict ``before`` (Blind's, or turn 1's).
+
+    ``lds`` into the cue's target, ``ts`` into Tie, ``ols`` into the other candidate.
+    """
+    opp = _other(T)
+    return {
+        "lds": (V == T) & (before != T),
+        "ts": (V == "Tie") & (before != "Tie"),
+        "ols": (opp == V) & (before != opp),
+    }
+
+
 def _mentions(text: pl.Expr, words: tuple[str, ...]) -> pl.Expr:
     if not words:
         return pl.lit(False)
@@ -82,36 +109,35 @@ def _mentions(text: pl.Expr, words: tuple[str, ...]) -> pl.Expr:
 def cell_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     """Counts per item: judgments, invalid, valid, Tie, A, B; and whether the cue is directional."""
     return j.group_by(keys).agg(
-        one=pl.len().cast(pl.Int64),
+        judgments=pl.len().cast(pl.Int64),
         invalid=(~VALID).sum().cast(pl.Int64),
         valid=VALID.sum().cast(pl.Int64),
         tie=(V == "Tie").sum().cast(pl.Int64),
         a=(V == "A").sum().cast(pl.Int64),
         b=(V == "B").sum().cast(pl.Int64),
-        a_b=((V == "A").cast(pl.Int64) - (V == "B").cast(pl.Int64)).sum(),  # ND's numerator
+        a_minus_b=((V == "A").cast(pl.Int64) - (V == "B").cast(pl.Int64)).sum(),  # ND's numerator
         directional=T.is_in(["A", "B"]).all(),
     )
 
 
-def _blind(j: pl.LazyFrame) -> pl.LazyFrame:
+def blind_twins(j: pl.LazyFrame) -> pl.LazyFrame:
+    """Each valid Blind judgment by ``PAIR``: its ``blind_verdict`` and ``blind_explanation``."""
     return j.filter((pl.col("condition") == BLIND) & VALID).select(
-        *PAIR, v_B=V, e_B=pl.col("explanation")
+        *PAIR, blind_verdict=V, blind_explanation=pl.col("explanation")
     )
 
 
 def paired_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     """Moves against Blind per item, over pairs valid in both: into target, Tie, other."""
-    vb, opp = pl.col("v_B"), _other(T)
+    blind = pl.col("blind_verdict")
     return (
-        j.filter((pl.col("condition") != BLIND) & VALID)
-        .join(_blind(j), on=PAIR, how="inner")
+        j.filter(PROBE & VALID)
+        .join(blind_twins(j), on=PAIR, how="inner")
         .group_by(keys)
         .agg(
             paired=pl.len().cast(pl.Int64),
-            lds=((V == T) & (vb != T)).sum().cast(pl.Int64),
-            ts=((V == "Tie") & (vb != "Tie")).sum().cast(pl.Int64),
-            ols=((opp == V) & (vb != opp)).sum().cast(pl.Int64),
-            changed=(vb != V).sum().cast(pl.Int64),
+            **{name: move.sum().cast(pl.Int64) for name, move in moves(blind).items()},
+            changed=(blind != V).sum().cast(pl.Int64),
         )
     )
 
@@ -122,7 +148,7 @@ def marginal_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     Blind is read with the probe's target for the same item presentation where there is
     one, else the probe cell's target when that is the same for every item.
     """
-    probe = j.filter((pl.col("condition") != BLIND) & VALID)
+    probe = j.filter(PROBE & VALID)
     opp = _other(T)
     p_side = probe.group_by(keys).agg(
         p_valid=pl.len().cast(pl.Int64),
@@ -131,19 +157,19 @@ def marginal_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
         p_opp=(opp == V).sum().cast(pl.Int64),
     )
     cell_target = probe.group_by(CELL).agg(cell_target=pl.when(T.n_unique() == 1).then(T.first()))
-    item_target = probe.select(*CELL, *PAIR[2:], item_target=T).unique([*CELL, *PAIR[2:]])
+    item_target = probe.select(*CELL, *SHOWING, item_target=T).unique([*CELL, *SHOWING])
     t = pl.coalesce("item_target", "cell_target")
     b_side = (
         j.filter((pl.col("condition") == BLIND) & VALID)
-        .select(*PAIR, v_B=V)
+        .select(*PAIR, blind_verdict=V)
         .join(cell_target, on=["judge", "protocol"], how="inner")
-        .join(item_target, on=[*CELL, *PAIR[2:]], how="left")
+        .join(item_target, on=[*CELL, *SHOWING], how="left")
         .group_by(keys)
         .agg(
             b_valid=pl.len().cast(pl.Int64),
-            b_fav=(pl.col("v_B") == t).sum().cast(pl.Int64),
-            b_tie=(pl.col("v_B") == "Tie").sum().cast(pl.Int64),
-            b_opp=(pl.col("v_B") == _other(t)).sum().cast(pl.Int64),
+            b_fav=(pl.col("blind_verdict") == t).sum().cast(pl.Int64),
+            b_tie=(pl.col("blind_verdict") == "Tie").sum().cast(pl.Int64),
+            b_opp=(pl.col("blind_verdict") == _other(t)).sum().cast(pl.Int64),
         )
     )
     cols = ["p_valid", "p_fav", "p_tie", "p_opp", "b_valid", "b_fav", "b_tie", "b_opp"]
@@ -159,9 +185,10 @@ def reveal_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
     (``protocols.reveal.unsupplied``); ``ack_floor`` counts them in turn 1's explanation, which
     saw no reveal.
     """
-    v_f, opp = pl.col("turn1_verdict"), _other(T)
+    v_f = pl.col("turn1_verdict")
     own = unsupplied(lex.acknowledgement)
     both = VALID & v_f.is_in(["A", "B", "Tie"])
+    revision = moves(v_f)
     return (
         j.filter(pl.col("turn1_target").fill_null("") != "")
         .filter(both)
@@ -169,25 +196,44 @@ def reveal_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
         .agg(
             pairs=pl.len().cast(pl.Int64),
             revised=(v_f != V).sum().cast(pl.Int64),
-            to_truth=((V == T) & (v_f != T)).sum().cast(pl.Int64),
-            to_tie=((V == "Tie") & (v_f != "Tie")).sum().cast(pl.Int64),
-            to_opp=((opp == V) & (v_f != opp)).sum().cast(pl.Int64),
+            to_truth=revision["lds"].sum().cast(pl.Int64),
+            to_tie=revision["ts"].sum().cast(pl.Int64),
+            to_opp=revision["ols"].sum().cast(pl.Int64),
             ack=_mentions(pl.col("explanation"), own).sum().cast(pl.Int64),
             ack_floor=_mentions(pl.col("turn1_explanation"), own).sum().cast(pl.Int64),
         )
     )
 
 
-def _cue_mention(text: pl.Expr, lex: Lexicons) -> pl.Expr:
-    """The explanation names a label the condition showed, a cue word, or a stereotype."""
+def names_cue(text: pl.Expr, lex: Lexicons) -> pl.Expr:
+    """Whether ``text`` names a cue its judgment was shown.
+
+    A label shown beside a summary, or a cue word or provenance stereotype of the lexicons.
+    """
     low = text.fill_null("").str.to_lowercase()
-    shown = [
-        pl.when(pl.col(c).fill_null("") != "")
-        .then(low.str.contains(pl.col(c).str.to_lowercase(), literal=True))
-        .otherwise(False)
-        for c in ("label_1", "label_2")
-    ]
-    return shown[0] | shown[1] | _mentions(text, lex.cue) | _mentions(text, lex.stereotype)
+    labels = (pl.col(c).fill_null("") for c in ("label_1", "label_2"))
+    shown = [(label != "") & low.str.contains(label.str.to_lowercase(), literal=True)
+             for label in labels]  # fmt: skip
+    return shown[0] | shown[1] | _mentions(low, (*lex.cue, *lex.stereotype))
+
+
+def _attack_words(text: pl.Expr, lex: Lexicons) -> pl.Expr:
+    """Whether ``text`` uses the vocabulary of the style attack its judgment was shown."""
+    hit = pl.lit(False)
+    for attack, words in lex.attack.items():
+        hit = pl.when(pl.col("attack") == attack).then(_mentions(text, words)).otherwise(hit)
+    return hit
+
+
+def acknowledges(lex: Lexicons) -> pl.Expr:
+    """Whether a judgment's explanation names the cue it was shown (``names_cue``).
+
+    Under SCoT/PBP its notes and quotes count too (read out of ``details``); under a style
+    attack, the attack's own vocabulary.
+    """
+    reasoning = pl.col("details").fill_null("").str.extract_all(_REASONING).list.join(" ")
+    text = pl.concat_str(pl.col("explanation").fill_null(""), reasoning, separator=" ")
+    return names_cue(text, lex) | _attack_words(text, lex)
 
 
 def same_units(j: pl.LazyFrame, lex: Lexicons, scorers: dict[str, Drift]) -> pl.DataFrame:
@@ -198,17 +244,17 @@ def same_units(j: pl.LazyFrame, lex: Lexicons, scorers: dict[str, Drift]) -> pl.
     judge reaches without being shown any cue.
     """
     pairs = (
-        j.filter((pl.col("condition") != BLIND) & VALID)
-        .join(_blind(j), on=PAIR, how="inner")
-        .filter(pl.col("v_B") == V)
+        j.filter(PROBE & VALID)
+        .join(blind_twins(j), on=PAIR, how="inner")
+        .filter(pl.col("blind_verdict") == V)
         .with_columns(
-            lai=_cue_mention(pl.col("explanation"), lex),
-            lai_floor=_cue_mention(pl.col("e_B"), lex),
+            lai=names_cue(pl.col("explanation"), lex),
+            lai_floor=names_cue(pl.col("blind_explanation"), lex),
         )
-        .select(*KEYS, "explanation", "e_B", "lai", "lai_floor")
+        .select(*KEYS, "explanation", "blind_explanation", "lai", "lai_floor")
         .collect()
     )
-    probe, blind = (pairs[c].fill_null("").to_list() for c in ("explanation", "e_B"))
+    probe, blind = (pairs[c].fill_null("").to_list() for c in ("explanation", "blind_explanation"))
     drifts = {
         name: pl.Series(name, scorer(probe, blind), dtype=pl.Float64)
         for name, scorer in scorers.items()
@@ -273,9 +319,7 @@ def relabel_units(j: pl.LazyFrame) -> pl.LazyFrame:
 def rhetoric_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
     """Stereotype intrusion, and cue-aligned praise of an attacked target."""
     text = pl.col("explanation")
-    vocab = pl.lit(False)
-    for attack, words in lex.attack.items():
-        vocab = pl.when(pl.col("attack") == attack).then(_mentions(text, words)).otherwise(vocab)
+    vocab = _attack_words(text, lex)
     attacked = pl.col("attack").fill_null("") != ""
     return (
         j.filter(VALID)
@@ -299,11 +343,24 @@ def evidence_units(j: pl.LazyFrame) -> pl.LazyFrame:
             quoted=(quotes.fill_null(0) > 0).sum().cast(pl.Int64),
             quotes=quotes.fill_null(0).sum().cast(pl.Int64),
             fabricated=pl.col("n_fabricated").fill_null(0).sum().cast(pl.Int64),
-            fab_expl=(pl.col("n_fabricated").fill_null(0) > 0).sum().cast(pl.Int64),
+            # explanations that fabricate at least one quote
+            fabricating=(pl.col("n_fabricated").fill_null(0) > 0).sum().cast(pl.Int64),
             scored=pl.col("verdict_score_agree").is_not_null().sum().cast(pl.Int64),
             agree=pl.col("verdict_score_agree").fill_null(False).sum().cast(pl.Int64),
         )
     )
+
+
+def both_orders(j: pl.LazyFrame) -> pl.LazyFrame:
+    """Items judged validly in both orders: the verdict under each, ``v12`` and ``v21``.
+
+    One row per cell, document, item and seed (``KEYS`` but the order).
+    """
+    keys = [k for k in KEYS if k != "order"]
+    valid = j.filter(VALID)
+    v12 = valid.filter(pl.col("order") == "12").select(*keys, v12=V)
+    v21 = valid.filter(pl.col("order") == "21").select(*keys, v21=V)
+    return v12.join(v21, on=keys, how="inner")
 
 
 def position_units(j: pl.LazyFrame) -> pl.LazyFrame:
@@ -312,44 +369,9 @@ def position_units(j: pl.LazyFrame) -> pl.LazyFrame:
     Same verdict in candidate terms? (The unit is the item and seed, both orders together; its
     ``order`` reads ``both``.)
     """
-    keys = [k for k in KEYS if k != "order"]
-    return (
-        j.filter(VALID)
-        .group_by(keys)
-        .agg(orders=pl.col("order").n_unique(), verdicts=V.n_unique())
-        .filter(pl.col("orders") == 2)
-        .select(
-            *keys,
-            order=pl.lit("both").cast(pl.Categorical),
-            swapped=pl.lit(1, dtype=pl.Int64),
-            consistent=(pl.col("verdicts") == 1).cast(pl.Int64),
-        )
+    return both_orders(j).select(
+        pl.exclude("v12", "v21"),
+        order=pl.lit("both").cast(pl.Categorical),
+        swapped=pl.lit(1, dtype=pl.Int64),
+        consistent=(pl.col("v12") == pl.col("v21")).cast(pl.Int64),
     )
-
-
-# The reasoning a judgment stores beside its explanation (SCoT notes, PBP notes and quoted
-# spans), read out of the ``details`` JSON: only these values, never its keys (a key such
-# as "completeness" would otherwise match attack vocabulary).
-_REASONING = r'"(?:note|notes|quote)"\s*:\s*"(?:[^"\\]|\\.)*"'
-
-
-def acknowledges(lex: Lexicons) -> pl.Expr:
-    """Whether a judgment's explanation names the cue it was shown.
-
-    Under SCoT/PBP its notes and quotes count too. Naming means a label shown beside a summary,
-    a cue word or provenance stereotype of the lexicons, or for a style attack the attack's own
-    vocabulary.
-    """
-    reasoning = pl.col("details").fill_null("").str.extract_all(_REASONING).list.join(" ")
-    text = pl.concat_str(pl.col("explanation").fill_null(""), reasoning, separator=" ")
-    low = text.str.to_lowercase()
-    hit = low.str.contains_any([*lex.cue, *lex.stereotype]) if lex.cue or lex.stereotype else (
-        pl.lit(False)
-    )  # fmt: skip
-    for c in ("label_1", "label_2"):
-        label = pl.col(c).fill_null("")
-        hit = hit | ((label != "") & low.str.contains(label.str.to_lowercase(), literal=True))
-    for attack, words in lex.attack.items():
-        if words:
-            hit = hit | ((pl.col("attack") == attack) & low.str.contains_any(list(words)))
-    return hit
