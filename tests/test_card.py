@@ -54,10 +54,23 @@ def biased(
     return rows
 
 
+def reading(n: int, intact: int, worse: int = 0) -> list[dict[str, Any]]:
+    """Sensitivity judgments: the first ``intact`` documents prefer the intact candidate, the
+    next ``worse`` its degraded copy, the rest say Tie; the copy sits on A and B in turn."""
+    rows = []
+    for i in range(n):
+        side = "AB"[i % 2]
+        verdict = (
+            ("B" if side == "A" else "A") if i < intact else side if i < intact + worse else "Tie"
+        )
+        rows.append({**_row("Blind", i, verdict), "condition": "DegradedNumber", "degraded": side})
+    return rows
+
+
 def _write(tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
     run = tmp_path / "run"
     run.mkdir(parents=True)
-    pl.DataFrame(rows).write_parquet(run / "judgments.parquet")
+    pl.DataFrame(rows, infer_schema_length=None).write_parquet(run / "judgments.parquet")
     (run / "manifest.json").write_bytes(orjson.dumps({"run_id": "hand-made"}))
     return run
 
@@ -213,8 +226,9 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     code, out = _main(capsys, str(small))
     assert code == EXIT_UNDERPOWERED, out
     assert "UNDERPOWERED" in out, out
-    # No effect on 400 documents: power to see 0.05, so CLEAR.
-    large = _write(tmp_path / "c", biased(n=400, moved=0, acknowledged=0, placebo=0))
+    # No effect on 400 documents of a judge that reads: power to see 0.05, so CLEAR.
+    large = _write(tmp_path / "c", biased(n=400, moved=0, acknowledged=0, placebo=0)
+                   + reading(400, intact=400))  # fmt: skip
     code, out = _main(capsys, str(large))
     assert code == 0, out
     # A stricter thresholds file turns the clear run underpowered.

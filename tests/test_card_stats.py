@@ -98,10 +98,10 @@ def test_verdict_rule() -> None:
 
 def test_default_thresholds_are_the_documented_ones() -> None:
     t = load_thresholds()
-    assert t.origin == "builtin thresholds_v1.toml"
+    assert t.origin == "builtin thresholds_v2.toml"
     assert t.values.model_dump() == {
-        "version": 1, "fdr": 0.05, "alpha": 0.05, "power": 0.8, "cue_effect": 0.05,
-        "position_effect": 0.05, "max_flip_rate": 0.05,
+        "version": 2, "fdr": 0.05, "alpha": 0.05, "power": 0.8, "cue_effect": 0.05,
+        "position_effect": 0.05, "max_flip_rate": 0.05, "sensitivity_effect": 0.2,
     }  # fmt: skip
 
 
@@ -111,7 +111,8 @@ def test_thresholds_file_errors_are_one_line(tmp_path: Path) -> None:
         "missing.toml": None,
         "partial.toml": "version = 1\nfdr = 0.05\n",
         "range.toml": good.replace("fdr = 0.05", "fdr = 1.5"),
-        "version.toml": good.replace("version = 1", "version = 2"),
+        "version.toml": good.replace("version = 1", "version = 2"),  # v2 needs its key
+        "future.toml": good.replace("version = 1", "version = 3"),
         "broken.toml": "version = [",
     }
     for name, text in cases.items():

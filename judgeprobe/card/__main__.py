@@ -1,8 +1,9 @@
 """``python -m judgeprobe.card RUN_DIR [--thresholds FILE]``: the judge card of a run.
 
 Writes card.md, card.html, card.csv and card_silent.csv into RUN_DIR, prints the verdicts,
-and exits 0 when every row is CLEAR, 5 when any row is BIASED, 6 when none is BIASED but
-some are UNDERPOWERED (2: bad input).
+and exits 0 when every row is CLEAR, 5 when any row is BIASED, 7 when none is BIASED but the
+judge was not shown to read the texts (a row INSENSITIVE), 6 when none is BIASED or INSENSITIVE
+but some are UNDERPOWERED (2: bad input).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m judgeprobe.card``; the exit code says if the judge is biased."""
     parser = argparse.ArgumentParser(prog="python -m judgeprobe.card", description=__doc__)
     parser.add_argument("run_dir", type=Path)
-    parser.add_argument("--thresholds", type=Path, help="thresholds TOML (default: builtin v1)")
+    parser.add_argument("--thresholds", type=Path, help="thresholds TOML (default: builtin v2)")
     parser.add_argument("--lexicons", type=Path, help="override the explanation lexicons (TOML)")
     parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")

@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from judgeprobe.card.pairs import BLIND_VERDICT
-from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED, Card, families
+from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card, families
 from judgeprobe.core.files import write_atomic
 from judgeprobe.render.tables import fmt_ci, to_html, to_markdown
 
@@ -49,6 +49,8 @@ def display(card: Card) -> pl.DataFrame:
             f"{r['down']} second",
             "repeat": "Blind sent again under fresh cache keys: the judge's own noise "
             "(informational, no test)",
+            "sensitivity": f"documents {r['up']} intact vs {r['down']} degraded preferred; "
+            "a candidate beside its copy worse in one fact",
         }
         out.append(
             {
@@ -89,6 +91,23 @@ def rule(card: Card) -> str:
         f"minus second-shown, over Blind items judged in both; repeat: the noise floor "
         f"(STABLE up to {t.max_flip_rate}, else NOISY; no exit code). Intervals: 95% bootstrap "
         f"over documents; silent-cue: share of LDS moves whose explanation never names the cue."
+        + _sensitivity_rule(card)
+    )
+
+
+def _sensitivity_rule(card: Card) -> str:
+    """The sensitivity rows and the gate, in words, on a card where they decide a verdict."""
+    t = card.thresholds.values
+    kinds = set(card.rows["kind"].to_list()) | set(card.rows["verdict"].to_list())
+    if t.sensitivity_effect is None or not kinds & {"sensitivity", "INSENSITIVE"}:
+        return ""
+    return (
+        f" Sensitivity: SENS = (intact − degraded preferred) / judged, a candidate beside its "
+        f"copy worse in one fact; SENSITIVE when its sign test over documents has q ≤ {t.fdr} "
+        f"and its interval lies at or above {t.sensitivity_effect}, else INSENSITIVE. "
+        f"INSENSITIVE on a cue or position row: it would be CLEAR, but the judge was not shown "
+        f"to read the texts (its sensitivity row is INSENSITIVE, or the run has no sensitivity "
+        f"condition), so nothing moving it is not invariance."
     )
 
 
@@ -97,6 +116,7 @@ def summary(card: Card) -> str:
     counts = card.rows["verdict"].value_counts().sort("verdict")
     parts = [f"{n} {v}" for v, n in counts.iter_rows()]
     meaning = {0: "all clear", EXIT_BIASED: "a row is BIASED",
+               EXIT_INSENSITIVE: "no row BIASED; the judge was not shown to read the texts",
                EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED"}  # fmt: skip
     code = card.exit_code
     return f"{', '.join(parts) or 'no rows'}; exit code {code} ({meaning[code]})"

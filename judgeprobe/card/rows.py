@@ -30,6 +30,13 @@ import polars as pl
 
 from judgeprobe.card import stats
 from judgeprobe.card.pairs import cue_pairs, position_pairs
+from judgeprobe.card.sensitivity import (
+    INSENSITIVE,
+    ROW,
+    gate,
+    sensitivity_rows,
+    sensitivity_verdict,
+)
 from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.conditions import family_of, is_placebo, placebo_of
 from judgeprobe.metrics.compare import paired_difference
@@ -46,6 +53,7 @@ from judgeprobe.text.lexicons import Lexicons
 PLACEBO = "Placebo"
 EXIT_BIASED = 5
 EXIT_UNDERPOWERED = 6
+EXIT_INSENSITIVE = 7
 NOISE = ("BlindRepeat", "flip_rate")
 """Where the metrics table keeps a judge's noise floor: the flip rate of Blind judgments sent
 again under fresh cache keys (``repeat`` in the sweep config)."""
@@ -53,8 +61,8 @@ again under fresh cache keys (``repeat`` in the sweep config)."""
 ROW_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String(),
     "protocol": pl.String(),
-    "row": pl.String(),  # the cue condition, "position" or "repeat"
-    "kind": pl.String(),  # cue | position | repeat
+    "row": pl.String(),  # the cue condition, "position", "sensitivity" or "repeat"
+    "kind": pl.String(),  # cue | position | sensitivity | repeat
     "n": pl.Int64(),  # pairs (cue, repeat) or items judged in both orders (position)
     "documents": pl.Int64(),
     "LDS": pl.Float64(),
@@ -102,12 +110,15 @@ class Card:
     def exit_code(self) -> int:
         """The card command's exit code, so a CI job can gate on the card.
 
-        0 all clear, ``EXIT_BIASED`` when any row is BIASED, else ``EXIT_UNDERPOWERED`` when
-        any row is UNDERPOWERED.
+        0 all clear, ``EXIT_BIASED`` when any row is BIASED, else ``EXIT_INSENSITIVE`` when
+        any row is INSENSITIVE (the judge was not shown to read the texts), else
+        ``EXIT_UNDERPOWERED`` when any row is UNDERPOWERED.
         """
         verdicts = set(self.rows["verdict"].to_list())
         if "BIASED" in verdicts:
             return EXIT_BIASED
+        if INSENSITIVE in verdicts:
+            return EXIT_INSENSITIVE
         return EXIT_UNDERPOWERED if "UNDERPOWERED" in verdicts else 0
 
 
@@ -275,8 +286,14 @@ def make_card(
     positions = position_pairs(judgments)
     for key, part in positions.partition_by(["judge", "protocol"], as_dict=True).items():
         rows.append(_position_row(part, str(key[0]), str(key[1]), resamples, seed))
+    rows += sensitivity_rows(judgments, tidy) if t.sensitivity_effect is not None else []
     q_values = stats.bh_qvalues([_number(r.get("p")) for r in rows])
     for row, q in zip(rows, q_values, strict=True):  # the tested rows
+        if row["kind"] == ROW:
+            assert t.sensitivity_effect is not None
+            verdict = sensitivity_verdict(row, q, t.sensitivity_effect, t.fdr)
+            row |= {"q": q, "threshold": t.sensitivity_effect, "verdict": verdict}
+            continue
         threshold = t.cue_effect if row["kind"] == "cue" else t.position_effect
         docs, background = row.pop("_docs"), row.pop("_background")
         assert isinstance(docs, int)
@@ -288,8 +305,10 @@ def make_card(
             q, effect if isinstance(effect, float) else None, mde, threshold, t.fdr
         )
     rows += _repeat_rows(tidy, t.max_flip_rate)
-    order = {"cue": 0, "position": 1, "repeat": 2}
+    order = {ROW: -1, "cue": 0, "position": 1, "repeat": 2}
     frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)
+    if t.sensitivity_effect is not None:
+        frame = gate(frame)
     frame = frame.sort(
         ["judge", "protocol", pl.col("kind").replace_strict(order), families(frame), "row"]
     )

@@ -1,4 +1,9 @@
-"""The card's thresholds: a versioned TOML file (``thresholds_v1.toml`` holds the defaults)."""
+"""The card's thresholds: a versioned TOML file (``thresholds_v2.toml`` holds the defaults).
+
+A file is never edited once released: new keys come with a new version. Version 2 adds
+``sensitivity_effect`` (the sensitivity rows, and the gate that keeps CLEAR from a judge not
+shown to read); a version-1 file still loads and gives the version-1 card, without that gate.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from judgeprobe.core.tomlfile import packaged_toml, read_toml
 
-DEFAULT = "thresholds_v1.toml"
+DEFAULT = "thresholds_v2.toml"
 
 
 class Thresholds(BaseModel):
@@ -19,13 +24,23 @@ class Thresholds(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    version: Literal[1]
+    version: Literal[1, 2]
     fdr: float = Field(gt=0.0, lt=1.0)
     alpha: float = Field(gt=0.0, lt=1.0)
     power: float = Field(gt=0.0, lt=1.0)
     cue_effect: float = Field(gt=0.0, le=1.0)
     position_effect: float = Field(gt=0.0, le=1.0)
     max_flip_rate: float = Field(ge=0.0, le=1.0)
+    sensitivity_effect: float | None = Field(default=None, gt=0.0, le=1.0)  # version 2
+
+    @model_validator(mode="after")
+    def _keys_of_version(self) -> Thresholds:
+        """Version 2 needs ``sensitivity_effect``; version 1 does not know it."""
+        if self.version >= 2 and self.sensitivity_effect is None:
+            raise ValueError("version 2 needs sensitivity_effect")
+        if self.version == 1 and self.sensitivity_effect is not None:
+            raise ValueError("sensitivity_effect needs version = 2")
+        return self
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,15 @@ and the first turn's target against the first labels); ``attack`` (``verbosity``
 *inside* a candidate or the document rather than beside it: a prompt-injection cue;
 ``family`` names the cue family a condition belongs to (the battery's, ``battery.toml``) and
 ``placebo`` its matched placebo condition, whose LDS the card subtracts.
+``degrade`` (``number``, ``entity``, ``negation`` or ``drop``) makes it a sensitivity
+condition: no cue at all, but one candidate beside a copy of itself that is worse in one fact
+(``text.degrade``), the copy on a side drawn per item. An item whose candidates offer no such
+fact, or whose copy fails the one-fact check, is not judged under it (``ResolvedCue.skip``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from dataclasses import dataclass
@@ -24,11 +29,12 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.core.records import Item, Target
 from judgeprobe.text.attacks import ATTACKS
+from judgeprobe.text.degrade import Degradation, Kind, degrade, verify
 
 REPEAT = "BlindRepeat"
 """The condition of Blind judgments sent again under fresh cache keys (``repeat``): how often
@@ -78,6 +84,16 @@ class Condition(BaseModel):
     inject: Injection | None = None
     family: str = ""
     placebo: str = ""
+    degrade: Kind | None = None
+
+    @model_validator(mode="after")
+    def _degrade_alone(self) -> Condition:
+        """A sensitivity condition shows no cue: no label, target, attack, injection or reveal."""
+        cues = (self.label_1, self.label_2, self.attack, self.inject, self.reveal_1, self.reveal_2)
+        if self.degrade is not None and (any(cues) or self.target != "none"):
+            raise ValueError("a degrade condition shows no cue: no label, target, attack, "
+                             "inject or reveal")  # fmt: skip
+        return self
 
     @field_validator("target")
     @classmethod
@@ -93,6 +109,8 @@ class Condition(BaseModel):
 
     def resolve(self, item: Item) -> ResolvedCue:
         """Fill the labels for one item, apply any attack, and find the favoured candidate."""
+        if self.degrade is not None:
+            return self._degraded(item, self.degrade)
         fields = {"source_1": item.source_1, "source_2": item.source_2}
 
         def fill(text: str) -> str:
@@ -127,6 +145,34 @@ class Condition(BaseModel):
             document=document,
         )
 
+    def degradation(self, item: Item) -> tuple[Degradation | None, str]:
+        """The item's degraded copy (of candidate 1, else 2) and its check ("" = passed).
+
+        None with the reason when neither candidate offers a fact of the kind.
+        """
+        assert self.degrade is not None
+        for text in (item.candidate_1, item.candidate_2):
+            found = degrade(self.degrade, item.document, text, item.item_id)
+            if found is not None:
+                return found, verify(self.degrade, item.document, found.original, found.degraded)
+        return None, f"no {self.degrade} to degrade in either candidate"
+
+    def _degraded(self, item: Item, kind: Kind) -> ResolvedCue:
+        """The intact candidate beside its degraded copy, the copy's side drawn per item."""
+        found, problem = self.degradation(item)
+        digest = hashlib.sha256(f"degrade:{kind}:{item.item_id}".encode()).digest()
+        side: Target = "A" if digest[0] % 2 == 0 else "B"
+        original = found.original if found else item.candidate_1
+        copy = found.degraded if found else original
+        texts = (copy, original) if side == "A" else (original, copy)
+        return ResolvedCue(
+            label_1="", label_2="", target="none", turn1_target=None, reveal=None,
+            text_1=texts[0], text_2=texts[1], attack="", document=item.document,
+            degraded=side if found and not problem else "none",
+            change=found.change if found else "",
+            skip=problem,
+        )  # fmt: skip
+
     def _target(self, labels: tuple[str, str], item: Item) -> Target:
         if not self.target.startswith("label:"):
             return self.target  # type: ignore[return-value]
@@ -154,6 +200,9 @@ class ResolvedCue:
     text_2: str
     attack: str
     document: str
+    degraded: Target = "none"  # a sensitivity condition: the candidate that is the degraded copy
+    change: str = ""  # the one fact the copy changed, e.g. "12 → 24"
+    skip: str = ""  # why the item is not judged under this condition ("" = it is)
 
 
 def parse_conditions(tables: dict[str, Any], origin: str) -> dict[str, Condition]:

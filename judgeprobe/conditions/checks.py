@@ -11,6 +11,11 @@ so in ``flag``; numbers and names are still checked, and ``preserved`` is empty 
 already fail. A sentence injected into a candidate (``inject``, the battery's authority and
 distraction cues) is checked too: the summary must stay similar to its original; the numbers
 and names the cue sentence adds are listed, not counted against it.
+
+A sensitivity condition's degraded copy is checked the same way, by ``text.degrade.verify``
+(the copy differs from the original in exactly one fact of its kind), and recorded in
+``RUN_DIR/degrade_checks.csv``: one row per (condition, item), judged or not, with the fact
+that changed.
 """
 
 from __future__ import annotations
@@ -125,3 +130,54 @@ def write_attack_checks(
     kept, unknown = int(table["preserved"].sum()), table["preserved"].null_count()
     maybe = f" ({unknown} without a similarity)" if unknown else ""
     return f"attack preservation: {kept} of {table.height} attacked texts pass{maybe} → {path}"
+
+
+DEGRADE_SCHEMA = {
+    "condition": pl.String,
+    "item_id": pl.String,
+    "kind": pl.String,
+    "candidate": pl.Int64,  # the item's candidate that was degraded (1 or 2; empty if none)
+    "degraded": pl.String,  # where the copy sits: A (candidate 1's place) or B; empty if unjudged
+    "before": pl.String,  # the fact as the original has it
+    "after": pl.String,  # what the copy has instead ("" for a dropped sentence)
+    "verified": pl.Boolean,  # differs in exactly that one fact (judged only when true)
+    "flag": pl.String,  # why not: nothing to degrade, or what the check found
+}
+
+
+def degrade_checks(
+    items: Sequence[Item], conditions: dict[str, Condition], names: Sequence[str]
+) -> pl.DataFrame:
+    """One row per (sensitivity condition, item): the copy judged and its one-fact check."""
+    rows = []
+    for name in names:
+        condition = conditions[name]
+        if condition.degrade is None:
+            continue
+        for item in items:
+            found, problem = condition.degradation(item)
+            cue = condition.resolve(item)
+            rows.append({
+                "condition": name, "item_id": item.item_id, "kind": condition.degrade,
+                "candidate": None if found is None else
+                1 if found.original == item.candidate_1 else 2,
+                "degraded": None if cue.skip else cue.degraded,
+                "before": found.before if found else None, "after": found.after if found else None,
+                "verified": found is not None and not problem, "flag": problem,
+            })  # fmt: skip
+    return pl.DataFrame(rows, schema=DEGRADE_SCHEMA)
+
+
+def write_degrade_checks(
+    path: Path, items: Sequence[Item], conditions: dict[str, Condition], names: Sequence[str]
+) -> str:
+    """Write the checks (when the sweep has a sensitivity condition); a one-line summary or ""."""
+    table = degrade_checks(items, conditions, names)
+    if table.is_empty():
+        return ""
+    table.write_csv(path)
+    judged = int(table["verified"].sum())
+    return (
+        f"sensitivity: {judged} of {table.height} (condition, item) pairs have a degraded copy "
+        f"that differs in exactly one fact and are judged → {path}"
+    )

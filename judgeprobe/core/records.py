@@ -131,6 +131,7 @@ JUDGMENT_SCHEMA: dict[str, pl.DataType] = {
     "template_hash": pl.String(),
     "n_requests": pl.Int64(),
     "attack": pl.String(),
+    "degraded": pl.String(),
     "turn1_verdict": pl.String(),
     "turn1_target": pl.String(),
     "turn1_explanation": pl.String(),

@@ -51,6 +51,7 @@ class Job:
     reveal: tuple[str, str] | None  # turn-2 labels, screen terms
     template_hash: str
     repeat: int = 0  # > 0: the noise-floor re-send of a Blind judgment (fresh request keys)
+    degraded: Target = "none"  # a sensitivity condition: the candidate that is the degraded copy
 
 
 def to_candidates(value: Any, order: str, key: str = "") -> Any:

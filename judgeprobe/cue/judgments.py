@@ -83,6 +83,7 @@ def judgment_rows(run_id: str, jobs: Iterable[Job], store: Store) -> Iterator[di
             "source_1": job.source_1,
             "source_2": job.source_2,
             "attack": job.attack,
+            "degraded": "" if job.degraded == "none" else job.degraded,
             "template_hash": job.template_hash,
             "verdict": "Invalid",
             "invalid_reason": STOPPED,

@@ -3,7 +3,7 @@
 metrics.csv, the printed metric table and the report, which is composed here: the report's own
 sections, handed the judge card (with the battery view), the self-preference and cue-controlled
 sections (runs with such conditions) and, when the run directory holds them, the rubric probe's
-results. The sweep, a merge of shards, a batch import, ``judgeprobe report`` and a rubric run
+results. A sweep (live or on Ray), a batch import, ``judgeprobe report`` and a rubric run
 beside a cue run all write the report through ``run_report``.
 """
 

@@ -97,12 +97,17 @@ def count(cfg: SweepConfig, items: Sequence[Item], conditions: dict[str, Conditi
         again *= per_item // len(cfg.seeds)
     n_reveal = sum(conditions[c].reveal_1 is not None or conditions[c].reveal_2 is not None
                    for c in cfg.conditions)  # fmt: skip
+    # Items a sensitivity condition does not judge (nothing to degrade, or a failed check).
+    skipped = per_item * sum(
+        bool(conditions[c].resolve(i).skip)
+        for c in cfg.conditions if conditions[c].degrade is not None for i in items
+    )  # fmt: skip
     requests = {
         name: per_cell * (len(cfg.conditions) * p.stages + n_reveal * reveal_stages(name))
-        + again * p.stages
+        + (again - skipped) * p.stages
         for name, p in protocols_for(cfg).items()
     }
-    judgments = (per_cell * len(cfg.conditions) + again) * len(cfg.protocols)
+    judgments = (per_cell * len(cfg.conditions) + again - skipped) * len(cfg.protocols)
     return Counts(judgments, requests)
 
 
@@ -166,6 +171,7 @@ def _job(
         source_1=item.source_1,
         source_2=item.source_2,
         attack=cue.attack,
+        degraded=cue.degraded,
         presentation=presentation,
         reveal=reveal,
         template_hash=template_hash,
@@ -186,7 +192,8 @@ def cue_jobs(
         for reveal in (False, True)
     }
     for item in items:
-        cues = {name: conditions[name].resolve(item) for name in cfg.conditions}
+        resolved = {name: conditions[name].resolve(item) for name in cfg.conditions}
+        cues = {name: cue for name, cue in resolved.items() if not cue.skip}
         for seed in cfg.seeds:
             again = repeated(item.item_id, seed, cfg.repeat)
             for order in orders_for(cfg.order, item.item_id, seed):

@@ -30,7 +30,13 @@ from judgeprobe.metrics.families import (
 from judgeprobe.metrics.items import CELL, DOC, UNIT, Drift
 from judgeprobe.metrics.registry import METRICS, MetricSpec
 from judgeprobe.metrics.resample import Draw, Key, Resampling, Totals, document_sums
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, by_group, nan_to_none, parallel
+from judgeprobe.metrics.uncertainty import (
+    DEFAULT_RESAMPLES,
+    by_group,
+    nan_to_none,
+    parallel,
+    sign_test_p,
+)
 from judgeprobe.text.lexicons import Lexicons
 
 TIDY_SCHEMA = {
@@ -46,7 +52,7 @@ TIDY_SCHEMA = {
     "seeds": pl.Int64(),
     "seed_sd": pl.Float64(),
     "versus": pl.String(),  # differences: the other cell, e.g. "protocol=baseline"
-    "p": pl.Float64(),  # differences: exact sign test over documents (shares only)
+    "p": pl.Float64(),  # exact sign test over documents: differences (shares), SENS
 }
 BREAKDOWNS = ("domain", "subset")
 
@@ -87,9 +93,20 @@ def _cell_rows(
                 "documents": totals.documents,
                 "seeds": len(by_seed),
                 "seed_sd": float(np.std(by_seed, ddof=1)) if len(by_seed) > 1 else None,
+                "p": _sign_test(*drawing.separate[spec.name][key]) if spec.tested else None,
             }
         )
     return out
+
+
+def _sign_test(values: np.ndarray, weights: np.ndarray) -> float | None:
+    """Sign test over documents of a metric's first column against its second.
+
+    ``values`` are the documents' distinct sums, ``weights`` how many documents have each.
+    """
+    up = int(weights[values[:, 0] > values[:, 1]].sum())
+    down = int(weights[values[:, 0] < values[:, 1]].sum())
+    return sign_test_p(up, up + down)
 
 
 def _levels(

@@ -16,6 +16,7 @@ from judgeprobe.metrics.flags import Readability, with_flags
 from judgeprobe.metrics.items import (
     BLIND,
     CELL,
+    DEGRADED,
     DOC,
     PAIR,
     cell_units,
@@ -48,10 +49,12 @@ def estimates_table(
         mean_prompt_tokens=pl.col("prompt_tokens").mean(),
         mean_completion_tokens=pl.col("completion_tokens").mean(),
     )
-    probe = pl.col("condition") != BLIND
+    blind = pl.col("condition") == BLIND
+    probe = ~blind & ~pl.col("degraded_pairs")  # a cue cell (a sensitivity cell has no twin)
     directional = probe & pl.col("directional")
     sums = (
         cell_units(j, CELL)
+        .join(j.group_by(CELL).agg(degraded_pairs=DEGRADED.any()), on=CELL, how="left")
         .join(cost, on=CELL, how="left")
         .join(paired_units(j, CELL), on=CELL, how="left")
         .join(marginal_units(j, CELL), on=CELL, how="left")
@@ -59,7 +62,7 @@ def estimates_table(
             pl.when(probe).then(pl.col(c).fill_null(0)).alias(c) for c in ("paired", "ts")
         )
         .with_columns(pl.when(directional).then(pl.col(c)).alias(c) for c in ("lds", "ols"))
-        .sort(["judge", "protocol", probe, "condition"])
+        .sort(["judge", "protocol", ~blind, "condition"])
         .collect()
     )
     rates = []

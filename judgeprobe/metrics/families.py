@@ -13,6 +13,7 @@ from judgeprobe.metrics import items
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.metrics.items import CELL, DOC, UNIT, Drift
 from judgeprobe.metrics.registry import MetricSpec
+from judgeprobe.metrics.sensitivity import sensitivity_units
 from judgeprobe.text.lexicons import Lexicons
 
 CONTINUOUS = {"drift": "same", "drift_lexical": "same"}  # column -> the count it sums over
@@ -48,6 +49,7 @@ def builders(
         "evidence": lambda: items.evidence_units(j),
         "position": lambda: items.position_units(j),
         "relabel": lambda: items.relabel_units(j),
+        "sensitivity": lambda: sensitivity_units(j),
     }
 
 

@@ -2,9 +2,10 @@
 
 A metric computed from one valid item of twenty is a number, not a finding. Every row of the
 estimates table gets a ``flag`` saying why it cannot be read ('' when it can): its Invalid share
-is above ``max_invalid_rate``, or its usable n (paired items for a cue cell, valid judgments
-for Blind) is below ``min_n``. Flagged cells stay in the tables, marked, and out of any
-headline. ``invalid_reasons`` says what went wrong, per judge and protocol.
+is above ``max_invalid_rate``, or its usable n (paired items for a cue cell; valid judgments
+for Blind and for a sensitivity cell, which has no Blind twin) is below ``min_n``. Flagged
+cells stay in the tables, marked, and out of any headline. ``invalid_reasons`` says what went
+wrong, per judge and protocol.
 """
 
 from __future__ import annotations
@@ -60,17 +61,14 @@ def from_arguments(args: argparse.Namespace, base: Readability | None = None) ->
 def with_flags(table: pl.DataFrame, limits: Readability | None = None) -> pl.DataFrame:
     """The estimates table with a ``flag`` column: why each cell cannot be read, or ''."""
     limits = limits or Readability()
-    usable = (
-        pl.when(pl.col("condition") == BLIND)
-        .then(pl.col("n_valid"))
-        .otherwise(pl.col("n_paired"))
-        .fill_null(0)
-    )
+    # n_paired is null for a cell that is not paired with Blind (Blind, sensitivity cells).
+    unpaired = (pl.col("condition") == BLIND) | pl.col("n_paired").is_null()
+    usable = pl.when(unpaired).then(pl.col("n_valid")).otherwise(pl.col("n_paired")).fill_null(0)
     rate = pl.col("invalid_rate").fill_null(0.0)
     too_invalid = pl.when(rate > limits.max_invalid_rate).then(
         pl.format("{}% Invalid", (rate * 100).round(0).cast(pl.Int64))
     )
-    label = pl.when(pl.col("condition") == BLIND).then(pl.lit("valid")).otherwise(pl.lit("paired"))
+    label = pl.when(unpaired).then(pl.lit("valid")).otherwise(pl.lit("paired"))
     too_thin = pl.when(usable < limits.min_n).then(
         pl.format("n {} {} < {}", label, usable, pl.lit(limits.min_n))
     )

@@ -32,6 +32,11 @@ RELABEL = "single_relabel"  # the candidate set's subset: one summary under swap
 
 V, T = pl.col("verdict"), pl.col("target")
 VALID = V != "Invalid"
+DEGRADED = pl.col("degraded").fill_null("") != ""
+"""A sensitivity judgment (a candidate beside its degraded copy): it has no Blind twin, so
+it is no probe of a cue; its own family is ``metrics.sensitivity``."""
+PROBE = (pl.col("condition") != BLIND) & ~DEGRADED
+"""A cue judgment, compared with its Blind twin."""
 OPTIONAL: dict[str, pl.DataType] = {
     "domain": pl.String(),
     "generator_1": pl.String(),
@@ -42,6 +47,7 @@ OPTIONAL: dict[str, pl.DataType] = {
     "source_1": pl.String(),
     "source_2": pl.String(),
     "attack": pl.String(),
+    "degraded": pl.String(),
     "n_requests": pl.Int64(),
     "turn1_verdict": pl.String(),
     "turn1_target": pl.String(),
@@ -126,7 +132,7 @@ def paired_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     """Moves against Blind per item, over pairs valid in both: into target, Tie, other."""
     blind = pl.col("blind_verdict")
     return (
-        j.filter((pl.col("condition") != BLIND) & VALID)
+        j.filter(PROBE & VALID)
         .join(blind_twins(j), on=PAIR, how="inner")
         .group_by(keys)
         .agg(
@@ -143,7 +149,7 @@ def marginal_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     Blind is read with the probe's target for the same item presentation where there is
     one, else the probe cell's target when that is the same for every item.
     """
-    probe = j.filter((pl.col("condition") != BLIND) & VALID)
+    probe = j.filter(PROBE & VALID)
     opp = _other(T)
     p_side = probe.group_by(keys).agg(
         p_valid=pl.len().cast(pl.Int64),
@@ -248,7 +254,7 @@ def same_units(j: pl.LazyFrame, lex: Lexicons, scorers: dict[str, Drift]) -> pl.
     judge reaches without being shown any cue.
     """
     pairs = (
-        j.filter((pl.col("condition") != BLIND) & VALID)
+        j.filter(PROBE & VALID)
         .join(blind_twins(j), on=PAIR, how="inner")
         .filter(pl.col("blind_verdict") == V)
         .with_columns(

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from judgeprobe.metrics.sensitivity import COLUMNS as SENS_COLUMNS
+from judgeprobe.metrics.sensitivity import sens
 from judgeprobe.metrics.uncertainty import Stat, ratio, safe_ratio
 
 
@@ -28,6 +30,9 @@ class MetricSpec:
     # The count that makes a unit part of the metric (by default the last column): two cells
     # are compared on the units where it is positive in both.
     den: str = ""
+    # An exact two-sided sign test over documents of the first column against the second
+    # (documents where it is larger against those where it is smaller) goes in ``p``.
+    tested: bool = False
 
     @property
     def unit_column(self) -> str:
@@ -92,5 +97,13 @@ METRICS: tuple[MetricSpec, ...] = (
     M("relabel_flip", "relabel", ("flip", "pairs"), SHARE, description="verdict changed"),
     M("relabel_toward", "relabel", ("toward", "directed"), SHARE, description="follows label"),
     M("relabel_away", "relabel", ("away", "directed"), SHARE, description="against label"),
+    M(
+        "SENS",
+        "sensitivity",
+        SENS_COLUMNS,
+        sens,
+        description="(intact − degraded) / judged",
+        tested=True,
+    ),
 )
 BY_NAME = {m.name: m for m in METRICS}

@@ -195,7 +195,10 @@ def effect_sentences(
     estimates: pl.DataFrame, ci: Intervals, targets: Mapping[Any, str]
 ) -> list[str]:
     """The cue cells beyond noise, most moved first; or that nothing moved beyond noise."""
-    probes = estimates.filter(~pl.col("condition").is_in([BLIND, REPEAT]))
+    # A sensitivity cell has no Blind twin (n_paired null): it is no cue cell.
+    probes = estimates.filter(
+        ~pl.col("condition").is_in([BLIND, REPEAT]) & pl.col("n_paired").is_not_null()
+    )
     if probes.is_empty():
         return ["This run has no cue condition: only the judges' Blind behaviour can be read."]
     rows = [r for r in probes.iter_rows(named=True) if not unreadable(r)]

@@ -8,6 +8,11 @@ finished self-test run against the biases given now, without sending anything: c
 planted value after the sweep and its lines miss. ``--battery`` runs the battery design
 instead (``selftest.battery``: a battery cue and a self-preference, Baseline only; default
 ``--out runs/selftest-battery``); the default design and its figures are unchanged.
+
+``--sensitivity RATE`` plants a judge that reads (it prefers the intact text of a degraded
+pair at that rate) and ``--blind first|tie`` one that does not read at all; either adds the
+sensitivity conditions to the built-in sweep, and the card must call the blind judge
+INSENSITIVE, never CLEAR.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ FLAGS = {
     "anchoring": "preference for the summary wearing the favoured label",
     "badge": "preference for the summary wearing the badge",
     "silent": "cue-moved verdicts explained without naming the cue",
+    "sensitivity": "preference for the intact text of a degraded pair (reading)",
 }
 
 
@@ -58,6 +64,10 @@ def _parser() -> argparse.ArgumentParser:
         flag = f"--{name.replace('_', '-')}"
         p.add_argument(flag, type=float, default=default, metavar="RATE",
                        help=f"{meaning} (default {default})")  # fmt: skip
+    p.add_argument(
+        "--blind", choices=["first", "tie"],
+        help="a judge that does not read: always the first-shown summary, or always Tie",
+    )  # fmt: skip
     p.add_argument(
         "--favoured-label",
         help=f"(default {defaults.favoured_label!r}; --battery: {PLANTED['favoured_label']!r})",
@@ -79,6 +89,7 @@ def _biases(args: argparse.Namespace) -> Biases:
         "favoured_label": args.favoured_label,
         "badge_label": args.badge_label,
         "self_preference": args.self_preference,
+        "blind": args.blind,
     }
     # unset: the design's own default (the battery plants a label and a self-preference)
     planted = PLANTED if args.battery else {}
@@ -105,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.battery:
         config = battery_config(out, args.items, JUDGE)
     else:
-        config = default_config(out, args.items)
+        reads = biases.blind is not None or biases.sensitivity > 0
+        config = default_config(out, args.items, sensitivity=reads)
     if args.check_only and not (out / "judgments.parquet").is_file():
         raise JudgeprobeError(f"{out}: no self-test run to check (run without --check-only)")
     if not args.check_only:

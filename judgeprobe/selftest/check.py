@@ -15,6 +15,13 @@ Two checks per line:
 
 A line with nothing to estimate from (e.g. no condition in a custom config shows the badge)
 is SKIP, not a miss. Changing a planted value after the sweep makes its lines miss.
+
+Runs with a sensitivity condition add a ``sensitivity`` line: the card's pooled SENS must equal
+the oracle's, and the planted reading rate is recovered on the degraded pairs whose verdict
+without reading would not be the intact text. A blind judge (``Biases.blind``) gets that line
+(nothing planted: 0) and a ``blind judge`` line, which passes when the card calls its
+sensitivity INSENSITIVE and none of its rows CLEAR; the planted effects it overrides are not
+checked.
 """
 
 from __future__ import annotations
@@ -31,7 +38,15 @@ from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import cue_jobs
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.protocols.base import Presentation
-from judgeprobe.selftest.simulator import Biases, carrying, decide, longer, opening, wearing
+from judgeprobe.selftest.simulator import (
+    Biases,
+    carrying,
+    decide,
+    longer,
+    more_faithful,
+    opening,
+    wearing,
+)
 
 LEVEL = 0.999
 KEY = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
@@ -99,11 +114,13 @@ def expected(
     offers each bias (in candidate terms).
     """
     rows = []
+    unread = biases.model_copy(update={"sensitivity": 0.0})
     for job in cue_jobs(cfg, items, conditions, {j.name: "oracle" for j in cfg.judges}):
         p, o = job.presentation, job.order
         if job.reveal is not None:  # the final verdict is turn 2's, under the true labels
             p = Presentation(p.document, p.text_1, p.text_2, *job.reveal)
         d = decide(p, biases)
+        sensitive = job.degraded != "none"
         rows.append(
             {
                 "judge": job.judge,
@@ -123,6 +140,10 @@ def expected(
                 "badge": _candidate(wearing(p, biases.badge_label), o),
                 "own": _candidate(carrying(p, biases.own_style), o),
                 "x_taste": _candidate(d.taste, o),
+                # sensitivity pairs: the verdict without reading, and the text it would read as
+                # more faithful
+                "expected_unread": _candidate(decide(p, unread).winner, o) if sensitive else "",
+                "faithful": _candidate(more_faithful(p), o) if sensitive else "",
             }
         )
     return pl.DataFrame(rows)
@@ -172,8 +193,54 @@ def check(judgments: pl.DataFrame, oracle: pl.DataFrame, card: Card, biases: Bia
     estimates = estimates_table(judgments)
     for (judge, protocol), part in m.partition_by(["judge", "protocol"], as_dict=True).items():
         cell = (str(judge), str(protocol))
-        lines += _lines(part, estimates, card, cell, biases)
+        sensitivity = part.filter(pl.col("degraded") != "")
+        if biases.blind is None:
+            lines += _lines(part, estimates, card, cell, biases)
+        if sensitivity.height or biases.blind is not None:
+            lines.append(_sensitivity(sensitivity, card, cell, biases))
+        if biases.blind is not None:
+            lines.append(_blind(card, cell, biases.blind))
     return lines
+
+
+def _sensitivity(pairs: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> Line:
+    """SENS as the oracle counts it, and the planted reading rate.
+
+    Recovered on the pairs whose verdict without reading is not the intact text and whose
+    intact text the judge reads as the more faithful: there reading alone decides.
+    """
+    planted = 0.0 if b.blind is not None else b.sensitivity
+    row = _card_row(card, cell[0], cell[1], "sensitivity") or {}
+    if pairs.is_empty():
+        return Line("sensitivity", cell[1], planted, 0, 0, True, "no sensitivity condition")
+    intact = pl.when(pl.col("degraded") == "A").then(pl.lit("B")).otherwise(pl.lit("A"))
+    counts = pairs.filter(pl.col("expected_verdict") != "Invalid").select(
+        net=(pl.col("expected_verdict") == intact).sum().cast(pl.Int64)
+        - (pl.col("expected_verdict") == pl.col("degraded")).sum().cast(pl.Int64),
+        valid=pl.len(),
+    )
+    net, valid = (int(x) for x in counts.row(0))
+    want = net / valid if valid else None
+    units = _first_order(pairs).filter(
+        (pl.col("faithful") == intact) & (pl.col("expected_unread") != intact)
+    )
+    k = int((units["verdict"] == units.select(intact).to_series()).sum())
+    got = row.get("effect")
+    detail = f"card SENS {_fmt(got)}, expected {_fmt(want)}; {row.get('verdict')}"
+    return Line("sensitivity", cell[1], planted, k, units.height, _close(got, want), detail)
+
+
+def _blind(card: Card, cell: tuple[str, str], mode: str) -> Line:
+    """The card never calls a judge that does not read CLEAR."""
+    rows = card.rows.filter((pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1]))
+    sens = rows.filter(pl.col("kind") == "sensitivity")["verdict"].to_list()
+    cues = rows.filter(pl.col("kind") == "cue")["verdict"].to_list()
+    ok = sens == ["INSENSITIVE"] and "CLEAR" not in rows["verdict"].to_list()
+    detail = (
+        f"always {'the first-shown summary' if mode == 'first' else 'Tie'}: sensitivity "
+        f"{'/'.join(sens) or 'not measured'}, cue rows {', '.join(sorted(set(cues))) or '–'}"
+    )
+    return Line("blind judge", cell[1], None, int(ok), 1, ok, detail)
 
 
 def _lines(

@@ -16,7 +16,14 @@ order. Decision steps, each later one overriding the earlier:
    with probability ``verbosity``;
 4. label anchoring: a summary that alone wears ``favoured_label`` is preferred with
    probability ``anchoring``;
-5. badge: a summary that alone wears ``badge_label`` is preferred with probability ``badge``.
+5. badge: a summary that alone wears ``badge_label`` is preferred with probability ``badge``;
+6. reading: of two summaries that are copies of each other but for one place (a word changed,
+   put in or taken out, or a sentence left out: a sensitivity condition's pair), the one more
+   faithful to the document (more word trigrams of the document, fewer numbers it never
+   states) is preferred with probability ``sensitivity``.
+
+``blind`` replaces all of it with a judge that does not read: always the first-shown summary
+(``first``) or always Tie (``tie``).
 
 A verdict that a cue (steps 3–5) moved is explained without naming the cue with probability
 ``silent`` (drawn per prompt), else with an explanation that names it; every other
@@ -35,15 +42,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.replies import CRITERIA
+from judgeprobe.text.degrade import one_edit, sentences
 from judgeprobe.text.lexicons import load_lexicons
+from judgeprobe.text.preserve import numbers
 
 Cue = Literal["verbosity", "label", "badge"]
 
 
 OWN_STYLE = "All told"
 """The phrase that marks the simulated judge's own writing (the self-test's battery items)."""
-ADDED = {"self_preference": 0.0, "own_style": OWN_STYLE}
-"""Fields added after the first self-test runs, with the defaults that leave a digest as it was."""
 
 
 class Biases(BaseModel):
@@ -62,16 +69,22 @@ class Biases(BaseModel):
     length_ratio: float = Field(default=1.2, gt=1.0)
     self_preference: float = Field(default=0.0, ge=0.0, le=1.0)
     own_style: str = Field(default=OWN_STYLE, min_length=1)
+    sensitivity: float = Field(default=0.0, ge=0.0, le=1.0)
+    blind: Literal["first", "tie"] | None = None
 
     def digest(self) -> str:
         """Short hash of the biases.
 
         Part of the server fingerprint, so a judge with other biases never reuses cached verdicts.
-        The self-preference fields count only when set: earlier runs keep their digest.
+        The judges added later (reading, blind) count only when set, so the fingerprint of every
+        judge that existed before them stays what it was.
         """
-        unset = {k for k, v in ADDED.items() if getattr(self, k) == v}
-        body = orjson.dumps(self.model_dump(exclude=unset), option=orjson.OPT_SORT_KEYS)
+        later = {k for k in LATER if getattr(self, k) == type(self).model_fields[k].default}
+        body = orjson.dumps(self.model_dump(exclude=later), option=orjson.OPT_SORT_KEYS)
         return hashlib.sha256(body).hexdigest()[:12]
+
+
+LATER = ("sensitivity", "blind", "self_preference", "own_style")
 
 
 def draw(*parts: str) -> float:
@@ -111,6 +124,35 @@ def carrying(p: Presentation, phrase: str) -> int:
     """The screen position (1, 2) of the one summary that contains ``phrase``; 0 if none or both."""
     in_1, in_2 = phrase.lower() in p.text_1.lower(), phrase.lower() in p.text_2.lower()
     return 1 if in_1 and not in_2 else 2 if in_2 and not in_1 else 0
+
+
+def _trigrams(text: str) -> set[tuple[str, ...]]:
+    words = [w.strip(".,;:!?\"'()").lower() for w in text.split()]
+    return set(zip(words, words[1:], words[2:], strict=False))
+
+
+def faithfulness(document: str, text: str) -> int:
+    """Word trigrams the text shares with the document, less the numbers it never states."""
+    return len(_trigrams(text) & _trigrams(document)) - len(numbers(text) - numbers(document))
+
+
+def copies(p: Presentation) -> bool:
+    """Whether the two summaries are copies of each other but for one place."""
+    if one_edit(p.text_1, p.text_2) is not None:
+        return True
+    a, b = sentences(p.text_1), sentences(p.text_2)
+    long, short = (a, b) if len(a) > len(b) else (b, a)
+    return len(long) == len(short) + 1 and any(
+        long[:i] + long[i + 1 :] == short for i in range(len(long))
+    )
+
+
+def more_faithful(p: Presentation) -> int:
+    """The screen position (1, 2) of the more faithful of two copies; 0 if not copies or even."""
+    if not copies(p):
+        return 0
+    f1, f2 = faithfulness(p.document, p.text_1), faithfulness(p.document, p.text_2)
+    return 1 if f1 > f2 else 2 if f2 > f1 else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +195,9 @@ class Decision:
 
 def decide(p: Presentation, b: Biases) -> Decision:
     """The simulated judge's verdict on one presentation (screen order, labels as shown)."""
+    if b.blind is not None:  # a judge that does not read
+        winner = 1 if b.blind == "first" else 0
+        return Decision(winner, winner, None, False, "", winner)
     key = item_key(p)
     o1, o2 = opening(p.text_1), opening(p.text_2)
     if o1 == o2 or draw(*key, "tie") < b.tie_rate:
@@ -173,6 +218,9 @@ def decide(p: Presentation, b: Biases) -> Decision:
     for name, side, rate, text in steps:
         if side and draw(*key, name) < rate:
             winner, cue, cue_text = side, name, text
+    faithful = more_faithful(p) if b.sensitivity else 0
+    if faithful and draw(*key, "sensitivity") < b.sensitivity:
+        winner, cue, cue_text = faithful, None, ""  # it read: no cue moved the verdict
     if winner == evidence:
         cue, cue_text = None, ""
     # Per prompt, white space normalised (templates may wrap the texts in new lines).

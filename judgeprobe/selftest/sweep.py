@@ -17,17 +17,20 @@ from judgeprobe.selftest.simulator import Biases
 
 JUDGE = "simulated"
 CONDITIONS = ["Blind", "True", "Flip", "Placebo", "Verbosity"]
+SENSITIVITY = ["DegradedNumber", "DegradedEntity", "DegradedNegation", "DegradedSentence"]
 PROTOCOLS = ["baseline", "scot", "pbp"]
 
 
-def default_config(out: Path, n_items: int) -> Path:
+def default_config(out: Path, n_items: int, sensitivity: bool = False) -> Path:
     """The self-test's own sweep.
 
-    Synthetic items, both orders, every protocol, the cue conditions whose effects are planted.
+    Synthetic items, both orders, every protocol, the cue conditions whose effects are planted;
+    with ``sensitivity`` the sensitivity conditions too (the synthetic summaries have a number
+    and a claim to degrade, no second name and one sentence: those two kinds judge nothing).
     """
     out.mkdir(parents=True, exist_ok=True)
     items = write_items(out / "items.jsonl", n_items)
-    quoted = ", ".join(f'"{c}"' for c in CONDITIONS)
+    quoted = ", ".join(f'"{c}"' for c in CONDITIONS + SENSITIVITY * sensitivity)
     protocols = ", ".join(f'"{p}"' for p in PROTOCOLS)
     text = f"""# Written by python -m judgeprobe.selftest.
 name = "selftest"

@@ -1,0 +1,92 @@
+"""The card's sensitivity rows, and the gate that keeps CLEAR from a judge that does not read.
+
+A cue row is CLEAR when the run could have seen a cue effect and saw none. A judge that
+ignores the texts never moves with a label either, so on cue rows alone blindness reads as
+invariance. The sensitivity row (one per judge × protocol of a run with a sensitivity
+condition, ``conditions`` ``degrade``) measures whether the judge reads at all: SENS pooled
+over every kind of degradation (``metrics.sensitivity``), with its document-level interval
+and the exact sign test over documents of intact against degraded (McNemar on discordant
+documents). It is SENSITIVE when the test is significant after Benjamini–Hochberg with the
+card's other tests (q ≤ ``fdr``) and the interval's lower end reaches
+``sensitivity_effect``; INSENSITIVE otherwise.
+
+Under thresholds of version 2 and later, every row of a judge × protocol without a SENSITIVE
+row (its row INSENSITIVE, or no sensitivity condition in the run) that would be CLEAR (a cue
+or position row) is INSENSITIVE instead: invariance to a cue means something only for a
+judge that responds to evidence (docs/metrics.md), and a judge that always says Tie shows no
+position effect for the same reason. BIASED and UNDERPOWERED stand. Version-1 thresholds have
+no such gate.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from judgeprobe.metrics.items import DOC, with_optional
+from judgeprobe.metrics.sensitivity import POOLED, sensitivity_units
+from judgeprobe.metrics.uncertainty import sign_test_p
+
+ROW = "sensitivity"
+SENSITIVE, INSENSITIVE = "SENSITIVE", "INSENSITIVE"
+
+
+def _tidy_sens(tidy: pl.DataFrame, judge: str, protocol: str) -> dict[str, object]:
+    level = pl.col("versus").is_null() if "versus" in tidy.columns else pl.lit(True)
+    found = tidy.filter(
+        level & (pl.col("judge") == judge) & (pl.col("protocol") == protocol)
+        & (pl.col("condition") == POOLED) & (pl.col("metric") == "SENS")
+    )  # fmt: skip
+    if found.is_empty():
+        return {"effect": None, "effect_lo": None, "effect_hi": None}
+    r = found.row(0, named=True)
+    return {"effect": r["value"], "effect_lo": r["lo"], "effect_hi": r["hi"]}
+
+
+def sensitivity_rows(judgments: pl.DataFrame, tidy: pl.DataFrame) -> list[dict[str, object]]:
+    """One untested-yet row per judge × protocol with sensitivity judgments (no q, no verdict).
+
+    ``effect`` is the pooled SENS with its interval from the metrics table ``tidy``; ``up`` and
+    ``down`` the documents whose verdicts favour the intact text or the copy, and ``p`` their
+    exact test.
+    """
+    j = with_optional(judgments.lazy()).with_columns(pl.col(DOC).cast(pl.String))
+    units = (
+        sensitivity_units(j.with_columns(pl.col("condition").cast(pl.Categorical)))
+        .filter(pl.col("condition") == POOLED)
+        .with_columns(pl.col("judge", "protocol").cast(pl.String))
+        .collect()
+    )
+    rows: list[dict[str, object]] = []
+    for (judge, protocol), part in sorted(
+        units.partition_by(["judge", "protocol"], as_dict=True).items()
+    ):
+        per_doc = part.group_by(DOC).agg(net=(pl.col("intact") - pl.col("worse")).sum())
+        up, down = int((per_doc["net"] > 0).sum()), int((per_doc["net"] < 0).sum())
+        rows.append({
+            "judge": judge, "protocol": protocol, "row": ROW, "kind": ROW,
+            "n": int(part["judged"].sum()), "documents": part[DOC].n_unique(),
+            "effect_name": "SENS (intact − degraded)",
+            **_tidy_sens(tidy, str(judge), str(protocol)),
+            "up": up, "down": down, "p": sign_test_p(up, up + down),
+        })  # fmt: skip
+    return rows
+
+
+def sensitivity_verdict(row: dict[str, object], q: float | None, threshold: float,
+                        fdr: float) -> str:  # fmt: skip
+    """SENSITIVE when the sign test holds after BH and the interval's lower end ≥ threshold."""
+    lo = row.get("effect_lo")
+    reads = q is not None and q <= fdr and isinstance(lo, float) and lo >= threshold
+    return SENSITIVE if reads else INSENSITIVE
+
+
+def gate(rows: pl.DataFrame) -> pl.DataFrame:
+    """Rows that would be CLEAR for a judge × protocol not shown to read: INSENSITIVE."""
+    reads = rows.filter((pl.col("kind") == ROW) & (pl.col("verdict") == SENSITIVE))
+    shown = pl.struct("judge", "protocol").is_in(
+        reads.select(pl.struct("judge", "protocol")).to_series().implode()
+    )
+    blind = (pl.col("verdict") == "CLEAR") & ~shown
+    return rows.with_columns(
+        verdict=pl.when(blind).then(pl.lit(INSENSITIVE)).otherwise(pl.col("verdict"))
+    )
