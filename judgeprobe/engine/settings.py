@@ -2,7 +2,7 @@
 
 ``JudgeConfig`` (one OpenAI-compatible server or its replicas, with credentials kept out of
 every message) and ``EngineConfig`` (re-asks, retries, timeouts, deadlines, the breaker) are the
-engine's own settings; the sweep, rubric and candidate configs (``judgeprobe.config`` and
+engine's own settings; the sweep, rubric and candidate configs (``judgeprobe.cue.config`` and
 friends) compose them, so the engine never depends on what a sweep is.
 """
 
