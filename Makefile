@@ -34,7 +34,7 @@ $(BIN)/python:
 # Nothing here compiles: llama.cpp's server comes as xllamacpp's prebuilt wheels.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install '$(TORCH)'
-	$(BIN)/pip install -e '.[embedded,embeddings,test,dev]'
+	$(BIN)/pip install -e '.[embedded,embeddings,ray,test,dev]'
 	touch $@
 
 install: $(VENV)/.installed

@@ -20,6 +20,7 @@ COMMANDS = {
     "annotate": ("judgeprobe.annotate.__main__", "human annotation forms and agreement"),
     "candidates": ("judgeprobe.candidates.__main__", "build a candidate set from a corpus"),
     "rubric": ("judgeprobe.rubric.__main__", "the rubric probe (second paper)"),
+    "selfpref": ("judgeprobe.selfpref.__main__", "self-preference items from two candidate sets"),
     "selftest": ("judgeprobe.selftest.__main__", "plant biases in a simulated judge, recover them"),
 }
 

@@ -198,6 +198,7 @@ def test_acknowledgement_reads_notes_and_quotes_not_json_keys() -> None:
             "label_1": ["", "", "LLM", "LLM"],
             "label_2": ["", "", "TradML", "TradML"],
             "attack": ["verbosity", "verbosity", "", ""],
+            "condition": ["Verbosity", "Verbosity", "True", "True"],
         }
     )
     got = frame.select(acknowledges(load_lexicons())).to_series().to_list()
@@ -227,6 +228,7 @@ def test_the_card_and_the_metrics_name_the_cue_by_one_rule() -> None:
             "label_1": ["LLM", "Editor's pick", "", "LLM"],
             "label_2": ["TradML", "", "", "TradML"],
             "attack": ["", "", "", ""],
+            "condition": ["True", "Placebo", "Blind", "Flip"],
         }
     )
     lex = load_lexicons()

@@ -11,16 +11,18 @@ import pytest
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.candidates.config import CandidatesConfig
+from judgeprobe.conditions import builtin_conditions, placebo_of
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.cue.run import _conditions
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.rubric.config import RubricConfig
-from judgeprobe.runs.config import EMBEDDED
+from judgeprobe.runs.config import EMBEDDED, load_toml
 
 ROOT = Path(__file__).resolve().parent.parent / "experiments"
-EXPERIMENTS = sorted(ROOT.rglob("*.toml"))
+EXPERIMENTS = sorted(p for p in ROOT.rglob("*.toml") if not p.name.endswith(".candidates.toml"))
+BUILDS = sorted(ROOT.rglob("*.candidates.toml"))  # candidate-builder configs
 GROUPS = sorted(p.stem for p in (ROOT / "paper").glob("*.toml"))
 PAPER_JUDGES = {"gemma-2-9b", "llama-3.1-8b", "mistral-7b", "qwen2.5-7b", "zephyr-7b"}
 ALL = ["baseline", "scot", "pbp"]
@@ -67,9 +69,58 @@ def test_experiment_config_is_valid(path: Path) -> None:
     assert set(cfg.conditions) <= set(_conditions(cfg))
 
 
+# Designs beyond the paper with a twin at the top of experiments/ and one in smoke/.
+BEYOND = ("battery",)
+
+
 def test_every_paper_group_has_a_config() -> None:
     assert set(GROUPS) == set(TABLES)
-    assert {p.stem for p in (ROOT / "smoke").glob("*.toml")} == set(TABLES)
+    smoke = {p.stem for p in (ROOT / "smoke").glob("*.toml") if p in EXPERIMENTS}
+    assert smoke == set(TABLES) | set(BEYOND) | {"self-preference"}
+
+
+@pytest.mark.parametrize("design", BEYOND)
+def test_smoke_twin_of_a_design_beyond_the_paper(design: str) -> None:
+    full, smoke = (
+        load_config(ROOT / f"{design}.toml"),
+        load_config(ROOT / "smoke" / f"{design}.toml"),
+    )
+    same = ("protocols", "conditions", "subsets", "order", "cues")
+    assert {k: getattr(full, k) for k in same} == {k: getattr(smoke, k) for k in same}
+    assert [j.name for j in smoke.judges] == [EMBEDDED[0].name]
+    conditions = _conditions(smoke)
+    for item in sweep_items(smoke):
+        for name in smoke.conditions:
+            conditions[name].resolve(item)
+
+
+@pytest.mark.parametrize("path", BUILDS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_candidate_builder_config_is_valid(path: Path) -> None:
+    cfg = load_toml(path, CandidatesConfig)
+    assert cfg.subsets
+
+
+def test_self_preference_twins_ask_the_same() -> None:
+    full = load_config(ROOT / "self-preference.toml")
+    smoke = load_config(ROOT / "smoke" / "self-preference.toml")
+    same = ("protocols", "conditions", "subsets", "order", "cues")
+    assert {k: getattr(full, k) for k in same} == {k: getattr(smoke, k) for k in same}
+    assert full.conditions == ["Blind", "SelfOwn", "SelfOther"]
+    assert [j.name for j in smoke.judges] == [EMBEDDED[0].name]
+    own = load_toml(ROOT / "smoke" / "self-preference.own.candidates.toml", CandidatesConfig)
+    assert own.author.name == smoke.judges[0].name  # the judge is the author of its own texts
+    gpu = load_toml(ROOT / "self-preference.own.candidates.toml", CandidatesConfig)
+    other = load_toml(ROOT / "self-preference.other.candidates.toml", CandidatesConfig)
+    assert gpu.author.name == full.judges[0].name
+    assert other.paraphraser is not None
+    assert other.paraphraser.name == full.judges[0].name
+
+
+def test_the_battery_runs_every_bundled_family_cue_with_its_placebo() -> None:
+    cfg = load_config(ROOT / "battery.toml")
+    family = [n for n, c in builtin_conditions().items() if c.family not in ("", "self-preference")]
+    assert cfg.conditions == ["Blind", *family]
+    assert {placebo_of(n) for n in family} <= set(cfg.conditions) | {"Placebo"}
 
 
 @pytest.mark.parametrize("scale", ["paper", "smoke"])

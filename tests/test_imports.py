@@ -93,7 +93,7 @@ def test_the_package_has_no_import_cycle() -> None:
 
 
 # Packages in layers, lowest first: a package may import only packages of lower layers. Entry
-# points (every ``__main__``, the console, ``python -m judgeprobe.run``/``merge``) are on top.
+# points (every ``__main__``, the console, ``python -m judgeprobe.run``) are on top.
 LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(layer.split())
     for layer in (
@@ -106,13 +106,13 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "metrics",
         "render",  # the page toolkit
         "card report",  # outputs; the report composer is handed its sections
-        "candidates rubric annotate",  # stages
+        "candidates rubric annotate selfpref",  # stages
         "cue",  # the cue probe, whose report holds the rubric results and the card
         "selftest",
         "entry",
     )
 )
-ENTRY = {"judgeprobe.__main__", "judgeprobe.run", "judgeprobe.merge"}
+ENTRY = {"judgeprobe.__main__", "judgeprobe.run"}
 
 
 def package_of(module: str) -> str:

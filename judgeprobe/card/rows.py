@@ -7,8 +7,10 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
   table), the silent-cue rate (LDS moves whose explanation never names the cue) with its
   interval, and the row's *effect*: the placebo-subtracted LDS (LDS − LDS of Placebo on the
   same items, ``metrics.compare.paired_difference``) where the run has a Placebo cell for the
-  judge and protocol, else LDS − OLS on the row's own pairs. Its exact test is the sign test
-  over documents the effect implies (McNemar on discordant documents).
+  judge and protocol, else LDS − OLS on the row's own pairs. A battery cue is compared with its
+  matched placebo (``placebo`` in ``conditions/battery.toml``) where the run has it; a placebo
+  row is always LDS − OLS. Its exact test is the sign test over documents the effect implies
+  (McNemar on discordant documents). Rows are grouped by cue family (``families``).
 - **Position rows.** On Blind items judged in both orders: consistency, and the
   first-position excess (first-shown chosen in both orders − second-shown in both) / items
   with McNemar's exact test over documents.
@@ -39,6 +41,7 @@ from judgeprobe.card.sensitivity import (
     sensitivity_verdict,
 )
 from judgeprobe.card.thresholds import LoadedThresholds
+from judgeprobe.conditions import family_of, is_placebo, placebo_of
 from judgeprobe.metrics.compare import paired_difference
 from judgeprobe.metrics.items import DOC
 from judgeprobe.metrics.uncertainty import (
@@ -184,7 +187,7 @@ def _cue_row(
     judgments: pl.DataFrame,
     pairs: pl.DataFrame,
     cell: tuple[str, str, str],
-    has_placebo: bool,
+    placebo: str,
     tidy: pl.DataFrame,
     lex: Lexicons,
     resamples: int,
@@ -196,14 +199,14 @@ def _cue_row(
     for metric in ("LDS", "TS", "OLS"):
         row |= _metric(tidy, cell, metric)
     d = None
-    if has_placebo and condition != PLACEBO:
+    if placebo and not is_placebo(condition):
         d = paired_difference(
-            judgments, "LDS", cell, (judge, protocol, PLACEBO),
+            judgments, "LDS", cell, (judge, protocol, placebo),
             lex=lex, resamples=resamples, seed=seed,
         )  # fmt: skip
     if d is not None and d.documents > 0:  # else no item judged under both: LDS − OLS
         r = d.value_b or 0.0
-        row |= {"effect_name": "LDS − Placebo", "effect": d.delta, "effect_lo": d.lo,
+        row |= {"effect_name": f"LDS − {placebo}", "effect": d.delta, "effect_lo": d.lo,
                 "effect_hi": d.hi, "up": d.a_more, "down": d.b_more, "p": d.p}  # fmt: skip
         docs, background = d.documents, 2 * r * (1 - r)
     else:
@@ -260,6 +263,12 @@ def _repeat_rows(tidy: pl.DataFrame, max_flip_rate: float) -> list[dict[str, obj
     return rows
 
 
+def families(rows: pl.DataFrame) -> pl.Expr:
+    """Each card row's cue family ("" for the paper's cues, position and repeat rows)."""
+    names = rows["row"].unique().to_list()
+    return pl.col("row").replace_strict({n: family_of(n) for n in names}, default="")
+
+
 def make_card(
     judgments: pl.DataFrame,
     tidy: pl.DataFrame,
@@ -274,14 +283,18 @@ def make_card(
     """
     t = thresholds.values
     pairs = cue_pairs(judgments, lex).with_columns(unit=pl.lit(1, dtype=pl.Int64))
-    placebo = set(
-        pairs.filter(pl.col("condition") == PLACEBO).select("judge", "protocol").iter_rows()
-    )
+    cells = set(pairs.select("judge", "protocol", "condition").unique().iter_rows())
     rows: list[dict[str, object]] = []
     for key, part in pairs.partition_by(["judge", "protocol", "condition"], as_dict=True).items():
         cell = (str(key[0]), str(key[1]), str(key[2]))
-        has_placebo = (cell[0], cell[1]) in placebo
-        rows.append(_cue_row(judgments, part, cell, has_placebo, tidy, lex, resamples, seed))
+        placebo = placebo_of(cell[2])  # a battery cue's matched placebo, else Placebo
+        if (cell[0], cell[1], placebo) not in cells:
+            placebo = PLACEBO
+        has_placebo = (cell[0], cell[1], placebo) in cells
+        rows.append(
+            _cue_row(judgments, part, cell, placebo if has_placebo else "", tidy, lex, resamples,
+                     seed)
+        )  # fmt: skip
     positions = position_pairs(judgments)
     for key, part in positions.partition_by(["judge", "protocol"], as_dict=True).items():
         rows.append(_position_row(part, str(key[0]), str(key[1]), tidy, resamples, seed))
@@ -308,6 +321,8 @@ def make_card(
     frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)
     if t.sensitivity_effect is not None:
         frame = gate(frame)
-    frame = frame.sort(["judge", "protocol", pl.col("kind").replace_strict(order), "row"])
+    frame = frame.sort(
+        ["judge", "protocol", pl.col("kind").replace_strict(order), families(frame), "row"]
+    )
     silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "unit")
     return Card(frame, silent_items, thresholds)

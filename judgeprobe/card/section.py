@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.card.battery import battery_section
 from judgeprobe.card.render import display, rule, silent_table, summary
 from judgeprobe.card.rows import make_card
 from judgeprobe.card.thresholds import load_thresholds
@@ -23,6 +24,7 @@ def card_sections(
         return []
     n_silent = card.silent_items.height
     return [
+        *battery_section(card),
         Section(
             "Judge card",
             rule(card) + " Thresholds: the defaults; `python -m judgeprobe.card RUN_DIR "

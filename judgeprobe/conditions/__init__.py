@@ -11,6 +11,8 @@ and the first turn's target against the first labels); ``attack`` (``verbosity``
 ``confidence``) rewrites candidate ``attack_on`` with that style attack; ``inject``
 (``{where = "A" | "B" | "document", what = "...", at = "end" | "start"}``) places a sentence
 *inside* a candidate or the document rather than beside it: a prompt-injection cue;
+``family`` names the cue family a condition belongs to (the battery's, ``battery.toml``) and
+``placebo`` its matched placebo condition, whose LDS the card subtracts.
 ``degrade`` (``number``, ``entity``, ``negation`` or ``drop``) makes it a sensitivity
 condition: no cue at all, but one candidate beside a copy of itself that is worse in one fact
 (``text.degrade``), the copy on a side drawn per item. An item whose candidates offer no such
@@ -23,6 +25,7 @@ import hashlib
 import re
 import tomllib
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
@@ -79,6 +82,8 @@ class Condition(BaseModel):
     attack: Literal["verbosity", "confidence"] | None = None
     attack_on: Literal["A", "B"] = "A"
     inject: Injection | None = None
+    family: str = ""
+    placebo: str = ""
     degrade: Kind | None = None
 
     @model_validator(mode="after")
@@ -213,7 +218,46 @@ def parse_conditions(tables: dict[str, Any], origin: str) -> dict[str, Condition
     return out
 
 
+BUNDLED = ("builtin.toml", "battery.toml", "selfpref.toml")
+"""The packaged condition files: the paper's cues, the cue battery, the self-preference arms."""
+
+
+@cache
+def _bundled() -> dict[str, Condition]:
+    out: dict[str, Condition] = {}
+    for name in BUNDLED:
+        text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+        out |= parse_conditions(tomllib.loads(text), f"bundled conditions {name}")
+    for condition in out.values():
+        if condition.placebo and condition.placebo not in out:
+            raise JudgeprobeError(
+                f"bundled condition {condition.name}: no placebo {condition.placebo}"
+            )
+    return out
+
+
 def builtin_conditions() -> dict[str, Condition]:
-    """The paper's cue conditions, from the packaged ``builtin.toml``."""
-    text = resources.files(__package__).joinpath("builtin.toml").read_text(encoding="utf-8")
-    return parse_conditions(tomllib.loads(text), "builtin conditions")
+    """The bundled cue conditions: the paper's (``builtin.toml``) and the battery's."""
+    return dict(_bundled())
+
+
+def family_of(condition: str) -> str:
+    """The cue family of a bundled condition; "" for the paper's cues and unknown names."""
+    found = _bundled().get(condition)
+    return found.family if found else ""
+
+
+def family_members(family: str) -> list[str]:
+    """The bundled conditions of a cue family, in file order."""
+    return [name for name, c in _bundled().items() if family and c.family == family]
+
+
+def is_placebo(condition: str) -> bool:
+    """Whether a condition is a placebo: ``Placebo``, or one a bundled condition names."""
+    return condition == "Placebo" or any(c.placebo == condition for c in _bundled().values())
+
+
+def placebo_of(condition: str, default: str = "Placebo") -> str:
+    """The placebo a bundled condition is compared with (``default`` when it names none)."""
+    found = _bundled().get(condition)
+    return found.placebo if found and found.placebo else default

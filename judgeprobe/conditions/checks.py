@@ -1,4 +1,4 @@
-"""The preservation check on every attacked text a sweep judges, recorded per item.
+"""The preservation check on every attacked or injected text a sweep judges, per item.
 
 A style attack must keep the summary's content (paper, IV-E). The data set builder checks the
 attacks it writes; a sweep may instead apply the deterministic rule (an item without a
@@ -8,7 +8,9 @@ original at least ``THRESHOLD``, no new number, no new name. The result goes to
 ``RUN_DIR/attack_checks.csv``, one row per (condition, item); nothing is dropped, so a reader
 can set failed items aside. Without the embedding model the similarity is left empty and says
 so in ``flag``; numbers and names are still checked, and ``preserved`` is empty unless they
-already fail.
+already fail. A sentence injected into a candidate (``inject``, the battery's authority and
+distraction cues) is checked too: the summary must stay similar to its original; the numbers
+and names the cue sentence adds are listed, not counted against it.
 
 A sensitivity condition's degraded copy is checked the same way, by ``text.degrade.verify``
 (the copy differs from the original in exactly one fact of its kind), and recorded in
@@ -33,7 +35,7 @@ SCHEMA = {
     "condition": pl.String,
     "item_id": pl.String,
     "attack": pl.String,
-    "method": pl.String,  # "prepared" (the item's own attack text) or "rule"
+    "method": pl.String,  # "prepared" (the item's attack text), "rule", or "inject" (a cue)
     "similarity": pl.Float64,
     "new_numbers": pl.String,
     "new_names": pl.String,
@@ -50,14 +52,22 @@ def attack_checks(
     pairs: list[tuple[str, str]] = []
     for name in names:
         condition = conditions[name]
-        if condition.attack is None:
+        if condition.attack is not None:
+            side = condition.attack_on
+        elif condition.inject is not None and condition.inject.where != "document":
+            side = condition.inject.where
+        else:
             continue
-        i = 0 if condition.attack_on == "A" else 1
+        i = 0 if side == "A" else 1
         for item in items:
             cue = condition.resolve(item)
             original = (item.candidate_1, item.candidate_2)[i]
-            prepared = getattr(item, f"{condition.attack}_{i + 1}", None)
-            meta.append((name, item.item_id, condition.attack, "prepared" if prepared else "rule"))
+            if condition.attack is None:
+                method, attack = "inject", "inject"
+            else:
+                prepared = getattr(item, f"{condition.attack}_{i + 1}", None)
+                method, attack = ("prepared" if prepared else "rule"), condition.attack
+            meta.append((name, item.item_id, attack, method))
             pairs.append((original, (cue.text_1, cue.text_2)[i]))
     if not pairs:
         return pl.DataFrame(schema=SCHEMA)
@@ -67,6 +77,9 @@ def attack_checks(
         checks = [preserve.compare(o, r, math.nan) for o, r in pairs]
     rows = []
     for (name, item_id, attack, method), c in zip(meta, checks, strict=True):
+        if method == "inject":  # the cue sentence's own numbers and names are the cue's
+            rows.append(_injection_row(name, item_id, c))
+            continue
         unmeasured = math.isnan(c.similarity)
         flag = c.problems(THRESHOLD) if not unmeasured else "; ".join(
             [p for p in [c.problems(-1.0)] if p] + ["similarity not checked (no embedding model)"]
@@ -80,6 +93,30 @@ def attack_checks(
             "flag": flag,
         })  # fmt: skip
     return pl.DataFrame(rows, schema=SCHEMA)
+
+
+def _injection_row(name: str, item_id: str, c: preserve.Preservation) -> dict[str, object]:
+    """An injected sentence adds its own numbers and names on purpose (a citation, a fact).
+
+    What is checked is that the summary is still itself: similarity to the original at least
+    ``THRESHOLD``; what the sentence adds is listed in ``flag``.
+    """
+    unmeasured = math.isnan(c.similarity)
+    added = "; ".join(
+        f"the cue adds {what}: {', '.join(found)}"
+        for what, found in (("numbers", c.new_numbers), ("names", c.new_entities))
+        if found
+    )
+    flag = "similarity not checked (no embedding model)" if unmeasured else (
+        f"similarity {c.similarity:.3f} < {THRESHOLD}" if c.similarity < THRESHOLD else ""
+    )  # fmt: skip
+    return {
+        "condition": name, "item_id": item_id, "attack": "inject", "method": "inject",
+        "similarity": None if unmeasured else c.similarity,
+        "new_numbers": ", ".join(c.new_numbers), "new_names": ", ".join(c.new_entities),
+        "preserved": None if unmeasured else c.similarity >= THRESHOLD,
+        "flag": "; ".join(x for x in (flag, added) if x),
+    }  # fmt: skip
 
 
 def write_attack_checks(

@@ -1,8 +1,9 @@
 """A cue run's derived outputs, written from its judgments table.
 
 metrics.csv, the printed metric table and the report, which is composed here: the report's own
-sections, handed the judge card and, when the run directory holds them, the rubric probe's
-results. The sweep, a merge of shards, a batch import, ``judgeprobe report`` and a rubric run
+sections, handed the judge card (with the battery view), the self-preference and cue-controlled
+sections (runs with such conditions) and, when the run directory holds them, the rubric probe's
+results. A sweep (live or on Ray), a batch import, ``judgeprobe report`` and a rubric run
 beside a cue run all write the report through ``run_report``.
 """
 
@@ -19,6 +20,8 @@ from judgeprobe.metrics.flags import Readability, run_limits
 from judgeprobe.metrics.table import print_table, write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.report.compose import write_report
+from judgeprobe.report.controlled import controlled_sections
+from judgeprobe.report.selfpref import selfpref_sections
 from judgeprobe.rubric.report import rubric_sections
 from judgeprobe.runs.rundir import read_manifest
 from judgeprobe.text.lexicons import Lexicons, load_lexicons
@@ -38,6 +41,8 @@ def run_report(
         run_dir, lex, resamples, seed, console,
         handed=[
             lambda j, tidy: card_sections(j, tidy, lex, resamples, seed),
+            lambda j, _tidy: selfpref_sections(j, resamples, seed),
+            lambda j, _tidy: controlled_sections(j, run_dir, seed),
             lambda _j, _tidy: rubric_sections(run_dir),
         ],
         limits=limits, by=by,

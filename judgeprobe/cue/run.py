@@ -3,9 +3,9 @@
 config → items → probe judges → plan → engine → store → judgments.parquet → metrics.
 With no arguments: the default sweep on the bundled sample against the embedded judge.
 
-Scaling out: ``--shard I/N`` runs one machine's share (unite the shards with
-``python -m judgeprobe.merge``); ``--export-batch`` writes the pending requests as an OpenAI
-batch file (``vllm run-batch``, batch APIs) and ``--import-batch`` ingests its answers.
+Past one machine: ``--ray [ADDRESS]`` runs the requests as Ray Data rounds
+(judgeprobe.runs.ray); ``--export-batch`` writes the pending requests as an OpenAI batch file
+(``vllm run-batch``, batch APIs) and ``--import-batch`` ingests its answers.
 """
 
 from __future__ import annotations
@@ -44,17 +44,18 @@ from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.settings import JudgeConfig
-from judgeprobe.engine.shard import Shard
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.metrics.flags import invalid_reasons
 from judgeprobe.runs.config import parse_judge_flag, with_overrides
+from judgeprobe.runs.ray import check_engines, ray_sweep
 from judgeprobe.runs.rundir import (
     EXIT_INCOMPLETE,
     EXIT_UNRELIABLE,
     check_run_dir,
     check_writable_dir,
     open_store,
-    shard_record,
+    resumable_note,
+    resume_command,
 )
 from judgeprobe.runs.sweep import JobType, handler, judges_open, lanes_of, run_sweep
 
@@ -72,10 +73,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--limit", type=int, help="only the first N items")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--shard", metavar="I/N", help="run only shard I of N (by document hash); see merge"
-    )
     batch = p.add_mutually_exclusive_group()
+    batch.add_argument(
+        "--ray", nargs="?", const="", metavar="ADDRESS",
+        help="run the requests as Ray Data rounds (no ADDRESS: a local Ray; auto: this cluster)",
+    )  # fmt: skip
     batch.add_argument(
         "--export-batch", type=Path, metavar="JSONL",
         help="write the pending requests as an OpenAI batch file; send nothing",
@@ -125,9 +127,9 @@ def _conditions(cfg: SweepConfig) -> dict[str, Condition]:
 class Mode:
     """What this invocation does besides a plain sweep."""
 
-    shard: Shard | None = None
     export_batch: Path | None = None
     import_batch: Path | None = None
+    ray: str | None = None  # "": a local Ray
 
     @property
     def batch(self) -> bool:
@@ -240,9 +242,8 @@ def _announce(
             console.print(checked)
     planned = count(cfg, items, conditions)
     per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())
-    share = f" (shard {mode.shard})" if mode.shard else ""
     console.print(
-        f"{planned.judgments} judgments planned{share} ({sum(planned.requests.values())} "
+        f"{planned.judgments} judgments planned ({sum(planned.requests.values())} "
         f"requests before cache: {per_protocol}) → {out}"
     )
 
@@ -260,7 +261,7 @@ async def _batch_pass(
         endpoints: dict[str, Endpoint] = {
             j.name: BatchEndpoint(j, cfg.engine, store, importing) for j in cfg.judges
         }
-        manifest = {**kind.manifest(endpoints), "shard": shard_record(mode.shard)}
+        manifest = kind.manifest(endpoints)
         write_json(out / "manifest.json", manifest)
         announce()
         fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
@@ -295,21 +296,20 @@ async def _sweep(
         if found is None:
             return summary, False
         frame = found
+    elif mode.ray is not None:
+        swept = await ray_sweep(
+            kind, cfg.judges, cfg.engine, out, console, mode.ray or None, show_progress,
+            checked=lambda eps: preflight(cfg, items, conditions, eps), opened=announce,
+        )  # fmt: skip
+        summary, frame = swept.summary, swept.judgments
     else:
         async with judges_open(cfg.judges, cfg.engine, console) as endpoints:
             await preflight(cfg, items, conditions, endpoints)
             # Everything is validated: only now does the run directory get written.
             swept = await run_sweep(
-                kind, endpoints, cfg.engine, out, console, show_progress,
-                extra_manifest={"shard": shard_record(mode.shard)}, opened=announce,
+                kind, endpoints, cfg.engine, out, console, show_progress, opened=announce
             )  # fmt: skip
         summary, frame = swept.summary, swept.judgments
-    if mode.shard is not None:
-        console.print(
-            f"shard {mode.shard}: {frame.height} judgments in {out}/judgments.parquet; "
-            "unite the shards with `python -m judgeprobe.merge --out DIR SHARD_DIR...`"
-        )
-        return summary, report_unreliable(frame, cfg, summary, console)
     n_invalid = write_outputs(out, frame, console)
     console.print(
         f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
@@ -328,14 +328,13 @@ def main(argv: list[str] | None = None) -> int:
         # The default sweep, sent live: on whichever embedded judge is up (judgeprobe.cue.embedded).
         cfg, chosen = running_judge(cfg)
     mode = Mode(
-        shard=Shard.parse(args.shard) if args.shard else None,
         export_batch=args.export_batch,
         import_batch=args.import_batch,
+        ray=args.ray,
     )
+    check_engines(cfg.judges, ray=mode.ray is not None)
     conditions = _conditions(cfg)
     items = sweep_items(cfg)
-    if mode.shard is not None:
-        items = [item for item in items if mode.shard.owns(item.document)]
     for item in items:  # fail on an unresolvable cue before any request is sent
         for name in cfg.conditions:
             conditions[name].resolve(item)
@@ -348,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
             raise JudgeprobeError(f"--export-batch {mode.export_batch}: is a directory")
     if mode.import_batch is not None and not (out / "store.sqlite").exists():
         raise JudgeprobeError(f"{out} holds no run: export a batch into it first")
-    check_run_dir(out, args.resume or mode.batch, cfg.digest(), mode.shard)
+    check_run_dir(out, args.resume or mode.batch, cfg.digest())
     console = Console(stderr=True, soft_wrap=True)
     if chosen:
         console.print(f"[yellow]{escape(chosen)}[/]")
@@ -359,6 +358,15 @@ def main(argv: list[str] | None = None) -> int:
     console.print(f"done in {time.monotonic() - start:.1f}s")
     if mode.export_batch is not None:
         return 0
+    return exit_code(summary, failing, sys.argv[1:] if argv is None else argv, console)
+
+
+def exit_code(summary: RunSummary, failing: bool, argv: list[str], console: Console) -> int:
+    """4 when a judge is unreliable; else 3 when anything is left for a later pass; else 0.
+
+    A later pass is an import (batch answers pending), a resume after the sweep deadline, or
+    a resume for judgments that failed for a reason it may clear (said with the command).
+    """
     code = 0
     if summary.pending:
         console.print("[yellow]some judgments still wait for batch answers: they are "
@@ -367,6 +375,10 @@ def main(argv: list[str] | None = None) -> int:
     elif summary.deadline_hit:
         console.print("[yellow]sweep deadline reached: unfinished requests are Invalid "
                       "(not run); rerun with --resume[/]")  # fmt: skip
+        code = EXIT_INCOMPLETE
+    elif summary.resumable:
+        command = resume_command("judgeprobe.run", argv)
+        console.print(f"[yellow]{escape(resumable_note(summary.resumable, command))}[/]")
         code = EXIT_INCOMPLETE
     return EXIT_UNRELIABLE if failing else code
 

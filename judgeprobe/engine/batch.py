@@ -76,9 +76,14 @@ class BatchEndpoint(Endpoint):
     live = False  # no server is asked, so no credentials are needed
 
     def __init__(
-        self, judge: JudgeConfig, engine: EngineConfig, store: Store, importing: bool
+        self,
+        judge: JudgeConfig,
+        engine: EngineConfig,
+        store: Store,
+        importing: bool,
+        info: ServerInfo | None = None,
     ) -> None:
-        super().__init__(judge, engine, batch_info(judge))
+        super().__init__(judge, engine, info or batch_info(judge))
         self.store = store
         self.importing = importing
         self.matched: set[int] = set()  # hashes of the custom_ids answered in this pass
@@ -93,7 +98,7 @@ class BatchEndpoint(Endpoint):
             cid = custom_id(req.key, round_, escalated_to)
             record = self.store.get_answer(cid)
             answer = None if record is None else _answer(orjson.loads(record))
-            if answer is None or (isinstance(answer, Exception) and not self.importing):
+            if answer is None or not self.usable(cid, answer):
                 body = chat_body(req, messages, self.info, self.judge, max_tokens)
                 line = {"custom_id": cid, "method": "POST", "url": CHAT_URL, "body": body}
                 raise Deferred(cid, orjson.dumps(line) + b"\n")
@@ -103,6 +108,13 @@ class BatchEndpoint(Endpoint):
             return answer
 
         return await converse(req, send, self._batch_engine, self.info.model, self.judge.name)
+
+    def usable(self, cid: str, answer: Answer) -> bool:
+        """Whether a stored answer ends its request now (else the request is exported again).
+
+        Exporting, a failed line counts as no answer; importing, it ends the request.
+        """
+        return self.importing or not isinstance(answer, Exception)
 
 
 @dataclass(slots=True)
@@ -123,11 +135,15 @@ async def walk(
     handle: Callable[[J], Awaitable[Outcome]],
     store: Store,
     out: IO[bytes] | None = None,
+    collect: Callable[[J, Deferred], None] | None = None,
+    done: Callable[[Outcome], None] | None = None,
 ) -> Walk:
     """Run every judgment as far as the store and the answers allow; write what is pending.
 
-    ``handle`` makes one judgment through ``BatchEndpoint``s. Memory: one int per written
-    line (each request is written once however many judgments wait on it), never the plan.
+    ``handle`` makes one judgment through ``BatchEndpoint``s. Each pending request is
+    written to ``out`` and handed to ``collect`` once (with the job that waits on it), however
+    many judgments wait on it; ``done`` sees every outcome stored. Memory: one int per
+    pending request, never the plan.
     """
     found = Walk()
     written: set[int] = set()
@@ -139,12 +155,17 @@ async def walk(
             outcome = await handle(job)
         except Deferred as deferred:
             found.pending += 1
-            if out is not None and hash(deferred.custom_id) not in written:
+            if hash(deferred.custom_id) not in written:
                 written.add(hash(deferred.custom_id))
-                out.write(deferred.line)
+                if out is not None:
+                    out.write(deferred.line)
+                if collect is not None:
+                    collect(job, deferred)
                 found.lines += 1
             continue
         store.put_outcome(outcome)
+        if done is not None:
+            done(outcome)
         found.finished += 1
     return found
 

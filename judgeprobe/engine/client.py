@@ -14,7 +14,7 @@ batch file's answers (judgeprobe.engine.batch) are validated exactly as live one
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -36,6 +36,7 @@ from judgeprobe.engine.retry import (
     BadResponse,
     HTTPStatusError,
     describe,
+    is_outage,
     is_replica_fault,
     is_retryable,
     status_of,
@@ -306,15 +307,28 @@ class Endpoint:
     #: Whether requests go to a server (so its credentials must be at hand).
     live = True
 
-    def __init__(self, judge: JudgeConfig, engine: EngineConfig, info: ServerInfo) -> None:
+    def __init__(
+        self,
+        judge: JudgeConfig,
+        engine: EngineConfig,
+        info: ServerInfo,
+        auth: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
+        """``auth``: each replica's headers, resolved elsewhere (a Ray worker gets them)."""
         self.judge = judge
         self.engine = engine
         self.info = info
-        auth = {url: judge.auth_headers(url) for url in judge.replicas} if self.live else {}
-        self._secrets = judge.secrets() if self.live else []  # redacted from echoed errors
+        if auth is None:
+            auth = {url: judge.auth_headers(url) for url in judge.replicas} if self.live else {}
+            secrets = judge.secrets() if self.live else []
+        else:
+            shown = [v for headers in auth.values() for v in headers.values()]
+            secrets = [s for v in shown for s in (v, v.split(" ", 1)[-1]) if len(s) >= 4]
+        self._secrets = secrets  # redacted from echoed errors
         self.pool = ReplicaPool(
             judge.replicas, judge.concurrency, {"Content-Type": "application/json"},
             engine.attempt_timeout_s, replica_headers=auth,
+            probe_every_s=max(0.05, min(1.0, engine.backoff_cap_s)),
         )  # fmt: skip
         # One admission per 1/rate seconds: asyncio-throttle admits while its log holds fewer
         # than ``rate_limit`` entries, so a fractional rate per 1-second period would round up.
@@ -326,7 +340,8 @@ class Endpoint:
         """Close the endpoint's connections and replica probes."""
         await self.pool.close()
 
-    async def _post(self, body: bytes, prefix: int) -> Completion:
+    async def _post(self, body: bytes, prefix: int, deadline: float) -> Completion:
+        await self.pool.wait_reachable(deadline)  # an outage holds the request, not its attempts
         replica = self.pool.pick(prefix)
         replica.outstanding += 1
         try:
@@ -346,7 +361,9 @@ class Endpoint:
             except orjson.JSONDecodeError:
                 raise BadResponse("body is not JSON") from None
         except Exception as exc:
-            if is_replica_fault(exc):
+            if is_outage(exc):
+                self.pool.unreachable(replica)
+            elif is_replica_fault(exc):
                 self.pool.failed(replica)
             raise
         finally:
@@ -357,9 +374,10 @@ class Endpoint:
     async def execute(self, req: Request) -> Result:
         """Run one request to its end: a valid result or an explicit Invalid one."""
         prefix = hash(req.messages[0]["content"][:PREFIX_CHARS]) if req.messages else 0
+        deadline = time.monotonic() + self.engine.request_deadline_s
 
         async def send(messages: list[Message], _round: int, max_tokens: int) -> Completion:
             body = chat_body(req, messages, self.info, self.judge, max_tokens)
-            return await self._post(orjson.dumps(body), prefix)
+            return await self._post(orjson.dumps(body), prefix, deadline)
 
         return await converse(req, send, self.engine, self.info.model, self.judge.name)

@@ -76,6 +76,10 @@ class SweepProgress:
         """Judgments finished in any way, for the done/total column."""
         return self.valid + self.invalid + self.cached
 
+    def note(self, text: str) -> None:
+        """A line above the bar (a round's summary), also when the bar is off."""
+        self._progress.console.print(text)
+
     def skipped(self, n: int = 1) -> None:
         """Requests already in the store (resume) or duplicates of one in flight."""
         self.cached += n

@@ -7,6 +7,12 @@ healthy replica with the fewest outstanding requests. A replica that fails ``eje
 times in a row (connection errors, timeouts, 5xx) is ejected; after a cool-down one probe
 (``GET /models``) re-admits it, or doubles the cool-down. With every replica ejected, requests
 still go to the least loaded one: the retry backoff then paces them.
+
+An outage is another matter: a replica that refuses the connection itself (the server is
+down or restarting) is marked ``down`` at once and probed every ``probe_every_s`` until it
+answers; no request goes to it meanwhile. While every replica is down the judge's requests
+wait (``wait_reachable``) instead of spending their attempts, each until its own deadline, so
+a server restarted mid-sweep costs time, not judgments.
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ import asyncio
 import itertools
 import time
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Coroutine, Hashable, Mapping, Sequence
 
 import aiohttp
+
+from judgeprobe.engine.retry import Unreachable
 
 PROBE_TIMEOUT = aiohttp.ClientTimeout(total=10.0)
 #: How many prompt prefixes the affinity table remembers (oldest forgotten first).
@@ -38,6 +46,7 @@ class Replica:
         self.failures = 0  # consecutive replica faults
         self.ejected_until: float | None = None
         self.cooldown_s = 0.0
+        self.down = False  # refused a connection; probed until it answers (an outage)
 
     @property
     def healthy(self) -> bool:
@@ -58,6 +67,7 @@ class ReplicaPool:
         cooldown_s: float = 2.0,
         max_cooldown_s: float = 60.0,
         replica_headers: Mapping[str, Mapping[str, str]] | None = None,
+        probe_every_s: float = 1.0,
     ) -> None:
         timeout = aiohttp.ClientTimeout(total=timeout_s)
         own = replica_headers or {}  # per replica (its credentials), on top of ``headers``
@@ -79,13 +89,18 @@ class ReplicaPool:
         self._affinity: OrderedDict[Hashable, Replica] = OrderedDict()
         self._turn = itertools.count()
         self._probes: set[asyncio.Task[None]] = set()
+        self.probe_every_s = probe_every_s
+        self.reachable = asyncio.Event()  # cleared while every replica is down
+        self.reachable.set()
+        self.outages = 0  # replicas found down in this pool's life
 
     def pick(self, affinity: Hashable | None = None) -> Replica:
         """The replica for the next attempt of a request whose prompt prefix is ``affinity``."""
         if len(self.replicas) == 1:
             return self.replicas[0]
         self._readmit_due()
-        pool = [r for r in self.replicas if r.healthy] or self.replicas
+        up = [r for r in self.replicas if not r.down] or self.replicas
+        pool = [r for r in up if r.healthy] or up
         chosen = self._affinity.get(affinity) if affinity is not None else None
         if (
             chosen is None
@@ -125,21 +140,54 @@ class ReplicaPool:
             due = replica.ejected_until
             if due is not None and due <= now:
                 replica.ejected_until = float("inf")  # one probe at a time
-                task = asyncio.get_running_loop().create_task(self._probe(replica))
-                self._probes.add(task)
-                task.add_done_callback(self._probes.discard)
+                self._start(self._probe(replica))
 
-    async def _probe(self, replica: Replica) -> None:
+    def _start(self, probe: Coroutine[object, object, None]) -> None:
+        task = asyncio.get_running_loop().create_task(probe)
+        self._probes.add(task)
+        task.add_done_callback(self._probes.discard)
+
+    @staticmethod
+    async def _answers(replica: Replica) -> bool:
+        """Whether the replica's server answers ``GET /models`` now."""
         try:
             async with replica.session.get(f"{replica.url}/models", timeout=PROBE_TIMEOUT) as resp:
-                ok = resp.status == 200
+                return resp.status == 200
         except (aiohttp.ClientError, TimeoutError):
-            ok = False
-        if ok:
+            return False
+
+    async def _probe(self, replica: Replica) -> None:
+        if await self._answers(replica):
             replica.ejected_until = None
             replica.failures = 0
         else:
             self._eject(replica)
+
+    def unreachable(self, replica: Replica) -> None:
+        """The replica refused a connection: hold its requests and probe it until it answers."""
+        if replica.down:
+            return
+        replica.down = True
+        self.outages += 1
+        if all(r.down for r in self.replicas):
+            self.reachable.clear()
+        self._start(self._probe_until_up(replica))
+
+    async def _probe_until_up(self, replica: Replica) -> None:
+        while not await self._answers(replica):
+            await asyncio.sleep(self.probe_every_s)
+        replica.down = False
+        replica.failures = 0
+        self.reachable.set()
+
+    async def wait_reachable(self, deadline: float) -> None:
+        """Return once a replica is up; ``Unreachable`` if none is by ``deadline`` (monotonic)."""
+        if self.reachable.is_set():
+            return
+        try:
+            await asyncio.wait_for(self.reachable.wait(), max(0.0, deadline - time.monotonic()))
+        except TimeoutError:
+            raise Unreachable(len(self.replicas)) from None
 
     async def close(self) -> None:
         """Stop the health probes and close every replica's session."""

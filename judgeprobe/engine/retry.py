@@ -28,6 +28,14 @@ class HTTPStatusError(Exception):
         self.retry_after = retry_after
 
 
+class Unreachable(Exception):
+    """Every replica of a judge refused connections until the request deadline (an outage)."""
+
+    def __init__(self, replicas: int) -> None:
+        what = "its server" if replicas == 1 else f"all {replicas} replicas"
+        super().__init__(f"judge unreachable: {what} refused connections until the deadline")
+
+
 class BadResponse(Exception):
     """A 2xx answer that is not a chat completion (a proxy or server fault; may clear)."""
 
@@ -49,6 +57,7 @@ def is_retryable(exc: BaseException) -> bool:
         openai.APIConnectionError
         | aiohttp.ClientError
         | BadResponse
+        | Unreachable
         | TimeoutError
         | asyncio.TimeoutError,
     )
@@ -60,6 +69,13 @@ def is_replica_fault(exc: BaseException) -> bool:
     if status is not None:
         return status >= 500
     return is_retryable(exc)
+
+
+def is_outage(exc: BaseException) -> bool:
+    """A failure to connect at all (refused, no route): the server is down, not busy."""
+    return isinstance(exc, aiohttp.ClientConnectorError) and not isinstance(
+        exc, aiohttp.ClientSSLError
+    )
 
 
 def retry_after_s(exc: BaseException | None) -> float | None:
@@ -109,6 +125,8 @@ def describe(exc: BaseException) -> str:
         return f"connection error: {cause or exc}"[:240]
     if isinstance(exc, aiohttp.ClientError):
         return f"connection error: {exc}"[:240]
+    if isinstance(exc, Unreachable):
+        return str(exc)
     if isinstance(exc, BadResponse):
         return f"bad response: {exc}"[:240]
     return f"{type(exc).__name__}: {exc}"[:240]

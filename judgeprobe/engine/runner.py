@@ -16,6 +16,7 @@ Without ``group`` every job is its own chunk.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
@@ -48,6 +49,14 @@ class RunSummary:
     deadline_hit: bool = False
     pending: int = 0  # judgments waiting for a batch answer (batch import)
     tripped: dict[str, str] = field(default_factory=dict)  # judge -> why its breaker tripped
+    # Judgments that ended Invalid for a reason a resume may clear (transport, breaker), by
+    # reason: a run with any is incomplete, never done.
+    resumable: Counter[str] = field(default_factory=Counter)
+
+    def record(self, outcome: Outcome) -> None:
+        """Count a finished judgment that a resume would send again."""
+        if outcome.status != "valid" and outcome.retryable:
+            self.resumable[outcome.invalid_reason[:160]] += 1
 
 
 async def run_jobs(
@@ -69,6 +78,7 @@ async def run_jobs(
             for job in chunk:
                 result = await handle(job)
                 store.put_outcome(result)
+                summary.record(result)
                 in_flight.discard(job.key)
                 progress.finished(result)
 

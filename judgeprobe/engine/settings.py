@@ -2,7 +2,7 @@
 
 ``JudgeConfig`` (one OpenAI-compatible server or its replicas, with credentials kept out of
 every message) and ``EngineConfig`` (re-asks, retries, timeouts, deadlines, the breaker) are the
-engine's own settings; the sweep, rubric and candidate configs (``judgeprobe.config`` and
+engine's own settings; the sweep, rubric and candidate configs (``judgeprobe.cue.config`` and
 friends) compose them, so the engine never depends on what a sweep is.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import os
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import (
@@ -37,6 +37,25 @@ def split_credentials(url: str) -> tuple[str, str]:
     return urlunsplit(parts._replace(netloc=host)), userinfo
 
 
+class ClusterEngine(BaseModel):
+    """A judge that Ray runs inside the cluster under ``--ray`` (no server to stand up).
+
+    ``engine = "vllm"``: Ray Data's vLLM processor, ``replicas`` engines of
+    ``gpus_per_replica`` GPUs each (tensor parallel), loading ``model_source`` (a path or
+    model id; default the judge's ``model``) with ``engine_kwargs``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    engine: Literal["vllm"] = "vllm"
+    model_source: str = ""
+    engine_kwargs: dict[str, Any] = Field(default_factory=dict)
+    gpus_per_replica: int = Field(default=1, ge=1)
+    replicas: int = Field(default=1, ge=1)
+    batch_size: int = Field(default=64, ge=1)
+    accelerator_type: str = ""  # e.g. "H100"; "" = any GPU
+
+
 class JudgeConfig(BaseModel):
     """One judge: an OpenAI-compatible server swapped by URL, or several replicas of it.
 
@@ -48,12 +67,14 @@ class JudgeConfig(BaseModel):
     ``user:password@`` in a URL is taken out at validation (``url``/``urls`` are public) and
     kept in ``url_credentials`` (per replica, a SecretStr, redacted in JSON dumps and repr);
     an API key is only ever read from the environment variable ``api_key_env`` names.
+
+    A judge with ``cluster`` (an in-cluster engine, ``--ray`` only) needs no URL.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9._-]+$")
-    url: str = Field(pattern=r"^https?://")
+    url: str = Field(default="", pattern=r"^(https?://.*)?$")
     urls: tuple[str, ...] = ()
     model: str = ""  # "" = the first model the server lists
     backend: str = "auto"
@@ -69,6 +90,16 @@ class JudgeConfig(BaseModel):
     # as they were, and a judge rebuilt from a flag never inherits another's command.
     serve: str = Field(default="", exclude=True)
     url_credentials: dict[str, SecretStr] = Field(default_factory=dict, repr=False)
+    cluster: ClusterEngine | None = None
+
+    @model_validator(mode="after")
+    def _reachable(self) -> JudgeConfig:
+        """A served judge has a URL; an in-cluster one names its model."""
+        if self.cluster is None and not self.url:
+            raise ValueError("url is required (or [judges.cluster] for an engine Ray runs)")
+        if self.cluster is not None and not (self.model or self.cluster.model_source):
+            raise ValueError("an in-cluster judge needs model (or cluster.model_source)")
+        return self
 
     @model_validator(mode="wrap")
     @classmethod

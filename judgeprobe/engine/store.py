@@ -165,23 +165,6 @@ class Store:
             self._db.execute("COMMIT")
         self._pending = 0
 
-    def absorb(self, other: Path) -> None:
-        """Copy another store's rows in; a final row is never replaced by a retryable one."""
-        self.flush()
-        self._db.execute("ATTACH DATABASE ? AS other", (str(other),))
-        try:
-            with self._db:
-                self._db.execute("BEGIN")
-                for table in TABLES:
-                    self._db.execute(
-                        f"INSERT INTO {table} (key, retryable, data) "
-                        f"SELECT key, retryable, data FROM other.{table} WHERE true "
-                        "ON CONFLICT(key) DO UPDATE SET retryable = excluded.retryable, "
-                        f"data = excluded.data WHERE {table}.retryable = 1"
-                    )
-        finally:
-            self._db.execute("DETACH DATABASE other")
-
     def _get(self, table: str, key: str) -> dict[str, Any] | None:
         row = self._db.execute(f"SELECT data FROM {table} WHERE key = ?", (key,)).fetchone()
         return None if row is None else dict(orjson.loads(row[0]))

@@ -2,7 +2,9 @@
 
 The metrics of any judgments file of the documented schema — the estimates table (printed and
 written to CSV) and the interval table (every metric with its document-level bootstrap interval,
-and the paired protocol and judge differences).
+and the paired protocol and judge differences). ``--controlled`` instead fits the cue-controlled
+win rate (``metrics.controlled``) and writes ``controlled.csv`` and ``controlled_win_rates.csv``
+beside the input.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import polars as pl
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.cli import main_guard
 from judgeprobe.metrics.compute import BREAKDOWNS, breakdown, compute_metrics
+from judgeprobe.metrics.controlled import controlled, shown, shown_lengths
 from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import add_arguments, from_arguments
@@ -78,8 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     parser.add_argument("--lexicons", type=Path, help="override the explanation lexicons (TOML)")
+    parser.add_argument(
+        "--controlled", action="store_true", help="fit the cue-controlled win rate instead"
+    )
     add_arguments(parser)
     args = parser.parse_args(argv)
+    if args.controlled:
+        return controlled_main(args.judgments, args.seed)
     out = args.out or args.judgments.with_name("metrics.csv")
     ci = args.ci or args.judgments.with_name("metrics_ci.csv")
     check_out(out)
@@ -99,6 +107,30 @@ def main(argv: list[str] | None = None) -> int:
     print_table(table)
     print_differences(tidy)
     print(f"wrote {out} and {ci}")
+    return 0
+
+
+def controlled_main(path: Path, seed: int) -> int:
+    """``--controlled``: the model's terms and the sources' win rates, printed and written."""
+    frame = with_blind(load_judgments(path), path)
+    terms, rates = controlled(frame, shown_lengths(path.parent), seed)
+    if terms.is_empty():
+        raise JudgeprobeError(f"{path}: no judge × protocol with a model to fit (two documents)")
+    outs = {"controlled.csv": terms, "controlled_win_rates.csv": rates}
+    for name, table in outs.items():
+        _write(table, path.with_name(name), "--controlled")
+    with pl.Config(
+        tbl_rows=-1,
+        tbl_cols=-1,
+        tbl_width_chars=200,
+        fmt_str_lengths=40,
+        tbl_hide_dataframe_shape=True,
+        tbl_hide_column_data_types=True,
+    ):
+        for title, table in shown(terms, rates).items():
+            print(f"cue-controlled model, {title}:")
+            print(table if not table.is_empty() else "(fewer than two sources)")
+    print(f"wrote {', '.join(str(path.with_name(n)) for n in outs)}")
     return 0
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
+from judgeprobe.conditions import family_members
 from judgeprobe.protocols.reveal import unsupplied
 from judgeprobe.text.lexicons import Lexicons
 
@@ -227,15 +228,24 @@ def _attack_words(text: pl.Expr, lex: Lexicons) -> pl.Expr:
     return hit
 
 
+def _family_words(text: pl.Expr, lex: Lexicons) -> pl.Expr:
+    """Whether ``text`` uses the words of the battery family its judgment's condition is in."""
+    hit = pl.lit(False)
+    for family, words in lex.family.items():
+        if words and (members := family_members(family)):
+            hit = hit | (pl.col("condition").is_in(members) & _mentions(text, words))
+    return hit
+
+
 def acknowledges(lex: Lexicons) -> pl.Expr:
     """Whether a judgment's explanation names the cue it was shown (``names_cue``).
 
     Under SCoT/PBP its notes and quotes count too (read out of ``details``); under a style
-    attack, the attack's own vocabulary.
+    attack, the attack's own vocabulary; under a battery cue, its family's words.
     """
     reasoning = pl.col("details").fill_null("").str.extract_all(_REASONING).list.join(" ")
     text = pl.concat_str(pl.col("explanation").fill_null(""), reasoning, separator=" ")
-    return names_cue(text, lex) | _attack_words(text, lex)
+    return names_cue(text, lex) | _attack_words(text, lex) | _family_words(text, lex)
 
 
 def same_units(j: pl.LazyFrame, lex: Lexicons, scorers: dict[str, Drift]) -> pl.DataFrame:

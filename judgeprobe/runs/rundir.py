@@ -1,6 +1,6 @@
 """A run directory: its exit codes, its manifest, and the checks made before it is written.
 
-Every command that writes a run (the cue sweep, the rubric probe, a merge) checks its output
+Every command that writes a run (the cue sweep, the rubric probe) checks its output
 path and any earlier run there before a server is asked anything, so a bad path or a
 mismatched resume never costs a probe or leaves half a run.
 """
@@ -8,20 +8,37 @@ mismatched resume never costs a probe or leaves half a run.
 from __future__ import annotations
 
 import os
+import shlex
 import sqlite3
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.engine.shard import Shard
 from judgeprobe.engine.store import Store
 
 EXIT_BAD_INPUT = 2  # one `error:` line on stderr, nothing written
 EXIT_INCOMPLETE = 3  # the sweep deadline stopped sending, or batch answers are pending
 EXIT_UNRELIABLE = 4  # a judge's Invalid share is above [engine] fail_invalid_rate
 EXIT_INTERRUPTED = 130
+
+
+def resume_command(module: str, argv: Sequence[str]) -> str:
+    """The command line that continues this run: the same arguments with ``--resume``."""
+    args = list(argv) if "--resume" in argv else [*argv, "--resume"]
+    return shlex.join(["python", "-m", module, *args])
+
+
+def resumable_note(failed: Counter[str], command: str) -> str:
+    """What to say when judgments failed for a reason a resume may clear (exit 3)."""
+    reason, n = failed.most_common(1)[0]
+    return (
+        f"{failed.total()} judgments failed for a reason a resume may clear (most often, {n}×: "
+        f"{reason}); they are Invalid until then: {command}"
+    )
 
 
 def read_manifest(out: Path) -> dict[str, Any] | None:
@@ -33,15 +50,8 @@ def read_manifest(out: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def shard_record(shard: Shard | None) -> dict[str, int] | None:
-    """How a shard is written in the manifest (None for a whole run)."""
-    return None if shard is None else {"index": shard.index, "count": shard.count}
-
-
-def check_run_dir(
-    out: Path, resume: bool, digest: str, shard: Shard | None = None, what: str = "run"
-) -> None:
-    """Refuse to overwrite a run, or to resume one made with another config or shard."""
+def check_run_dir(out: Path, resume: bool, digest: str, what: str = "run") -> None:
+    """Refuse to overwrite a run, or to resume one made with another config."""
     if not (out / "manifest.json").exists():
         return
     if not resume:
@@ -54,10 +64,10 @@ def check_run_dir(
             f"{out} was made with a different config; resume it with the same config "
             "or choose another --out"
         )
-    if previous.get("shard") != shard_record(shard):
+    if previous.get("shard"):  # made by the retired --shard
         raise JudgeprobeError(
-            f"{out} holds shard {previous.get('shard')}, not {shard_record(shard)}; "
-            "resume a shard with the same --shard"
+            f"{out} holds one shard of a sharded run ({previous['shard']}); --shard is "
+            "retired: rerun the whole sweep with --ray (it reuses nothing of the shard)"
         )
 
 

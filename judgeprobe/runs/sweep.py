@@ -162,7 +162,6 @@ async def run_sweep(
     out: Path,
     console: Console,
     show_progress: bool = True,
-    extra_manifest: dict[str, Any] | None = None,
     opened: Callable[[], None] | None = None,
 ) -> Swept:
     """Open the run's store, write its manifest, run every job and read the rows back.
@@ -172,7 +171,7 @@ async def run_sweep(
     """
     store = open_store(out)
     try:
-        write_json(out / "manifest.json", {**kind.manifest(endpoints), **(extra_manifest or {})})
+        write_json(out / "manifest.json", kind.manifest(endpoints))
         if opened is not None:
             opened()
         label, unit = kind.progress

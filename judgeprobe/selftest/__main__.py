@@ -5,7 +5,9 @@ sweep against it through the whole pipeline (probe, plan, engine, store, judgmen
 report, card), and checks that every planted effect is recovered: one line per effect and
 protocol, exit 0 when all pass, 1 on any miss (2: bad input). ``--check-only`` checks a
 finished self-test run against the biases given now, without sending anything: change a
-planted value after the sweep and its lines miss.
+planted value after the sweep and its lines miss. ``--battery`` runs the battery design
+instead (``selftest.battery``: a battery cue and a self-preference, Baseline only; default
+``--out runs/selftest-battery``); the default design and its figures are unchanged.
 
 ``--sensitivity RATE`` plants a judge that reads (it prefers the intact text of a degraded
 pair at that rate) and ``--blind first|tie`` one that does not read at all; either adds the
@@ -30,6 +32,7 @@ from judgeprobe.core.cli import main_guard
 from judgeprobe.cue.config import load_config
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
+from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
 from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.sweep import JUDGE, default_config, run_sweep
@@ -49,7 +52,9 @@ FLAGS = {
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m judgeprobe.selftest", description=__doc__)
-    p.add_argument("--out", type=Path, default=Path("runs/selftest"), help="run directory")
+    p.add_argument("--out", type=Path, help="run directory (default runs/selftest)")
+    p.add_argument("--battery", action="store_true",
+                   help="the battery design: a battery cue and a self-preference")  # fmt: skip
     p.add_argument("--config", type=Path, help="sweep config to run instead of the built-in one")
     p.add_argument("--items", type=int, default=DEFAULT_ITEMS, help="synthetic items")
     p.add_argument("--check-only", action="store_true", help="check the run in --out; send nothing")
@@ -63,15 +68,33 @@ def _parser() -> argparse.ArgumentParser:
         "--blind", choices=["first", "tie"],
         help="a judge that does not read: always the first-shown summary, or always Tie",
     )  # fmt: skip
-    p.add_argument("--favoured-label", default=defaults.favoured_label)
+    p.add_argument(
+        "--favoured-label",
+        help=f"(default {defaults.favoured_label!r}; --battery: {PLANTED['favoured_label']!r})",
+    )
     p.add_argument("--badge-label", default=defaults.badge_label)
+    p.add_argument(
+        "--self-preference",
+        type=float,
+        metavar="RATE",
+        help="non-Tie verdicts sent to the judge's own style (default 0; "
+        f"--battery: {PLANTED['self_preference']})",
+    )
     return p
 
 
 def _biases(args: argparse.Namespace) -> Biases:
     values = {name: getattr(args, name) for name in FLAGS}
-    values |= {"favoured_label": args.favoured_label, "badge_label": args.badge_label,
-               "blind": args.blind}  # fmt: skip
+    values |= {
+        "favoured_label": args.favoured_label,
+        "badge_label": args.badge_label,
+        "self_preference": args.self_preference,
+        "blind": args.blind,
+    }
+    # unset: the design's own default (the battery plants a label and a self-preference)
+    planted = PLANTED if args.battery else {}
+    values = {k: planted.get(k, v) if v is None else v for k, v in values.items()}
+    values = {k: v for k, v in values.items() if v is not None}
     try:
         return Biases.model_validate(values)
     except ValidationError as exc:
@@ -82,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the self-test: plant biases in a simulated judge and look for them."""
     args = _parser().parse_args(argv)
     biases = _biases(args)
-    out: Path = args.out
+    out: Path = args.out or Path("runs/selftest-battery" if args.battery else "runs/selftest")
     if args.items < 1:
         raise JudgeprobeError("--items must be >= 1")
     if args.config is not None:
@@ -90,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         load_config(config)  # a bad config fails here, before anything is written
     elif args.check_only:
         config = out / "selftest.toml"
+    elif args.battery:
+        config = battery_config(out, args.items, JUDGE)
     else:
         reads = biases.blind is not None or biases.sensitivity > 0
         config = default_config(out, args.items, sensitivity=reads)
@@ -112,7 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}
     oracle = expected(cfg, sweep_items(cfg), conditions, biases)
     card = card_for_run(out, resamples=RESAMPLES)
-    lines: list[Line] = check(pl.read_parquet(out / "judgments.parquet"), oracle, card, biases)
+    judgments = pl.read_parquet(out / "judgments.parquet")
+    lines: list[Line] = check(judgments, oracle, card, biases)
+    if args.battery:
+        lines += self_preference_lines(judgments, oracle, biases)
     print(f"planted: {biases.model_dump()}")
     for line in lines:
         print(line.text())

@@ -40,6 +40,7 @@ from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.selftest.simulator import (
     Biases,
+    carrying,
     decide,
     longer,
     more_faithful,
@@ -137,6 +138,8 @@ def expected(
                 "longer": _candidate(longer(p, biases.length_ratio), o),
                 "label": _candidate(wearing(p, biases.favoured_label), o),
                 "badge": _candidate(wearing(p, biases.badge_label), o),
+                "own": _candidate(carrying(p, biases.own_style), o),
+                "x_taste": _candidate(d.taste, o),
                 # sensitivity pairs: the verdict without reading, and the text it would read as
                 # more faithful
                 "expected_unread": _candidate(decide(p, unread).winner, o) if sensitive else "",
@@ -253,12 +256,11 @@ def _lines(
     out = [_tie(blind, estimates, cell, b), _position(blind, card, cell, b)]
     cues = {"label anchoring": ("label", b.anchoring), "placebo badge": ("badge", b.badge),
             "verbosity": ("longer", b.verbosity)}  # fmt: skip
-    placebo = probes.filter(pl.col("condition") == "Placebo")
     single: list[str] = []
     for effect, (column, rate) in cues.items():
         for condition in sorted(_single_cue(probes, column)):
             part = probes.filter(pl.col("condition") == condition)
-            out.append(_cue(effect, part, placebo, column, rate, estimates, card, cell))
+            out.append(_cue(effect, part, probes, column, rate, estimates, card, cell))
             single.append(condition)
     out.append(_silent(probes.filter(pl.col("condition").is_in(single)), card, cell, b))
     out.append(_repeat(probes.filter(pl.col("condition") == REPEAT), card, cell))
@@ -300,7 +302,7 @@ def _tie(blind: pl.DataFrame, estimates: pl.DataFrame, cell: tuple[str, str], b:
 
 def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> Line:
     keys = [k for k in KEY if k != "order"]
-    cols = ["verdict", "expected_verdict", "same_opening", "longer"]
+    cols = ["verdict", "expected_verdict", "same_opening", "longer", "own"]
     v12 = blind.filter(pl.col("order") == "12").select(*keys, *cols)
     v21 = blind.filter(pl.col("order") == "21").select(*keys, *cols)
     both = v12.join(v21, on=keys, suffix="_21").filter(
@@ -316,7 +318,7 @@ def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases)
     row = _card_row(card, cell[0], cell[1], "position") or {}
     got = row.get("effect")
     units = both.filter(
-        ~pl.col("same_opening") & (pl.col("longer") == "Tie")
+        ~pl.col("same_opening") & (pl.col("longer") == "Tie") & (pl.col("own") == "Tie")
         & (pl.col("verdict") != "Tie") & (pl.col("verdict_21") != "Tie")
     )  # fmt: skip
     k = int(units.select((pl.col("verdict") == "A") & (pl.col("verdict_21") == "B")).sum().item())
@@ -328,7 +330,7 @@ def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases)
 def _cue(
     effect: str,
     part: pl.DataFrame,
-    placebo: pl.DataFrame,
+    probes: pl.DataFrame,
     column: str,
     rate: float,
     estimates: pl.DataFrame,
@@ -341,8 +343,10 @@ def _cue(
     counts_ok = all(row.get(f"{k}_count") == want[k] for k in ("lds", "ts", "ols"))
     card_row = _card_row(card, cell[0], cell[1], condition) or {}
     n = part.height
-    if card_row.get("effect_name") == "LDS − Placebo":
-        base = _moves(placebo, "expected_verdict", "blind_expected")["lds"][0]
+    placebo = str(card_row.get("effect_name") or "").removeprefix("LDS − ")
+    if placebo not in ("", "OLS"):  # the card subtracts this placebo's LDS
+        shown = probes.filter(pl.col("condition") == placebo)
+        base = _moves(shown, "expected_verdict", "blind_expected")["lds"][0]
         want_effect = (want["lds"] - base) / n if n else None
     else:
         want_effect = (want["lds"] - want["ols"]) / n if n else None

@@ -24,7 +24,7 @@ class LoopbackServer:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._runner: web.AppRunner | None = None
-        self.port = 0
+        self.port = 0  # 0: any free port; set it before starting to serve on that one
 
     def app(self) -> web.Application:
         """The application to serve; every subclass builds its own routes."""
@@ -50,7 +50,7 @@ class LoopbackServer:
     async def _start(self) -> None:
         self._runner = web.AppRunner(self.app(), handle_signals=False, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
         server = site._server
         assert isinstance(server, asyncio.base_events.Server)

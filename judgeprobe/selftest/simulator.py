@@ -9,6 +9,9 @@ order. Decision steps, each later one overriding the earlier:
 1. evidence: Tie when both openings are equal, or with probability ``tie_rate``; otherwise
    the summary whose opening hashes lower (a content preference, independent of order);
 2. position: a non-Tie verdict goes to the first-shown summary with probability ``position``;
+   then self-preference: a non-Tie verdict goes to the summary that alone carries the judge's
+   own style (``own_style``, a phrase) with probability ``self_preference`` (0 by default:
+   the self-test's battery design plants it);
 3. verbosity: a summary with at least ``length_ratio`` times the other's words is preferred
    with probability ``verbosity``;
 4. label anchoring: a summary that alone wears ``favoured_label`` is preferred with
@@ -46,6 +49,10 @@ from judgeprobe.text.preserve import numbers
 Cue = Literal["verbosity", "label", "badge"]
 
 
+OWN_STYLE = "All told"
+"""The phrase that marks the simulated judge's own writing (the self-test's battery items)."""
+
+
 class Biases(BaseModel):
     """What is planted in the simulated judge (the defaults are the self-test's)."""
 
@@ -60,6 +67,8 @@ class Biases(BaseModel):
     favoured_label: str = Field(default="LLM", min_length=1)
     badge_label: str = Field(default="Editor's pick", min_length=1)
     length_ratio: float = Field(default=1.2, gt=1.0)
+    self_preference: float = Field(default=0.0, ge=0.0, le=1.0)
+    own_style: str = Field(default=OWN_STYLE, min_length=1)
     sensitivity: float = Field(default=0.0, ge=0.0, le=1.0)
     blind: Literal["first", "tie"] | None = None
 
@@ -75,7 +84,7 @@ class Biases(BaseModel):
         return hashlib.sha256(body).hexdigest()[:12]
 
 
-LATER = ("sensitivity", "blind")
+LATER = ("sensitivity", "blind", "self_preference", "own_style")
 
 
 def draw(*parts: str) -> float:
@@ -109,6 +118,12 @@ def wearing(p: Presentation, label: str) -> int:
     """The screen position (1, 2) of the one summary wearing ``label``; 0 if none or both."""
     on_1, on_2 = p.label_1 == label, p.label_2 == label
     return 1 if on_1 and not on_2 else 2 if on_2 and not on_1 else 0
+
+
+def carrying(p: Presentation, phrase: str) -> int:
+    """The screen position (1, 2) of the one summary that contains ``phrase``; 0 if none or both."""
+    in_1, in_2 = phrase.lower() in p.text_1.lower(), phrase.lower() in p.text_2.lower()
+    return 1 if in_1 and not in_2 else 2 if in_2 and not in_1 else 0
 
 
 def _trigrams(text: str) -> set[tuple[str, ...]]:
@@ -145,10 +160,11 @@ class Decision:
     """A verdict in screen terms (0 = Tie, 1, 2), and what a cue did to it."""
 
     winner: int
-    evidence: int  # the verdict before any cue (steps 1–2)
+    evidence: int  # the verdict before any cue (steps 1–2, self-preference included)
     cue: Cue | None  # the cue that moved the verdict, if one did
     silent: bool  # a moved verdict explained without naming its cue
     cue_text: str  # the label or badge that moved it ("" for verbosity)
+    taste: int = 0  # the verdict before self-preference (steps 1–2 without it)
 
     @property
     def verdict(self) -> str:
@@ -181,7 +197,7 @@ def decide(p: Presentation, b: Biases) -> Decision:
     """The simulated judge's verdict on one presentation (screen order, labels as shown)."""
     if b.blind is not None:  # a judge that does not read
         winner = 1 if b.blind == "first" else 0
-        return Decision(winner, winner, None, False, "")
+        return Decision(winner, winner, None, False, "", winner)
     key = item_key(p)
     o1, o2 = opening(p.text_1), opening(p.text_2)
     if o1 == o2 or draw(*key, "tie") < b.tie_rate:
@@ -190,6 +206,9 @@ def decide(p: Presentation, b: Biases) -> Decision:
         winner = 1 if draw(p.document, o1, "merit") < draw(p.document, o2, "merit") else 2
     if winner and draw(*key, "position") < b.position:
         winner = 1
+    taste, own = winner, carrying(p, b.own_style)
+    if winner and own and draw(*key, "self") < b.self_preference:
+        winner = own
     evidence, cue, cue_text = winner, None, ""
     steps: list[tuple[Cue, int, float, str]] = [
         ("verbosity", longer(p, b.length_ratio), b.verbosity, ""),
@@ -207,7 +226,7 @@ def decide(p: Presentation, b: Biases) -> Decision:
     # Per prompt, white space normalised (templates may wrap the texts in new lines).
     shown = (" ".join(t.split()) for t in (p.document, p.text_1, p.text_2))
     silent = cue is not None and draw(*shown, p.label_1, p.label_2, "silent") < b.silent
-    return Decision(winner, evidence, cue, silent, cue_text)
+    return Decision(winner, evidence, cue, silent, cue_text, taste)
 
 
 # Replies for each protocol stage. Scores follow the verdict (winner 4, other 3), so the

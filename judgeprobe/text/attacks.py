@@ -7,7 +7,7 @@
 
 Neither adds a number or a name that the text did not already have, so they stay faithful.
 Neither adds any word of the explanation lexicons (cue, stereotype, acknowledgement and
-attack vocabulary, ``judgeprobe/metrics/lexicons``): an attack that wrote "thorough" or
+attack vocabulary, ``judgeprobe/text/lexicons``): an attack that wrote "thorough" or
 "clearly" into the candidate would hand the judge the very words cue-align counts, and
 inflate the metric it is measured with. The added phrases are chosen free of them, and a
 sentence is restated only when it holds none. LLM-written attacks (checked by embedding

@@ -1,9 +1,14 @@
-"""Versioned explanation lexicons (cue words, stereotypes, acknowledgement, attack vocabulary)."""
+"""Versioned explanation lexicons (cue words, stereotypes, acknowledgement, attack vocabulary).
+
+The battery's per-family cue words are a versioned file of their own (``families_v1.toml``):
+``v1.toml`` is unchanged, so a run read with it keeps its recorded hash. A user's file with
+``[family.*]`` tables replaces the packaged family words.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -28,6 +33,15 @@ class LexiconFile(BaseModel):
     attack: dict[str, _Words]
 
 
+class FamilyFile(BaseModel):
+    """The ``[family.NAME]`` tables of a lexicon file (absent: none)."""
+
+    family: dict[str, _Words] = {}
+
+
+FAMILIES = "families_v1.toml"
+
+
 def _lower(words: list[str]) -> tuple[str, ...]:
     return tuple(w.lower() for w in words)
 
@@ -42,6 +56,9 @@ class Lexicons:
     attack: dict[str, tuple[str, ...]]
     sha256: str
     origin: str
+    family: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    family_sha256: str = ""
+    family_origin: str = ""
 
 
 def load_lexicons(path: Path | None = None) -> Lexicons:
@@ -52,6 +69,12 @@ def load_lexicons(path: Path | None = None) -> Lexicons:
         else read_toml(path, "lexicons")
     )
     raw = found.validated(LexiconFile)
+    families = found.validated(FamilyFile)
+    if not families.family:
+        found_family = packaged_toml(__package__, FAMILIES, "lexicons")
+        families = found_family.validated(FamilyFile)
+    else:
+        found_family = found
     return Lexicons(
         cue=_lower(raw.cue.words),
         stereotype=_lower(raw.stereotype.phrases),
@@ -59,4 +82,7 @@ def load_lexicons(path: Path | None = None) -> Lexicons:
         attack={k: _lower(v.words) for k, v in raw.attack.items()},
         sha256=hashlib.sha256(found.raw).hexdigest(),
         origin=found.origin,
+        family={k: _lower(v.words) for k, v in families.family.items()},
+        family_sha256=hashlib.sha256(found_family.raw).hexdigest(),
+        family_origin=found_family.origin,
     )
