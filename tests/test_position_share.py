@@ -16,8 +16,7 @@ from judgeprobe.cue.run import _conditions, main
 from judgeprobe.protocols.reveal import reveal_stages
 from tests.conftest import make_items, write_config
 from tests.fakeserver import FakeJudge
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.test_experiments import EXPERIMENTS
 
 
 def test_swap_share_is_seeded_about_right_and_the_other_order() -> None:
@@ -106,7 +105,7 @@ def test_a_judge_that_always_picks_the_first_shown_gets_a_biased_position_row(
 
 def test_the_default_sweep_and_every_experiment_judge_position() -> None:
     """Every shipped config that judges Blind gives the card a position row."""
-    for path in [None, *sorted((ROOT / "experiments").rglob("*.toml"))]:
+    for path in [None, *EXPERIMENTS]:
         cfg = load_config(path)
         if "Blind" in cfg.conditions:
             assert cfg.order == "both" or cfg.swaps > 0, path
