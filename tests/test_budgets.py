@@ -114,14 +114,16 @@ def test_thin_and_invalid_heavy_cells_are_flagged() -> None:
             {"condition": "Blind", "judge": "k", "n_valid": 4, "invalid_rate": 0.8},
             {"condition": "True", "n_paired": 1},
             {"condition": "Flip", "invalid_rate": 0.25},
-            {"condition": "Placebo", "n_paired": None},
+            {"condition": "Placebo", "n_paired": 0},  # a cue cell with no Blind twin
+            # A sensitivity cell has no twin at all (n_paired null): read by its valid n.
+            {"condition": "DegradedNumber", "n_paired": None, "n_valid": 4},
         ]
     )
     flags = with_flags(table)["flag"].to_list()
     assert flags == ["", "80% Invalid; n valid 4 < 10", "n paired 1 < 10", "25% Invalid",
-                     "n paired 0 < 10"]  # fmt: skip
+                     "n paired 0 < 10", "n valid 4 < 10"]  # fmt: skip
     loose = with_flags(table, Readability(max_invalid_rate=0.3, min_n=1))["flag"].to_list()
-    assert loose == ["", "80% Invalid", "", "", "n paired 0 < 1"]
+    assert loose == ["", "80% Invalid", "", "", "n paired 0 < 1", ""]
 
 
 def test_invalid_reasons_are_counted_per_protocol_with_numbers_folded() -> None:
