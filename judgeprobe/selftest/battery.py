@@ -17,7 +17,6 @@ every condition that shows it alone (``SelfID``, ``SelfIDFlip`` against ``SelfID
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from judgeprobe.metrics.selfpref import UNLABELLED, self_preference
 from judgeprobe.selftest.check import Line, _first_order
 from judgeprobe.selftest.items import _document
 from judgeprobe.selftest.simulator import OWN_STYLE, Biases
+from judgeprobe.selftest.sweep import write_config
 
 CONDITIONS = ["Blind", "SelfID", "SelfIDFlip", "SelfIDPlacebo", "SelfOwn", "SelfOther"]
 PLANTED: dict[str, object] = {"favoured_label": "Written by you", "self_preference": 0.4}
@@ -56,26 +56,7 @@ def battery_config(out: Path, n_items: int, judge: str) -> Path:
     """The battery design's sweep: Baseline, both orders, the label arms and the SelfID pair."""
     out.mkdir(parents=True, exist_ok=True)
     items = write_battery_items(out / "items.jsonl", n_items)
-    text = f"""# Written by python -m judgeprobe.selftest --battery.
-name = "selftest-battery"
-items = {json.dumps(items.resolve().as_posix())}
-protocols = ["baseline"]
-conditions = {json.dumps(CONDITIONS)}
-order = "both"
-seeds = [0]
-
-[engine]
-attempt_timeout_s = 30
-max_attempts = 2
-
-[[judges]]
-name = "{judge}"
-url = "http://127.0.0.1:9/v1"  # replaced by the simulated judge's address at run time
-concurrency = 16
-"""
-    path = out / "selftest.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
+    return write_config(out, "selftest-battery", items, ["baseline"], CONDITIONS, judge=judge)
 
 
 def self_preference_lines(

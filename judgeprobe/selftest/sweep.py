@@ -30,23 +30,36 @@ def default_config(out: Path, n_items: int, sensitivity: bool = False) -> Path:
     """
     out.mkdir(parents=True, exist_ok=True)
     items = write_items(out / "items.jsonl", n_items)
-    quoted = ", ".join(f'"{c}"' for c in CONDITIONS + SENSITIVITY * sensitivity)
-    protocols = ", ".join(f'"{p}"' for p in PROTOCOLS)
+    # A quarter of Blind sent again: the noise floor (0 for a deterministic judge).
+    return write_config(out, "selftest", items, PROTOCOLS,
+                        CONDITIONS + SENSITIVITY * sensitivity, repeat=0.25)  # fmt: skip
+
+
+def write_config(
+    out: Path,
+    name: str,
+    items: Path,
+    protocols: list[str],
+    conditions: list[str],
+    repeat: float | None = None,
+    judge: str = JUDGE,
+) -> Path:
+    """A self-test sweep config in ``out``: both orders, seed 0, the simulated judge."""
+    again = f"repeat = {repeat}\n" if repeat is not None else ""
     text = f"""# Written by python -m judgeprobe.selftest.
-name = "selftest"
+name = {json.dumps(name)}
 items = {json.dumps(items.resolve().as_posix())}
-protocols = [{protocols}]
-conditions = [{quoted}]
+protocols = {json.dumps(protocols)}
+conditions = {json.dumps(conditions)}
 order = "both"
 seeds = [0]
-repeat = 0.25  # a quarter of Blind sent again: the noise floor (0 for a deterministic judge)
-
+{again}
 [engine]
 attempt_timeout_s = 30
 max_attempts = 2
 
 [[judges]]
-name = "{JUDGE}"
+name = {json.dumps(judge)}
 url = "http://127.0.0.1:9/v1"  # replaced by the simulated judge's address at run time
 concurrency = 16
 """
