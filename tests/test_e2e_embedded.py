@@ -29,8 +29,10 @@ def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path:
     assert proc.returncode == 0, proc.stderr
 
     j = pl.read_parquet(out / "judgments.parquet")
-    assert j.height == 2 * 4  # Blind in both orders (the position share), True, Placebo
-    assert sorted(j["condition"].unique()) == ["Blind", "Placebo", "True"]
+    # Blind in both orders (the position share), True, and DegradedNumber (both items' summaries
+    # hold a number: the sensitivity row).
+    assert j.height == 2 * 4
+    assert sorted(j["condition"].unique()) == ["Blind", "DegradedNumber", "True"]
     blind = j.filter(pl.col("condition") == "Blind")
     assert blind.group_by("item_id").agg(pl.col("order").n_unique())["order"].to_list() == [2, 2]
     assert set(j["verdict"]) <= {"A", "B", "Tie", "Invalid"}
@@ -42,7 +44,11 @@ def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path:
     assert (invalid["invalid_reason"].str.len_chars() > 0).all()
     # The cue's target is recorded on every row, in candidate terms.
     targets = dict(j.select("condition", "target").unique().iter_rows())
-    assert targets == {"Blind": "none", "True": "A", "Placebo": "A"}
+    assert targets == {"Blind": "none", "True": "A", "DegradedNumber": "none"}
+    degraded = j.filter(pl.col("condition") == "DegradedNumber")
+    assert set(degraded["degraded"]) <= {"A", "B"}
+    assert degraded["degraded"].null_count() == 0
+    assert (out / "degrade_checks.csv").exists()
 
     manifest = orjson.loads((out / "manifest.json").read_bytes())
     (judge,) = manifest["judges"]

@@ -1,8 +1,8 @@
 """Sweep configuration: one TOML file (``experiments/*.toml``), validated with pydantic.
 
 With no file the defaults below are the default sweep: the bundled sample under Blind (every
-item also in the other order, for the position row), True and Placebo with the Baseline
-protocol, against the embedded judge at its default URL.
+item also in the other order, for the position row), True and DegradedNumber (the sensitivity
+row) with the Baseline protocol, against the embedded judge at its default URL.
 """
 
 from __future__ import annotations
@@ -67,10 +67,11 @@ class SweepConfig(BaseModel):
     items: str = "bundled:sample"  # or a path to a .jsonl / .parquet candidate set
     subsets: list[str] = Field(default_factory=list)  # keep only these subsets; [] = all
     protocols: list[Literal["baseline", "scot", "pbp"]] = Field(default=["baseline"], min_length=1)
-    # The default sweep's cues: True (the label) and Placebo (what the card subtracts); Flip,
-    # True's mirror, is left to the paper configs so that the position share fits its budget.
+    # The default sweep: the label (True) and the sensitivity control (DegradedNumber: does the
+    # judge read?). Flip and Placebo are left to the paper configs, so that the position share
+    # and the sensitivity row fit the demo's ten-minute budget.
     conditions: list[str] = Field(
-        default_factory=lambda: ["Blind", "True", "Placebo"], min_length=1
+        default_factory=lambda: ["Blind", "True", "DegradedNumber"], min_length=1
     )
     order: Literal["random", "12", "21", "both"] = "random"
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
