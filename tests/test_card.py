@@ -156,17 +156,16 @@ def test_position_row_mcnemar_on_documents(tmp_path: Path) -> None:
     assert (pos["up"], pos["down"]) == (15, 2)
     assert pos["p"] == pytest.approx(binomtest(15, 17).pvalue)
     assert pos["verdict"] == "BIASED"
-    # The metrics table's first-shown excess and consistency are the card's (the intervals
-    # come from two bootstraps of the same documents: close, not equal).
+    # The metrics table's first-shown excess and consistency are the card's, intervals and
+    # exact test included: one interval for one quantity, in the report and on the card.
     ci = compute_metrics(pl.DataFrame(rows), load_lexicons(), None, resamples=500, seed=0)
     shown = {r["metric"]: r for r in ci.iter_rows(named=True) if r["condition"] == "Blind"}
     for metric, column in (("first_shown_excess", "effect"), ("position_consistency",
                                                                 "consistency")):  # fmt: skip
         got = shown[metric]
         assert got["value"] == pytest.approx(pos[column])
-        assert (got["lo"], got["hi"]) == pytest.approx(
-            (pos[f"{column}_lo"], pos[f"{column}_hi"]), abs=0.05
-        )
+        assert (got["lo"], got["hi"]) == (pos[f"{column}_lo"], pos[f"{column}_hi"])
+    assert shown["first_shown_excess"]["p"] == pytest.approx(pos["p"])
 
 
 def test_pbp_rows_flag_evidence_that_cannot_discriminate(tmp_path: Path) -> None:

@@ -191,7 +191,7 @@ def test_the_headline_leads_with_reading_then_position_then_cues() -> None:
     assert found[1] == (
         "⚠ j (baseline) picks by position: of 20 Blind items judged in both orders, more got "
         "the first-shown summary both times than the other, first-shown excess 1.00 "
-        "[1.00, 1.00]; it kept its verdict across orders on 0% [0, 0]."
+        "[1.00, 1.00], McNemar p < 0.001; it kept its verdict across orders on 0% [0, 0]."
     )
     assert found[2].startswith("⚠ j (baseline) picked the first-shown summary in 40 of 40")
     assert found[3].startswith("Under Flip, j (baseline) moved 60% [")
@@ -218,12 +218,27 @@ def test_no_position_preference_is_said_plainly() -> None:
     assert found[0].startswith(NOT_READ)
     m = re.fullmatch(
         r"j \(baseline\) shows no position preference beyond chance: first-shown excess 0\.00 "
-        r"\[(-0\.\d\d), (0\.\d\d)\] over 20 Blind items judged in both orders; it kept its "
+        r"\[(-0\.\d\d), (0\.\d\d)\], McNemar p = 1\.000 over 20 Blind items judged in both "
+        r"orders; it kept its "
         r"verdict across orders on 50% \[\d+, \d+\]\.",
         found[1],
     )
     assert m, found[1]
     assert float(m[1]) < 0 < float(m[2])
+
+
+def test_a_lean_the_exact_test_does_not_carry_is_not_a_finding() -> None:
+    # The demo's pattern at 10 documents: 7 items first-shown both times, 1 second-shown, 2 the
+    # same candidate. The bootstrap interval clears 0, McNemar's exact test (the card's) does not.
+    in_12, in_21 = ["A"] * 7 + ["B"] + ["A"] * 2, ["B"] * 7 + ["A"] + ["A"] * 2
+    found = sentences(table(rows(in_12), rows(in_21, order="21")))
+    (position,) = [s for s in found if "first-shown excess" in s]
+    assert position.startswith(
+        "j (baseline) leans to the first-shown summary, not beyond chance: first-shown excess "
+        "0.60 ["
+    ), position
+    assert ", McNemar p = 0.070 over 10 Blind items judged in both orders" in position
+    assert "⚠" not in position
 
 
 def test_evidence_that_cannot_discriminate_is_flagged_beside_fabrication() -> None:

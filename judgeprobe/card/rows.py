@@ -144,6 +144,28 @@ def _interval(
     return value, nan_to_none(lo), nan_to_none(hi)
 
 
+def _tidy_or_own(
+    tidy: pl.DataFrame,
+    cell: tuple[str, str, str],
+    metric: str,
+    units: pl.DataFrame,
+    num: str,
+    resamples: int,
+    seed: int,
+) -> tuple[float | None, float | None, float | None]:
+    """``metric`` in ``cell`` with its interval: the metrics table's where it has the cell.
+
+    One interval for one quantity, in the report and on the card; else ``_interval`` of ``num``.
+    """
+    found = _metric(tidy, cell, metric)
+    if found[metric] is None:
+        return _interval(units, num, "unit", resamples, seed)
+    value, lo, hi = (
+        nan_to_none(_number(found[k])) for k in (metric, f"{metric}_lo", f"{metric}_hi")
+    )
+    return value, lo, hi
+
+
 def _share(frame: pl.DataFrame, column: str) -> float:
     """The share of rows with ``column`` = 1 (0 for no rows)."""
     return int(frame[column].sum()) / frame.height if frame.height else 0.0
@@ -226,8 +248,11 @@ def _position_row(
     units: pl.DataFrame, judge: str, protocol: str, tidy: pl.DataFrame, resamples: int, seed: int
 ) -> dict[str, object]:
     units = units.with_columns(net=pl.col("first") - pl.col("second"))
-    effect, lo, hi = _interval(units, "net", "unit", resamples, seed)
-    consistency, c_lo, c_hi = _interval(units, "consistent", "unit", resamples, seed)
+    cell = (judge, protocol, "Blind")
+    effect, lo, hi = _tidy_or_own(tidy, cell, "first_shown_excess", units, "net", resamples, seed)
+    consistency, c_lo, c_hi = _tidy_or_own(
+        tidy, cell, "position_consistency", units, "consistent", resamples, seed
+    )
     up, down, p = _direction_test(units, "net")
     docs = units[DOC].n_unique()
     return {

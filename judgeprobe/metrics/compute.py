@@ -52,7 +52,7 @@ TIDY_SCHEMA = {
     "seeds": pl.Int64(),
     "seed_sd": pl.Float64(),
     "versus": pl.String(),  # differences: the other cell, e.g. "protocol=baseline"
-    "p": pl.Float64(),  # exact sign test over documents: differences (shares), SENS
+    "p": pl.Float64(),  # exact sign test over documents: differences, SENS, first-shown excess
 }
 BREAKDOWNS = ("domain", "subset")
 

@@ -105,7 +105,8 @@ METRICS: tuple[MetricSpec, ...] = (
     ),
     M("verdict_score_consistency", "evidence", ("agree", "scored"), SHARE),
     M("position_consistency", "position", ("consistent", "swapped"), SHARE),
-    M("first_shown_excess", "position", ("first", "second", "swapped"), _excess),
+    # p: McNemar's exact test over documents (first-shown both times against second-shown).
+    M("first_shown_excess", "position", ("first", "second", "swapped"), _excess, tested=True),
     M("relabel_flip", "relabel", ("flip", "pairs"), SHARE, description="verdict changed"),
     M("relabel_toward", "relabel", ("toward", "directed"), SHARE, description="follows label"),
     M("relabel_away", "relabel", ("away", "directed"), SHARE, description="against label"),

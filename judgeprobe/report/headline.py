@@ -137,7 +137,9 @@ def sensitivity_sentences(tidy: pl.DataFrame) -> list[str]:
 def position_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
     """Each judge's position preference: first-shown excess over Blind items judged both ways.
 
-    (First-shown chosen in both orders − second-shown in both) / items, docs/metrics.md.
+    (First-shown chosen in both orders − second-shown in both) / items, docs/metrics.md; a
+    finding when McNemar's exact test over documents (the metric's ``p``, the card's test) has
+    p < ``ALPHA``, as a cue cell's sign test. A lean the test does not carry is named as such.
     """
     rows = [r for r in _rows(tidy, "first_shown_excess") if r["condition"] == BLIND]
     if not rows:
@@ -156,13 +158,19 @@ def position_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
         kept = ""
         if c is not None:
             kept = f"; it kept its verdict across orders on {pct(c['value'], c['lo'], c['hi'])}"
-        excess = f"first-shown excess {_interval(r['value'], r['lo'], r['hi'])}"
-        lo, hi = r["lo"], r["hi"]
-        if (lo is not None and lo > 0) or (hi is not None and hi < 0):
-            side = "first" if r["value"] > 0 else "second"
+        p = r.get("p")
+        tested = "" if p is None or p != p else f", McNemar {_p(p)}"
+        excess = f"first-shown excess {_interval(r['value'], r['lo'], r['hi'])}{tested}"
+        side = "first" if r["value"] > 0 else "second"
+        if p is not None and p < ALPHA:
             out.append(
                 f"⚠ {who} picks by position: of {n} Blind items judged in both orders, more got "
                 f"the {side}-shown summary both times than the other, {excess}{kept}."
+            )
+        elif r["value"] != 0:
+            out.append(
+                f"{who} leans to the {side}-shown summary, not beyond chance: {excess} over "
+                f"{n} Blind items judged in both orders{kept}."
             )
         else:
             out.append(
