@@ -26,6 +26,7 @@ from judgeprobe.metrics.items import (
     position_units,
     with_optional,
 )
+from judgeprobe.metrics.uncertainty import sign_test_p
 from judgeprobe.text.lexicons import Lexicons
 
 MOVES = ["lds", "ts", "ols", "silent"]
@@ -72,3 +73,16 @@ def position_pairs(judgments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
         .sort([k for k in PAIR if k != "order"])
         .collect()
     )
+
+
+def direction_test(units: pl.DataFrame, net: pl.Expr | str) -> tuple[int, int, float | None]:
+    """Documents whose summed ``net`` is positive against negative, and their exact sign test.
+
+    McNemar's exact test on the discordant documents: a cue row's (toward the target or away),
+    the position row's (first-shown both times or second-shown), the sensitivity row's (intact
+    preferred or degraded).
+    """
+    expr = pl.col(net) if isinstance(net, str) else net
+    per_doc = units.group_by(DOC).agg(expr.sum().alias("net"))
+    up, down = int((per_doc["net"] > 0).sum()), int((per_doc["net"] < 0).sum())
+    return up, down, sign_test_p(up, up + down)

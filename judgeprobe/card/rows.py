@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from judgeprobe.card import stats
-from judgeprobe.card.pairs import cue_pairs, position_pairs
+from judgeprobe.card.pairs import cue_pairs, direction_test, position_pairs
 from judgeprobe.card.sensitivity import (
     INSENSITIVE,
     ROW,
@@ -49,7 +49,6 @@ from judgeprobe.metrics.uncertainty import (
     bootstrap_interval,
     nan_to_none,
     ratio,
-    sign_test_p,
 )
 from judgeprobe.text.lexicons import Lexicons
 
@@ -171,14 +170,6 @@ def _share(frame: pl.DataFrame, column: str) -> float:
     return int(frame[column].sum()) / frame.height if frame.height else 0.0
 
 
-def _direction_test(units: pl.DataFrame, net: str) -> tuple[int, int, float | None]:
-    """Documents whose summed ``net`` is positive against negative, and the exact test."""
-    per_doc = units.group_by(DOC).agg(pl.col(net).sum())
-    up = int((per_doc[net] > 0).sum())
-    down = int((per_doc[net] < 0).sum())
-    return up, down, sign_test_p(up, up + down)
-
-
 def _metric(tidy: pl.DataFrame, cell: tuple[str, str, str], metric: str) -> dict[str, object]:
     level = pl.col("versus").is_null() if "versus" in tidy.columns else pl.lit(True)
     found = tidy.filter(
@@ -234,7 +225,7 @@ def _cue_row(
     else:
         units = pairs.with_columns(net=pl.col("lds") - pl.col("ols"))
         effect, lo, hi = _interval(units, "net", "unit", resamples, seed)
-        up, down, p = _direction_test(units, "net")
+        up, down, p = direction_test(units, "net")
         row |= {"effect_name": "LDS − OLS", "effect": effect, "effect_lo": lo,
                 "effect_hi": hi, "up": up, "down": down, "p": p}  # fmt: skip
         docs, background = pairs[DOC].n_unique(), 2 * _share(pairs, "ols")
@@ -253,7 +244,7 @@ def _position_row(
     consistency, c_lo, c_hi = _tidy_or_own(
         tidy, cell, "position_consistency", units, "consistent", resamples, seed
     )
-    up, down, p = _direction_test(units, "net")
+    up, down, p = direction_test(units, "net")
     docs = units[DOC].n_unique()
     return {
         "judge": judge, "protocol": protocol, "row": "position", "kind": "position",

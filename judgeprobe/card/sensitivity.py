@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.card.pairs import direction_test
 from judgeprobe.metrics.items import DOC, with_optional
 from judgeprobe.metrics.sensitivity import POOLED, sensitivity_units
-from judgeprobe.metrics.uncertainty import sign_test_p
 
 ROW = "sensitivity"
 SENSITIVE, INSENSITIVE = "SENSITIVE", "INSENSITIVE"
@@ -60,14 +60,13 @@ def sensitivity_rows(judgments: pl.DataFrame, tidy: pl.DataFrame) -> list[dict[s
     for (judge, protocol), part in sorted(
         units.partition_by(["judge", "protocol"], as_dict=True).items()
     ):
-        per_doc = part.group_by(DOC).agg(net=(pl.col("intact") - pl.col("worse")).sum())
-        up, down = int((per_doc["net"] > 0).sum()), int((per_doc["net"] < 0).sum())
+        up, down, p = direction_test(part, pl.col("intact") - pl.col("worse"))
         rows.append({
             "judge": judge, "protocol": protocol, "row": ROW, "kind": ROW,
             "n": int(part["judged"].sum()), "documents": part[DOC].n_unique(),
             "effect_name": "SENS (intact − degraded)",
             **_tidy_sens(tidy, str(judge), str(protocol)),
-            "up": up, "down": down, "p": sign_test_p(up, up + down),
+            "up": up, "down": down, "p": p,
         })  # fmt: skip
     return rows
 
