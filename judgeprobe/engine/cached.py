@@ -62,7 +62,7 @@ class CachedAsker:
         req = self.request(messages, reply_model, max_tokens)
         result = self.store.get(req.key)
         if result is None or result.retryable:
-            result = await self.endpoint.execute(req)
+            result = await self.endpoint.execute_once(req)
             self.store.put(result)
         self.results.append(result)
         return result

@@ -13,6 +13,7 @@ batch file's answers (judgeprobe.engine.batch) are validated exactly as live one
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -335,6 +336,7 @@ class Endpoint:
         self._throttler = (
             Throttler(rate_limit=1, period=1.0 / judge.rate_limit) if judge.rate_limit else None
         )
+        self._in_flight: dict[str, asyncio.Future[Result]] = {}  # request key → its answer
 
     async def close(self) -> None:
         """Close the endpoint's connections and replica probes."""
@@ -370,6 +372,32 @@ class Endpoint:
             replica.outstanding -= 1
         self.pool.succeeded(replica)
         return completion
+
+    async def execute_once(self, req: Request) -> Result:
+        """``execute``, sent once for every caller that asks the same key while it is in flight.
+
+        Two judgments that show one prompt (a shared screen) and run together share one
+        request. A caller that finds the key in flight waits for that answer; when the sender
+        stops without one (cancelled, or an exception) each waiting caller asks for itself.
+        """
+        while (pending := self._in_flight.get(req.key)) is not None:
+            try:
+                return await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if not pending.cancelled() or (task is not None and task.cancelling()):
+                    raise  # this caller was cancelled, not the sender
+        answer: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
+        self._in_flight[req.key] = answer
+        try:
+            result = await self.execute(req)
+        except BaseException:
+            answer.cancel()  # the waiting callers ask for themselves
+            raise
+        finally:
+            del self._in_flight[req.key]
+        answer.set_result(result)
+        return result
 
     async def execute(self, req: Request) -> Result:
         """Run one request to its end: a valid result or an explicit Invalid one."""
