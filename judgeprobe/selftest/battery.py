@@ -24,8 +24,8 @@ import orjson
 import polars as pl
 
 from judgeprobe.metrics.selfpref import UNLABELLED, self_preference
-from judgeprobe.selftest.check import Line, _first_order
-from judgeprobe.selftest.items import _document
+from judgeprobe.selftest.check import Line, first_order
+from judgeprobe.selftest.items import synthetic_document
 from judgeprobe.selftest.simulator import OWN_STYLE, Biases
 from judgeprobe.selftest.sweep import write_config
 
@@ -40,7 +40,7 @@ def write_battery_items(path: Path, n: int, seed: int = 1) -> Path:
     rng = random.Random(seed)
     rows = []
     for i in range(n):
-        doc, one, two = _document(rng, i)
+        doc, one, two = synthetic_document(rng, i)
         rows.append({
             "item_id": f"selfpref-{i:04d}", "subset": SUBSET, "document_id": f"doc-{i:04d}",
             "document": doc, "candidate_1": f"{one} {OWN_STYLE}, that was the outcome.",
@@ -77,7 +77,7 @@ def self_preference_lines(
         )  # fmt: skip
         got = row["value"][0] if row.height else None
         exact = isinstance(got, float) and isinstance(want, float) and abs(got - want) < 1e-9
-        units = _first_order(blind).filter(
+        units = first_order(blind).filter(
             (pl.col("own") != "Tie") & (pl.col("x_taste") != "Tie")
             & (pl.col("x_taste") != pl.col("own"))
         )  # fmt: skip

@@ -149,7 +149,7 @@ def expected(
     return pl.DataFrame(rows)
 
 
-def _first_order(frame: pl.DataFrame) -> pl.DataFrame:
+def first_order(frame: pl.DataFrame) -> pl.DataFrame:
     """One row per item and seed (its first order).
 
     The draws of an item are shared by its orders, so only one of them is an independent trial.
@@ -221,7 +221,7 @@ def _sensitivity(pairs: pl.DataFrame, card: Card, cell: tuple[str, str], b: Bias
     )
     net, valid = (int(x) for x in counts.row(0))
     want = net / valid if valid else None
-    units = _first_order(pairs).filter(
+    units = first_order(pairs).filter(
         (pl.col("faithful") == intact) & (pl.col("expected_unread") != intact)
     )
     k = int((units["verdict"] == units.select(intact).to_series()).sum())
@@ -294,7 +294,7 @@ def _tie(blind: pl.DataFrame, estimates: pl.DataFrame, cell: tuple[str, str], b:
     valid = blind.filter(pl.col("verdict") != "Invalid")
     want = int((valid["expected_verdict"] == "Tie").sum()) / valid.height if valid.height else None
     got = _cell_row(estimates, cell, "Blind").get("EDR")
-    units = _first_order(blind).filter(~pl.col("same_opening") & (pl.col("longer") == "Tie"))
+    units = first_order(blind).filter(~pl.col("same_opening") & (pl.col("longer") == "Tie"))
     k = int((units["verdict"] == "Tie").sum())
     detail = f"Blind EDR {_fmt(got)}, expected {_fmt(want)}"
     return Line("tie rate", cell[1], b.tie_rate, k, units.height, _close(got, want), detail)
@@ -351,7 +351,7 @@ def _cue(
     else:
         want_effect = (want["lds"] - want["ols"]) / n if n else None
     got_effect = card_row.get("effect")
-    units = _first_order(part).filter(pl.col("blind_verdict") != pl.col(column))
+    units = first_order(part).filter(pl.col("blind_verdict") != pl.col(column))
     k = int((units["verdict"] == units[column]).sum())
     detail = (
         f"{condition}: LDS/TS/OLS {row.get('lds_count')}/{row.get('ts_count')}/"

@@ -21,7 +21,8 @@ PLANS = ["a new footbridge", "longer opening hours", "a solar roof", "a bus rout
 OUTCOMES = ["approved", "postponed", "rejected", "approved with changes"]
 
 
-def _document(rng: random.Random, i: int) -> tuple[str, str, str]:
+def synthetic_document(rng: random.Random, i: int) -> tuple[str, str, str]:
+    """Synthetic document ``i`` and two faithful summaries of it, drawn from ``rng``."""
     place, body = rng.choice(PLACES), rng.choice(BODIES)
     plan, outcome = rng.choice(PLANS), rng.choice(OUTCOMES)
     cost, votes = rng.randint(2, 90) * 10_000, rng.randint(5, 12)
@@ -48,7 +49,7 @@ def write_items(path: Path, n: int, seed: int = 0) -> Path:
     rng = random.Random(seed)
     rows = []
     for i in range(n):
-        doc, one, two = _document(rng, i)
+        doc, one, two = synthetic_document(rng, i)
         llm_first = i % 2 == 0
         rows.append(
             {
