@@ -7,6 +7,8 @@ when they run together, the second waits for the first's answer instead of sendi
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from judgeprobe.engine.cached import CachedAsker
@@ -21,18 +23,20 @@ from tests.fakeserver import FakeJudge
 MESSAGES = [{"role": "user", "content": "Which summary is better? Summary 1: a. Summary 2: b."}]
 
 
-def _askers(url: str, store: Store, n: int) -> tuple[Endpoint, list[CachedAsker]]:
+@asynccontextmanager
+async def _askers(url: str, store: Store, n: int) -> AsyncIterator[list[CachedAsker]]:
+    """``n`` judgments' askers on one endpoint of the judge at ``url``, closed on exit."""
     judge = JudgeConfig(name="j", url=url, concurrency=4)
     endpoint = Endpoint(judge, EngineConfig(), server_info("vllm", "fake-judge", {}))
-    return endpoint, [CachedAsker(endpoint, store, Sampling(), seed=0) for _ in range(n)]
+    try:
+        yield [CachedAsker(endpoint, store, Sampling(), seed=0) for _ in range(n)]
+    finally:
+        await endpoint.close()
 
 
 async def _together(url: str, store: Store) -> list[Result]:
-    endpoint, askers = _askers(url, store, 3)
-    try:
+    async with _askers(url, store, 3) as askers:
         return await asyncio.gather(*(ask(MESSAGES, PairwiseReply, 200) for ask in askers))
-    finally:
-        await endpoint.close()
 
 
 def test_one_request_for_judgments_asking_it_together(tmp_path: Path) -> None:
@@ -46,16 +50,13 @@ def test_one_request_for_judgments_asking_it_together(tmp_path: Path) -> None:
 
 
 async def _sender_cancelled(url: str, store: Store) -> Result:
-    endpoint, (first, second) = _askers(url, store, 2)
-    try:
+    async with _askers(url, store, 2) as (first, second):
         sender = asyncio.create_task(first(MESSAGES, PairwiseReply, 200))
         await asyncio.sleep(0.1)  # the first is in flight
         waiter = asyncio.create_task(second(MESSAGES, PairwiseReply, 200))
         await asyncio.sleep(0.1)  # the second waits for it
         sender.cancel()
         return await waiter
-    finally:
-        await endpoint.close()
 
 
 def test_a_waiting_judgment_asks_for_itself_when_the_sender_stops(tmp_path: Path) -> None:

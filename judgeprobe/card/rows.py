@@ -143,28 +143,6 @@ def _interval(
     return value, nan_to_none(lo), nan_to_none(hi)
 
 
-def _tidy_or_own(
-    tidy: pl.DataFrame,
-    cell: tuple[str, str, str],
-    metric: str,
-    units: pl.DataFrame,
-    num: str,
-    resamples: int,
-    seed: int,
-) -> tuple[float | None, float | None, float | None]:
-    """``metric`` in ``cell`` with its interval: the metrics table's where it has the cell.
-
-    One interval for one quantity, in the report and on the card; else ``_interval`` of ``num``.
-    """
-    found = _metric(tidy, cell, metric)
-    if found[metric] is None:
-        return _interval(units, num, "unit", resamples, seed)
-    value, lo, hi = (
-        nan_to_none(_number(found[k])) for k in (metric, f"{metric}_lo", f"{metric}_hi")
-    )
-    return value, lo, hi
-
-
 def _share(frame: pl.DataFrame, column: str) -> float:
     """The share of rows with ``column`` = 1 (0 for no rows)."""
     return int(frame[column].sum()) / frame.height if frame.height else 0.0
@@ -236,15 +214,17 @@ def _cue_row(
 
 
 def _position_row(
-    units: pl.DataFrame, judge: str, protocol: str, tidy: pl.DataFrame, resamples: int, seed: int
+    units: pl.DataFrame, judge: str, protocol: str, tidy: pl.DataFrame
 ) -> dict[str, object]:
-    units = units.with_columns(net=pl.col("first") - pl.col("second"))
+    """The position row: McNemar over documents, and the metrics table's figures.
+
+    The first-shown excess and consistency with their intervals come from ``tidy``, so the
+    report and the card show one interval for one quantity.
+    """
     cell = (judge, protocol, "Blind")
-    effect, lo, hi = _tidy_or_own(tidy, cell, "first_shown_excess", units, "net", resamples, seed)
-    consistency, c_lo, c_hi = _tidy_or_own(
-        tidy, cell, "position_consistency", units, "consistent", resamples, seed
-    )
-    up, down, p = direction_test(units, "net")
+    effect, lo, hi = _metric(tidy, cell, "first_shown_excess").values()
+    consistency, c_lo, c_hi = _metric(tidy, cell, "position_consistency").values()
+    up, down, p = direction_test(units, pl.col("first") - pl.col("second"))
     docs = units[DOC].n_unique()
     return {
         "judge": judge, "protocol": protocol, "row": "position", "kind": "position",
@@ -313,7 +293,7 @@ def make_card(
         )  # fmt: skip
     positions = position_pairs(judgments)
     for key, part in positions.partition_by(["judge", "protocol"], as_dict=True).items():
-        rows.append(_position_row(part, str(key[0]), str(key[1]), tidy, resamples, seed))
+        rows.append(_position_row(part, str(key[0]), str(key[1]), tidy))
     rows += sensitivity_rows(judgments, tidy) if t.sensitivity_effect is not None else []
     q_values = stats.bh_qvalues([_number(r.get("p")) for r in rows])
     for row, q in zip(rows, q_values, strict=True):  # the tested rows

@@ -88,9 +88,9 @@ def _rows(tidy: pl.DataFrame, metric: str) -> list[dict[str, Any]]:
     return found.drop_nulls("value").sort("judge", "protocol", "condition").to_dicts()
 
 
-def _p_part(row: Row) -> str:
+def _p_part(row: Row, test: str = "sign test") -> str:
     p = row.get("p")
-    return "" if p is None or p != p else f", sign test {_p(p)}"
+    return "" if p is None or p != p else f", {test} {_p(p)}"
 
 
 def sensitivity_sentences(tidy: pl.DataFrame) -> list[str]:
@@ -158,10 +158,10 @@ def position_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
         kept = ""
         if c is not None:
             kept = f"; it kept its verdict across orders on {pct(c['value'], c['lo'], c['hi'])}"
-        p = r.get("p")
-        tested = "" if p is None or p != p else f", McNemar {_p(p)}"
-        excess = f"first-shown excess {_interval(r['value'], r['lo'], r['hi'])}{tested}"
+        excess = f"first-shown excess {_interval(r['value'], r['lo'], r['hi'])}"
+        excess += _p_part(r, "McNemar")
         side = "first" if r["value"] > 0 else "second"
+        p = r.get("p")
         if p is not None and p < ALPHA:
             out.append(
                 f"⚠ {who} picks by position: of {n} Blind items judged in both orders, more got "
