@@ -7,17 +7,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx2 as _httpx
-import openai
 import orjson
 import polars as pl
 import pytest
-from tenacity import RetryCallState
 
 from judgeprobe.engine.batch import custom_id
 from judgeprobe.engine.client import Completion, converse
 from judgeprobe.engine.request import Request, Sampling
-from judgeprobe.engine.retry import BackoffWait, is_retryable
+from judgeprobe.engine.retry import HTTPStatusError, is_retryable
 from judgeprobe.engine.settings import EngineConfig
 from judgeprobe.engine.validate import ReplyError, parse_reply
 from judgeprobe.protocols.replies import PairwiseReply
@@ -25,28 +22,14 @@ from tests.conftest import make_items, run_cli, write_config
 from tests.fakeserver import FAULTS, FakeJudge
 
 
-def _status_error(status: int, headers: dict[str, str] | None = None) -> openai.APIStatusError:
-    request = _httpx.Request("POST", "http://x/v1/chat/completions")
-    response = _httpx.Response(status, headers=headers or {}, request=request)
-    return openai.APIStatusError("boom", response=response, body=None)
-
-
 @pytest.mark.parametrize("status", [408, 409, 429, 500, 502, 503])
 def test_clearable_statuses_are_retried(status: int) -> None:
-    assert is_retryable(_status_error(status))
+    assert is_retryable(HTTPStatusError(status, "boom"))
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
 def test_client_errors_are_never_retried(status: int) -> None:
-    assert not is_retryable(_status_error(status))
-
-
-def test_backoff_honours_retry_after() -> None:
-    wait = BackoffWait(base_s=0.01, cap_s=30.0)
-    state = RetryCallState(None, None, (), {})  # type: ignore[arg-type]
-    state.attempt_number = 1
-    state.set_exception((openai.APIStatusError, _status_error(429, {"Retry-After": "7"}), None))
-    assert 7.0 <= wait(state) <= 30.0
+    assert not is_retryable(HTTPStatusError(status, "boom"))
 
 
 @pytest.mark.parametrize(

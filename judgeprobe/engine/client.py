@@ -33,9 +33,9 @@ from judgeprobe import REDACTED
 from judgeprobe.engine.replicas import ReplicaPool
 from judgeprobe.engine.request import Message, Request
 from judgeprobe.engine.retry import (
-    BackoffWait,
     BadResponse,
     HTTPStatusError,
+    backoff,
     describe,
     is_outage,
     is_replica_fault,
@@ -167,7 +167,7 @@ def retry_policy(engine: EngineConfig, deadline: float) -> AsyncRetrying:
         retry=retry_if_exception(is_retryable),
         stop=stop_after_attempt(engine.max_attempts)
         | stop_after_delay(max(0.0, deadline - time.monotonic())),
-        wait=BackoffWait(engine.backoff_base_s, engine.backoff_cap_s),
+        wait=backoff(engine.backoff_base_s, engine.backoff_cap_s),
         reraise=True,
     )
 

@@ -1,19 +1,22 @@
 """What may be retried, and how long to wait before the next attempt.
 
 Only failures that can clear are retried: 408, 409, 429, 5xx, connection errors and timeouts.
-400/401/403/404/422 never are. The wait is jittered exponential backoff, or the server's
-Retry-After when it names a longer one. Failures come from the engine's own HTTP transport
-(``HTTPStatusError``, aiohttp errors) or from the openai client the start-up probe uses.
+400/401/403/404/422 never are. The wait is tenacity's full-jitter exponential backoff, or
+the server's Retry-After when it names a longer one (either form: seconds or an HTTP date).
+Every failure comes from the engine's own aiohttp transport (``client``, ``probe``): an
+``HTTPStatusError``, an aiohttp error or a timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
+import math
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 import aiohttp
-import openai
 from tenacity import RetryCallState
+from tenacity.wait import wait_base, wait_random_exponential
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 
@@ -41,10 +44,8 @@ class BadResponse(Exception):
 
 
 def status_of(exc: BaseException) -> int | None:
-    """The HTTP status of a failure, whichever client raised it."""
-    if isinstance(exc, HTTPStatusError | openai.APIStatusError):
-        return exc.status_code
-    return None
+    """The HTTP status of a failure; None for one that got no answer."""
+    return exc.status_code if isinstance(exc, HTTPStatusError) else None
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -53,13 +54,7 @@ def is_retryable(exc: BaseException) -> bool:
     if status is not None:
         return status in RETRYABLE_STATUS or status >= 500
     return isinstance(
-        exc,
-        openai.APIConnectionError
-        | aiohttp.ClientError
-        | BadResponse
-        | Unreachable
-        | TimeoutError
-        | asyncio.TimeoutError,
+        exc, aiohttp.ClientError | BadResponse | Unreachable | TimeoutError | asyncio.TimeoutError
     )
 
 
@@ -78,51 +73,54 @@ def is_outage(exc: BaseException) -> bool:
     )
 
 
-def retry_after_s(exc: BaseException | None) -> float | None:
-    """Seconds asked for by a ``Retry-After`` header (delta-seconds form), if any."""
-    if isinstance(exc, HTTPStatusError):
-        value = exc.retry_after
-    elif isinstance(exc, openai.APIStatusError):
-        value = exc.response.headers.get("retry-after")
-    else:
-        return None
+def retry_after_s(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds a ``Retry-After`` header asks for: delta-seconds or an HTTP date (RFC 9110).
+
+    None (no floor) when the header is absent, unreadable, negative or a date already past.
+    """
     if value is None:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
-        return None
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:  # "-0000": RFC 5322's "UTC, source zone unknown"
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - (now or datetime.now(UTC))).total_seconds()
+        return seconds if seconds > 0 else None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
-class BackoffWait:
-    """tenacity wait: full-jitter exponential backoff, never shorter than Retry-After."""
+class RetryAfterFloor(wait_base):
+    """A tenacity wait: ``wait``, never shorter than the failure's Retry-After (to ``cap_s``)."""
 
-    def __init__(self, base_s: float = 0.5, cap_s: float = 30.0, done: int = 0) -> None:
-        self.base_s = base_s
+    def __init__(self, wait: wait_base, cap_s: float) -> None:
+        self.wait = wait
         self.cap_s = cap_s
-        self.done = done  # attempts made before tenacity took over
 
-    def __call__(self, state: RetryCallState) -> float:
-        """Seconds to wait before the next attempt: full jitter, or the server's Retry-After."""
-        attempt = state.attempt_number + self.done
-        ceiling = min(self.cap_s, self.base_s * 2 ** (attempt - 1))
-        wait = random.uniform(0.0, ceiling)
-        exc = state.outcome.exception() if state.outcome else None
-        asked = retry_after_s(exc)
-        if asked is not None:
-            wait = max(wait, min(asked, self.cap_s))
-        return wait
+    def __call__(self, retry_state: RetryCallState) -> float:
+        """Seconds before the next attempt."""
+        wait = self.wait(retry_state)
+        outcome = retry_state.outcome
+        exc = outcome.exception() if outcome is not None else None
+        asked = retry_after_s(exc.retry_after) if isinstance(exc, HTTPStatusError) else None
+        return wait if asked is None else max(wait, min(asked, self.cap_s))
+
+
+def backoff(base_s: float, cap_s: float) -> wait_base:
+    """Full jitter, ``uniform(0, min(cap, base·2^(n-1)))``, with the Retry-After floor."""
+    return RetryAfterFloor(wait_random_exponential(multiplier=base_s, max=cap_s), cap_s)
 
 
 def describe(exc: BaseException) -> str:
     """One line naming a transport failure."""
-    if isinstance(exc, HTTPStatusError | openai.APIStatusError):
-        return f"HTTP {exc.status_code}: {str(exc.message)[:200]}"
-    if isinstance(exc, openai.APITimeoutError | TimeoutError | asyncio.TimeoutError):
+    if isinstance(exc, HTTPStatusError):
+        return f"HTTP {exc.status_code}: {exc.message[:200]}"
+    if isinstance(exc, TimeoutError | asyncio.TimeoutError):
         return "timeout"
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__
-        return f"connection error: {cause or exc}"[:240]
     if isinstance(exc, aiohttp.ClientError):
         return f"connection error: {exc}"[:240]
     if isinstance(exc, Unreachable):
