@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable
 from typing import cast
 
+from judgeprobe.core.cli import PROG
+
 COMMANDS = {
     "run": ("judgeprobe.cue.run", "run a cue sweep end to end (config → judgments → report)"),
     "metrics": ("judgeprobe.metrics.__main__", "metric tables of a judgments file"),
@@ -27,7 +29,7 @@ COMMANDS = {
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="judgeprobe",
+        prog=PROG,
         description="Audit LLM judges. `judgeprobe COMMAND --help` describes each command.",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)

@@ -6,6 +6,7 @@ import pytest
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.cli import EXIT_INTERRUPTED, EXIT_USER_ERROR, RESUME, main_guard
+from judgeprobe.runs.rundir import resume_command
 
 
 def _interrupted() -> int:
@@ -34,3 +35,10 @@ def test_ctrl_c_says_how_this_command_goes_on(
     code = main_guard(_interrupted) if hint is None else main_guard(_interrupted, hint)
     assert code == EXIT_INTERRUPTED
     assert capsys.readouterr().err == said
+
+
+def test_the_resume_hint_names_the_command_as_a_user_types_it() -> None:
+    assert resume_command("run", ["--config", "my sweep.toml"]) == (
+        "judgeprobe run --config 'my sweep.toml' --resume"
+    )
+    assert resume_command("run", ["--resume", "--out", "r"]) == "judgeprobe run --resume --out r"

@@ -34,10 +34,16 @@ def test_help_lists_every_command() -> None:
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_each_command_has_its_own_help(command: str) -> None:
+def test_each_command_has_its_own_help_and_usage_named_as_typed(command: str) -> None:
     done = _judgeprobe(command, "--help")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("usage:")
+    assert done.stdout.startswith(f"usage: judgeprobe {command} ")
+    assert "python -m" not in done.stdout.split("\n\n")[0]  # the usage block
+    bad = _judgeprobe(command, "--no-such-flag")
+    assert bad.returncode == 2
+    assert f"usage: judgeprobe {command} " in bad.stderr
+    assert f"judgeprobe {command}: error: " in bad.stderr
+    assert "python -m" not in bad.stderr
 
 
 def test_an_unknown_command_is_one_usage_error() -> None:

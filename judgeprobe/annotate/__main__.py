@@ -1,7 +1,7 @@
-"""``python -m judgeprobe.annotate``: the human check of a run.
+"""``judgeprobe annotate``: the human check of a run.
 
-    python -m judgeprobe.annotate export RUN_DIR --n 100      # sample → RUN_DIR/annotation/
-    python -m judgeprobe.annotate import RUN_DIR a1.csv a2.csv
+    judgeprobe annotate export RUN_DIR --n 100      # sample → RUN_DIR/annotation/
+    judgeprobe annotate import RUN_DIR a1.csv a2.csv
 
 ``export`` writes ``pairs.csv`` (fill the ``label`` column: 1, 2 or Tie) and ``form.html``
 (open it in a browser; it saves ``labels-NAME.csv``) for the annotators, and ``key.csv`` for
@@ -24,12 +24,12 @@ from rich.table import Table
 
 from judgeprobe.annotate.agreement import agreement, read_annotations, read_key
 from judgeprobe.annotate.export import export, read_judgments
-from judgeprobe.core.cli import main_guard
+from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m judgeprobe.annotate", description=__doc__)
+    p = command_parser("annotate", __doc__)
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("export", help="write a stratified, blind sample of a run's pairs")
     e.add_argument("run_dir", type=Path)
@@ -63,7 +63,7 @@ def _print(table: pl.DataFrame, console: Console) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m judgeprobe.annotate``: export a blind form, or import labels."""
+    """Entry point of ``judgeprobe annotate``: export a blind form, or import labels."""
     args = _parser().parse_args(argv)
     console = Console(soft_wrap=True)
     if args.command == "export":

@@ -1,4 +1,4 @@
-"""``python -m judgeprobe.candidates``: turn documents into a candidate set the sweep can judge.
+"""``judgeprobe candidates``: turn documents into a candidate set the sweep can judge.
 
 corpus → length filter → LLM summaries, draws, paraphrases and attacks (cached engine requests)
 + extractive summaries (sumy) + rule-based attacks → preservation check → subsets →
@@ -21,13 +21,13 @@ from rich.markup import escape
 
 from judgeprobe.candidates.assemble import BuildIncomplete, make_candidate_set
 from judgeprobe.candidates.config import CandidatesConfig
-from judgeprobe.core.cli import main_guard
+from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.runs.config import load_toml, parse_judge_flag, with_overrides
 from judgeprobe.runs.rundir import EXIT_INCOMPLETE
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m judgeprobe.candidates", description=__doc__)
+    p = command_parser("candidates", __doc__)
     p.add_argument("--config", type=Path, help="candidate-set config (TOML); flags override it")
     p.add_argument(
         "--corpus", help="bundled:corpus (default), a .jsonl/.csv/.parquet file or a folder"

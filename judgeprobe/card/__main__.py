@@ -1,4 +1,4 @@
-"""``python -m judgeprobe.card RUN_DIR [--thresholds FILE]``: the judge card of a run.
+"""``judgeprobe card RUN_DIR [--thresholds FILE]``: the judge card of a run.
 
 Writes card.md, card.html, card.csv and card_silent.csv into RUN_DIR, prints the verdicts,
 and exits 0 when every row is CLEAR, 5 when any row is BIASED, 7 when none is BIASED but the
@@ -8,7 +8,6 @@ but some are UNDERPOWERED (2: bad input).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from rich.table import Table
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import display, summary
-from judgeprobe.core.cli import main_guard
+from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 
@@ -26,8 +25,8 @@ TERMINAL = ["judge", "protocol", "row", "n (docs)", "effect of", "effect", "sile
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m judgeprobe.card``; the exit code says if the judge is biased."""
-    parser = argparse.ArgumentParser(prog="python -m judgeprobe.card", description=__doc__)
+    """Entry point of ``judgeprobe card``; the exit code says if the judge is biased."""
+    parser = command_parser("card", __doc__)
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--thresholds", type=Path, help="thresholds TOML (default: builtin v2)")
     parser.add_argument("--lexicons", type=Path, help="override the explanation lexicons (TOML)")

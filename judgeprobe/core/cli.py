@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 
@@ -10,9 +11,20 @@ from judgeprobe import JudgeprobeError
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 
+#: The console script every command runs under (``judgeprobe COMMAND``).
+PROG = "judgeprobe"
+
 
 #: What a command that sends requests says on Ctrl-C (every finished result is in its store).
 RESUME = "results so far are stored; rerun with --resume"
+
+
+def command_parser(command: str, description: str | None) -> argparse.ArgumentParser:
+    """The parser of ``judgeprobe COMMAND``: its usage, help and errors name what a user types.
+
+    The same under ``python -m judgeprobe.X``, which runs the same command.
+    """
+    return argparse.ArgumentParser(prog=f"{PROG} {command}", description=description)
 
 
 def main_guard(main: Callable[[], int], on_interrupt: str = "run the command again") -> int:

@@ -1,4 +1,4 @@
-"""``python -m judgeprobe.run``: run a cue-probe sweep end to end.
+"""``judgeprobe run`` (also ``python -m judgeprobe.run``): run a cue-probe sweep end to end.
 
 config → items → probe judges → plan → engine → store → judgments.parquet → metrics.
 With no arguments: the default sweep on the bundled sample against the embedded judge.
@@ -27,7 +27,7 @@ from rich.markup import escape
 from judgeprobe import JudgeprobeError, first_error, scrub
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.conditions.checks import write_attack_checks, write_degrade_checks
-from judgeprobe.core.cli import RESUME, main_guard
+from judgeprobe.core.cli import RESUME, command_parser, main_guard
 from judgeprobe.core.files import write_json
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig, load_config
@@ -61,7 +61,7 @@ from judgeprobe.runs.sweep import JobType, handler, judges_open, lanes_of, run_s
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m judgeprobe.run", description=__doc__)
+    p = command_parser("run", __doc__)
     p.add_argument("--config", type=Path, help="sweep config (TOML); default: the default sweep")
     p.add_argument(
         "--judge", action="append", default=[], metavar="NAME=URL",
@@ -320,7 +320,7 @@ async def _sweep(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m judgeprobe.run``: the cue sweep from config to report."""
+    """Entry point of ``judgeprobe run``: the cue sweep from config to report."""
     args = _parser().parse_args(argv)
     cfg = _apply_flags(load_config(args.config), args.judge, args.limit)
     chosen = ""
@@ -377,7 +377,7 @@ def exit_code(summary: RunSummary, failing: bool, argv: list[str], console: Cons
                       "(not run); rerun with --resume[/]")  # fmt: skip
         code = EXIT_INCOMPLETE
     elif summary.resumable:
-        command = resume_command("judgeprobe.run", argv)
+        command = resume_command("run", argv)
         console.print(f"[yellow]{escape(resumable_note(summary.resumable, command))}[/]")
         code = EXIT_INCOMPLETE
     return EXIT_UNRELIABLE if failing else code

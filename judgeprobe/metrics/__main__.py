@@ -1,4 +1,4 @@
-"""``python -m judgeprobe.metrics JUDGMENTS.parquet [--out FILE] [--ci FILE] [--by COLUMN]``.
+"""``judgeprobe metrics JUDGMENTS.parquet [--out FILE] [--ci FILE] [--by COLUMN]``.
 
 The metrics of any judgments file of the documented schema — the estimates table (printed and
 written to CSV) and the interval table (every metric with its document-level bootstrap interval,
@@ -9,14 +9,13 @@ beside the input.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 import polars as pl
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.core.cli import main_guard
+from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.metrics.compute import BREAKDOWNS, breakdown, compute_metrics
 from judgeprobe.metrics.controlled import controlled, shown, shown_lengths
 from judgeprobe.metrics.drift import default_drift
@@ -68,8 +67,8 @@ def _write(table: pl.DataFrame, out: Path, flag: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m judgeprobe.metrics``: judgments in, metric tables out."""
-    parser = argparse.ArgumentParser(prog="python -m judgeprobe.metrics", description=__doc__)
+    """Entry point of ``judgeprobe metrics``: judgments in, metric tables out."""
+    parser = command_parser("metrics", __doc__)
     parser.add_argument("judgments", type=Path)
     parser.add_argument(
         "--out", type=Path, help="CSV to write (default: metrics.csv beside the input)"

@@ -1,4 +1,4 @@
-"""``python -m judgeprobe.report RUN_DIR``.
+"""``judgeprobe report RUN_DIR``.
 
 Every metric with 95% intervals, as report.html (self-contained), report.md with plots/, and
 metrics_ci.csv.
@@ -6,14 +6,13 @@ metrics_ci.csv.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 import orjson
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.core.cli import main_guard
+from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.cue.outputs import run_report
 from judgeprobe.metrics.compute import BREAKDOWNS
 from judgeprobe.metrics.flags import add_arguments, from_arguments, run_limits
@@ -23,8 +22,8 @@ from judgeprobe.text.lexicons import load_lexicons
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m judgeprobe.report``: rebuild a run's report from its files."""
-    parser = argparse.ArgumentParser(prog="python -m judgeprobe.report", description=__doc__)
+    """Entry point of ``judgeprobe report``: rebuild a run's report from its files."""
+    parser = command_parser("report", __doc__)
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")

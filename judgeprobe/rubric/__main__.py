@@ -1,4 +1,4 @@
-"""``python -m judgeprobe.rubric``: the rubric probe end to end.
+"""``judgeprobe rubric``: the rubric probe end to end.
 
 items → judge the original pairs and their counterfactuals (engine, cached, resumable) →
 rubric-only classifiers on the judge's labels → transition table → report.
@@ -19,7 +19,7 @@ import polars as pl
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.core.cli import RESUME, main_guard
+from judgeprobe.core.cli import RESUME, command_parser, main_guard
 from judgeprobe.core.files import write_json
 from judgeprobe.cue.outputs import run_report
 from judgeprobe.render.tables import fmt
@@ -45,7 +45,7 @@ def _csv(value: str) -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m judgeprobe.rubric", description=__doc__)
+    p = command_parser("rubric", __doc__)
     p.add_argument("--config", type=Path, help="rubric config (TOML); default: the defaults")
     p.add_argument("--items", help="bundled:rubric (default) or a .jsonl / .csv file")
     p.add_argument(
@@ -148,7 +148,7 @@ def _summary(tables: dict[str, pl.DataFrame], console: Console) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m judgeprobe.rubric``: the rubric probe from items to report."""
+    """Entry point of ``judgeprobe rubric``: the rubric probe from items to report."""
     args = _parser().parse_args(argv)
     base = load_rubric_config(args.config)
     cfg = with_overrides(base, _changes(base, args))

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.core.cli import PROG
 from judgeprobe.engine.store import Store
 
 EXIT_BAD_INPUT = 2  # one `error:` line on stderr, nothing written
@@ -26,10 +27,10 @@ EXIT_UNRELIABLE = 4  # a judge's Invalid share is above [engine] fail_invalid_ra
 EXIT_INTERRUPTED = 130
 
 
-def resume_command(module: str, argv: Sequence[str]) -> str:
+def resume_command(command: str, argv: Sequence[str]) -> str:
     """The command line that continues this run: the same arguments with ``--resume``."""
     args = list(argv) if "--resume" in argv else [*argv, "--resume"]
-    return shlex.join(["python", "-m", module, *args])
+    return shlex.join([PROG, command, *args])
 
 
 def resumable_note(failed: Counter[str], command: str) -> str:

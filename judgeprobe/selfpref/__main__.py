@@ -1,4 +1,4 @@
-"""``python -m judgeprobe.selfpref OWN OTHER --out ITEMS.jsonl``: the self-preference items.
+"""``judgeprobe selfpref OWN OTHER --out ITEMS.jsonl``: the self-preference items.
 
 OWN and OTHER are candidate sets (``candidates.parquet``) of the same documents: OWN built with
 the judge as author, OTHER with another model as author and the judge as paraphraser
@@ -7,7 +7,6 @@ the judge as author, OTHER with another model as author and the judge as paraphr
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import orjson
 import polars as pl
 
-from judgeprobe.core.cli import main_guard
+from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.corpus import read_rows
 from judgeprobe.core.files import write_atomic
 from judgeprobe.selfpref.items import self_preference_items
@@ -23,7 +22,7 @@ from judgeprobe.selfpref.items import self_preference_items
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: two candidate sets in, the self-preference items out."""
-    p = argparse.ArgumentParser(prog="python -m judgeprobe.selfpref", description=__doc__)
+    p = command_parser("selfpref", __doc__)
     p.add_argument("own", type=Path, help="candidate set with the judge as author")
     p.add_argument("other", type=Path, help="candidate set by another model, judge as paraphraser")
     p.add_argument("--out", type=Path, required=True, help="items file to write (.jsonl)")

@@ -1,4 +1,4 @@
-"""``python -m judgeprobe.selftest``: the known-answer self-test.
+"""``judgeprobe selftest``: the known-answer self-test.
 
 Starts a simulated judge (OpenAI-compatible, on loopback) with planted biases, runs a real
 sweep against it through the whole pipeline (probe, plan, engine, store, judgments, metrics,
@@ -28,7 +28,7 @@ from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
 from judgeprobe.conditions import builtin_conditions, parse_conditions
-from judgeprobe.core.cli import main_guard
+from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.cue.config import load_config
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
@@ -51,7 +51,7 @@ FLAGS = {
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m judgeprobe.selftest", description=__doc__)
+    p = command_parser("selftest", __doc__)
     p.add_argument("--out", type=Path, help="run directory (default runs/selftest)")
     p.add_argument("--battery", action="store_true",
                    help="the battery design: a battery cue and a self-preference")  # fmt: skip

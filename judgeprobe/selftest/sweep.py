@@ -46,7 +46,7 @@ def write_config(
 ) -> Path:
     """A self-test sweep config in ``out``: both orders, seed 0, the simulated judge."""
     again = f"repeat = {repeat}\n" if repeat is not None else ""
-    text = f"""# Written by python -m judgeprobe.selftest.
+    text = f"""# Written by judgeprobe selftest.
 name = {json.dumps(name)}
 items = {json.dumps(items.resolve().as_posix())}
 protocols = {json.dumps(protocols)}
