@@ -22,7 +22,7 @@ from rich.markup import escape
 from judgeprobe.candidates.assemble import BuildIncomplete, make_candidate_set
 from judgeprobe.candidates.config import CandidatesConfig
 from judgeprobe.core.cli import command_parser, main_guard
-from judgeprobe.runs.config import load_toml, parse_judge_flag, with_overrides
+from judgeprobe.runs.config import JUDGE_FLAG, judge_from_flag, load_toml, with_overrides
 from judgeprobe.runs.rundir import EXIT_INCOMPLETE
 
 
@@ -33,8 +33,8 @@ def _parser() -> argparse.ArgumentParser:
         "--corpus", help="bundled:corpus (default), a .jsonl/.csv/.parquet file or a folder"
     )
     p.add_argument("--out", type=Path, default=Path("runs/candidates"), help="output folder")
-    p.add_argument("--author", metavar="NAME=URL", help="the LLM that writes (default: embedded)")
-    p.add_argument("--paraphraser", metavar="NAME=URL", help="the LLM that writes the paraphrases")
+    p.add_argument("--author", metavar=JUDGE_FLAG, help="the LLM that writes (default: embedded)")
+    p.add_argument("--paraphraser", metavar=JUDGE_FLAG, help="the LLM that writes the paraphrases")
     p.add_argument("--limit", type=int, help="only the first N documents")
     p.add_argument("--words", type=int, help="LLM summary word budget")
     p.add_argument("--seed", type=int, help="base seed of every sampled text")
@@ -49,12 +49,13 @@ def _changes(args: argparse.Namespace, base: CandidatesConfig) -> dict[str, obje
     """The config fields the flags set (``with_overrides`` puts them over ``base``)."""
     names = ("corpus", "limit", "words", "seed", "min_tokens", "max_tokens", "keep_flagged")
     found: dict[str, object] = {n: getattr(args, n) for n in names if getattr(args, n) is not None}
-    if args.author:
-        name, url = parse_judge_flag(args.author)
-        found["author"] = {**base.author.model_dump(), "name": name, "url": url}
+    if args.author:  # keeps the config's author settings, under the name and URLs given
+        found["author"] = judge_from_flag(args.author, option="--author", default=base.author)
     if args.paraphraser:
-        name, url = parse_judge_flag(args.paraphraser)
-        found["paraphraser"] = {"name": name, "url": url, "concurrency": base.author.concurrency}
+        found["paraphraser"] = judge_from_flag(
+            args.paraphraser, option="--paraphraser",
+            default={"concurrency": base.author.concurrency},
+        )  # fmt: skip
     return found
 
 

@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
-from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from judgeprobe import JudgeprobeError, first_error, scrub
+from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.conditions.checks import write_attack_checks, write_degrade_checks
 from judgeprobe.core.cli import RESUME, command_parser, main_guard
@@ -43,10 +42,9 @@ from judgeprobe.engine.batch import BatchEndpoint, batch_info, ingest, walk
 from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.runner import RunSummary
-from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.metrics.flags import invalid_reasons
-from judgeprobe.runs.config import parse_judge_flag, with_overrides
+from judgeprobe.runs.config import JUDGE_FLAG, judge_from_flag, with_overrides
 from judgeprobe.runs.ray import check_engines, ray_sweep
 from judgeprobe.runs.rundir import (
     EXIT_INCOMPLETE,
@@ -64,8 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     p = command_parser("run", __doc__)
     p.add_argument("--config", type=Path, help="sweep config (TOML); default: the default sweep")
     p.add_argument(
-        "--judge", action="append", default=[], metavar="NAME=URL",
-        help="judge endpoint (repeatable); replaces the config's judges, keeping settings by name",
+        "--judge", action="append", default=[], metavar=JUDGE_FLAG,
+        help="judge endpoint, several URLs for replicas (repeatable); replaces the config's "
+        "judges, keeping settings by name",
     )  # fmt: skip
     p.add_argument("--out", type=Path, help="run directory (default: runs/<config name>)")
     p.add_argument(
@@ -93,18 +92,7 @@ def _apply_flags(cfg: SweepConfig, judge_flags: list[str], limit: int | None) ->
     update: dict[str, object] = {}
     if judge_flags:
         known = {j.name: j for j in cfg.judges}
-        judges = []
-        for flag in judge_flags:
-            name, url = parse_judge_flag(flag)
-            urls = url.split(",")  # NAME=URL1,URL2: replicas
-            base = known[name].model_dump(exclude={"url", "urls"}) if name in known else {}
-            try:
-                judges.append(JudgeConfig.model_validate({**base, "name": name, "urls": urls}))
-            except ValidationError as exc:
-                raise JudgeprobeError(
-                    f"--judge {scrub(flag)!r}: {first_error(exc, 'judge', value=True)}"
-                ) from None
-        update["judges"] = judges
+        update["judges"] = [judge_from_flag(flag, known) for flag in judge_flags]
     if limit is not None:
         if limit < 0:
             raise JudgeprobeError(f"--limit must be >= 0 (got {limit})")

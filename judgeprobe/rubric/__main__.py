@@ -35,7 +35,7 @@ from judgeprobe.rubric.sweep import (
     labels_from_items,
     manifest,
 )
-from judgeprobe.runs.config import parse_judge_flag, with_overrides
+from judgeprobe.runs.config import JUDGE_FLAG, judge_from_flag, with_overrides
 from judgeprobe.runs.rundir import EXIT_INCOMPLETE, check_run_dir
 from judgeprobe.text.lexicons import load_lexicons
 
@@ -52,8 +52,9 @@ def _parser() -> argparse.ArgumentParser:
         "--judge",
         action="append",
         default=[],
-        metavar="NAME=URL",
-        help="judge endpoint (repeatable); replaces the config's judges",
+        metavar=JUDGE_FLAG,
+        help="judge endpoint, several URLs for replicas (repeatable); replaces the config's "
+        "judges, keeping settings by name",
     )
     p.add_argument("--limit", type=int, help="only the first N rubric items")
     p.add_argument("--preset", choices=["deterministic", "paper"], help="decoding preset")
@@ -98,12 +99,9 @@ def _changes(cfg: RubricConfig, args: argparse.Namespace) -> dict[str, object]:
         update["perturbations"] = [] if args.perturb == "none" else _csv(args.perturb)
     if args.classifiers is not None:
         update["classifiers"] = _csv(args.classifiers)
-    if args.judge:  # a known judge keeps its settings, with the new URL
-        known = {j.name: j.model_dump() for j in cfg.judges}
-        update["judges"] = [
-            {**known.get(name, {}), "name": name, "url": url}
-            for name, url in map(parse_judge_flag, args.judge)
-        ]
+    if args.judge:  # a known judge keeps its settings, with the new URLs
+        known = {j.name: j for j in cfg.judges}
+        update["judges"] = [judge_from_flag(flag, known) for flag in args.judge]
     return update
 
 

@@ -80,9 +80,36 @@ def with_overrides(cfg: M, changes: Mapping[str, object]) -> M:
         raise JudgeprobeError(f"command line: {first_error(exc, 'config', value=True)}") from None
 
 
-def parse_judge_flag(flag: str) -> tuple[str, str]:
-    """``NAME=URL`` from the command line."""
-    name, sep, url = flag.partition("=")
-    if not sep or not name or not url:
-        raise JudgeprobeError(f"--judge {scrub(flag)!r}: expected NAME=URL")
-    return name, url
+#: The form of a judge on the command line (``--judge``, ``--author``, ``--paraphraser``).
+JUDGE_FLAG = "NAME=URL[,URL…]"
+
+
+def parse_judge_flag(flag: str, option: str = "--judge") -> tuple[str, tuple[str, ...]]:
+    """``NAME=URL[,URL…]`` from the command line: the judge's name and its replicas' URLs."""
+    name, sep, listed = flag.partition("=")
+    urls = tuple(url.strip() for url in listed.split(","))
+    if not sep or not name.strip() or not all(urls):
+        raise JudgeprobeError(f"{option} {scrub(flag)!r}: expected {JUDGE_FLAG}")
+    return name.strip(), urls
+
+
+def judge_from_flag(
+    flag: str,
+    known: Mapping[str, JudgeConfig] | None = None,
+    option: str = "--judge",
+    default: JudgeConfig | Mapping[str, object] | None = None,
+) -> JudgeConfig:
+    """The judge a ``NAME=URL[,URL…]`` flag names, validated; any problem is one line.
+
+    A judge of that name in ``known`` (the config's) keeps its settings with the new URLs;
+    another starts from ``default``'s settings (none: the defaults). Several URLs are replicas.
+    """
+    name, urls = parse_judge_flag(flag, option)
+    base = (known or {}).get(name, default)
+    kept = base.model_dump(exclude={"url", "urls"}) if isinstance(base, JudgeConfig) else base
+    try:
+        return JudgeConfig.model_validate({**(kept or {}), "name": name, "urls": urls})
+    except ValidationError as exc:
+        raise JudgeprobeError(
+            f"{option} {scrub(flag)!r}: {first_error(exc, 'judge', value=True)}"
+        ) from None
