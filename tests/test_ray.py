@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -21,10 +22,12 @@ import polars as pl
 import pytest
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.cue.run import cli
 from judgeprobe.engine.batch import _answer
 from judgeprobe.engine.client import Completion, ServerInfo, chat_body
 from judgeprobe.engine.ray_rounds import (
     answer_line,
+    cluster_endpoint,
     cluster_info,
     failed_line,
     vllm_answer,
@@ -120,6 +123,53 @@ def test_an_in_cluster_judge_needs_ray() -> None:
     check_engines([IN_CLUSTER], ray=True)
     with pytest.raises(JudgeprobeError, match="run the sweep with --ray"):
         check_engines([IN_CLUSTER], ray=False)
+
+
+@pytest.mark.parametrize(
+    ("address", "endpoint"),
+    [
+        ("10.0.0.5:6379", ("10.0.0.5", 6379)),
+        ("head.cluster.local:6380", ("head.cluster.local", 6380)),
+        ("[::1]:6379", ("::1", 6379)),
+        ("ray://head:10002", ("head", 10002)),
+        ("ray://head", ("head", 10001)),  # the Ray Client's own port
+    ],
+)
+def test_a_ray_address_names_a_host_and_port(address: str, endpoint: tuple[str, int]) -> None:
+    assert cluster_endpoint(address) == endpoint
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        (f"127.0.0.1:{_closed_port()}", "no Ray cluster answers at 127.0.0.1:"),
+        (f"ray://127.0.0.1:{_closed_port()}", "no Ray cluster answers at 127.0.0.1:"),
+        ("nonsense:xx", "not a Ray address"),
+        ("nonsense", "not a Ray address"),
+        ("head:99999", "not a Ray address"),
+        ("http://head:6379", "not a Ray address"),
+    ],
+)
+def test_a_dead_or_malformed_ray_address_is_one_line_within_seconds(
+    address: str, said: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    start = time.monotonic()
+    code = cli(["--ray", address, "--out", str(out)])
+    took = time.monotonic() - start
+    err = capfd.readouterr().err  # file descriptors too: Ray's own logs bypass sys.stderr
+    assert code == 2
+    assert err.startswith(f"error: --ray {address}: ")
+    assert err.count("\n") == 1
+    assert said in err
+    assert took <= 10
+    assert not out.exists()  # checked before anything is planned or written
 
 
 def test_the_vllm_processor_config_is_built_without_a_gpu() -> None:

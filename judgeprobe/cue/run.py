@@ -41,6 +41,7 @@ from judgeprobe.cue.preflight import preflight
 from judgeprobe.engine.batch import BatchEndpoint, batch_info, ingest, walk
 from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.ray_rounds import check_cluster
 from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.metrics.flags import invalid_reasons
@@ -310,6 +311,8 @@ async def _sweep(
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``judgeprobe run``: the cue sweep from config to report."""
     args = _parser().parse_args(argv)
+    if args.ray is not None:  # a dead or mistyped cluster is one line, before any planning
+        check_cluster(args.ray or None)
     cfg = _apply_flags(load_config(args.config), args.judge, args.limit)
     chosen = ""
     if not (args.config or args.judge or args.export_batch or args.import_batch):

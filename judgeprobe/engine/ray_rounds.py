@@ -28,12 +28,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 from importlib import import_module
+from importlib.util import find_spec
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -54,6 +57,10 @@ from judgeprobe.engine.store import Store
 from judgeprobe.engine.wire import declared
 
 RAY_MISSING = "--ray needs the ray extra: pip install 'judgeprobe[ray]'"
+#: How long the start-up check waits for a Ray address to accept a connection.
+REACH_TIMEOUT_S = 3.0
+#: The Ray Client server's port when a ``ray://`` address names none.
+RAY_CLIENT_PORT = 10001
 #: The local Ray's object store (bytes): the rounds hold request bodies, never weights.
 LOCAL_OBJECT_STORE = 128 * 1024**2
 #: vLLM SamplingParams fields a chat body's sampling may carry (same names on vLLM's API).
@@ -66,6 +73,48 @@ def require_ray() -> ModuleType:
         return import_module("ray")
     except ImportError:
         raise JudgeprobeError(RAY_MISSING) from None
+
+
+def cluster_endpoint(address: str) -> tuple[str, int]:
+    """The host and port of a ``--ray`` address: ``HOST:PORT`` (the GCS) or ``ray://HOST[:PORT]``.
+
+    Anything else is one line: Ray itself would log and retry a malformed address.
+    """
+    client = address.startswith("ray://")
+    where = urlsplit(address if client else f"//{address}")
+    try:
+        port = where.port or (RAY_CLIENT_PORT if client else None)
+    except ValueError:  # a port that is not a number, or out of range
+        port = None
+    if not where.hostname or port is None or where.path or where.query or where.fragment:
+        raise JudgeprobeError(
+            f"--ray {address}: not a Ray address (HOST:PORT of the cluster's GCS, "
+            "ray://HOST[:PORT], auto, or none for a local Ray)"
+        )
+    return where.hostname, port
+
+
+def check_cluster(address: str | None) -> None:
+    """Fail in seconds when no Ray answers at ``address``, before anything is planned.
+
+    ``ray.init`` on a dead address retries its GCS connection for minutes, logging as it
+    goes; a TCP connect with a short timeout tells a mistyped or stopped cluster at once.
+    None (a local Ray) and ``auto`` (the cluster this runs in, found by Ray) are not checked.
+    """
+    if find_spec("ray") is None:  # ray is imported only once the run is planned
+        raise JudgeprobeError(RAY_MISSING)
+    if address is None or address == "auto":
+        return
+    host, port = cluster_endpoint(address)
+    try:
+        socket.create_connection((host, port), timeout=REACH_TIMEOUT_S).close()
+    except OSError as exc:
+        why = "timed out" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
+        shown = f"[{host}]" if ":" in host else host  # an IPv6 address
+        raise JudgeprobeError(
+            f"--ray {address}: no Ray cluster answers at {shown}:{port} ({why}); start it "
+            "(ray start --head) or give its GCS address"
+        ) from None
 
 
 def connect(address: str | None) -> None:
