@@ -3,6 +3,7 @@ paper-scale and smoke-scale twins ask the same."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -58,6 +59,9 @@ TABLES = {
     "single-relabel": D("Section V-A", "single_relabel", "both", ["Blind", "True"], ALL),
     "injected": D("beyond the paper", "eq_pair", "random", ["Blind", "Injected"], ALL),
 }
+# Beyond the paper, in every group: the sensitivity conditions (does the judge read?), without
+# which the card can say no CLEAR (card.sensitivity).
+SENSITIVITY = ["DegradedNumber", "DegradedNegation"]
 # The bundled set must hold this many equal-content pairs for the eq_pair smoke twins to mean
 # something; their limit is at most this.
 MIN_EQ_PAIR = 10
@@ -134,8 +138,20 @@ def test_config_asks_what_its_table_asked(group: str, scale: str) -> None:
     assert subset.startswith(f"# Subset: {design.subset} ")
     assert cfg.subsets == [design.subset]
     assert cfg.order == design.order
-    assert cfg.conditions == design.conditions
+    assert cfg.conditions == [*design.conditions, *SENSITIVITY]
     assert cfg.protocols == design.protocols
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_every_paper_config_can_say_clear_and_states_what_that_costs(group: str) -> None:
+    path = ROOT / "paper" / f"{group}.toml"
+    cfg = load_config(path)
+    conditions = _conditions(cfg)
+    assert {conditions[name].degrade for name in SENSITIVITY} == {"number", "negation"}
+    comment = path.read_text(encoding="utf-8").split("\n# Cost: ", 1)[1].split("\nconditions", 1)[0]
+    assert re.search(
+        r"\+\d+\.\d judgments per item and judge, \d+% more than without them", comment
+    )
 
 
 @pytest.mark.parametrize("group", GROUPS)
