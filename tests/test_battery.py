@@ -101,6 +101,11 @@ def test_a_battery_cue_is_read_against_its_own_placebo(tmp_path: Path) -> None:
     assert view.row(0) == ("temporal", "Temporal", view["j"][0])
     assert view["j"][0].startswith("0.400 [")
     assert view["j"][0].endswith(card["Temporal"]["verdict"])
+    written = pl.read_csv(run / "card.csv", schema_overrides={"family": pl.String})
+    assert written.columns[:4] == ["judge", "protocol", "row", "family"]
+    assert dict(zip(written["row"], written["family"].fill_null(""), strict=True)) == {
+        "Placebo": "", "Temporal": "temporal", "TemporalPlacebo": "temporal",
+    }  # fmt: skip
 
 
 def test_family_words_count_only_for_their_family() -> None:

@@ -109,6 +109,8 @@ def test_cue_rows_placebo_subtraction_silence_and_exact_test(tmp_path: Path) -> 
     for name in ("card.md", "card.html", "card.csv", "card_silent.csv"):
         assert (run / name).stat().st_size > 0
     assert "BIASED" in (run / "card.md").read_text()
+    written = pl.read_csv(run / "card.csv", schema_overrides={"family": pl.String})
+    assert written["family"].fill_null("").to_list() == [""] * written.height  # no battery cue
 
 
 def test_noise_floor_beside_every_cue_row_and_a_repeat_row(tmp_path: Path) -> None:

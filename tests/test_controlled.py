@@ -11,6 +11,7 @@ import statsmodels.api as sm
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
+from judgeprobe.metrics.__main__ import cli as metrics_cli
 from judgeprobe.metrics.__main__ import main as metrics_main
 from judgeprobe.metrics.controlled import controlled
 from judgeprobe.report.controlled import controlled_sections
@@ -117,6 +118,30 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     written = pl.read_csv(tmp_path / "controlled.csv")
     assert {"term", "coef", "lo", "hi"} <= set(written.columns)
     assert (tmp_path / "controlled_win_rates.csv").is_file()
+
+
+def test_cli_writes_beside_out_when_given(tmp_path: Path) -> None:
+    judgments, _, _ = synthetic(n_docs=100)
+    run, elsewhere = tmp_path / "run", tmp_path / "tables"
+    run.mkdir()
+    elsewhere.mkdir()
+    judgments.write_parquet(run / "judgments.parquet")
+    out = elsewhere / "fit.csv"
+    assert metrics_main([str(run / "judgments.parquet"), "--controlled", "--out", str(out)]) == 0
+    assert {"term", "coef", "lo", "hi"} <= set(pl.read_csv(out).columns)
+    assert {"source"} <= set(pl.read_csv(elsewhere / "fit_win_rates.csv").columns)
+    assert sorted(p.name for p in run.iterdir()) == ["judgments.parquet"]  # nothing beside it
+
+
+def test_cli_refuses_an_out_it_cannot_write_before_fitting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    judgments, _, _ = synthetic(n_docs=20)
+    path = tmp_path / "judgments.parquet"
+    judgments.write_parquet(path)
+    args = [str(path), "--controlled", "--out", str(tmp_path / "absent" / "fit.csv")]
+    assert metrics_cli(args) == 2
+    assert capsys.readouterr().err.startswith("error: --out ")
 
 
 def test_report_section_only_for_runs_with_a_battery_condition(tmp_path: Path) -> None:

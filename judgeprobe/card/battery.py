@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.card.rows import Card, families
+from judgeprobe.card.rows import Card
 from judgeprobe.conditions import builtin_conditions, is_placebo
 from judgeprobe.render.page import Section
 from judgeprobe.render.tables import fmt_ci
@@ -19,7 +19,7 @@ def battery_view(card: Card) -> pl.DataFrame:
     A cell: the cue's effect (its LDS minus its matched placebo's) with its 95% interval and
     the card's verdict. Placebo rows are left out: they are what the cues are read against.
     """
-    rows = card.rows.filter(pl.col("kind") == "cue").with_columns(family=families(card.rows))
+    rows = card.rows.filter(pl.col("kind") == "cue")
     rows = rows.filter((pl.col("family") != "") & ~pl.col("row").map_elements(
         is_placebo, return_dtype=pl.Boolean))  # fmt: skip
     if rows.is_empty():

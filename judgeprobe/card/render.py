@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from judgeprobe.card.pairs import BLIND_VERDICT
-from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card, families
+from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card
 from judgeprobe.core.files import write_atomic
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG
 from judgeprobe.render.tables import fmt_ci, to_html, to_markdown
@@ -40,9 +40,8 @@ def _ci(r: dict[str, object], name: str) -> str:
 def display(card: Card) -> pl.DataFrame:
     """One formatted row per card row: estimates with their intervals, tests, verdict."""
     out = []
-    rows = card.rows.with_columns(family=families(card.rows))
-    grouped = (rows["family"] != "").any()  # a battery run: rows grouped by cue family
-    for r in rows.iter_rows(named=True):
+    grouped = (card.rows["family"] != "").any()  # a battery run: rows grouped by cue family
+    for r in card.rows.iter_rows(named=True):
         cue = r["kind"] == "cue"
         notes = {
             "cue": f"documents {r['up'] or 0} toward vs {r['down'] or 0} away; {r['moved']} moved",

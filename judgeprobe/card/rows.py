@@ -10,7 +10,8 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
   judge and protocol, else LDS − OLS on the row's own pairs. A battery cue is compared with its
   matched placebo (``placebo`` in ``conditions/battery.toml``) where the run has it; a placebo
   row is always LDS − OLS. Its exact test is the sign test over documents the effect implies
-  (McNemar on discordant documents). Rows are grouped by cue family (``families``).
+  (McNemar on discordant documents). Each row names its cue family (``family``: a
+  battery cue's, "" for every other row), and rows are grouped by it.
 - **Position rows.** On Blind items judged in both orders: consistency, and the
   first-position excess (first-shown chosen in both orders − second-shown in both) / items
   with McNemar's exact test over documents.
@@ -64,6 +65,7 @@ ROW_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String(),
     "protocol": pl.String(),
     "row": pl.String(),  # the cue condition, "position", "sensitivity" or "repeat"
+    "family": pl.String(),  # the cue family of a battery cue ("" for every other row)
     "kind": pl.String(),  # cue | position | sensitivity | repeat
     "n": pl.Int64(),  # pairs (cue, repeat) or items judged in both orders (position)
     "documents": pl.Int64(),
@@ -259,7 +261,7 @@ def _repeat_rows(tidy: pl.DataFrame, max_flip_rate: float) -> list[dict[str, obj
     return rows
 
 
-def families(rows: pl.DataFrame) -> pl.Expr:
+def _families(rows: pl.DataFrame) -> pl.Expr:
     """Each card row's cue family ("" for the paper's cues, position and repeat rows)."""
     names = rows["row"].unique().to_list()
     return pl.col("row").replace_strict({n: family_of(n) for n in names}, default="")
@@ -315,10 +317,9 @@ def make_card(
     rows += _repeat_rows(tidy, t.max_flip_rate)
     order = {ROW: -1, "cue": 0, "position": 1, "repeat": 2}
     frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)
+    frame = frame.with_columns(family=_families(frame))
     if t.sensitivity_effect is not None:
         frame = gate(frame)
-    frame = frame.sort(
-        ["judge", "protocol", pl.col("kind").replace_strict(order), families(frame), "row"]
-    )
+    frame = frame.sort(["judge", "protocol", pl.col("kind").replace_strict(order), "family", "row"])
     silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "unit")
     return Card(frame, silent_items, thresholds)

@@ -71,8 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = command_parser("metrics", __doc__)
     parser.add_argument("judgments", type=Path)
     parser.add_argument(
-        "--out", type=Path, help="CSV to write (default: metrics.csv beside the input)"
-    )
+        "--out", type=Path,
+        help="CSV to write (default: metrics.csv beside the input; with --controlled, the "
+        "model's terms, default controlled.csv, its win rates beside it as NAME_win_rates.csv)",
+    )  # fmt: skip
     parser.add_argument(
         "--ci", type=Path, help="interval table to write (default: metrics_ci.csv beside it)"
     )
@@ -86,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(parser)
     args = parser.parse_args(argv)
     if args.controlled:
-        return controlled_main(args.judgments, args.seed)
+        return controlled_main(args.judgments, args.seed, args.out)
     out = args.out or args.judgments.with_name("metrics.csv")
     ci = args.ci or args.judgments.with_name("metrics_ci.csv")
     check_out(out)
@@ -109,15 +111,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def controlled_main(path: Path, seed: int) -> int:
-    """``--controlled``: the model's terms and the sources' win rates, printed and written."""
+def controlled_main(path: Path, seed: int, out: Path | None = None) -> int:
+    """``--controlled``: the model's terms and the sources' win rates, printed and written.
+
+    The terms go to ``out`` (default: ``controlled.csv`` beside the judgments), the win rates
+    beside it (``NAME_win_rates.csv``), so a read-only run directory can still be fitted.
+    """
+    out = out or path.with_name("controlled.csv")
+    check_out(out)
     frame = with_blind(load_judgments(path), path)
     terms, rates = controlled(frame, shown_lengths(path.parent), seed)
     if terms.is_empty():
         raise JudgeprobeError(f"{path}: no judge × protocol with a model to fit (two documents)")
-    outs = {"controlled.csv": terms, "controlled_win_rates.csv": rates}
-    for name, table in outs.items():
-        _write(table, path.with_name(name), "--controlled")
+    outs = {out: terms, out.with_name(f"{out.stem}_win_rates.csv"): rates}
+    for written, table in outs.items():
+        _write(table, written, "--out")
     with pl.Config(
         tbl_rows=-1,
         tbl_cols=-1,
@@ -129,7 +137,7 @@ def controlled_main(path: Path, seed: int) -> int:
         for title, table in shown(terms, rates).items():
             print(f"cue-controlled model, {title}:")
             print(table if not table.is_empty() else "(fewer than two sources)")
-    print(f"wrote {', '.join(str(path.with_name(n)) for n in outs)}")
+    print(f"wrote {', '.join(map(str, outs))}")
     return 0
 
 
