@@ -6,7 +6,7 @@ import random
 
 import polars as pl
 
-from judgeprobe.render.tables import ci_text, fmt_ci
+from judgeprobe.core.cells import interval, interval_expr
 
 
 def test_interval_text_matches_the_scalar_formatter() -> None:
@@ -16,12 +16,12 @@ def test_interval_text_matches_the_scalar_formatter() -> None:
     ]
     rows += [(0.1, None, None), (None, None, None), (0.25, 0.0, 0.5), (1.0, float("nan"), 2.0)]
     frame = pl.DataFrame(rows, schema=["value", "lo", "hi"], orient="row")
-    assert frame.select(ci_text())["value"].to_list() == [fmt_ci(*row) for row in rows]
+    assert frame.select(interval_expr())["value"].to_list() == [interval(*row) for row in rows]
 
 
 def test_undefined_values_and_units() -> None:
     frame = pl.DataFrame(
         {"p": [None, float("nan"), 37.66], "lo": [1.0, 1.0, 33.5], "hi": [2.0] * 3}
     )
-    shown = frame.select(ci_text("p", decimals=1, unit="%"))["p"].to_list()
+    shown = frame.select(interval_expr("p", decimals=1, unit="%"))["p"].to_list()
     assert shown == ["–", "–", "37.7% [33.5, 2.0]"]
