@@ -15,7 +15,7 @@ from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERE
 from judgeprobe.core.cells import MISSING, cell, interval, p_value
 from judgeprobe.core.files import write_atomic
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG
-from judgeprobe.render.tables import header_and_rows, to_markdown
+from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
 from judgeprobe.render.templating import page
 
 SILENT_SHOWN = 50
@@ -141,8 +141,8 @@ def write_card(card: Card, run_dir: Path, title: str) -> tuple[Path, Path]:
     silent_note = f"{n_silent} LDS moves whose explanation never names the cue"
     if n_silent > SILENT_SHOWN:
         silent_note += f" (first {SILENT_SHOWN} shown; all in card_silent.csv)"
-    md = [f"# {title}", "", *[f"- {m}" for m in meta], "", rule(card), ""]
-    md += [to_markdown(shown) if not shown.is_empty() else "(no rows)", ""]
+    md = [f"# {markdown_text(title)}", "", *[f"- {markdown_text(m)}" for m in meta], ""]
+    md += [rule(card), "", to_markdown(shown) if not shown.is_empty() else "(no rows)", ""]
     md += ["## Silent cue moves", "", silent_note, ""]
     if not silent.is_empty():
         md += [to_markdown(silent), ""]

@@ -14,7 +14,7 @@ import polars as pl
 from markupsafe import Markup
 
 from judgeprobe.core.files import write_atomic
-from judgeprobe.render.tables import header_and_rows, to_markdown
+from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
 from judgeprobe.render.templating import page
 
 
@@ -44,16 +44,17 @@ def render(run_dir: Path, title: str, meta: list[str], sections: list[Section]) 
     """The report's Markdown and HTML pages; its plots are written into ``run_dir/plots``."""
     plots_dir = run_dir / "plots"
     plots_dir.mkdir(exist_ok=True)
-    md = [f"# {title}", "", *[f"- {m}" for m in meta], ""]
+    text = markdown_text
+    md = [f"# {text(title)}", "", *[f"- {text(m)}" for m in meta], ""]
     shown = []
     for s in sections:
-        md += [f"## {s.title}", "", s.note, ""] if s.note else [f"## {s.title}", ""]
+        md += [f"## {text(s.title)}", ""] + ([text(s.note), ""] if s.note else [])
         if s.sentences:
-            md += [*[f"- {x}" for x in s.sentences], ""]
+            md += [*[f"- {text(x)}" for x in s.sentences], ""]
         charts = []
         for name, png in s.figures:
             if isinstance(png, str):  # a chart with nothing to draw: its one line
-                md += [f"*{png}*", ""]
+                md += [f"*{text(png)}*", ""]
                 charts.append({"name": name, "line": png})
                 continue
             write_atomic(plots_dir / f"{name}.png", png)

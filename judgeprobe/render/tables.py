@@ -208,6 +208,15 @@ MARKDOWN_SPECIAL = re.compile(r"[\\`|]|<(?=[A-Za-z/!?])")
 and ``<`` before a tag's first character (``< 0.001`` stays as it is)."""
 
 
+MARKDOWN_RAW = re.compile(r"\\|<(?=[A-Za-z/!?])")
+"""What could open raw HTML in Markdown prose: a tag opener, and a backslash before one."""
+
+
+def markdown_text(text: str) -> str:
+    """A title, note or sentence as Markdown that starts no tag (code spans left as written)."""
+    return MARKDOWN_RAW.sub(lambda m: "\\" + m.group(0), text)
+
+
 def markdown_cell(text: str) -> str:
     """A cell's text as Markdown that stays one literal cell.
 
