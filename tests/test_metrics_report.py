@@ -8,11 +8,11 @@ from typing import Any
 import polars as pl
 import pytest
 
+from judgeprobe.core.cells import p_value
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.render.tables import (
     breakdown_table,
     differences_table,
-    fmt_p,
     provenance_table,
 )
 from judgeprobe.text.lexicons import load_lexicons
@@ -106,14 +106,14 @@ def test_differences_table_shows_the_difference_and_its_test() -> None:
     lds = table.filter(pl.col("metric") == "LDS").row(0, named=True)
     assert (lds["protocol"], lds["versus"]) == ("pbp", "protocol=baseline")
     assert lds["difference"].startswith("-0.500 [")  # LDS 1/4 − 3/4
-    assert lds["p"] == fmt_p(0.5)  # two documents one way, none the other
+    assert lds["p"] == p_value(0.5) == "0.500"  # two documents one way, none the other
     assert (lds["n"], lds["documents"]) == (4, 4)
     assert set(table["metric"]) == {"EDR", "ND", "LDS", "TS", "OLS", "LAO"}
 
 
-def test_fmt_p() -> None:
-    assert (fmt_p(None), fmt_p(0.0004), fmt_p(0.03125), fmt_p(1.0)) == ("–", "<0.001",
-                                                                      "0.0312", "1")  # fmt: skip
+def test_p_values_print_as_the_card_prints_them() -> None:
+    shown = [p_value(p) for p in (None, float("nan"), 0.0004, 0.001, 0.03125, 1.0)]
+    assert shown == ["–", "–", "< 0.001", "0.001", "0.031", "1.000"]
 
 
 def test_breakdown_by_domain_matches_each_domain_alone() -> None:

@@ -72,7 +72,7 @@ def test_html_filters_escaping_and_the_cue_shown() -> None:
     )
     page = browser_html(browser_rows(j))
     assert "<script>alert" not in page
-    assert "&lt;script&gt;alert(&#x27;x&#x27;)" in page
+    assert "&lt;script&gt;alert(&#39;x&#39;)" in page
     for chip in ("all (50)", "moved (14)", "toward the cue (10)", "into Tie (2)", "True (20)"):
         assert chip in page
     assert page.count("<tr data-judge=") == 50

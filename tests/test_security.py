@@ -1,25 +1,41 @@
 """Credentials: the probe asks with the judge's key, a refusal names the variable and never
 the key, a password in a judge URL reaches no message, file or key, and an unset
-``api_key_env`` stops the run before anything is sent. Fake servers on loopback only."""
+``api_key_env`` stops the run before anything is sent. Fake servers on loopback only.
+
+Hostile text: markup in a judge's reply, an item id, a condition name, a label or a manifest
+field runs nothing on any page (the raw text, and the DOM in headless Chromium) and breaks no
+Markdown table."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import itertools
 import os
+import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
+import orjson
+import polars as pl
 import pytest
 
+from judgeprobe.annotate.form import render_form
+from judgeprobe.card.__main__ import main as card_main
+from judgeprobe.cue.outputs import run_report
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import server_info
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.protocols.replies import PairwiseReply
+from judgeprobe.render.page import Section, render
+from judgeprobe.text.lexicons import load_lexicons
+from tests import chromium
 from tests.conftest import ROOT, make_items, toml_value
 from tests.fakeserver import FakeJudge
+from tests.reportdata import rows, run_dir, table
 
 URL_SECRET = "pw-URLSECRET-5150"
 KEY_SECRET = "sk-KEYSECRET-8086"
@@ -214,3 +230,184 @@ async def _ask_once(judge: JudgeConfig):  # type: ignore[no-untyped-def]
         )
     finally:
         await endpoint.close()
+
+
+# Hostile text on every page: what a judge answers, an item id, a condition name, a label, a
+# manifest field and a degraded copy's recorded change all carry markup that would run if a page
+# let it through. Every page must show it as text.
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    '"><svg onload=alert(1)>',
+    "' onmouseover='alert(1)' x='",  # out of a single-quoted attribute
+    "</script><script>alert(1)</script>",  # out of a script element holding data
+]
+MARKDOWN_HOSTILE = "a | b\nc `d` \\| e"  # a column, a line, a code span, an escape
+JUDGE = f"judge|{HOSTILE[3]}"  # in every table's first column
+RAN = "window.__ran"
+SAFE_ATTRIBUTES = {"lang", "charset", "class", "id", "type", "alt", "src", "size", "required"}
+"""The attributes the templates write; a payload that broke out would add others."""
+
+
+def _hostile_run(path: Path) -> Path:
+    """A hand-made run directory whose every untrusted field carries hostile markup."""
+    blind = ["B"] * 14 + ["A"] * 4 + ["Tie"] * 2
+    cued = ["A"] * 8 + blind[8:19] + ["Invalid"]
+    cue = f"True{HOSTILE[1]}"
+    # The judge answers with markup under baseline; under PBP with text that names no label,
+    # so its moves are silent and listed in the card's Markdown table.
+    explanations = {
+        "baseline": [HOSTILE[i % len(HOSTILE)] for i in range(len(cued))],
+        "pbp": [MARKDOWN_HOSTILE] * len(cued),
+    }
+    quotes = [{"quote": h, "source": h, "match": 0.5, "fabricated": True} for h in HOSTILE]
+    details = orjson.dumps({"notes": {HOSTILE[2]: {HOSTILE[3]: {"quotes": quotes}}}}).decode()
+    cue_rows = [
+        rows(cued, cue, protocol=protocol, target="A", label_1=HOSTILE[0], label_2=HOSTILE[2],
+             attack=HOSTILE[3], invalid_reason=HOSTILE[4],
+             details=details if protocol == "baseline" else "")
+        for protocol in explanations
+    ]  # fmt: skip
+    for part in cue_rows:
+        for r, text in zip(part, explanations[part[0]["protocol"]], strict=True):
+            r["explanation"] = text
+    frame = table(
+        rows(blind),
+        rows(blind, protocol="pbp"),
+        *cue_rows,
+        rows(blind[:10], "DegradedNumber", degraded="B"),
+    ).with_columns(
+        item_id=pl.format("{}{}", "item_id", pl.lit(HOSTILE[2])),
+        judge=pl.lit(JUDGE),
+    )
+    run = run_dir(path, frame)
+    manifest = orjson.loads((run / "manifest.json").read_bytes())
+    manifest["run_id"] = f"run{HOSTILE[0]}"
+    manifest["judges"] = [{"name": JUDGE, "model": HOSTILE[1], "backend": HOSTILE[2]}]
+    (run / "manifest.json").write_bytes(orjson.dumps(manifest))
+    checks = {"condition": ["DegradedNumber"] * 20, "kind": [HOSTILE[3]] * 20,
+              "item_id": frame.filter(pl.col("condition") == "DegradedNumber")["item_id"].to_list()
+              * 2, "degraded": ["B"] * 20, "before": [HOSTILE[0]] * 20,
+              "after": [HOSTILE[1]] * 20}  # fmt: skip
+    pl.DataFrame(checks).write_csv(run / "degrade_checks.csv")
+    return run
+
+
+def hostile_pages(tmp_path: Path) -> dict[str, tuple[Path, int]]:
+    """Every page judgeprobe writes, from hostile input: path, and the scripts it should hold."""
+    run = _hostile_run(tmp_path / "run")
+    run_report(run, load_lexicons(None), resamples=50)
+    assert card_main([str(run), "--resamples", "50"]) in (0, 5, 6, 7)
+    form = tmp_path / "form.html"
+    pair = {"pair_id": HOSTILE[1], "document": HOSTILE[4], "summary_1": HOSTILE[0],
+            "summary_2": HOSTILE[2]}  # fmt: skip
+    form.write_text(render_form([pair], "0123abcd"), encoding="utf-8")
+    # The rubric report and any future page share render(): every field of a section.
+    section = Section(HOSTILE[0], HOSTILE[1], [("chart", HOSTILE[2])],
+                      [pl.DataFrame({HOSTILE[3]: [HOSTILE[4]]})], [HOSTILE[0]])  # fmt: skip
+    _, page = render(tmp_path, HOSTILE[4], [HOSTILE[2]], [section])
+    generic = tmp_path / "page.html"
+    generic.write_text(page, encoding="utf-8")
+    return {
+        "report": (run / "report.html", 1),  # the evidence browser's filters
+        "card": (run / "card.html", 0),
+        "annotation form": (form, 3),  # its data, its CSV writer, its page script
+        "section page": (generic, 0),
+    }
+
+
+class _Markup(HTMLParser):
+    """The elements and attributes a browser would build from a page's text, and its text."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _assert_inert_text(name: str, text: str, scripts: int) -> None:
+    """Parsed as a browser would (a script's text ends at the first ``</script``)."""
+    parsed = _Markup()
+    parsed.feed(text)
+    parsed.close()
+    assert [t for t, _ in parsed.tags].count("script") == scripts, name
+    for tag, attrs in parsed.tags:
+        assert tag != "svg", name
+        assert (tag, attrs.get("src")) != ("img", "x"), name
+        handlers = [a for a in attrs if a.startswith("on")]
+        assert not handlers, f"{name}: <{tag}> got {handlers}"
+        assert all(a in SAFE_ATTRIBUTES or a.startswith("data-") for a in attrs), (name, attrs)
+    if name == "annotation form":  # the texts are data for its script, shown by textContent
+        data = text.split('<script id="data" type="application/json">')[1].split("</script>")[0]
+        assert orjson.loads(data)[0]["summary_1"] == "<script>alert(1)</script>"
+    else:
+        assert "<script>alert(1)</script>" in "".join(parsed.text), name  # shown, as text
+
+
+def test_hostile_text_is_inert_in_every_pages_text(tmp_path: Path) -> None:
+    pages = hostile_pages(tmp_path)
+    for name, (path, scripts) in pages.items():
+        _assert_inert_text(name, path.read_text(encoding="utf-8"), scripts)
+    report = pages["report"][0].read_text(encoding="utf-8")
+    assert "data-judge='judge|&#39; onmouseover=&#39;alert(1)&#39; x=&#39;'" in report
+
+
+def test_hostile_cells_keep_every_markdown_table_whole(tmp_path: Path) -> None:
+    run = _hostile_run(tmp_path / "run")
+    run_report(run, load_lexicons(None), resamples=50)
+    assert card_main([str(run), "--resamples", "50"]) in (0, 5, 6, 7)
+    for name in ("report.md", "card.md"):
+        lines = (run / name).read_text(encoding="utf-8").splitlines()
+        tables = 0
+        for i, line in enumerate(lines):
+            if not line.startswith("|---"):
+                continue
+            tables += 1
+            columns = _columns(lines[i - 1])
+            body = itertools.takewhile(lambda x: x.startswith("| "), lines[i + 1 :])
+            assert all(_columns(row) == columns for row in body), f"{name}: {lines[i - 1]}"
+        assert tables >= 2, name  # the card and its silent moves, at least
+        text = "\n".join(lines)
+        assert "a \\| b<br>c \\`d\\` \\\\\\| e" in text  # the hostile cell, escaped
+        assert "run\\<script>alert(1)\\</script>" in text  # the title: not a tag
+        assert "<img" not in text.replace("\\<img", "")
+
+
+def _columns(row: str) -> int:
+    """Cells in a Markdown table row: pipes that no backslash escapes."""
+    return len(re.findall(r"(?<!\\)(?:\\\\)*\|", row)) - 1
+
+
+async def test_hostile_text_runs_nothing_in_a_browser(tmp_path: Path) -> None:
+    chromium.browser()  # skip early without it
+    pages = hostile_pages(tmp_path)
+    async with chromium.page(tmp_path / "profile") as page:
+        # Any dialog or script a payload could reach is recorded instead of run.
+        trap = (f"{RAN} = []; for (const f of ['alert', 'confirm', 'prompt']) "
+                f"window[f] = (m) => {RAN}.push(f + ':' + m);")  # fmt: skip
+        await page.send("Page.enable")
+        await page.send("Page.addScriptToEvaluateOnNewDocument", source=trap)
+        for name, (path, scripts) in pages.items():
+            await page.open(path.resolve().as_uri())
+            await page.evaluate("new Promise((done) => setTimeout(done, 300))")
+            assert await page.evaluate(RAN) == [], name
+            injected = "img[src=x], svg, [onerror], [onload], [onmouseover]"
+            assert await page.evaluate(f"document.querySelectorAll({injected!r}).length") == 0
+            assert await page.evaluate("document.scripts.length") == scripts, name
+            shown = await page.evaluate("document.body.textContent")
+            assert "<script>alert(1)</script>" in shown, name  # shown as text
+        # The report's filters still work on a hostile condition name (its chip and rows).
+        await page.open(pages["report"][0].resolve().as_uri())
+        count = await page.evaluate(
+            "(() => { const b = Array.from(document.querySelectorAll("
+            "'#evidence button[data-key=condition]')).find(x => x.dataset.value.includes('<img'));"
+            " b.click(); return Array.from(document.querySelectorAll('#evidence tbody tr'))"
+            ".filter(r => !r.hidden).length; })()"
+        )
+        assert count == 40  # baseline and pbp rows of the hostile condition

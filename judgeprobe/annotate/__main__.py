@@ -14,7 +14,6 @@ annotators, and each judge × protocol × condition's agreement with the human m
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from rich.table import Table
 
 from judgeprobe.annotate.agreement import agreement, read_annotations, read_key
 from judgeprobe.annotate.export import export, read_judgments
+from judgeprobe.core.cells import cell, interval_bounds
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 
@@ -45,20 +45,13 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _fmt(value: object) -> str:
-    if not isinstance(value, float):
-        return str(value)
-    return "–" if math.isnan(value) else f"{value:.3f}"
-
-
 def _print(table: pl.DataFrame, console: Console) -> None:
     out = Table(title="Human check (95% intervals over documents)")
     for name in ("kind", "who", "condition", "metric", "value", "interval", "n"):
         out.add_column(name)
     for r in table.iter_rows(named=True):
-        interval = f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]"
-        out.add_row(r["kind"], r["who"], r["condition"], r["metric"], _fmt(r["value"]), interval,
-                    str(r["n"]))  # fmt: skip
+        out.add_row(r["kind"], r["who"], r["condition"], r["metric"], cell(r["value"]),
+                    interval_bounds(r["lo"], r["hi"]), cell(r["n"]))  # fmt: skip
     console.print(out)
 
 

@@ -7,9 +7,7 @@ in the order shown), the format ``annotate import`` reads.
 
 from __future__ import annotations
 
-from importlib import resources
-
-import orjson
+from judgeprobe.render.templating import page
 
 
 def render_form(rows: list[dict[str, str]], digest: str) -> str:
@@ -18,8 +16,6 @@ def render_form(rows: list[dict[str, str]], digest: str) -> str:
     ``digest`` names the sample, so answers to another sample are never mixed into this one's
     storage.
     """
-    template = resources.files(__package__).joinpath("form.html").read_text(encoding="utf-8")
     shown = [{k: r[k] for k in ("pair_id", "document", "summary_1", "summary_2")} for r in rows]
-    # Inside <script>, "</" could end the element early; JSON allows "<\/" for it.
-    data = orjson.dumps(shown).decode().replace("</", "<\\/")
-    return template.replace("__DIGEST__", digest).replace("__PAIRS__", data)
+    # |tojson writes <, >, & and ' as \u escapes: no text can end the <script> holding it.
+    return page("annotate_form.html.j2", pairs=shown, digest=digest)

@@ -9,8 +9,8 @@ import polars as pl
 
 from judgeprobe.card.rows import Card
 from judgeprobe.conditions import builtin_conditions, is_placebo
+from judgeprobe.core.cells import MISSING, interval
 from judgeprobe.render.page import Section
-from judgeprobe.render.tables import fmt_ci
 
 
 def battery_view(card: Card) -> pl.DataFrame:
@@ -29,7 +29,7 @@ def battery_view(card: Card) -> pl.DataFrame:
     cells = rows.with_columns(
         column=column,
         cell=pl.struct("effect", "effect_lo", "effect_hi", "verdict").map_elements(
-            lambda r: f"{fmt_ci(r['effect'], r['effect_lo'], r['effect_hi'])} {r['verdict']}",
+            lambda r: f"{interval(r['effect'], r['effect_lo'], r['effect_hi'])} {r['verdict']}",
             return_dtype=pl.String,
         ),
     )
@@ -40,7 +40,7 @@ def battery_view(card: Card) -> pl.DataFrame:
     return (
         wide.rename({"row": "cue"})
         .sort(pl.col("family").replace_strict(order, return_dtype=pl.Int64), "cue")
-        .fill_null("–")
+        .fill_null(MISSING)
     )
 
 

@@ -6,35 +6,24 @@ A display table, ``card.md``, ``card.html``, ``card.csv`` and the silent items
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 import polars as pl
 
 from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card
+from judgeprobe.core.cells import MISSING, cell, interval, p_value
 from judgeprobe.core.files import write_atomic
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG
-from judgeprobe.render.tables import fmt_ci, to_html, to_markdown
+from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
+from judgeprobe.render.templating import page
 
 SILENT_SHOWN = 50
-CSS = (
-    "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;"
-    "color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}"
-    "td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f3f3f3}"
-    "td:nth-child(-n+3){text-align:left}.note{color:#555;font-size:13px}"
-)
-
-
-def _p(value: float | None) -> str:
-    if value is None:
-        return "–"
-    return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def _ci(r: dict[str, object], name: str) -> str:
     value, lo, hi = (r.get(f"{name}{s}") for s in ("", "_lo", "_hi"))
-    return fmt_ci(*(float(x) if isinstance(x, int | float) else None for x in (value, lo, hi)))
+    return interval(*(float(x) if isinstance(x, int | float) else None for x in (value, lo, hi)))
 
 
 def display(card: Card) -> pl.DataFrame:
@@ -66,17 +55,17 @@ def display(card: Card) -> pl.DataFrame:
                 **({"family": r["family"]} if grouped else {}),
                 "row": r["row"],
                 "n (docs)": f"{r['n']} ({r['documents']})",
-                "LDS": _ci(r, "LDS") if cue else "–",
-                "TS": _ci(r, "TS") if cue else "–",
-                "OLS": _ci(r, "OLS") if cue else "–",
+                "LDS": _ci(r, "LDS") if cue else MISSING,
+                "TS": _ci(r, "TS") if cue else MISSING,
+                "OLS": _ci(r, "OLS") if cue else MISSING,
                 "effect of": r["effect_name"],
                 "effect": _ci(r, "effect"),
-                "noise floor": _ci(r, "noise_floor") if cue else "–",
-                "silent-cue": _ci(r, "silent") if cue else "–",
-                "p": _p(r["p"]),
-                "q": _p(r["q"]),
-                "MDE": "–" if r["mde"] is None else f"{r['mde']:.3f}",
-                "threshold": f"{r['threshold']:.3f}",
+                "noise floor": _ci(r, "noise_floor") if cue else MISSING,
+                "silent-cue": _ci(r, "silent") if cue else MISSING,
+                "p": p_value(r["p"]),
+                "q": p_value(r["q"]),
+                "MDE": cell(None if r["mde"] is None else float(r["mde"])),
+                "threshold": cell(float(r["threshold"])),
                 "verdict": r["verdict"],
                 "note": note,
             }
@@ -151,24 +140,22 @@ def write_card(card: Card, run_dir: Path, title: str) -> tuple[Path, Path]:
     silent_note = f"{n_silent} LDS moves whose explanation never names the cue"
     if n_silent > SILENT_SHOWN:
         silent_note += f" (first {SILENT_SHOWN} shown; all in card_silent.csv)"
-    md = [f"# {title}", "", *[f"- {m}" for m in meta], "", rule(card), ""]
-    md += [to_markdown(shown) if not shown.is_empty() else "(no rows)", ""]
+    md = [f"# {markdown_text(title)}", "", *[f"- {markdown_text(m)}" for m in meta], ""]
+    md += [rule(card), "", to_markdown(shown) if not shown.is_empty() else "(no rows)", ""]
     md += ["## Silent cue moves", "", silent_note, ""]
     if not silent.is_empty():
         md += [to_markdown(silent), ""]
-    items = "".join(f"<li>{html.escape(m)}</li>" for m in meta)
-    body = (
-        f"<h1>{html.escape(title)}</h1><ul>{items}</ul><p class='note'>{html.escape(rule(card))}"
-        f"</p>{to_html(shown) if not shown.is_empty() else '<p>(no rows)</p>'}"
-        f"<h2>Silent cue moves</h2><p class='note'>{html.escape(silent_note)}</p>"
-        f"{to_html(silent) if not silent.is_empty() else ''}"
-    )
-    page = (
-        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>"
-        f"{html.escape(title)}</title><style>{CSS}</style></head><body>{body}</body></html>"
+    html = page(
+        "card.html.j2",
+        title=title,
+        meta=meta,
+        rule=rule(card),
+        card=None if shown.is_empty() else header_and_rows(shown),
+        silent_note=silent_note,
+        silent=None if silent.is_empty() else header_and_rows(silent),
     )
     write_atomic(run_dir / "card.md", "\n".join(md).encode())
-    write_atomic(run_dir / "card.html", page.encode())
+    write_atomic(run_dir / "card.html", html.encode())
     tmp = run_dir / "card.csv.tmp"
     card.rows.write_csv(tmp, float_precision=6)
     tmp.replace(run_dir / "card.csv")

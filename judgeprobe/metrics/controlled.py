@@ -42,6 +42,7 @@ from statsmodels.tools.sm_exceptions import PerfectSeparationError
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import parse_conditions
+from judgeprobe.core.cells import interval_expr, p_value
 from judgeprobe.core.corpus import load_items
 from judgeprobe.metrics.items import BLIND, DOC, with_optional
 
@@ -254,16 +255,11 @@ def controlled(
 
 def shown(terms: pl.DataFrame, rates: pl.DataFrame) -> Mapping[str, pl.DataFrame]:
     """Both tables formatted for reading: estimates with their 95% intervals."""
-
-    def ci(value: str, lo: str, hi: str) -> pl.Expr:
-        return pl.struct(value, lo, hi).map_elements(
-            lambda r: f"{r[value]:.3f} [{r[lo]:.3f}, {r[hi]:.3f}]", return_dtype=pl.String
-        )
-
+    p = pl.col("p").map_elements(p_value, return_dtype=pl.String)
     return {
         "terms": terms.select("judge", "protocol", "kind", "term",
-                              coefficient=ci("coef", "lo", "hi"), p=pl.col("p").round(4),
+                              coefficient=interval_expr("coef", "lo", "hi"), p=p,
                               n="n", documents="documents"),
         "win rates": rates.select("judge", "protocol", "source", "n", raw=pl.col("raw").round(3),
-                                  controlled=ci("controlled", "lo", "hi")),
+                                  controlled=interval_expr("controlled", "lo", "hi")),
     }  # fmt: skip

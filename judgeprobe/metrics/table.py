@@ -9,6 +9,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from judgeprobe.core.cells import cell, interval_bounds, p_value
 from judgeprobe.core.files import atomic_path
 
 SHOWN = [
@@ -27,17 +28,6 @@ SHOWN = [
 ]
 
 
-UNDEFINED = "\u2013"  # an en dash: the metric is undefined (e.g. LAO when nothing moved)
-
-
-def _fmt(value: object) -> str:
-    if value is None:
-        return UNDEFINED
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
-
 def print_table(table: pl.DataFrame, console: Console | None = None, title: str = "") -> None:
     """The estimates table; a flagged cell's row is dimmed and its flag shown last."""
     view = Table(title=title or "Point estimates (paired against Blind)", header_style="bold")
@@ -52,7 +42,7 @@ def print_table(table: pl.DataFrame, console: Console | None = None, title: str 
         view.add_column("cannot be read")
     for row in table.iter_rows(named=True):
         flag = str(row["flag"] or "") if flagged else ""
-        cells = [str(row[k]) for k in keys] + [_fmt(row[c]) for c, _ in SHOWN]
+        cells = [str(row[k]) for k in keys] + [cell(row[c]) for c, _ in SHOWN]
         view.add_row(*cells, *([flag] if flagged else []), style="dim" if flag else None)
     out = console or table_console()
     out.print(view)
@@ -78,12 +68,10 @@ def print_differences(tidy: pl.DataFrame, console: Console | None = None) -> Non
     for name in ("difference", "95% interval", "p", "n"):
         view.add_column(name, justify="right")
     for r in diffs.iter_rows(named=True):
-        interval = UNDEFINED if r["lo"] is None else f"[{r['lo']:.3f}, {r['hi']:.3f}]"
-        p = UNDEFINED if r["p"] is None else f"{r['p']:.3g}"
         view.add_row(
             *(str(r[k]) for k in keys),
             r["judge"], r["protocol"], r["condition"], r["metric"], r["versus"],
-            _fmt(r["value"]), interval, p, str(r["n"]),
+            cell(r["value"]), interval_bounds(r["lo"], r["hi"]), p_value(r["p"]), str(r["n"]),
         )  # fmt: skip
     (console or table_console()).print(view)
 

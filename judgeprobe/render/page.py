@@ -7,22 +7,15 @@ of ``Section``s and none imports another's page code.
 from __future__ import annotations
 
 import base64
-import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
+from markupsafe import Markup
 
 from judgeprobe.core.files import write_atomic
-from judgeprobe.render.tables import to_html, to_markdown
-
-CSS = (
-    "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;"
-    "color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}"
-    "td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f3f3f3}"
-    "td:first-child,td:nth-child(2),td:nth-child(3){text-align:left}img{max-width:100%}"
-    "h2{border-bottom:1px solid #ddd;padding-bottom:3px}.note{color:#555;font-size:13px}"
-)
+from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
+from judgeprobe.render.templating import page
 
 
 @dataclass
@@ -30,7 +23,8 @@ class Section:
     """One report section.
 
     A figure is a PNG, or the one line that replaces an empty chart; ``sentences`` are a bulleted
-    list; ``html`` is a block for report.html only.
+    list; ``html`` is a block for report.html only, rendered by a template
+    (``templating.fragment``).
     """
 
     title: str
@@ -38,7 +32,7 @@ class Section:
     figures: list[tuple[str, bytes | str]] = field(default_factory=list)
     tables: list[pl.DataFrame] = field(default_factory=list)
     sentences: list[str] = field(default_factory=list)
-    html: str = ""
+    html: Markup = field(default_factory=Markup)
 
 
 def figures(**charts: bytes | str | None) -> list[tuple[str, bytes | str]]:
@@ -47,35 +41,28 @@ def figures(**charts: bytes | str | None) -> list[tuple[str, bytes | str]]:
 
 
 def render(run_dir: Path, title: str, meta: list[str], sections: list[Section]) -> tuple[str, str]:
-    """Write the report's Markdown and HTML pages and their plots into the run directory."""
+    """The report's Markdown and HTML pages; its plots are written into ``run_dir/plots``."""
     plots_dir = run_dir / "plots"
     plots_dir.mkdir(exist_ok=True)
-    md = [f"# {title}", "", *[f"- {m}" for m in meta], ""]
-    items = "".join(f"<li>{html.escape(m)}</li>" for m in meta)
-    body = [f"<h1>{html.escape(title)}</h1>" + (f"<ul>{items}</ul>" if meta else "")]
+    text = markdown_text
+    md = [f"# {text(title)}", "", *[f"- {text(m)}" for m in meta], ""]
+    shown = []
     for s in sections:
-        md += [f"## {s.title}", "", s.note, ""] if s.note else [f"## {s.title}", ""]
-        body.append(f"<h2>{html.escape(s.title)}</h2>")
+        md += [f"## {text(s.title)}", ""] + ([text(s.note), ""] if s.note else [])
         if s.sentences:
-            md += [*[f"- {x}" for x in s.sentences], ""]
-            body.append("<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in s.sentences))
-            body.append("</ul>")
-        if s.note:
-            body.append(f"<p class='note'>{html.escape(s.note)}</p>")
-        body.append(s.html)
+            md += [*[f"- {text(x)}" for x in s.sentences], ""]
+        charts = []
         for name, png in s.figures:
             if isinstance(png, str):  # a chart with nothing to draw: its one line
-                md += [f"*{png}*", ""]
-                body.append(f"<p class='note empty-chart'>{html.escape(png)}</p>")
+                md += [f"*{text(png)}*", ""]
+                charts.append({"name": name, "line": png})
                 continue
             write_atomic(plots_dir / f"{name}.png", png)
             md += [f"![{name}](plots/{name}.png)", ""]
-            data = base64.b64encode(png).decode()
-            body.append(f"<img alt='{name}' src='data:image/png;base64,{data}'>")
-        for table in s.tables:
-            if not table.is_empty():
-                md += [to_markdown(table), ""]
-                body.append(to_html(table))
-    head = f"<meta charset='utf-8'><title>{html.escape(title)}</title><style>{CSS}</style>"
-    page = f"<!doctype html><html lang='en'><head>{head}</head><body>{''.join(body)}</body></html>"
-    return "\n".join(md), page
+            charts.append({"name": name, "line": "", "png": base64.b64encode(png).decode()})
+        tables = [t for t in s.tables if not t.is_empty()]
+        md += [line for t in tables for line in (to_markdown(t), "")]
+        texts = [header_and_rows(t) for t in tables]
+        shown.append({"section": s, "figures": charts, "tables": texts})
+    html = page("report.html.j2", title=title, meta=meta, sections=shown)
+    return "\n".join(md), html

@@ -1,15 +1,17 @@
 """Report tables.
 
 Raw verdict counts, LLM vs other-source preference, cost, the cells that cannot be read with the
-commonest Invalid reasons, and formatting.
+commonest Invalid reasons, and their text as Markdown (cells print through ``core.cells``).
 """
 
 from __future__ import annotations
 
-import html
+import re
+from typing import NamedTuple
 
 import polars as pl
 
+from judgeprobe.core.cells import MISSING, cell, interval, interval_expr, p_value
 from judgeprobe.metrics.flags import invalid_reasons
 from judgeprobe.metrics.uncertainty import bootstrap_interval, ratio
 
@@ -95,7 +97,7 @@ def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame
                 "prefers_LLM": n_llm,
                 "Tie": n_tie,
                 "prefers_other": n - n_llm - n_tie,
-                "LLM_share": fmt_ci(n_llm / n if n else None, lo, hi),
+                "LLM_share": interval(n_llm / n if n else None, lo, hi),
             }
         )
     return pl.DataFrame(rows).sort(["judge", "protocol", "versus"]) if rows else pl.DataFrame()
@@ -115,8 +117,8 @@ def differences_table(tidy: pl.DataFrame) -> pl.DataFrame:
         *CELL,
         pl.col("metric").str.strip_prefix("diff_"),
         "versus",
-        difference=ci_text(),
-        p=pl.col("p").map_elements(fmt_p, return_dtype=pl.String),
+        difference=interval_expr(),
+        p=pl.col("p").map_elements(p_value, return_dtype=pl.String),
         n="n",
         documents="documents",
     )
@@ -127,42 +129,11 @@ def breakdown_table(tidy: pl.DataFrame, by: str, metrics: list[str]) -> pl.DataF
     data = tidy.filter(pl.col("metric").is_in(metrics) & pl.col("versus").is_null())
     if data.is_empty():
         return pl.DataFrame()
-    wide = data.select(by, *CELL, "metric", shown=ci_text()).pivot(
+    wide = data.select(by, *CELL, "metric", shown=interval_expr()).pivot(
         on="metric", index=[by, *CELL], values="shown"
     )
     present = [m for m in metrics if m in wide.columns]
-    return wide.select(by, *CELL, *present).fill_null("–").sort([by, *CELL])
-
-
-def ci_text(
-    value: str = "value", lo: str = "lo", hi: str = "hi", decimals: int = 3, unit: str = ""
-) -> pl.Expr:
-    """``0.123 [0.100, 0.150]`` (``unit`` after the value, e.g. ``%``) as one Polars expression.
-
-    The value alone without bounds, "–" when the value is undefined.
-    """
-
-    def text(column: str) -> pl.Expr:
-        number = pl.when(pl.col(column).is_nan()).then(None).otherwise(pl.col(column))
-        return number.round(decimals).cast(pl.Decimal(38, decimals), strict=False).cast(pl.String)
-
-    undefined = pl.col(value).is_null() | pl.col(value).is_nan()
-    no_bounds = pl.any_horizontal(pl.col(c).is_null() | pl.col(c).is_nan() for c in (lo, hi))
-    return (
-        pl.when(undefined)
-        .then(pl.lit("–"))
-        .when(no_bounds)
-        .then(pl.format("{}" + unit, text(value)))
-        .otherwise(pl.format("{}" + unit + " [{}, {}]", text(value), text(lo), text(hi)))
-        .alias(value)
-    )
-
-
-def fmt_p(p: float | None) -> str:
-    """An exact p-value for a table: three significant digits, ``<0.001`` below that."""
-    if p is None:
-        return "–"
-    return "<0.001" if p < 0.001 else f"{p:.3g}"
+    return wide.select(by, *CELL, *present).fill_null(MISSING).sort([by, *CELL])
 
 
 def cost_table(j: pl.DataFrame) -> pl.DataFrame:
@@ -205,24 +176,6 @@ def invalid_reasons_table(j: pl.DataFrame, top: int = 3) -> pl.DataFrame:
     return invalid_reasons(j, top).select("judge", "protocol", "reason", "n", "share")
 
 
-def fmt(value: object) -> str:
-    """A cell as report text: three decimals, and "–" for an undefined value."""
-    if value is None:
-        return "–"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
-
-def fmt_ci(value: float | None, lo: float | None, hi: float | None) -> str:
-    """``0.123 [0.100, 0.150]``; "–" when undefined."""
-    if value is None:
-        return "–"
-    if lo is None or hi is None or lo != lo or hi != hi:
-        return f"{value:.3f}"
-    return f"{value:.3f} [{lo:.3f}, {hi:.3f}]"
-
-
 def with_ci(tidy: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
     """Wide view: one row per cell, one ``value [lo, hi]`` column per metric."""
     data = tidy.filter(pl.col("metric").is_in(metrics))
@@ -231,25 +184,54 @@ def with_ci(tidy: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
     cells = data.select(
         *CELL,
         "metric",
-        shown=ci_text(),
+        shown=interval_expr(),
     )
     wide = cells.pivot(on="metric", index=CELL, values="shown")
     present = [m for m in metrics if m in wide.columns]
-    return wide.select(*CELL, *present).fill_null("–")
+    return wide.select(*CELL, *present).fill_null(MISSING)
 
 
-def to_html(df: pl.DataFrame) -> str:
-    """A table as an escaped HTML table for the report page."""
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(fmt(v))}</td>" for v in row) + "</tr>"
-        for row in df.iter_rows()
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+class TableText(NamedTuple):
+    """A table as text: its column names and its cells, each printed by ``core.cells.cell``."""
+
+    header: list[str]
+    rows: list[list[str]]
+
+
+def header_and_rows(df: pl.DataFrame) -> TableText:
+    """A table as text, for a Markdown page or a template (which escapes it)."""
+    return TableText(df.columns, [[cell(v) for v in row] for row in df.iter_rows()])
+
+
+MARKDOWN_SPECIAL = re.compile(r"[\\`|]|<(?=[A-Za-z/!?])")
+"""What could end a cell, start a code span or open raw HTML: ``|``, a backslash, a backtick,
+and ``<`` before a tag's first character (``< 0.001`` stays as it is)."""
+
+
+MARKDOWN_RAW = re.compile(r"\\|<(?=[A-Za-z/!?])")
+"""What could open raw HTML in Markdown prose: a tag opener, and a backslash before one."""
+
+
+def markdown_text(text: str) -> str:
+    """A title, note or sentence as Markdown that starts no tag (code spans left as written)."""
+    return MARKDOWN_RAW.sub(lambda m: "\\" + m.group(0), text)
+
+
+def markdown_cell(text: str) -> str:
+    """A cell's text as Markdown that stays one literal cell.
+
+    Specials are backslashed and lines joined by ``<br>``, so a judge's explanation or an item id
+    cannot add a column, open a code span or start a tag.
+    """
+    escaped = MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
+    return "<br>".join(escaped.splitlines())
 
 
 def to_markdown(df: pl.DataFrame) -> str:
-    """A table as Markdown for report.md."""
-    lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
-    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.iter_rows()]
-    return "\n".join(lines)
+    """A table as GitHub-flavoured Markdown for report.md and card.md, every cell escaped."""
+    header, rows = header_and_rows(df)
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(markdown_cell(c) for c in cells) + " |"
+
+    return "\n".join([line(header), "|" + "---|" * len(header), *(line(r) for r in rows)])

@@ -12,15 +12,16 @@ enough to open.
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import orjson
 import polars as pl
+from markupsafe import Markup
 
 from judgeprobe.metrics.items import BLIND, PAIR, acknowledges, with_optional
+from judgeprobe.render.templating import fragment
 from judgeprobe.text.lexicons import Lexicons
 
 MAX_ROWS = 2_000
@@ -143,14 +144,14 @@ def _cut(text: str | None, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _quotes(details: str | None) -> str:
+def _quotes(details: str | None) -> dict[str, Any] | None:
     """PBP's quoted spans with where they matched and how well, fabricated ones marked."""
     if not details:
-        return ""
+        return None
     try:
         notes = orjson.loads(details).get("notes") or {}
     except (orjson.JSONDecodeError, AttributeError):
-        return ""
+        return None
     quotes = [
         (criterion, side, q)
         for criterion, sides in notes.items()
@@ -158,176 +159,95 @@ def _quotes(details: str | None) -> str:
         for q in note.get("quotes", [])
     ]
     if not quotes:
-        return ""
+        return None
+    shown = [
+        {
+            "fabricated": bool(q.get("fabricated")),
+            "criterion": criterion,
+            "side": side,
+            "quote": _cut(q.get("quote"), MAX_QUOTE),
+            "source": q.get("source") or "no source",
+            "match": f"{float(q.get('match') or 0):.2f}",
+        }
+        for criterion, side, q in quotes[:MAX_QUOTES]
+    ]
     fabricated = sum(bool(q.get("fabricated")) for _, _, q in quotes)
-    items = "".join(
-        f"<li class='{'fab' if q.get('fabricated') else 'ok'}'>{html.escape(c)} · "
-        f"{html.escape(side)}: “{html.escape(_cut(q.get('quote'), MAX_QUOTE))}” → "
-        f"{html.escape(q.get('source') or 'no source')} {float(q.get('match') or 0):.2f}</li>"
-        for c, side, q in quotes[:MAX_QUOTES]
-    )
-    more = f"<li>… {len(quotes) - MAX_QUOTES} more</li>" if len(quotes) > MAX_QUOTES else ""
-    summary = f"{len(quotes)} quotes, {fabricated} fabricated (match &lt; 0.9)"
-    return f"<details><summary>{summary}</summary><ul>{items}{more}</ul></details>"
+    return {"total": len(quotes), "fabricated": fabricated, "shown": shown,
+            "more": max(0, len(quotes) - MAX_QUOTES)}  # fmt: skip
 
 
-def _verdict(verdict: str | None, explanation: str | None, reason: str | None, details: Any) -> str:
+def _verdict(verdict: str | None, explanation: str | None, reason: str | None, details: Any) -> Any:
+    """One side of a row: the verdict, why it is Invalid, the explanation (cut), the quotes."""
     if verdict is None:
-        return "<span class='muted'>no Blind judgment</span>"
-    why = f"<div class='muted'>{html.escape(_cut(reason, 300))}</div>" if reason else ""
-    text = html.escape(_cut(explanation, MAX_TEXT))
-    return f"<b>{html.escape(verdict)}</b>{why}<div class='ex'>{text}</div>{_quotes(details)}"
+        return None
+    return {"verdict": verdict, "reason": _cut(reason, 300),
+            "explanation": _cut(explanation, MAX_TEXT), "quotes": _quotes(details)}  # fmt: skip
 
 
-def _change(r: dict[str, Any]) -> str:
-    """The degraded copy's one changed fact, highlighted: what the original says, and the copy."""
+def _change(r: dict[str, Any]) -> dict[str, Any]:
+    """The degraded copy's one changed fact: what the original says, and the copy."""
     side = r["degraded"]
-    where = f"copy shown as {side} (in candidate {1 if side == 'A' else 2}'s place)"
-    before, after = r.get("before"), r.get("after")
-    if not before:
-        return f"{where}<br><span class='muted'>change not recorded ({CHECKS})</span>"
-    kind = html.escape(r.get("kind") or "")
-    fact = f"<del>{html.escape(_cut(before, MAX_QUOTE))}</del>"
-    fact = (
-        f"{fact} → <ins>{html.escape(_cut(after, MAX_QUOTE))}</ins>"
-        if after
-        else f"dropped: {fact}"
-    )
-    return f"{where}<br>{kind}: <span class='change'>{fact}</span>"
+    return {"side": side, "candidate": 1 if side == "A" else 2, "kind": r.get("kind") or "",
+            "before": _cut(r.get("before"), MAX_QUOTE),
+            "after": _cut(r.get("after"), MAX_QUOTE)}  # fmt: skip
 
 
-def _cue(r: dict[str, Any]) -> str:
-    if r.get("degraded") in ("A", "B"):
-        return _change(r)
-    parts = [f"{i}: {html.escape(r[f'label_{i}'])}" for i in (1, 2) if r.get(f"label_{i}")]
+def _cue(r: dict[str, Any]) -> list[str]:
+    """The cue the judge saw, one line each: the labels, the attack, the target."""
+    parts = [f"{i}: {r[f'label_{i}']}" for i in (1, 2) if r.get(f"label_{i}")]
     if r.get("attack"):
-        parts.append(f"{html.escape(r['attack'])} attack on 1")
+        parts.append(f"{r['attack']} attack on 1")
     if r.get("target") in ("A", "B"):
         parts.append(f"favours {r['target']}")
-    return "<br>".join(parts) or "<span class='muted'>no cue</span>"
+    return parts
 
 
-def _row(r: dict[str, Any]) -> str:
-    data = " ".join(
-        f"data-{k}='{html.escape(str(r[k]), quote=True)}'"
-        for k in ("judge", "protocol", "condition", "moved")
-    )
-    turn1 = (
-        f"<div class='muted'>turn 1: {html.escape(r['turn1_verdict'])}</div>"
-        if r.get("turn1_verdict")
-        else ""
-    )
-    probe = _verdict(r["verdict"], r["explanation"], r["invalid_reason"], r["details"])
-    blind = _verdict(
-        r["blind_verdict"], r["blind_explanation"], r["blind_invalid_reason"], r["blind_details"]
-    )
-    return (
-        f"<tr {data}><td>{html.escape(r['item_id'])}<div class='muted'>"
-        f"{html.escape(str(r['subset']))} · order {html.escape(str(r['order']))} · seed "
-        f"{r['seed']}</div></td><td>{html.escape(r['judge'])}<br>{html.escape(r['protocol'])}"
-        f"<br>{html.escape(r['condition'])}</td><td>{_cue(r)}</td><td>{blind}</td>"
-        f"<td>{probe}{turn1}</td><td>{MOVES[r['moved']]}</td></tr>"
-    )
+def _row(r: dict[str, Any]) -> dict[str, Any]:
+    """A judgment beside its Blind twin, as the template shows it."""
+    degraded = r.get("degraded") in ("A", "B")
+    return {
+        "data": {k: str(r[k]) for k in FILTERS},
+        "item_id": r["item_id"], "subset": str(r["subset"]), "order": str(r["order"]),
+        "seed": r["seed"], "judge": r["judge"], "protocol": r["protocol"],
+        "condition": r["condition"],
+        "change": _change(r) if degraded else None,
+        "cue": [] if degraded else _cue(r),
+        "blind": _verdict(r["blind_verdict"], r["blind_explanation"], r["blind_invalid_reason"],
+                          r["blind_details"]),
+        "probe": _verdict(r["verdict"], r["explanation"], r["invalid_reason"], r["details"]),
+        "turn1": r.get("turn1_verdict") or "",
+        "moved": MOVES[r["moved"]],
+    }  # fmt: skip
 
 
-def _chips(key: str, label: str, counts: Counter[str], names: dict[str, str]) -> str:
-    """One filter: a button per value with its row count; ``all`` first (and ``moved``)."""
+FILTERS = {"judge": "judge", "protocol": "protocol", "condition": "condition", "moved": "vs Blind"}
+"""The browser's filters: a row's ``data-`` attribute each, and the filter's label."""
+
+
+def _chips(key: str, counts: Counter[str]) -> list[tuple[str, str]]:
+    """One filter's buttons (value, text with its row count): ``all`` first (and ``moved``)."""
+    names = MOVES if key == "moved" else {}
     buttons = [("", f"all ({sum(counts.values())})")]
     if key == "moved":
         moved = sum(counts[m] for m in ("silent", "toward", "away", "tie", "changed"))
         buttons.append(("any", f"moved ({moved})"))
     order = [v for v in names if counts[v]] if names else sorted(counts)
-    buttons += [(v, f"{names.get(v, v)} ({counts[v]})") for v in order]
-    html_buttons = "".join(
-        f"<button type='button' data-key='{key}' data-value='{html.escape(v, quote=True)}'"
-        f"{'' if v else ' class=on'}>{html.escape(text)}</button>"
-        for v, text in buttons
-    )
-    return f"<div class='chips'><span>{label}</span>{html_buttons}</div>"
+    return buttons + [(v, f"{names.get(v, v)} ({counts[v]})") for v in order]
 
 
-SCRIPT = """
-(function () {
-  var root = document.getElementById('evidence');
-  var rows = root.querySelectorAll('tbody tr');
-  var state = {};
-  var moved = ['silent', 'toward', 'away', 'tie', 'changed'];
-  function keep(tr) {
-    for (var key in state) {
-      var want = state[key], have = tr.dataset[key];
-      if (!want) continue;
-      if (key === 'moved' && want === 'any' ? moved.indexOf(have) < 0 : have !== want)
-        return false;
-    }
-    return true;
-  }
-  function apply() {
-    var shown = 0;
-    rows.forEach(function (tr) { tr.hidden = !keep(tr); if (!tr.hidden) shown++; });
-    root.querySelectorAll('button[data-key]').forEach(function (b) {
-      b.classList.toggle('on', (state[b.dataset.key] || '') === b.dataset.value);
-    });
-    root.querySelector('.ev-count').textContent = shown + ' of ' + rows.length + ' rows shown';
-  }
-  root.addEventListener('click', function (e) {
-    var b = e.target.closest('button[data-key]');
-    if (b) { state[b.dataset.key] = b.dataset.value; apply(); }
-  });
-  // #ev?moved=toward&judge=NAME opens the browser filtered: a link to one view.
-  function fromHash() {
-    var hash = decodeURIComponent(location.hash || '');
-    if (hash.indexOf('#ev?') !== 0) return;
-    state = {};
-    new URLSearchParams(hash.slice(4)).forEach(function (v, k) { state[k] = v; });
-    apply();
-  }
-  window.addEventListener('hashchange', fromHash);
-  apply();
-  fromHash();
-})();
-"""
-
-CSS = (
-    "#evidence .chips{margin:.3em 0;font-size:13px}#evidence .chips span{display:inline-block;"
-    "width:7em;color:#555}#evidence button{margin:1px 3px;border:1px solid #bbb;"
-    "background:#fafafa;border-radius:10px;padding:1px 8px;cursor:pointer;font-size:12px}"
-    "#evidence button.on{background:#4C72B0;color:#fff;border-color:#4C72B0}"
-    "#evidence table{width:100%;table-layout:fixed}#evidence td,#evidence th{text-align:left;"
-    "vertical-align:top;font-size:12px}#evidence .ex{white-space:pre-wrap;margin-top:2px}"
-    "#evidence .muted{color:#777;font-size:11px}#evidence li.fab{color:#b00}"
-    "#evidence col.n{width:9%}#evidence col.t{width:35%}#evidence col.s{width:8%}"
-    "#evidence .change del{background:#fdd;text-decoration:line-through}"
-    "#evidence .change ins{background:#dfd;text-decoration:none;font-weight:bold}"
-)
-
-
-def browser_html(rows: pl.DataFrame) -> str:
+def browser_html(rows: pl.DataFrame) -> Markup:
     """The browser block for ``browser_rows(...)``: filters, a count line, the capped table."""
-    shown = rows.head(MAX_ROWS)
-    cap = (
-        f"<p class='note'>Showing the first {MAX_ROWS:,} of {rows.height:,} judgments, moves "
-        "against Blind first; the full set is in judgments.parquet.</p>"
-        if rows.height > MAX_ROWS
-        else ""
-    )
-    records = shown.to_dicts()
-    filters = "".join(
-        _chips(key, label, Counter(str(r[key]) for r in records), MOVES if key == "moved" else {})
-        for key, label in (
-            ("judge", "judge"),
-            ("protocol", "protocol"),
-            ("condition", "condition"),
-            ("moved", "vs Blind"),
-        )
-    )
-    head = "".join(
-        f"<th>{h}</th>" for h in ("item", "cell", "cue shown", "Blind", "with the cue", "moved")
-    )
-    cols = "<colgroup><col class='n'><col class='n'><col class='n'><col class='t'>"
-    cols += "<col class='t'><col class='s'></colgroup>"
-    body = "".join(_row(r) for r in records)
-    return (
-        f"<div id='evidence'>{cap}{filters}<p class='ev-count note'>{len(records)} rows</p>"
-        f"<table>{cols}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        f"<style>{CSS}</style><script>{SCRIPT}</script></div>"
+    records = rows.head(MAX_ROWS).to_dicts()
+    filters = [
+        {"key": key, "label": label, "buttons": _chips(key, Counter(str(r[key]) for r in records))}
+        for key, label in FILTERS.items()
+    ]
+    return fragment(
+        "evidence.html.j2",
+        capped=rows.height > MAX_ROWS,
+        total=f"{rows.height:,}",
+        max_rows=f"{MAX_ROWS:,}",
+        checks=CHECKS,
+        filters=filters,
+        rows=[_row(r) for r in records],
     )

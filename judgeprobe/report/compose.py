@@ -16,6 +16,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from judgeprobe.core.cells import interval_expr, p_value
 from judgeprobe.core.files import atomic_path, write_atomic
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import default_drift
@@ -28,7 +29,6 @@ from judgeprobe.render import plots
 from judgeprobe.render.page import Section, figures, render
 from judgeprobe.render.tables import (
     breakdown_table,
-    ci_text,
     cost_table,
     counts_table,
     differences_table,
@@ -251,7 +251,8 @@ def write_report(
     for source in handed:
         sections += source(j, tidy)
     sections.append(evidence_section(j, lex, read_checks(run_dir)))
-    all_rows = tidy.select(*CELL, "metric", "versus", "n", "documents", shown=ci_text(), p="p")
+    p = pl.col("p").map_elements(p_value, return_dtype=pl.String)
+    all_rows = tidy.select(*CELL, "metric", "versus", "n", "documents", shown=interval_expr(), p=p)
     note = "value [95% interval], n = items, documents = the resampling unit; diff_ rows: "
     note += "this cell minus versus, p = exact sign test."
     sections.append(Section("All metrics", note, [], [all_rows]))

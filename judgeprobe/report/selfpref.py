@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.core.cells import MISSING, interval
 from judgeprobe.metrics.selfpref import LABELS, SUBSETS, UNLABELLED, self_preference
 from judgeprobe.render.page import Section
-from judgeprobe.render.tables import fmt_ci
 
 
 def _said(got: dict[tuple[str, str], dict[str, object]], subset: str, measure: str) -> str:
     r = got.get((subset, measure))
     if r is None:
-        return "–"
+        return MISSING
     value, lo, hi = (r[c] for c in ("value", "lo", "hi"))
-    return fmt_ci(*(float(x) if isinstance(x, int | float) else None for x in (value, lo, hi)))
+    return interval(*(float(x) if isinstance(x, int | float) else None for x in (value, lo, hi)))
 
 
 def _reading(rows: pl.DataFrame) -> list[str]:
@@ -46,7 +46,7 @@ def selfpref_sections(j: pl.DataFrame, resamples: int, seed: int) -> list[Sectio
     shown = rows.select(
         "judge", "protocol", "subset", "measure", "n", "documents",
         value=pl.struct("value", "lo", "hi").map_elements(
-            lambda r: fmt_ci(r["value"], r["lo"], r["hi"]), return_dtype=pl.String),
+            lambda r: interval(r["value"], r["lo"], r["hi"]), return_dtype=pl.String),
     )  # fmt: skip
     return [
         Section(

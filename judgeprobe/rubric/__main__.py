@@ -19,13 +19,13 @@ import polars as pl
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.core.cells import cell, interval
 from judgeprobe.core.cli import RESUME, command_parser, main_guard
 from judgeprobe.core.files import write_json
 from judgeprobe.cue.outputs import run_report
-from judgeprobe.render.tables import fmt
 from judgeprobe.rubric.config import RubricConfig, load_rubric_config
 from judgeprobe.rubric.data import load_rubric_items
-from judgeprobe.rubric.report import fmt_percent, write_rubric_report
+from judgeprobe.rubric.report import write_rubric_report
 from judgeprobe.rubric.sweep import (
     SUBDIR,
     analyse,
@@ -134,11 +134,11 @@ def _summary(tables: dict[str, pl.DataFrame], console: Console) -> None:
             console.print(
                 f"{r['judge']} {r['classifier']} {r['cohort']}: accuracy {r['accuracy']:.3f} "
                 f"(majority {r['majority_accuracy']:.3f}), balanced accuracy "
-                f"{fmt(r['balanced_accuracy'])}, F1 {fmt(r['f1'])}"
+                f"{cell(r['balanced_accuracy'])}, F1 {cell(r['f1'])}"
             )
     transitions = tables.get("transitions", pl.DataFrame())
     for r in transitions.iter_rows(named=True):
-        share = fmt_percent(r["percent"], r["lo"], r["hi"])
+        share = interval(r["percent"], r["lo"], r["hi"], decimals=1, unit="%")
         console.print(
             f"{r['judge']} {r['perturbation']}: {r['transition']} {r['count']}/{r['valid_pairs']} "
             f"= {share} {r['detail']}".rstrip()

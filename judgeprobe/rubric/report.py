@@ -16,10 +16,10 @@ import numpy as np
 import orjson
 import polars as pl
 
+from judgeprobe.core.cells import MISSING, cell, interval_expr
 from judgeprobe.core.files import write_atomic
 from judgeprobe.render import plots
 from judgeprobe.render.page import Section, figures, render
-from judgeprobe.render.tables import ci_text
 from judgeprobe.rubric.classify import METRICS
 from judgeprobe.rubric.sweep import SUBDIR
 from judgeprobe.rubric.transitions import LABELS
@@ -37,15 +37,6 @@ def _read(folder: Path, stem: str) -> pl.DataFrame:
     table = pl.read_csv(path, infer_schema_length=None)
     table = table.rename({old: new for old, new in RENAMED.items() if old in table.columns})
     return table.with_columns(pl.col(c).cast(pl.Float64) for c in FLOATS if c in table.columns)
-
-
-def fmt_percent(value: float | None, lo: float | None, hi: float | None) -> str:
-    """``37.7% [33.5, 42.0]``; "–" when undefined."""
-    if value is None:
-        return "–"
-    if lo is None or hi is None:
-        return f"{value:.1f}%"
-    return f"{value:.1f}% [{lo:.1f}, {hi:.1f}]"
 
 
 def confusion_png(confusion: pl.DataFrame) -> bytes | None:
@@ -112,8 +103,8 @@ def transitions_png(transitions: pl.DataFrame) -> bytes | str | None:
 def _mean_sd(s: dict[str, float | None]) -> str:
     mean, sd = s["cv_mean"], s["cv_sd"]
     if mean is None:
-        return "–"
-    return f"{mean:.3f}" if sd is None else f"{mean:.3f} ± {sd:.3f}"
+        return MISSING
+    return cell(mean) if sd is None else f"{cell(mean)} ± {cell(sd)}"
 
 
 def classifier_table(metrics: pl.DataFrame) -> pl.DataFrame:
@@ -125,7 +116,7 @@ def classifier_table(metrics: pl.DataFrame) -> pl.DataFrame:
         "cohort",
         "metric",
         cv_5fold=cv,
-        held_out=ci_text(),
+        held_out=interval_expr(),
         n_test="n_test",
     )
 
@@ -197,7 +188,7 @@ def rubric_sections(run_dir: Path) -> list[Section]:
                         "train_split",
                         "test_split",
                         "within",
-                        balanced_accuracy=ci_text("balanced_accuracy"),
+                        balanced_accuracy=interval_expr("balanced_accuracy"),
                         n_test="n_test",
                     )
                 ],
@@ -209,7 +200,7 @@ def rubric_sections(run_dir: Path) -> list[Section]:
             "perturbation",
             "transition",
             "count",
-            percent=ci_text("percent", decimals=1, unit="%"),
+            percent=interval_expr("percent", decimals=1, unit="%"),
             detail="detail",
             valid_pairs="valid_pairs",
         )
