@@ -6,7 +6,8 @@ as a reader meets them: every relative ``href`` of every page must reach a page 
 and, when it has a fragment, an ``id`` on that page. README.md is not part of the site, so its
 links into ``docs/`` are checked against the built pages the same way (the site's anchors
 follow GitHub's slug rule, so one anchor serves both), and its other relative links must name
-files of the repository.
+files of the repository. Citations of the docs in the code ("docs/metrics.md, "SENS"") must
+name a page and a section it has.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_FILES = ("mkdocs.yml", "docs", "README.md")  # what a build reads (index.md includes README)
+CITING = ("judgeprobe", "tests", "bench", "servers", "experiments")
 
 
 class Page(HTMLParser):
@@ -219,3 +221,39 @@ def test_the_strict_build_fails_on_a_broken_anchor_and_on_a_page_outside_the_nav
     assert done.returncode != 0
     assert "does not contain an anchor '#no-such-rule'" in output
     assert "orphan.md" in output
+
+
+_CITATION = re.compile(r'docs/([\w./-]+\.md)(?:[,:]?(?:\s|#)*\(?"([^"\n]+)")?')
+
+
+def headings(page: Path) -> set[str]:
+    """The headings of a Markdown page, lower-cased, code left out."""
+    text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.S | re.M)
+    return {m.strip().lower() for m in re.findall(r"^#+\s+(.+)$", text, flags=re.M)}
+
+
+def broken_citations(text: str, docs: Path) -> list[str]:
+    """Citations ``docs/PAGE.md`` (and a ``"Section"`` after it) that ``docs`` does not have."""
+    broken = []
+    for page, section in _CITATION.findall(text):
+        if not (docs / page).is_file():
+            broken.append(f"docs/{page}: no such page")
+        elif section and section.lower() not in headings(docs / page):
+            broken.append(f'docs/{page}: no section "{section}"')
+    return broken
+
+
+def test_every_citation_of_the_docs_names_a_page_and_section_they_have() -> None:
+    docs = ROOT / "docs"
+    texts = {".py", ".toml", ".md", ".yaml", ".sh", ".mk"}
+    files = [p for d in CITING for p in sorted((ROOT / d).rglob("*")) if p.suffix in texts]
+    found = {}
+    for path in (p for p in files if p.is_file() and p.name != Path(__file__).name):
+        if broken := broken_citations(path.read_text(encoding="utf-8"), docs):
+            found[str(path.relative_to(ROOT))] = broken
+    assert found == {}
+    assert broken_citations('(docs/metrics.md, "SENS") docs/metrics.md', docs) == []
+    assert broken_citations('docs/metrics.md,\n# "No such part" docs/gone.md', docs) == [
+        'docs/metrics.md: no section "No such part"',
+        "docs/gone.md: no such page",
+    ]
