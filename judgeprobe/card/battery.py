@@ -55,8 +55,8 @@ def battery_section(card: Card) -> list[Section]:
             "Each battery cue's effect: its LDS minus its matched placebo's on the same items "
             "(LDS − OLS where the run has no placebo), 95% interval over documents, and the "
             "card's verdict. Label pairs appear both ways round (NAME, NAMEFlip); a negative "
-            "effect means the judge favours the other side. Families and sources: README, "
-            "'The cue battery'.",
+            "effect means the judge favours the other side. Families and sources: "
+            "docs/battery.md.",
             tables=[view],
         )
     ]

@@ -34,7 +34,7 @@ class Sampling(BaseModel):
 
         ``greedy``, ``seeded-sampling`` or ``unseeded-sampling``, plus ``+batch-invariant`` when the
         server computes a request alike whatever it is batched with (vLLM's VLLM_BATCH_INVARIANT=1).
-        Without it, a greedy reply can still change with the batch (README, Reliability).
+        Without it, a greedy reply can still change with the batch (docs/reliability.md).
         """
         level = (
             "greedy"

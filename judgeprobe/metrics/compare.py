@@ -3,8 +3,8 @@
 The paper's claims are comparisons ("PBP suppresses LDS relative to Baseline"), so a level
 with an interval is not enough: the difference must be measured on the units both cells
 judged, with an interval that resamples the same documents for both (docs/metrics.md,
-Comparisons). Here a *unit* is one (document, item, order, seed); two cells share it when
-the metric's unit count (``MetricSpec.unit_column``: valid verdicts for EDR, valid Blind
+"Paired differences"). Here a *unit* is one (document, item, order, seed); two cells share it
+when the metric's unit count (``MetricSpec.unit_column``: valid verdicts for EDR, valid Blind
 pairs for LDS, …) is positive in both. On the shared units:
 
 - ``delta`` = metric(a) − metric(b), each computed from its own sums;

@@ -1,4 +1,4 @@
-"""SENS: does the judge prefer a candidate to its degraded copy? (docs/metrics.md, Controls).
+"""SENS: does the judge prefer a candidate to its degraded copy? (docs/metrics.md, SENS).
 
 A sensitivity judgment shows a candidate beside a copy of itself that is worse in exactly one
 fact (``text.degrade``); ``degraded`` names the candidate that is the copy. Per unit (judge,

@@ -1,6 +1,6 @@
 """Transitions of counterfactual pairs: one verdict before, one after the perturbation.
 
-Over pairs where both verdicts are valid (metrics.md, rubric probe):
+Over pairs where both verdicts are valid (docs/metrics.md, "Human check and rubric probe"):
 
 - **desired flip**: the verdict reverses the expected way. When the pair knows what the
   original should get (``expected``, used for response reversal), only the flip away from it

@@ -33,7 +33,7 @@ class EmbeddedJudge:
 
 
 #: In order of preference; the first is the default sweep's judge, chosen by measurement
-#: (bench/judge_choice.py, README). ``servers/embedded.py`` holds their weights and ports.
+#: (bench/judge_choice.py, docs/backends.md). ``servers/embedded.py`` holds their weights and ports.
 EMBEDDED = (
     EmbeddedJudge("qwen2.5-coder-0.5b", "http://127.0.0.1:8082/v1", "make serve-qwen05"),
     EmbeddedJudge("qwen2.5-coder-1.5b", "http://127.0.0.1:8083/v1", "make serve-qwen15"),

@@ -1,6 +1,6 @@
 """Rule-based degradations: a copy of a summary made checkably worse in exactly one fact.
 
-The sensitivity control (docs/metrics.md, "Controls beyond the paper") shows a judge a
+The sensitivity control (docs/configs.md, "Sensitivity controls") shows a judge a
 summary beside a copy that is wrong in one fact checkable against the document. A judge
 that reads prefers the intact text; one that does not cannot tell them apart. Four kinds,
 no model involved:
