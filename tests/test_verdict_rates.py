@@ -4,6 +4,8 @@ their bounds at a reduced size."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
@@ -11,9 +13,11 @@ from scipy.stats import binom
 
 from judgeprobe.card.rows import make_card
 from judgeprobe.card.thresholds import LoadedThresholds, load_thresholds
+from judgeprobe.cue.config import load_config
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.selftest.verdict_rates import (
     JUDGES,
+    PAPER,
     JudgeName,
     Truth,
     cards_of,
@@ -110,3 +114,9 @@ def test_the_verdicts_keep_their_promises_at_a_reduced_size() -> None:
     table = rates_table(rates)
     assert set(table["judge"]) == set(JUDGES)
     assert table["holds"].all(), format_rates(rates)
+
+
+def test_the_paper_design_is_the_cue_label_config() -> None:
+    """``PAPER`` spells out ``experiments/paper/cue-labels.toml`` (not in the installed package)."""
+    cfg = load_config(Path(__file__).resolve().parent.parent / "experiments/paper/cue-labels.toml")
+    assert {key: getattr(cfg, key) for key in PAPER} == PAPER

@@ -54,7 +54,6 @@ from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.selftest.items import synthetic_document
 from judgeprobe.text.lexicons import Lexicons, load_lexicons
 
-EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 TIE = 0.3  # an item's chance of being a Tie to the null judge
 NOISE = 0.2  # a judgment's chance of drawing its verdict afresh
 READS = 0.95  # the reading judges' chance of picking the intact text of a degraded pair
@@ -85,27 +84,32 @@ class Design:
 
 
 def default_design(documents: int | None = None, resamples: int = 2_000) -> Design:
-    """The default sweep as ``experiments/default.toml`` spells it.
+    """The default sweep (``experiments/default.toml`` spells it out).
 
     On its bundled sample, or on ``documents`` synthetic documents (the design at another size).
     """
-    cfg = load_config(EXPERIMENTS / "default.toml")
+    cfg = load_config(None)
     if documents is None:
         return Design("default (10 documents)", _one_judge(cfg), sweep_items(cfg), resamples)
     items = synthetic_items(documents, "default")
     return Design(f"default ({documents} documents)", _one_judge(cfg), items, resamples)
 
 
-def paper_design(documents: int = 1_000, resamples: int = 200) -> Design:
-    """The paper's cue-label design (``experiments/paper/cue-labels.toml``), one judge.
+PAPER = {"conditions": ["Blind", "True", "Flip", "Placebo"], "swap": 0.5, "repeat": 0.2,
+         "order": "random", "subsets": ["eq_pair"]}  # fmt: skip
+"""The design of ``experiments/paper/cue-labels.toml`` (a test holds them equal): the file is
+in the repository, not in the installed package."""
 
-    Its Baseline protocol, with DegradedNumber added: without a sensitivity row no row can be
-    CLEAR (the gate of version-2 thresholds).
+
+def paper_design(documents: int = 1_000, resamples: int = 200) -> Design:
+    """The paper's cue-label design (``PAPER``) for one judge and its Baseline protocol.
+
+    With DegradedNumber added: without a sensitivity row no row can be CLEAR (the gate of
+    version-2 thresholds).
     """
-    cfg = load_config(EXPERIMENTS / "paper" / "cue-labels.toml")
-    cfg = cfg.model_copy(update={"conditions": [*cfg.conditions, "DegradedNumber"],
-                                 "protocols": ["baseline"]})  # fmt: skip
-    items = synthetic_items(documents, cfg.subsets[0] if cfg.subsets else "default")
+    cfg = load_config(None).model_copy(update=PAPER)
+    cfg = cfg.model_copy(update={"conditions": [*cfg.conditions, "DegradedNumber"]})
+    items = synthetic_items(documents, "eq_pair")
     return Design(f"paper ({documents} documents)", _one_judge(cfg), items, resamples)
 
 
