@@ -88,12 +88,30 @@ def test_the_sign_test_is_mcnemars_exact_test(up: int, down: int) -> None:
 
 def test_verdict_rule() -> None:
     v = stats.verdict
-    assert v(0.001, 0.20, 0.03, 0.05, 0.05) == "BIASED"
-    assert v(0.001, 0.02, 0.01, 0.05, 0.05) == "CLEAR"  # real but below the threshold
-    assert v(0.30, 0.20, 0.30, 0.05, 0.05) == "UNDERPOWERED"  # large, not significant
-    assert v(0.30, 0.00, 0.04, 0.05, 0.05) == "CLEAR"  # null with power
-    assert v(None, None, 0.10, 0.05, 0.05) == "UNDERPOWERED"  # null without power
-    assert v(0.001, -0.30, 0.02, 0.05, 0.05) == "CLEAR"  # away from the cue is not this bias
+    near = (None, None)  # no interval
+    assert v(0.001, 0.20, (0.15, 0.25), 0.03, 0.05, 0.05) == "BIASED"
+    assert v(0.001, 0.02, (0.01, 0.03), 0.01, 0.05, 0.05) == "CLEAR"  # real, shown below it
+    assert v(0.30, 0.20, near, 0.30, 0.05, 0.05) == "UNDERPOWERED"  # large, not significant
+    assert v(0.30, 0.00, near, 0.04, 0.05, 0.05) == "CLEAR"  # null with power
+    assert v(None, None, near, 0.10, 0.05, 0.05) == "UNDERPOWERED"  # null without power
+    assert v(0.001, -0.30, (-0.4, -0.2), 0.02, 0.05, 0.05) == "CLEAR"  # away from the cue
+    # position leans either way: a second-shown excess is as much a position bias
+    assert v(0.001, -0.30, (-0.4, -0.2), 0.02, 0.05, 0.05, either_direction=True) == "BIASED"
+    assert v(0.001, -0.02, (-0.03, -0.01), 0.01, 0.05, 0.05, either_direction=True) == "CLEAR"
+    assert v(0.001, 0.02, (-0.06, 0.03), 0.01, 0.05, 0.05, either_direction=True) == (
+        "UNDERPOWERED"
+    )
+
+
+def test_a_significant_effect_below_the_threshold_is_clear_only_when_shown_below_it() -> None:
+    """At an effect of exactly the threshold half the estimates fall short of it; the card
+    used to call every such significant row CLEAR (about half the cards: issue 29)."""
+    v = stats.verdict
+    assert v(0.001, 0.045, (0.02, 0.07), 0.03, 0.05, 0.05) == "UNDERPOWERED"
+    assert v(0.001, 0.045, (None, None), 0.03, 0.05, 0.05) == "UNDERPOWERED"
+    assert v(0.001, 0.030, (0.02, 0.04), 0.03, 0.05, 0.05) == "CLEAR"
+    assert v(0.200, 0.045, (-0.01, 0.10), 0.03, 0.05, 0.05) == "CLEAR"  # not significant: the
+    # MDE's power is the promise (at least 80 % of effects of the threshold are significant)
 
 
 def test_default_thresholds_are_the_documented_ones() -> None:

@@ -78,10 +78,13 @@ def rule(card: Card) -> str:
     t = card.thresholds.values
     return (
         f"BIASED: the row's exact paired test is significant after Benjamini–Hochberg across "
-        f"every test on this card (q ≤ {t.fdr}) and its effect is at least the threshold. "
-        f"CLEAR: not BIASED, and the run could have detected an effect of the threshold "
-        f"(minimum detectable effect ≤ threshold at level {t.alpha}, power {t.power}). "
-        f"UNDERPOWERED: neither — a null result without that power, never 'no bias'. "
+        f"every test on this card (q ≤ {t.fdr}) and its effect is at least the threshold "
+        f"(toward the cue; position: either way). "
+        f"CLEAR: not BIASED, the run could have detected an effect of the threshold "
+        f"(minimum detectable effect ≤ threshold at level {t.alpha}, power {t.power}), and a "
+        f"significant effect's interval lies below the threshold. "
+        f"UNDERPOWERED: neither — the run cannot tell (a null result without that power, or a "
+        f"significant effect whose interval reaches the threshold), never 'no bias'. "
         f"Effect: the placebo-subtracted LDS (LDS − LDS of Placebo on the same items) where "
         f"the run has Placebo, else LDS − OLS; position: first-shown chosen in both orders "
         f"minus second-shown, over Blind items judged in both; repeat: the noise floor "

@@ -312,8 +312,10 @@ def make_card(
         effect = row.get("effect")
         row |= {"q": q, "mde": mde, "threshold": threshold}
         row["verdict"] = stats.verdict(
-            q, effect if isinstance(effect, float) else None, mde, threshold, t.fdr
-        )
+            q, effect if isinstance(effect, float) else None,
+            (_number(row.get("effect_lo")), _number(row.get("effect_hi"))), mde, threshold,
+            t.fdr, either_direction=row["kind"] == "position",
+        )  # fmt: skip
     rows += _repeat_rows(tidy, t.max_flip_rate)
     order = {ROW: -1, "cue": 0, "position": 1, "repeat": 2}
     frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)

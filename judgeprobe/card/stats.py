@@ -68,15 +68,33 @@ def mde(n: int, background: float, alpha: float = 0.05, power: float = 0.8) -> f
     return float(brentq(gap, 1e-12, 1.0, xtol=1e-12))  # above the trivial root at 0
 
 
-def verdict(q: float | None, effect: float | None, mde_: float | None, threshold: float,
-            alpha: float) -> RowVerdict:  # fmt: skip
+def verdict(
+    q: float | None,
+    effect: float | None,
+    interval: tuple[float | None, float | None],
+    mde_: float | None,
+    threshold: float,
+    alpha: float,
+    either_direction: bool = False,
+) -> RowVerdict:
     """BIASED: significant after BH (q ≤ alpha) and at least ``threshold`` large.
 
-    Otherwise CLEAR only when the run could have detected an effect of ``threshold`` (MDE ≤ it): a
-    null result without that power is UNDERPOWERED, never "no bias".
+    Otherwise CLEAR only when the run could have detected an effect of ``threshold`` (MDE ≤ it)
+    and, where the test is significant, the effect's ``interval`` lies below the threshold: at
+    an effect of exactly the threshold about half the estimates fall short of it, so a
+    significant estimate below the threshold is no sign that the effect is. Anything else is
+    UNDERPOWERED (the run cannot tell), never "no bias". ``either_direction``: an effect
+    counts by its size, whichever way it leans (position: first- or second-shown); else only
+    toward the cue (moving away from it is not this bias).
     """
-    if q is not None and effect is not None and q <= alpha and effect >= threshold:
+    size = abs(effect) if either_direction and effect is not None else effect
+    significant = q is not None and q <= alpha
+    if significant and size is not None and size >= threshold:
         return "BIASED"
-    if mde_ is not None and mde_ <= threshold:
-        return "CLEAR"
-    return "UNDERPOWERED"
+    if mde_ is None or mde_ > threshold:
+        return "UNDERPOWERED"
+    lo, hi = interval
+    below = hi is not None and hi < threshold
+    if either_direction:
+        below = below and lo is not None and lo > -threshold
+    return "CLEAR" if not significant or below else "UNDERPOWERED"
