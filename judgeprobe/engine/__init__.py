@@ -1,8 +1,18 @@
 """The async engine: turns a stream of requests into stored, validated results.
 
-One module per concern: ``request`` (what is asked and its content key), ``structured``
-(how each backend wants a JSON schema), ``retry`` (what may be retried, and how long to wait),
-``validate`` (reply parsing and re-asks), ``client`` (one endpoint: concurrency, rate cap,
-retries, re-asks), ``probe`` (start-up checks and fingerprints), ``store`` (the durable
-append-only result store), ``progress`` and ``runner`` (the streaming scheduler).
+One module per concern:
+
+- what is asked: ``request`` (a request and its content key), ``settings`` (a judge's and the
+  engine's own settings), ``wire`` (the sampling fields each backend reads), ``structured``
+  (how each backend wants a JSON schema);
+- how it is sent: ``client`` (one endpoint: concurrency, rate cap, retries, re-asks),
+  ``replicas`` (balancing over a judge's servers and their health), ``retry`` (what may be
+  retried, and how long to wait), ``validate`` (reply parsing and re-asks), ``probe``
+  (start-up checks and fingerprints), ``tokenizer`` (token counts from the judge's own
+  tokenizer);
+- where it is kept: ``store`` (the durable append-only result store), ``cached`` (a judgment's
+  requests answered from the store when already final);
+- how a sweep runs: ``runner`` (the streaming scheduler), ``progress`` (its progress bar),
+  ``breaker`` (stopping a judge that cannot serve the run), ``batch`` (OpenAI batch files out
+  and in), ``ray_rounds`` (the pending requests as Ray Data rounds).
 """

@@ -221,6 +221,8 @@ class EngineConfig(BaseModel):
     attempt_timeout_s: float = Field(default=180.0, gt=0)
     request_deadline_s: float = Field(default=900.0, gt=0)
     sweep_deadline_s: float | None = Field(default=None, gt=0)
+    # A transport retry waits uniform(0, min(cap, base × 2^(attempt − 1))) seconds (full
+    # jitter), never less than the server's Retry-After up to the cap (engine.retry.backoff).
     backoff_base_s: float = Field(default=0.5, ge=0)
     backoff_cap_s: float = Field(default=30.0, ge=0)
     # A reply cut at max_tokens is asked once more with factor × the stage's budget (never

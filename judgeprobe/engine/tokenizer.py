@@ -2,7 +2,8 @@
 
 With llama-server the judge's tokenizer is used (``POST /tokenize``) and its context size per
 slot comes from ``GET /props``. Elsewhere counts are the approximation of
-``judgeprobe.text.tokens``.
+``judgeprobe.text.tokens``. These two calls go through the openai client (with its own
+retries), the one place the engine uses it; chat requests take the engine's own transport.
 """
 
 from __future__ import annotations

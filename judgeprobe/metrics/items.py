@@ -30,8 +30,9 @@ PAIR = ["judge", "protocol", *SHOWING]
 BLIND = "Blind"
 RELABEL = "single_relabel"  # the candidate set's subset: one summary under swapped labels
 
-V, T = pl.col("verdict"), pl.col("target")
-VALID = V != "Invalid"
+VERDICT, TARGET = pl.col("verdict"), pl.col("target")
+"""The judgment's verdict (A, B, Tie or Invalid) and the candidate its cue favours (A, B, none)."""
+VALID = VERDICT != "Invalid"
 DEGRADED = pl.col("degraded").fill_null("") != ""
 """A sensitivity judgment (a candidate beside its degraded copy): it has no Blind twin, so
 it is no probe of a cue; its own family is ``metrics.sensitivity``."""
@@ -95,11 +96,11 @@ def moves(before: pl.Expr) -> dict[str, pl.Expr]:
 
     ``lds`` into the cue's target, ``ts`` into Tie, ``ols`` into the other candidate.
     """
-    opp = _other(T)
+    other = _other(TARGET)  # the candidate the cue does not favour
     return {
-        "lds": (V == T) & (before != T),
-        "ts": (V == "Tie") & (before != "Tie"),
-        "ols": (opp == V) & (before != opp),
+        "lds": (VERDICT == TARGET) & (before != TARGET),
+        "ts": (VERDICT == "Tie") & (before != "Tie"),
+        "ols": (other == VERDICT) & (before != other),
     }
 
 
@@ -115,18 +116,20 @@ def cell_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
         judgments=pl.len().cast(pl.Int64),
         invalid=(~VALID).sum().cast(pl.Int64),
         valid=VALID.sum().cast(pl.Int64),
-        tie=(V == "Tie").sum().cast(pl.Int64),
-        a=(V == "A").sum().cast(pl.Int64),
-        b=(V == "B").sum().cast(pl.Int64),
-        a_minus_b=((V == "A").cast(pl.Int64) - (V == "B").cast(pl.Int64)).sum(),  # ND's numerator
-        directional=T.is_in(["A", "B"]).all(),
+        tie=(VERDICT == "Tie").sum().cast(pl.Int64),
+        a=(VERDICT == "A").sum().cast(pl.Int64),
+        b=(VERDICT == "B").sum().cast(pl.Int64),
+        a_minus_b=(
+            (VERDICT == "A").cast(pl.Int64) - (VERDICT == "B").cast(pl.Int64)
+        ).sum(),  # ND's numerator
+        directional=TARGET.is_in(["A", "B"]).all(),
     )
 
 
 def blind_twins(j: pl.LazyFrame) -> pl.LazyFrame:
     """Each valid Blind judgment by ``PAIR``: its ``blind_verdict`` and ``blind_explanation``."""
     return j.filter((pl.col("condition") == BLIND) & VALID).select(
-        *PAIR, blind_verdict=V, blind_explanation=pl.col("explanation")
+        *PAIR, blind_verdict=VERDICT, blind_explanation=pl.col("explanation")
     )
 
 
@@ -140,7 +143,7 @@ def paired_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
         .agg(
             paired=pl.len().cast(pl.Int64),
             **{name: move.sum().cast(pl.Int64) for name, move in moves(blind).items()},
-            changed=(blind != V).sum().cast(pl.Int64),
+            changed=(blind != VERDICT).sum().cast(pl.Int64),
         )
     )
 
@@ -152,27 +155,29 @@ def marginal_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     one, else the probe cell's target when that is the same for every item.
     """
     probe = j.filter(PROBE & VALID)
-    opp = _other(T)
+    other = _other(TARGET)  # the candidate the cue does not favour
     p_side = probe.group_by(keys).agg(
         p_valid=pl.len().cast(pl.Int64),
-        p_fav=(V == T).sum().cast(pl.Int64),
-        p_tie=(V == "Tie").sum().cast(pl.Int64),
-        p_opp=(opp == V).sum().cast(pl.Int64),
+        p_fav=(VERDICT == TARGET).sum().cast(pl.Int64),
+        p_tie=(VERDICT == "Tie").sum().cast(pl.Int64),
+        p_opp=(other == VERDICT).sum().cast(pl.Int64),
     )
-    cell_target = probe.group_by(CELL).agg(cell_target=pl.when(T.n_unique() == 1).then(T.first()))
-    item_target = probe.select(*CELL, *SHOWING, item_target=T).unique([*CELL, *SHOWING])
-    t = pl.coalesce("item_target", "cell_target")
+    cell_target = probe.group_by(CELL).agg(
+        cell_target=pl.when(TARGET.n_unique() == 1).then(TARGET.first())
+    )
+    item_target = probe.select(*CELL, *SHOWING, item_target=TARGET).unique([*CELL, *SHOWING])
+    blind_target = pl.coalesce("item_target", "cell_target")
     b_side = (
         j.filter((pl.col("condition") == BLIND) & VALID)
-        .select(*PAIR, blind_verdict=V)
+        .select(*PAIR, blind_verdict=VERDICT)
         .join(cell_target, on=["judge", "protocol"], how="inner")
         .join(item_target, on=[*CELL, *SHOWING], how="left")
         .group_by(keys)
         .agg(
             b_valid=pl.len().cast(pl.Int64),
-            b_fav=(pl.col("blind_verdict") == t).sum().cast(pl.Int64),
+            b_fav=(pl.col("blind_verdict") == blind_target).sum().cast(pl.Int64),
             b_tie=(pl.col("blind_verdict") == "Tie").sum().cast(pl.Int64),
-            b_opp=(pl.col("blind_verdict") == _other(t)).sum().cast(pl.Int64),
+            b_opp=(pl.col("blind_verdict") == _other(blind_target)).sum().cast(pl.Int64),
         )
     )
     cols = ["p_valid", "p_fav", "p_tie", "p_opp", "b_valid", "b_fav", "b_tie", "b_opp"]
@@ -198,7 +203,7 @@ def reveal_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
         .group_by(KEYS)
         .agg(
             pairs=pl.len().cast(pl.Int64),
-            revised=(v_f != V).sum().cast(pl.Int64),
+            revised=(v_f != VERDICT).sum().cast(pl.Int64),
             to_truth=revision["lds"].sum().cast(pl.Int64),
             to_tie=revision["ts"].sum().cast(pl.Int64),
             to_opp=revision["ols"].sum().cast(pl.Int64),
@@ -258,7 +263,7 @@ def same_units(j: pl.LazyFrame, lex: Lexicons, scorers: dict[str, Drift]) -> pl.
     pairs = (
         j.filter(PROBE & VALID)
         .join(blind_twins(j), on=PAIR, how="inner")
-        .filter(pl.col("blind_verdict") == V)
+        .filter(pl.col("blind_verdict") == VERDICT)
         .with_columns(
             lai=names_cue(pl.col("explanation"), lex),
             lai_floor=names_cue(pl.col("blind_explanation"), lex),
@@ -297,16 +302,16 @@ def relabel_units(j: pl.LazyFrame) -> pl.LazyFrame:
     ``away`` when it fares worse.
     """
     rank = {"A": 1, "Tie": 0, "B": -1}
-    r = j.filter((pl.col("subset") == RELABEL) & VALID).select(
+    judged = j.filter((pl.col("subset") == RELABEL) & VALID).select(
         *CELL,
         DOC,
         "order",
         "seed",
         "target",
         item_id=pl.col("item_id").cast(pl.String),
-        rank=V.replace_strict(rank, default=0),
+        rank=VERDICT.replace_strict(rank, default=0),
     )
-    pairs = r.join(r, on=[*CELL, DOC, "seed"], suffix="_2").filter(
+    pairs = judged.join(judged, on=[*CELL, DOC, "seed"], suffix="_2").filter(
         pl.col("item_id") < pl.col("item_id_2")
     )
     # Both orders of one pair when the items share them; else the pair across orders.
@@ -340,7 +345,7 @@ def rhetoric_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
             explained=pl.len().cast(pl.Int64),
             stereotype=_mentions(text, lex.stereotype).sum().cast(pl.Int64),
             attacked=attacked.sum().cast(pl.Int64),
-            cue_align=(attacked & vocab & (V == T)).sum().cast(pl.Int64),
+            cue_align=(attacked & vocab & (VERDICT == TARGET)).sum().cast(pl.Int64),
         )
     )
 
@@ -380,8 +385,8 @@ def both_orders(j: pl.LazyFrame) -> pl.LazyFrame:
     """
     keys = [k for k in KEYS if k != "order"]
     valid = j.filter(VALID)
-    v12 = valid.filter(pl.col("order") == "12").select(*keys, v12=V)
-    v21 = valid.filter(pl.col("order") == "21").select(*keys, v21=V)
+    v12 = valid.filter(pl.col("order") == "12").select(*keys, v12=VERDICT)
+    v21 = valid.filter(pl.col("order") == "21").select(*keys, v21=VERDICT)
     return v12.join(v21, on=keys, how="inner")
 
 
@@ -392,12 +397,12 @@ def position_units(j: pl.LazyFrame) -> pl.LazyFrame:
     (``first``: A under 12 and B under 21), or the second-shown (``second``)? The unit is the
     item and seed, both orders together; its ``order`` reads ``both``.
     """
-    a, b = pl.col("v12"), pl.col("v21")
+    in_12, in_21 = pl.col("v12"), pl.col("v21")  # the verdicts under each order
     return both_orders(j).select(
         pl.exclude("v12", "v21"),
         order=pl.lit("both").cast(pl.Categorical),
-        first=((a == "A") & (b == "B")).cast(pl.Int64),
-        second=((a == "B") & (b == "A")).cast(pl.Int64),
+        first=((in_12 == "A") & (in_21 == "B")).cast(pl.Int64),
+        second=((in_12 == "B") & (in_21 == "A")).cast(pl.Int64),
         swapped=pl.lit(1, dtype=pl.Int64),
-        consistent=(a == b).cast(pl.Int64),
+        consistent=(in_12 == in_21).cast(pl.Int64),
     )
