@@ -95,7 +95,8 @@ def default_design(documents: int | None = None, resamples: int = 2_000) -> Desi
     return Design(f"default ({documents} documents)", _one_judge(cfg), items, resamples)
 
 
-PAPER = {"conditions": ["Blind", "True", "Flip", "Placebo"], "swap": 0.5, "repeat": 0.2,
+PAPER = {"conditions": ["Blind", "True", "Flip", "Placebo", "DegradedNumber", "DegradedNegation"],
+         "swap": 0.5, "repeat": 0.2,
          "order": "random", "subsets": ["eq_pair"]}  # fmt: skip
 """The design of ``experiments/paper/cue-labels.toml`` (a test holds them equal): the file is
 in the repository, not in the installed package."""
@@ -104,11 +105,10 @@ in the repository, not in the installed package."""
 def paper_design(documents: int = 1_000, resamples: int = 200) -> Design:
     """The paper's cue-label design (``PAPER``) for one judge and its Baseline protocol.
 
-    With DegradedNumber added: without a sensitivity row no row can be CLEAR (the gate of
-    version-2 thresholds).
+    The config carries its sensitivity conditions (DegradedNumber, DegradedNegation): without a
+    sensitivity row no row can be CLEAR (the gate of version-2 thresholds).
     """
     cfg = load_config(None).model_copy(update=PAPER)
-    cfg = cfg.model_copy(update={"conditions": [*cfg.conditions, "DegradedNumber"]})
     items = synthetic_items(documents, "eq_pair")
     return Design(f"paper ({documents} documents)", _one_judge(cfg), items, resamples)
 
