@@ -13,7 +13,7 @@ import pytest
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.resample import Draw, Key, Totals, document_sums
 from judgeprobe.metrics.uncertainty import (
-    bootstrap_interval,
+    unit_interval,
     percentile_intervals,
     ratio,
     sign_test_p,
@@ -29,10 +29,10 @@ def _binary(k: int, n: int) -> pl.DataFrame:
 def test_same_seed_same_interval_other_seed_other_draws() -> None:
     x = np.random.default_rng(3).integers(0, 100, size=300)
     items = pl.DataFrame({"x": x, "one": np.ones(300, dtype=np.int64)})
-    a = bootstrap_interval(items, ["x", "one"], ratio(0, 1), 2000, seed=7)
+    a = unit_interval(items, ["x", "one"], ratio(0, 1), 2000, seed=7)
     # Same seed, rows in another order: identical (patterns are put in a fixed order).
-    assert a == bootstrap_interval(items.reverse(), ["x", "one"], ratio(0, 1), 2000, seed=7)
-    assert a != bootstrap_interval(items, ["x", "one"], ratio(0, 1), 2000, seed=8)
+    assert a == unit_interval(items.reverse(), ["x", "one"], ratio(0, 1), 2000, seed=7)
+    assert a != unit_interval(items, ["x", "one"], ratio(0, 1), 2000, seed=8)
     assert a[0] < x.mean() < a[1]
 
 
@@ -41,7 +41,7 @@ def test_pooling_identical_items_matches_resampling_items() -> None:
     rng = np.random.default_rng(0)
     x = rng.integers(0, 3, size=60)
     items = pl.DataFrame({"x": x, "one": np.ones(60, dtype=np.int64)})
-    lo, hi = bootstrap_interval(items, ["x", "one"], ratio(0, 1), 20_000, seed=1)
+    lo, hi = unit_interval(items, ["x", "one"], ratio(0, 1), 20_000, seed=1)
     naive = x[rng.integers(0, 60, size=(20_000, 60))].mean(axis=1)
     n_lo, n_hi = np.percentile(naive, [2.5, 97.5])
     assert abs(lo - n_lo) < 0.03
@@ -54,21 +54,21 @@ def test_coverage_of_a_known_proportion() -> None:
     covered = 0
     for study in range(400):
         k = int(rng.binomial(150, 0.3))
-        lo, hi = bootstrap_interval(_binary(k, 150), ["x", "one"], ratio(0, 1), 1000, seed=study)
+        lo, hi = unit_interval(_binary(k, 150), ["x", "one"], ratio(0, 1), 1000, seed=study)
         covered += lo <= 0.3 <= hi
     assert 0.92 <= covered / 400 <= 0.98
 
 
 def test_undefined_resamples_and_empty_input() -> None:
     items = pl.DataFrame({"x": [0, 0], "one": [0, 0]})
-    lo, hi = bootstrap_interval(items, ["x", "one"], ratio(0, 1), 100)
+    lo, hi = unit_interval(items, ["x", "one"], ratio(0, 1), 100)
     assert np.isnan(lo)
     assert np.isnan(hi)
-    assert np.isnan(bootstrap_interval(items.head(0), ["x", "one"], ratio(0, 1), 100)[0])
+    assert np.isnan(unit_interval(items.head(0), ["x", "one"], ratio(0, 1), 100)[0])
 
 
 def test_single_item_gives_a_degenerate_interval() -> None:
-    assert bootstrap_interval(_binary(1, 1), ["x", "one"], ratio(0, 1), 100) == (1.0, 1.0)
+    assert unit_interval(_binary(1, 1), ["x", "one"], ratio(0, 1), 100) == (1.0, 1.0)
 
 
 # Cluster bootstrap by document ------------------------------------------------------------
@@ -122,22 +122,22 @@ def test_one_item_per_document_is_the_item_bootstrap() -> None:
     items = per_item.with_columns(
         tie=(pl.col("verdict") == "Tie").cast(pl.Int64), one=pl.lit(1, pl.Int64)
     )
-    lo, hi = bootstrap_interval(items, ["tie", "one"], ratio(0, 1), 20_000, seed=1)
+    lo, hi = unit_interval(items, ["tie", "one"], ratio(0, 1), 20_000, seed=1)
     got = _edr(per_item, 20_000)
     assert abs(got["lo"] - lo) < 0.012
     assert abs(got["hi"] - hi) < 0.012
 
 
-def test_bootstrap_interval_by_document() -> None:
+def test_unit_interval_by_document() -> None:
     items = _binary(30, 90).with_columns(doc=pl.Series([f"d{k}" for k in range(90)]))
     # One row per document: grouping by it changes nothing, draw for draw.
-    assert bootstrap_interval(items, ["x", "one"], ratio(0, 1), 3000, seed=2, by="doc") == (
-        bootstrap_interval(items, ["x", "one"], ratio(0, 1), 3000, seed=2)
+    assert unit_interval(items, ["x", "one"], ratio(0, 1), 3000, seed=2, by="doc") == (
+        unit_interval(items, ["x", "one"], ratio(0, 1), 3000, seed=2)
     )
     # Three rows per document, perfectly correlated: wider.
     clustered = _binary(30, 90).with_columns(doc=pl.Series([f"d{k // 3}" for k in range(90)]))
-    c_lo, c_hi = bootstrap_interval(clustered, ["x", "one"], ratio(0, 1), 3000, seed=2, by="doc")
-    i_lo, i_hi = bootstrap_interval(clustered, ["x", "one"], ratio(0, 1), 3000, seed=2)
+    c_lo, c_hi = unit_interval(clustered, ["x", "one"], ratio(0, 1), 3000, seed=2, by="doc")
+    i_lo, i_hi = unit_interval(clustered, ["x", "one"], ratio(0, 1), 3000, seed=2)
     assert c_hi - c_lo > 1.4 * (i_hi - i_lo)
 
 
@@ -153,7 +153,7 @@ def test_shared_draw_matches_separate_draws_in_distribution() -> None:
     stats = {"edr": ratio(0, 2), "share_a": ratio(1, 2)}
     shared = percentile_intervals(values, weights, stats, 20_000, seed=3)
     for name, cols in (("edr", ["tie", "valid"]), ("share_a", ["a", "valid"])):
-        alone = bootstrap_interval(units, cols, ratio(0, 1), 20_000, seed=4)
+        alone = unit_interval(units, cols, ratio(0, 1), 20_000, seed=4)
         assert shared[name] == pytest.approx(alone, abs=0.012)
 
 

@@ -118,7 +118,6 @@ def cell_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
         tie=(V == "Tie").sum().cast(pl.Int64),
         a=(V == "A").sum().cast(pl.Int64),
         b=(V == "B").sum().cast(pl.Int64),
-        a_minus_b=((V == "A").cast(pl.Int64) - (V == "B").cast(pl.Int64)).sum(),  # ND's numerator
         directional=T.is_in(["A", "B"]).all(),
     )
 

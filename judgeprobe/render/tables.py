@@ -11,7 +11,7 @@ import html
 import polars as pl
 
 from judgeprobe.metrics.flags import invalid_reasons
-from judgeprobe.metrics.uncertainty import bootstrap_interval, ratio
+from judgeprobe.metrics.uncertainty import unit_interval, ratio
 
 CELL = ["judge", "protocol", "condition"]
 
@@ -82,7 +82,7 @@ def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame
     keys = ["judge", "protocol", "other"]
     for key, part in blind.partition_by(keys, as_dict=True).items():
         n, n_llm, n_tie = (int(part[c].sum()) for c in ("judgments", "llm", "tie"))
-        lo, hi = bootstrap_interval(
+        lo, hi = unit_interval(
             part, ["llm", "judgments"], ratio(0, 1), resamples, seed, by="document_id"
         )
         rows.append(

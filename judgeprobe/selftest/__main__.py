@@ -13,6 +13,10 @@ instead (``selftest.battery``: a battery cue and a self-preference, Baseline onl
 pair at that rate) and ``--blind first|tie`` one that does not read at all; either adds the
 sensitivity conditions to the built-in sweep, and the card must call the blind judge
 INSENSITIVE, never CLEAR.
+
+``--coverage`` runs the coverage simulation instead (``selftest.coverage``: seeded simulated
+judges with known true values, every interval kind × documents × items per document × value)
+and prints each table; exit 1 when an unflagged interval covers less than 93%.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from judgeprobe.core.cli import main_guard
 from judgeprobe.cue.config import load_config
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
+from judgeprobe.selftest import coverage
 from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
 from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.simulator import Biases
@@ -58,6 +63,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, help="sweep config to run instead of the built-in one")
     p.add_argument("--items", type=int, default=DEFAULT_ITEMS, help="synthetic items")
     p.add_argument("--check-only", action="store_true", help="check the run in --out; send nothing")
+    p.add_argument("--coverage", action="store_true",
+                   help="measure the intervals' coverage by simulation instead")  # fmt: skip
+    p.add_argument("--judges", type=int, default=coverage.JUDGES,
+                   help=f"--coverage: simulated judges per setting (default {coverage.JUDGES})")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="--coverage: the simulation's seed")
+    p.add_argument("--method", choices=["score", "percentile"], default="score",
+                   help="--coverage: the interval method to measure (percentile: the old one)")  # fmt: skip
     defaults = Biases()
     for name, meaning in FLAGS.items():
         default = getattr(defaults, name)
@@ -101,9 +113,24 @@ def _biases(args: argparse.Namespace) -> Biases:
         raise JudgeprobeError(f"planted biases: {first_error(exc, value=True)}") from None
 
 
+def _coverage(judges: int, seed: int, method: coverage.Method) -> int:
+    """``--coverage``: print every section's table; 1 when any row fails its bound."""
+    if judges < 10:
+        raise JudgeprobeError("--judges must be >= 10")
+    failed = 0
+    for measure in coverage.SECTIONS:
+        section = measure(judges, seed, method)
+        print(coverage.render(section), end="\n\n", flush=True)
+        failed += section.failed
+    print(f"coverage self-test {'FAILED' if failed else 'passed'}: {failed} rows below the bound")
+    return 1 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the self-test: plant biases in a simulated judge and look for them."""
     args = _parser().parse_args(argv)
+    if args.coverage:
+        return _coverage(args.judges, args.seed, args.method)
     biases = _biases(args)
     out: Path = args.out or Path("runs/selftest-battery" if args.battery else "runs/selftest")
     if args.items < 1:
