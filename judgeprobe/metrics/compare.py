@@ -298,11 +298,12 @@ def paired_difference(
     drift: Drift | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    method: Method = SCORE,
 ) -> Difference:
     """metric(a) − metric(b) on the items both cells judged.
 
-    With a paired document-level bootstrap interval and, for shares, an exact sign test over
-    documents.
+    With a paired document-level interval (``method``; ``resamples`` and ``seed`` serve the
+    percentile bootstrap) and, for shares, an exact sign test over documents.
 
     Signature::
 
@@ -339,7 +340,7 @@ def paired_difference(
             raise JudgeprobeError(f"metric {metric}: no units in cell {'/'.join(cell)}")
         arms.append(arm.select(*SHOWING, *cols))
     pairs = _shared(arms[0], arms[1], SHOWING, spec.unit_column).with_columns(_pair=pl.lit("ab"))
-    got = _summaries(pairs, ["_pair"], [spec], resamples, seed).get((("ab",), metric))
+    got = _summaries(pairs, ["_pair"], [spec], resamples, seed, method).get((("ab",), metric))
     if got is None:  # no shared unit
         return Difference(metric, a, b, None, None, None, None, None, 0, 0, None, None, None)
     return replace(got, a=a, b=b)

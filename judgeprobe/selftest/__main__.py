@@ -36,6 +36,7 @@ from judgeprobe.core.cli import main_guard
 from judgeprobe.cue.config import load_config
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
+from judgeprobe.metrics.uncertainty import Method
 from judgeprobe.selftest import coverage
 from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
 from judgeprobe.selftest.check import Line, check, expected
@@ -113,7 +114,7 @@ def _biases(args: argparse.Namespace) -> Biases:
         raise JudgeprobeError(f"planted biases: {first_error(exc, value=True)}") from None
 
 
-def _coverage(judges: int, seed: int, method: coverage.Method) -> int:
+def _coverage(judges: int, seed: int, method: Method) -> int:
     """``--coverage``: print every section's table; 1 when any row fails its bound."""
     if judges < 10:
         raise JudgeprobeError("--judges must be >= 10")
