@@ -83,7 +83,8 @@ def test_identical_arms_give_no_discordant_document_and_an_interval_around_zero(
     cells = {**CELLS, ("g", "pbp", "True"): BASE}
     d = paired_difference(judgments(cells), "LDS", ("g", "pbp", "True"), ("g", "baseline", "True"))
     assert (d.delta, d.a_more, d.b_more, d.p) == (0.0, 0, 0, None)
-    assert d.lo is not None and d.hi is not None
+    assert d.lo is not None
+    assert d.hi is not None
     assert d.lo == pytest.approx(-d.hi)
     assert 0 < d.hi <= 1 - 0.025 ** (1 / 10) + 1e-12
 
@@ -205,7 +206,9 @@ def test_bootstrap_interval_matches_a_naive_document_bootstrap() -> None:
         judgments(cells, docs), "LDS", ("g", "pbp", "True"), ("g", "baseline", "True")
     )
     assert score.delta == d.delta
-    assert score.lo is not None and score.hi is not None and score.lo < d.delta < score.hi
+    assert score.lo is not None
+    assert score.hi is not None
+    assert score.lo < d.delta < score.hi
     lds = np.array([[v == "A" for v in arm] for arm in (pbp, base)], dtype=float)
     per_doc = lds.reshape(2, 60, 3).sum(axis=2)  # LDS units per document, each arm
     draws = rng.integers(0, 60, size=(20_000, 60))

@@ -20,11 +20,17 @@ from judgeprobe.selftest.__main__ import main as selftest_main
 from judgeprobe.selftest.coverage import Setting, failures, measure_sums
 
 JUDGES = 1_000
+KINDS = (
+    ("share", 0.0),
+    ("share", 0.05),
+    ("share", 0.2),
+    ("signed", 0.05),
+    ("paired", 0.0),
+    ("ratio", 0.2),
+    ("folded", 0.0),
+)
 SETTINGS = [
-    Setting(kind, n, per, value)
-    for n, per in ((10, 1), (10, 4), (30, 4))
-    for kind, value in (("share", 0.0), ("share", 0.05), ("share", 0.2), ("signed", 0.05),
-                        ("paired", 0.0), ("ratio", 0.2), ("folded", 0.0))  # fmt: skip
+    Setting(kind, n, per, value) for n, per in ((10, 1), (10, 4), (30, 4)) for kind, value in KINDS
 ]
 
 

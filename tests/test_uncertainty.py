@@ -36,6 +36,7 @@ def _binary(k: int, n: int) -> pl.DataFrame:
 def test_same_seed_same_interval_other_seed_other_draws() -> None:
     x = np.random.default_rng(3).integers(0, 100, size=300)
     items = pl.DataFrame({"x": x, "one": np.ones(300, dtype=np.int64)})
+
     def boot(frame: pl.DataFrame, seed: int) -> tuple[float, float]:
         return unit_interval(frame, ["x", "one"], ratio(0, 1), 2000, seed, method="percentile")
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.metrics.items import BLIND, DOC, PAIR, with_optional
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, unit_interval, ratio
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, ratio, unit_interval
 
 SUBSETS = {
     "self_vs_other": "own text vs the other model's",

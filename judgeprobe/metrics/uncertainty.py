@@ -189,7 +189,7 @@ def unit_interval(
     by: str | None = None,
     method: Method = SCORE,
 ) -> Interval:
-    """The 95% interval (``interval``) of ``stat`` of the summed ``columns`` over the units of ``items``.
+    """The 95% interval (``interval``) of ``stat`` of the summed ``columns`` over ``items``' units.
 
     Units as in ``unit_patterns``; ``resamples`` and ``seed`` serve the percentile bootstrap.
     """
@@ -298,6 +298,7 @@ class Share:
     den: int
 
     def __call__(self, s: np.ndarray) -> np.ndarray:
+        """The share of sums ``s`` (shape (..., k))."""
         return safe_ratio(s[..., self.num], s[..., self.den])
 
     def shifted(self, k: int) -> Share:
@@ -310,6 +311,7 @@ class Signed(Share):
     """sum[num] / sum[den] where a unit's num may be negative (a net count, in [−1, 1])."""
 
     def shifted(self, k: int) -> Signed:
+        """The same share of columns ``k`` places later."""
         return Signed(self.num + k, self.den + k)
 
 
@@ -320,10 +322,12 @@ class Linear:
     terms: tuple[tuple[float, Share], ...]
 
     def __call__(self, s: np.ndarray) -> np.ndarray:
+        """The combination of sums ``s``."""
         out: np.ndarray = sum(c * share(s) for c, share in self.terms)  # type: ignore[assignment]
         return out
 
     def shifted(self, k: int) -> Linear:
+        """The same combination of columns ``k`` places later."""
         return Linear(tuple((c, share.shifted(k)) for c, share in self.terms))
 
 
@@ -334,9 +338,11 @@ class Folded:
     inner: Linear
 
     def __call__(self, s: np.ndarray) -> np.ndarray:
+        """|inner| of sums ``s``."""
         return np.abs(self.inner(s))
 
     def shifted(self, k: int) -> Folded:
+        """The same fold of columns ``k`` places later."""
         return Folded(self.inner.shifted(k))
 
 
@@ -348,10 +354,12 @@ class Difference:
     second: Estimator
 
     def __call__(self, s: np.ndarray) -> np.ndarray:
+        """First − second of sums ``s``."""
         out: np.ndarray = self.first(s) - self.second(s)
         return out
 
     def shifted(self, k: int) -> Difference:
+        """The same difference of columns ``k`` places later."""
         return Difference(self.first.shifted(k), self.second.shifted(k))
 
 
@@ -426,7 +434,7 @@ def _share_part(y: np.ndarray, x: np.ndarray, weights: np.ndarray, signed: bool 
     influence = (y - value * x) / total
     binomial = value * (1 - value) / total
     documents = float(weights[x > 0].sum())  # the documents that hold a unit of the share
-    if binomial <= 0:  # 0 or all of n: no spread to estimate deff from, each document counts once
+    if binomial <= 0:  # 0 or all of n: no spread to estimate deff from; a document counts once
         deff = max(1.0, total / documents)
     else:
         deff = max(1.0, _covariance(influence, influence, weights) / binomial)
@@ -474,7 +482,8 @@ def _part(stat: Estimator, values: np.ndarray, weights: np.ndarray) -> _Part:
         terms = [(c, _part(share, values, weights)) for c, share in stat.terms]
         return terms[0][1] if len(terms) == 1 and terms[0][0] == 1 else _combine(terms, weights)
     if isinstance(stat, Difference):
-        pair = [(1.0, _part(stat.first, values, weights)), (-1.0, _part(stat.second, values, weights))]
+        first, second = _part(stat.first, values, weights), _part(stat.second, values, weights)
+        pair = [(1.0, first), (-1.0, second)]
         got = _combine(pair, weights)
         return _Part(got.value, max(-1.0, got.lo), min(1.0, got.hi), got.influence)
     inner = _part(stat.inner, values, weights)

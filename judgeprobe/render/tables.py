@@ -11,7 +11,7 @@ import html
 import polars as pl
 
 from judgeprobe.metrics.flags import invalid_reasons
-from judgeprobe.metrics.uncertainty import unit_interval, ratio
+from judgeprobe.metrics.uncertainty import ratio, unit_interval
 
 CELL = ["judge", "protocol", "condition"]
 

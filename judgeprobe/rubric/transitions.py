@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, unit_interval, ratio
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, ratio, unit_interval
 
 TRANSITIONS = ("desired_flip", "wrong_direction_flip", "sticky_satisfy", "sticky_violate")
 LABELS = {

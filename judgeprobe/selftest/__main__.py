@@ -67,10 +67,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--coverage", action="store_true",
                    help="measure the intervals' coverage by simulation instead")  # fmt: skip
     p.add_argument("--judges", type=int, default=coverage.JUDGES,
-                   help=f"--coverage: simulated judges per setting (default {coverage.JUDGES})")  # fmt: skip
+                   help=f"--coverage: judges per setting (default {coverage.JUDGES})")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="--coverage: the simulation's seed")
     p.add_argument("--method", choices=["score", "percentile"], default="score",
-                   help="--coverage: the interval method to measure (percentile: the old one)")  # fmt: skip
+                   help="--coverage: the interval method (percentile: the old one)")  # fmt: skip
     defaults = Biases()
     for name, meaning in FLAGS.items():
         default = getattr(defaults, name)

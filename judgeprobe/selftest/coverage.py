@@ -88,7 +88,7 @@ BASE_RATE = 0.1
 
 
 def _raised(base: np.ndarray, value: float) -> np.ndarray:
-    """pbp's per-document rate: its mean is BASE_RATE + value, and it never passes 1."""
+    """The pbp arm's per-document rate: mean BASE_RATE + value, never above 1."""
     return base + value * (1 - base) / (1 - BASE_RATE)
 
 
@@ -184,8 +184,9 @@ def _judgments(
         v21 = np.where(first, "B", "A")
         return pl.concat(
             [
-                _frame(base, protocol="baseline", condition="Blind", order=o, verdict=v,
-                       target="none")  # fmt: skip
+                _frame(
+                    base, protocol="baseline", condition="Blind", order=o, verdict=v, target="none"
+                )
                 for o, v in (("12", v12), ("21", v21))
             ]
         )
@@ -222,7 +223,8 @@ def document_sums(
         cols = [moved & (rng.random(p.shape) < p), moved]
     elif kind in ("signed", "excess", "folded"):
         noise = (0.25, 0.25, 0.5) if kind == "folded" else (0.1, 0.1, 0.8)
-        hot = _counts(rng, p, noise)  # intact | worse | tie, first | second | consistent, A | B | Tie
+        # intact | worse | tie; first | second | consistent; A | B | Tie
+        hot = _counts(rng, p, noise)
         cols = [hot[..., 0], hot[..., 1], ones]
     elif kind == "paired":
         base = np.repeat(
@@ -290,7 +292,9 @@ def _row(
         "per_document": s.per_document,
         "value": s.value,
         "judges": len(lo),
-        "coverage": float(((lo - tol <= s.value) & (s.value <= hi + tol)).mean()) if defined else None,
+        "coverage": float(((lo - tol <= s.value) & (s.value <= hi + tol)).mean())
+        if defined
+        else None,
         "zero_width": float((hi - lo <= tol).mean()) if defined else None,
         "flagged": float(flagged.mean()) if defined else None,
     }
@@ -350,11 +354,7 @@ def grid(
 ) -> list[Setting]:
     """Every setting of the full table: kind × documents × items per document × value."""
     return [
-        Setting(k, n, m, v)
-        for k in kinds
-        for n in sizes
-        for m in per_document
-        for v in VALUES[k]
+        Setting(k, n, m, v) for k in kinds for n in sizes for m in per_document for v in VALUES[k]
     ]
 
 
@@ -399,7 +399,8 @@ def interval_coverage(judges: int, seed: int, method: Method = SCORE) -> Section
 def metrics_coverage(judges: int, seed: int, method: Method = SCORE) -> Section:
     """Issue 29's table re-measured through ``compute_metrics``, as metrics_ci.csv is written."""
     table = measure(ISSUE_TABLE, judges, seed, method)
-    return Section("LDS through judgeprobe metrics (issue 29's table)", table, failures(table).height)
+    title = "LDS through judgeprobe metrics (issue 29's table)"
+    return Section(title, table, failures(table).height)
 
 
 SECTIONS: tuple[Callable[[int, int, Method], Section], ...] = (interval_coverage, metrics_coverage)
