@@ -8,11 +8,12 @@
   it, beside the judge's own Tie rate on those pairs.
 
 Labels arrive in screen terms (``1``/``2`` as shown) and are turned into candidate terms
-(``A``/``B``) with the key ``export`` wrote. Every interval is a 95% percentile bootstrap that
-resamples documents (docs/metrics.md), seeded: the metrics' own (``metrics.uncertainty``), each
-statistic read from sums over a document's rows (kappa from the summed table of label pairs). A
-resample on which kappa is undefined (a single label) is left out, and how many were is
-reported.
+(``A``/``B``) with the key ``export`` wrote. Every interval is over documents (docs/metrics.md),
+each statistic read from sums over a document's rows: rates get the metrics' score interval
+(``metrics.uncertainty.interval``), kappa (from the summed table of label pairs) a seeded 95%
+percentile bootstrap that resamples documents, whose coverage the simulation does not check
+(docs/coverage.md). A resample on which kappa is undefined (a single label) is left out, and how
+many were is reported.
 """
 
 from __future__ import annotations
@@ -33,11 +34,13 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.export import KEY_FIELDS
 from judgeprobe.metrics.items import DOC
 from judgeprobe.metrics.uncertainty import (
+    Share,
     Stat,
     percentile,
     ratio,
     resampled,
     safe_ratio,
+    unit_interval,
     unit_patterns,
 )
 
@@ -108,15 +111,18 @@ def read_annotations(path: Path, shown_first: dict[str, str]) -> Annotations:
 def interval(
     documents: list[str], counts: dict[str, np.ndarray], stat: Stat, resamples: int, seed: int
 ) -> tuple[float, float, int]:
-    """95% percentile interval of ``stat`` of the summed ``counts``, resampling documents.
+    """95% interval of ``stat`` of the summed ``counts`` over documents.
 
-    One entry of each count per row, ``documents`` naming each row's document; a document is drawn
-    with all its rows (``metrics.uncertainty.resampled``). Also the number of resamples where
-    the statistic was undefined.
+    One entry of each count per row, ``documents`` naming each row's document. A share gets the
+    metrics' score interval (``metrics.uncertainty.interval``); κ, not a sum of counts, the
+    percentile bootstrap that draws a document with all its rows (``uncertainty.resampled``).
+    Also the number of resamples where the statistic was undefined (0 for a score interval).
     """
     if not documents:
         return float("nan"), float("nan"), 0
     rows = pl.DataFrame({DOC: documents, **counts})
+    if isinstance(stat, Share):
+        return (*unit_interval(rows, list(counts), stat, by=DOC), 0)
     drawn = resampled(*unit_patterns(rows, list(counts), by=DOC), {"": stat}, resamples, seed)[""]
     return (*percentile(drawn), int(np.isnan(drawn).sum()))
 

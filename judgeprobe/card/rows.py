@@ -47,9 +47,10 @@ from judgeprobe.metrics.compare import paired_difference
 from judgeprobe.metrics.items import DOC
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
-    bootstrap_interval,
+    Signed,
     nan_to_none,
     ratio,
+    unit_interval,
 )
 from judgeprobe.text.lexicons import Lexicons
 
@@ -134,14 +135,15 @@ def _number(x: object) -> float | None:
 
 
 def _interval(
-    units: pl.DataFrame, num: str, den: str, resamples: int, seed: int
+    units: pl.DataFrame, num: str, den: str, resamples: int, seed: int, signed: bool = False
 ) -> tuple[float | None, float | None, float | None]:
-    """Σnum / Σden with its document-level 95% bootstrap interval."""
+    """Σnum / Σden with its document-level 95% interval (``signed``: a unit's num may be < 0)."""
     total = int(units[den].sum())
     if total == 0:
         return None, None, None
     value = float(units[num].sum()) / total
-    lo, hi = bootstrap_interval(units, [num, den], ratio(0, 1), resamples, seed, by=DOC)
+    stat = Signed(0, 1) if signed else ratio(0, 1)
+    lo, hi = unit_interval(units, [num, den], stat, resamples, seed, by=DOC)
     return value, nan_to_none(lo), nan_to_none(hi)
 
 
@@ -204,7 +206,7 @@ def _cue_row(
         docs, background = d.documents, 2 * r * (1 - r)
     else:
         units = pairs.with_columns(net=pl.col("lds") - pl.col("ols"))
-        effect, lo, hi = _interval(units, "net", "unit", resamples, seed)
+        effect, lo, hi = _interval(units, "net", "unit", resamples, seed, signed=True)
         up, down, p = direction_test(units, "net")
         row |= {"effect_name": "LDS − OLS", "effect": effect, "effect_lo": lo,
                 "effect_hi": hi, "up": up, "down": down, "p": p}  # fmt: skip

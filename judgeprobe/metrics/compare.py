@@ -8,8 +8,9 @@ when the metric's unit count (``MetricSpec.unit_column``: valid verdicts for EDR
 pairs for LDS, …) is positive in both. On the shared units:
 
 - ``delta`` = metric(a) − metric(b), each computed from its own sums;
-- ``lo``/``hi``: 95% percentile bootstrap over documents, both cells' sums stacked into one
-  pattern per document so every resample draws the same documents for both arms;
+- ``lo``/``hi``: the 95% interval over documents (``uncertainty.interval``), both cells' sums
+  stacked into one pattern per document so both arms are measured on the same documents;
+  ``ci_flag`` where it may not keep its promise;
 - for shares (num / den, the unit count equal in both arms) an exact two-sided sign test
   over documents: ``a_more`` documents where a's count exceeds b's against ``b_more`` the
   other way (ties dropped), via ``scipy.stats.binomtest``. With one unit per document this
@@ -32,11 +33,13 @@ import polars as pl
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.families import CONTINUOUS, families, prepare, union_columns
 from judgeprobe.metrics.items import BLIND, CELL, DOC, SHOWING, Drift
-from judgeprobe.metrics.registry import BY_NAME, SHARE, MetricSpec
+from judgeprobe.metrics.registry import BY_NAME, MetricSpec
 from judgeprobe.metrics.resample import Draw, Key, Totals, document_sums
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
-    Interval,
+    SCORE,
+    Method,
+    Signed,
     by_group,
     difference,
     nan_to_none,
@@ -65,13 +68,14 @@ class Difference:
     value_a: float | None  # the metric of a on the shared units; None when undefined
     value_b: float | None
     delta: float | None
-    lo: float | None  # 95% paired document-level bootstrap interval of delta
+    lo: float | None  # 95% paired document-level interval of delta
     hi: float | None
     n: int  # shared units
     documents: int  # the documents they come from: the resampling unit
     a_more: int | None  # documents where a's count exceeds b's (shares only, else None)
     b_more: int | None
     p: float | None  # exact two-sided sign test of a_more against b_more
+    ci_flag: str | None = None  # why lo/hi may not keep their promise (uncertainty.ci_flag)
 
 
 NO_CELL: Cell = ("", "", "")
@@ -83,7 +87,12 @@ def _net(column: str) -> str:
 
 
 def _summaries(
-    pairs: pl.DataFrame, group: list[str], specs: list[MetricSpec], resamples: int, seed: int
+    pairs: pl.DataFrame,
+    group: list[str],
+    specs: list[MetricSpec],
+    resamples: int,
+    seed: int,
+    method: Method = SCORE,
 ) -> dict[tuple[Key, str], Difference]:
     """Paired differences per ``group`` and metric, from units both arms share.
 
@@ -124,25 +133,28 @@ def _summaries(
             for s in specs
         },
         both,
+        method,
     )
     reduced = sums.resampling(
-        {s.name: Draw((_net(s.columns[0]), s.columns[1]), SHARE) for s in shares}
+        {s.name: Draw((_net(s.columns[0]), s.columns[1]), Signed(0, 1)) for s in shares},
+        method=method,
     )
 
     def values(totals: Totals, s: MetricSpec) -> tuple[float, float]:
         arms = (totals.values(s.columns), totals.values([c + B for c in s.columns]))
         return float(s.stat(arms[0])), float(s.stat(arms[1]))
 
-    def intervals(key: Key, totals: Totals) -> dict[str, Interval]:
+    def intervals(key: Key, totals: Totals) -> dict[str, tuple[float, float, str | None]]:
         defined = [s for s in specs if not np.isnan(np.subtract(*values(totals, s)))]  # a − b
         # Reduced shares draw alone; the rest may share one draw over both arms' columns.
         alone = {
-            s.name: reduced.interval(key, s.name, resamples, seed)
+            s.name: (*reduced.interval(key, s.name, resamples, seed), reduced.flag(key, s.name))
             for s in defined
             if tested(key, s)
         }
         rest = [s.name for s in defined if not tested(key, s)]
-        return alone | paired.intervals(key, rest, resamples, seed)
+        drawn = paired.intervals(key, rest, resamples, seed)
+        return alone | {n: (*drawn[n], paired.flag(key, n)) for n in rest}
 
     groups = list(sums.totals.items())
     found = parallel([partial(intervals, key, totals) for key, totals in groups])
@@ -158,7 +170,7 @@ def _summaries(
     for (key, totals), got in zip(groups, found, strict=True):
         for s in specs:
             va, vb = values(totals, s)
-            lo, hi = got.get(s.name, (float("nan"), float("nan")))
+            lo, hi, flag = got.get(s.name, (float("nan"), float("nan"), None))
             tally = counts.get((key, s.name))
             out[(key, s.name)] = Difference(
                 metric=s.name,
@@ -174,6 +186,7 @@ def _summaries(
                 a_more=None if tally is None else tally[0],
                 b_more=None if tally is None else tally[1],
                 p=None if tally is None else nan_to_none(p_values[(key, s.name)]),
+                ci_flag=flag,
             )
     return out
 
@@ -219,6 +232,7 @@ def difference_rows(
     directional: dict[tuple[str, ...], bool],
     resamples: int,
     seed: int,
+    method: Method = SCORE,
 ) -> list[dict[str, object]]:
     """Tidy rows (``compute.TIDY_SCHEMA``) of every protocol pair and judge pair of ``COMPARED``.
 
@@ -250,7 +264,7 @@ def difference_rows(
             later = pl.col("_rank") > pl.col("_rank" + B)
             keep = [*group, DOC, *cols, *(c + B for c in cols)]
             pairs = _shared(ranked, ranked, on, den, later, keep)
-            for (key, name), d in _summaries(pairs, group, specs, resamples, seed).items():
+            for (key, name), d in _summaries(pairs, group, specs, resamples, seed, method).items():
                 cells = {kind: key[2], fixed: key[0]}, {kind: key[3], fixed: key[0]}
                 a, b = ((c["judge"], c["protocol"], key[1]) for c in cells)
                 if BY_NAME[name].directional and not (directional.get(a) and directional.get(b)):
@@ -268,6 +282,7 @@ def difference_rows(
                         "documents": d.documents,
                         "versus": f"{kind}={key[3]}",
                         "p": d.p,
+                        "ci_flag": d.ci_flag,
                     }
                 )
     return rows
@@ -283,11 +298,12 @@ def paired_difference(
     drift: Drift | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    method: Method = SCORE,
 ) -> Difference:
     """metric(a) − metric(b) on the items both cells judged.
 
-    With a paired document-level bootstrap interval and, for shares, an exact sign test over
-    documents.
+    With a paired document-level interval (``method``; ``resamples`` and ``seed`` serve the
+    percentile bootstrap) and, for shares, an exact sign test over documents.
 
     Signature::
 
@@ -324,7 +340,7 @@ def paired_difference(
             raise JudgeprobeError(f"metric {metric}: no units in cell {'/'.join(cell)}")
         arms.append(arm.select(*SHOWING, *cols))
     pairs = _shared(arms[0], arms[1], SHOWING, spec.unit_column).with_columns(_pair=pl.lit("ab"))
-    got = _summaries(pairs, ["_pair"], [spec], resamples, seed).get((("ab",), metric))
+    got = _summaries(pairs, ["_pair"], [spec], resamples, seed, method).get((("ab",), metric))
     if got is None:  # no shared unit
         return Difference(metric, a, b, None, None, None, None, None, 0, 0, None, None, None)
     return replace(got, a=a, b=b)

@@ -1,9 +1,10 @@
 """All metrics with 95% bootstrap intervals and the spread across seeds, as one tidy table.
 
-Rows: (judge, protocol, condition, metric) with ``value``, ``lo``, ``hi`` (percentile
-bootstrap over documents: a resample takes all of a document's items, orders and seeds, and
-paired metrics keep their pairs), ``n`` (items with a contribution), ``documents`` (the
-documents they come from), ``seeds`` and ``seed_sd`` (the spread of the per-seed estimates).
+Rows: (judge, protocol, condition, metric) with ``value``, ``lo``, ``hi`` (the 95% interval
+over documents, ``uncertainty.interval``: a document's items, orders and seeds count together,
+and paired metrics keep their pairs), ``ci_flag`` (why an interval may not keep its promise,
+empty where it does), ``n`` (items with a contribution), ``documents`` (the documents they
+come from), ``seeds`` and ``seed_sd`` (the spread of the per-seed estimates).
 Paired differences between protocols and between judges follow as ``diff_<metric>`` rows
 whose ``versus`` names the other cell (``compare``). Counting is vectorised in Polars; Python
 loops run over metrics and cells only, never over judgments.
@@ -32,6 +33,8 @@ from judgeprobe.metrics.registry import METRICS, MetricSpec
 from judgeprobe.metrics.resample import Draw, Key, Resampling, Totals, document_sums
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
+    SCORE,
+    Method,
     by_group,
     nan_to_none,
     parallel,
@@ -53,6 +56,7 @@ TIDY_SCHEMA = {
     "seed_sd": pl.Float64(),
     "versus": pl.String(),  # differences: the other cell, e.g. "protocol=baseline"
     "p": pl.Float64(),  # exact sign test over documents: differences, SENS, first-shown excess
+    "ci_flag": pl.String(),  # why lo/hi may not keep their 95% promise (uncertainty.ci_flag)
 }
 BREAKDOWNS = ("domain", "subset")
 
@@ -94,6 +98,7 @@ def _cell_rows(
                 "seeds": len(by_seed),
                 "seed_sd": float(np.std(by_seed, ddof=1)) if len(by_seed) > 1 else None,
                 "p": _sign_test(*drawing.separate[spec.name][key]) if spec.tested else None,
+                "ci_flag": drawing.flag(key, spec.name) if spec.name in intervals else None,
             }
         )
     return out
@@ -114,8 +119,9 @@ def _levels(
     directional: dict[tuple[str, ...], bool],
     resamples: int,
     seed: int,
+    method: Method = SCORE,
 ) -> list[dict[str, object]]:
-    """Every metric of every cell, resampling the cell's documents."""
+    """Every metric of every cell, over the cell's documents."""
     # Every document judged in a cell is drawn, also those that add nothing to a family
     # (no same-decision pair, say): the count of contributing documents varies as it would.
     judged = {
@@ -137,7 +143,7 @@ def _levels(
             continuous={c: n for c, n in CONTINUOUS.items() if c in numeric},
             judged=judged,
         )
-        drawing = sums.resampling({s.name: Draw(s.columns, s.stat) for s in specs}, cols)
+        drawing = sums.resampling({s.name: Draw(s.columns, s.stat) for s in specs}, cols, method)
         per_seed = table.group_by([*CELL, "seed"]).agg(pl.col(cols).sum()).sort("seed")
         seeds = by_group(per_seed, CELL, cols)
         for key, totals in sums.totals.items():
@@ -157,6 +163,7 @@ def compute_metrics(
     seed: int = 0,
     by: str | None = None,
     differences: bool = True,
+    method: Method = SCORE,
 ) -> pl.DataFrame:
     """The tidy table (``TIDY_SCHEMA``).
 
@@ -166,18 +173,22 @@ def compute_metrics(
     ``drift`` is the embedding scorer of explanation drift (``delta_e_same``); the lexical
     one (``delta_e_same_lexical``) is always computed beside it. ``by`` (``domain`` or
     ``subset``) computes everything per value of that column, which leads the table.
+    ``method``: the intervals' (``uncertainty.Method``); ``resamples`` and ``seed`` serve the
+    percentile bootstrap only.
     """
     if by is not None:
         return breakdown(
             judgments,
             by,
-            lambda part: compute_metrics(part, lex, drift, resamples, seed, None, differences),
+            lambda part: compute_metrics(
+                part, lex, drift, resamples, seed, None, differences, method
+            ),
         )
     fams = families(prepare(judgments), lex, drift)
     directional = directional_cells(fams["cell"])
-    rows = _levels(fams, directional, resamples, seed)
+    rows = _levels(fams, directional, resamples, seed, method)
     if differences:
-        rows += difference_rows(fams, directional, resamples, seed)
+        rows += difference_rows(fams, directional, resamples, seed, method)
     return pl.DataFrame(rows, schema=TIDY_SCHEMA).sort(
         ["judge", "protocol", "condition", "metric", "versus"], nulls_last=False
     )

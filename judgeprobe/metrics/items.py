@@ -119,9 +119,6 @@ def cell_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
         tie=(VERDICT == "Tie").sum().cast(pl.Int64),
         a=(VERDICT == "A").sum().cast(pl.Int64),
         b=(VERDICT == "B").sum().cast(pl.Int64),
-        a_minus_b=(
-            (VERDICT == "A").cast(pl.Int64) - (VERDICT == "B").cast(pl.Int64)
-        ).sum(),  # ND's numerator
         directional=TARGET.is_in(["A", "B"]).all(),
     )
 

@@ -13,8 +13,8 @@ import numpy as np
 import polars as pl
 
 from judgeprobe.metrics.sensitivity import COLUMNS as SENS_COLUMNS
-from judgeprobe.metrics.sensitivity import sens
-from judgeprobe.metrics.uncertainty import Stat, ratio, safe_ratio
+from judgeprobe.metrics.sensitivity import SENS
+from judgeprobe.metrics.uncertainty import Estimator, Folded, Linear, Share, contrast, ratio
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class MetricSpec:
     name: str
     family: str
     columns: tuple[str, ...]
-    stat: Stat
+    stat: Estimator  # the formula, and with it the interval's kind (uncertainty.interval)
     directional: bool = False  # needs a cue target (A or B) on every item of the cell
     description: str = ""
     # The count that makes a unit part of the metric (by default the last column): two cells
@@ -53,24 +53,16 @@ class MetricSpec:
 SHARE = ratio(0, 1)
 
 
-def _nd(s: np.ndarray) -> np.ndarray:  # columns: a − b, valid
-    return safe_ratio(np.abs(s[..., 0]), s[..., 1])
-
-
-def _difference(s: np.ndarray) -> np.ndarray:  # columns: p_x, p_valid, b_x, b_valid
-    diff: np.ndarray = safe_ratio(s[..., 0], s[..., 1]) - safe_ratio(s[..., 2], s[..., 3])
-    return diff
-
-
-def _excess(s: np.ndarray) -> np.ndarray:  # columns: first, second, swapped
-    return safe_ratio(s[..., 0] - s[..., 1], s[..., 2])
+_ND = Folded(contrast(0, 1, 2))  # columns: a, b, valid
+_DIFFERENCE = Linear(((1.0, Share(0, 1)), (-1.0, Share(2, 3))))  # p_x, p_valid, b_x, b_valid
+_EXCESS = contrast(0, 1, 2)  # columns: first, second, swapped
 
 
 M = MetricSpec
 METRICS: tuple[MetricSpec, ...] = (
     M("invalid_rate", "cell", ("invalid", "judgments"), SHARE, description="Invalid / all"),
     M("EDR", "cell", ("tie", "valid"), SHARE, description="Tie share of valid verdicts"),
-    M("ND", "cell", ("a_minus_b", "valid"), _nd, description="|A − B| / valid"),
+    M("ND", "cell", ("a", "b", "valid"), _ND, description="|A − B| / valid"),
     M("share_A", "cell", ("a", "valid"), SHARE, description="candidate 1 preferred"),
     M(
         "LDS",
@@ -105,15 +97,15 @@ METRICS: tuple[MetricSpec, ...] = (
         "marginal_LDS",
         "marginal",
         ("p_fav", "p_valid", "b_fav", "b_valid"),
-        _difference,
+        _DIFFERENCE,
         directional=True,
     ),
-    M("marginal_TS", "marginal", ("p_tie", "p_valid", "b_tie", "b_valid"), _difference),
+    M("marginal_TS", "marginal", ("p_tie", "p_valid", "b_tie", "b_valid"), _DIFFERENCE),
     M(
         "marginal_OLS",
         "marginal",
         ("p_opp", "p_valid", "b_opp", "b_valid"),
-        _difference,
+        _DIFFERENCE,
         directional=True,
     ),
     M("RS", "reveal", ("revised", "pairs"), SHARE, description="v_R ≠ v_F"),
@@ -140,7 +132,7 @@ METRICS: tuple[MetricSpec, ...] = (
     M("verdict_score_consistency", "evidence", ("agree", "scored"), SHARE),
     M("position_consistency", "position", ("consistent", "swapped"), SHARE),
     # p: McNemar's exact test over documents (first-shown both times against second-shown).
-    M("first_shown_excess", "position", ("first", "second", "swapped"), _excess, tested=True),
+    M("first_shown_excess", "position", ("first", "second", "swapped"), _EXCESS, tested=True),
     M("relabel_flip", "relabel", ("flip", "pairs"), SHARE, description="verdict changed"),
     M("relabel_toward", "relabel", ("toward", "directed"), SHARE, description="follows label"),
     M("relabel_away", "relabel", ("away", "directed"), SHARE, description="against label"),
@@ -148,7 +140,7 @@ METRICS: tuple[MetricSpec, ...] = (
         "SENS",
         "sensitivity",
         SENS_COLUMNS,
-        sens,
+        SENS,
         description="(intact − degraded) / judged",
         tested=True,
     ),

@@ -1,10 +1,11 @@
-"""The one bootstrap pipeline of the metrics table: units summed per document, then resampled.
+"""The one interval pipeline of the metrics table: units summed per document, then intervals.
 
 Levels (``compute``) and paired differences (``compare``) both hand ``document_sums`` a table of
-units with group keys and a document column. It sums each document's units, pools the continuous
-columns (``uncertainty.pool_continuous``) and gives each group's ``Totals``; ``resampling``
-then holds the contribution patterns of the statistics to draw, and ``Resampling.intervals``
-reads their percentile intervals (``uncertainty``) one group at a time.
+units with group keys and a document column. It sums each document's units and gives each
+group's ``Totals``; ``resampling`` then holds the statistics' document patterns (for the
+percentile bootstrap, with the continuous columns pooled: ``uncertainty.pool_continuous``),
+and ``Resampling.intervals`` reads their intervals (``uncertainty.interval``) one group at a
+time.
 """
 
 from __future__ import annotations
@@ -17,12 +18,15 @@ import polars as pl
 
 from judgeprobe.metrics.items import DOC
 from judgeprobe.metrics.uncertainty import (
+    SCORE,
     Interval,
+    Method,
     Patterns,
     Stat,
     by_group,
+    ci_flag,
+    interval,
     patterns,
-    percentile_interval,
     pool_continuous,
     shared_intervals,
     with_zeros,
@@ -62,22 +66,29 @@ class Resampling:
     separate: dict[str, dict[Key, Patterns]]
     union: dict[Key, Patterns]
     index: dict[str, list[int]]  # each statistic's columns as positions in the union's
+    method: Method = SCORE
 
     def intervals(
         self, key: Key, names: Iterable[str], resamples: int, seed: int
     ) -> dict[str, Interval]:
         """The intervals of the ``names`` statistics in group ``key``.
 
-        From one draw over the union of their columns where that is no dearer than a draw each
-        (``uncertainty.shared_intervals``).
+        The percentile bootstrap reads them from one draw over the union of their columns where
+        that is no dearer than a draw each (``uncertainty.shared_intervals``).
         """
+        if self.method == SCORE or not self.union:
+            return {n: self.interval(key, n, resamples, seed) for n in names}
         chosen = {n: (self.separate[n][key], self.draws[n].stat) for n in names}
         return shared_intervals(chosen, self.union[key], self.index, resamples, seed)
 
     def interval(self, key: Key, name: str, resamples: int, seed: int) -> Interval:
-        """The interval of one statistic in group ``key``, drawn on its own patterns."""
+        """The interval of one statistic in group ``key``, on its own patterns."""
         stat = self.draws[name].stat
-        return percentile_interval(*self.separate[name][key], stat, resamples, seed)
+        return interval(*self.separate[name][key], stat, self.method, resamples, seed)
+
+    def flag(self, key: Key, name: str) -> str | None:
+        """``uncertainty.ci_flag`` of one statistic's interval in group ``key``."""
+        return ci_flag(*self.separate[name][key], self.draws[name].stat, self.method)
 
 
 @dataclass(frozen=True)
@@ -91,22 +102,25 @@ class DocumentSums:
     idle: Mapping[Key, int]  # more documents the group judged, each contributing zeros
 
     def resampling(
-        self, draws: Mapping[str, Draw], union: Sequence[str] | None = None
+        self, draws: Mapping[str, Draw], union: Sequence[str] | None = None, method: Method = SCORE
     ) -> Resampling:
-        """The patterns of ``draws`` and of the ``union`` columns (which holds all of theirs).
+        """The patterns of ``draws`` and, for the bootstrap, of the ``union`` columns.
 
-        Without ``union`` each statistic can only be drawn alone (``Resampling.interval``).
+        ``union`` holds all of their columns; without it each statistic is drawn alone. Score
+        intervals read the documents' exact sums; the bootstrap draws the pooled ones.
         """
-        cols = list(union or [])
+        cols = list(union or []) if method != SCORE else []
+        table = self.per_document if method == SCORE else self.drawn
         return Resampling(
             dict(draws),
-            {n: self._patterns(d.columns) for n, d in draws.items()},
-            self._patterns(cols) if union else {},
-            {n: [cols.index(c) for c in d.columns] for n, d in draws.items()} if union else {},
+            {n: self._patterns(table, d.columns) for n, d in draws.items()},
+            self._patterns(table, cols) if cols else {},
+            {n: [cols.index(c) for c in d.columns] for n, d in draws.items()} if cols else {},
+            method,
         )
 
-    def _patterns(self, columns: Sequence[str]) -> dict[Key, Patterns]:
-        return with_zeros(patterns(self.drawn, self.group, list(columns)), self.idle)
+    def _patterns(self, table: pl.DataFrame, columns: Sequence[str]) -> dict[Key, Patterns]:
+        return with_zeros(patterns(table, self.group, list(columns)), self.idle)
 
 
 def _totals(columns: list[str], row: np.ndarray) -> Totals:

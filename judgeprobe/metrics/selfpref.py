@@ -21,7 +21,7 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.metrics.items import BLIND, DOC, PAIR, with_optional
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_interval, ratio
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, ratio, unit_interval
 
 SUBSETS = {
     "self_vs_other": "own text vs the other model's",
@@ -76,6 +76,6 @@ def _rate(units: pl.DataFrame, column: str, resamples: int, seed: int) -> dict[s
     if units.is_empty():
         return {"n": 0, "documents": 0, "value": None, "lo": None, "hi": None}
     value = float(units[column].mean())  # type: ignore[arg-type]
-    lo, hi = bootstrap_interval(units, [column, "one"], ratio(0, 1), resamples, seed, by=DOC)
+    lo, hi = unit_interval(units, [column, "one"], ratio(0, 1), resamples, seed, by=DOC)
     return {"n": units.height, "documents": units[DOC].n_unique(), "value": value,
             "lo": lo, "hi": hi}  # fmt: skip

@@ -16,20 +16,18 @@ document-level interval and the exact sign test over documents of intact against
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
 from judgeprobe.metrics.items import DEGRADED, KEYS, VALID
+from judgeprobe.metrics.uncertainty import contrast
 
 POOLED = "Degraded"
 """The condition name of the pooled sensitivity cell (every kind of degradation)."""
 COLUMNS = ("intact", "worse", "judged")
 
 
-def sens(s: np.ndarray) -> np.ndarray:
-    """(Σintact − Σworse) / Σjudged over sums with columns ``COLUMNS``; NaN when none judged."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(s[..., 2] > 0, (s[..., 0] - s[..., 1]) / s[..., 2], np.nan)
+SENS = contrast(0, 1, 2)
+"""(Σintact − Σworse) / Σjudged over sums with columns ``COLUMNS``; NaN when none judged."""
 
 
 def sensitivity_units(j: pl.LazyFrame) -> pl.LazyFrame:

@@ -1,22 +1,32 @@
-"""Percentile bootstrap over documents (the cluster bootstrap).
-
-It is vectorised and exact for count-based metrics.
+"""95% intervals of the metrics: score-type bounds that keep their promise, and the bootstrap.
 
 Every rate here is a function of a few sums over the units of one cell (EDR = Σtie / Σvalid,
-LAO = Σlds / Σ(lds + ts + ols), …). Items built from one document are not independent, so
-the resampling unit is the document (docs/metrics.md): a resample draws documents with
-replacement and takes all of each document's items, orders and seeds — i.e. the document's
-*summed* contribution. Resampling documents only changes how many times each document is
-counted, so documents with identical sums can be pooled: the bootstrap draws multinomial
-counts over the *distinct* contribution patterns, which is the same distribution as
-resampling the documents themselves, at a cost of B × patterns instead of B × documents.
-Paired metrics keep their pairs because a pair lives inside its document's sum; a paired
-*difference* between two cells stacks both cells' sums into one pattern, so both arms are
-drawn with the same documents. With one item per document this is the item bootstrap.
+LAO = Σlds / Σchanged, SENS = (Σintact − Σworse) / Σjudged, …). Items built from one document
+are not independent, so the unit of uncertainty is the document (docs/metrics.md): each
+interval is computed from the documents' *summed* contributions (``patterns``: the distinct
+document sums and how many documents have each).
 
-Continuous contributions (explanation drift) are pooled into ``BINS`` quantile bins, each
-document taking its bin's mean: the sums and the point estimate are unchanged, and only the
-small within-bin variance is lost from the interval.
+The metrics' interval (``interval``, method ``score``; the evidence is docs/coverage.md):
+
+- a share Σnum / Σden (``Share``) gets the Korn–Graubard interval: Clopper–Pearson bounds
+  at the effective sample size Σden / deff, the design effect deff estimated from the document
+  sums by linearisation (at least 1, widened by (t_{D−1} / z)² when documents hold several
+  units). With one unit per document it is the exact Clopper–Pearson interval, so an observed
+  0 of n has an upper bound above 0 and an observed n of n a lower bound below 1;
+- a difference or other signed combination of shares (``Linear``: SENS, first-shown excess,
+  paired differences) gets the MOVER interval (Zou & Donner; Newcombe's method 10 for paired
+  data is its Wilson case) from each share's bounds and their correlation over documents. A
+  share whose numerator is signed (a per-document difference of two counts) is the
+  difference of its positive and negative parts;
+- an absolute value (``Folded``: ND) folds its inner combination's interval.
+
+``ci_flag`` marks an interval where the simulation found no method that keeps the promise.
+
+The percentile bootstrap over documents (``resampled``, ``percentile``; method
+``percentile``) is kept for statistics that are not sums of counts (κ, the rubric classifier's
+scores) and to measure what the metrics used before. It draws multinomial counts over the
+distinct document patterns, the same distribution as resampling the documents themselves.
+Continuous contributions (explanation drift) are pooled into ``BINS`` quantile bins for it.
 """
 
 from __future__ import annotations
@@ -24,10 +34,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Literal, TypeVar
 
 import numpy as np
 import polars as pl
+from scipy.special import betaincinv, ndtri, stdtrit
 from scipy.stats import binomtest
 
 DEFAULT_RESAMPLES = 10_000
@@ -43,6 +55,11 @@ Patterns = tuple[np.ndarray, np.ndarray]
 """Distinct contribution patterns (rows) and how many units have each."""
 Interval = tuple[float, float]
 """A 95% interval's bounds; NaN where it is undefined."""
+Method = Literal["score", "percentile"]
+"""How an interval is computed: ``score`` (the metrics') or the percentile bootstrap."""
+SCORE: Method = "score"
+TAIL = (1 - LEVEL) / 2
+Z = float(ndtri(1 - TAIL))
 
 
 def nan_to_none(x: float | None) -> float | None:
@@ -163,19 +180,20 @@ def _take(stat: Stat, index: list[int]) -> Stat:
     return f
 
 
-def bootstrap_interval(
+def unit_interval(
     items: pl.DataFrame,
     columns: list[str],
     stat: Stat,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     by: str | None = None,
+    method: Method = SCORE,
 ) -> Interval:
-    """The interval of ``stat`` of the summed ``columns`` over resamples of the units of ``items``.
+    """The 95% interval (``interval``) of ``stat`` of the summed ``columns`` over ``items``' units.
 
-    Units as in ``unit_patterns``.
+    Units as in ``unit_patterns``; ``resamples`` and ``seed`` serve the percentile bootstrap.
     """
-    return percentile_interval(*unit_patterns(items, columns, by), stat, resamples, seed)
+    return interval(*unit_patterns(items, columns, by), stat, method, resamples, seed)
 
 
 def unit_patterns(items: pl.DataFrame, columns: list[str], by: str | None = None) -> Patterns:
@@ -272,23 +290,258 @@ def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def ratio(num: int, den: int) -> Stat:
+@dataclass(frozen=True)
+class Share:
+    """sum[num] / sum[den], NaN when the denominator is 0: a share of units (or a mean)."""
+
+    num: int
+    den: int
+
+    def __call__(self, s: np.ndarray) -> np.ndarray:
+        """The share of sums ``s`` (shape (..., k))."""
+        return safe_ratio(s[..., self.num], s[..., self.den])
+
+    def shifted(self, k: int) -> Share:
+        """The same share of columns ``k`` places later (the second arm of a stacked pattern)."""
+        return Share(self.num + k, self.den + k)
+
+
+@dataclass(frozen=True)
+class Signed(Share):
+    """sum[num] / sum[den] where a unit's num may be negative (a net count, in [−1, 1])."""
+
+    def shifted(self, k: int) -> Signed:
+        """The same share of columns ``k`` places later."""
+        return Signed(self.num + k, self.den + k)
+
+
+@dataclass(frozen=True)
+class Linear:
+    """Σ coef · share: a difference of shares (SENS, first-shown excess, paired differences)."""
+
+    terms: tuple[tuple[float, Share], ...]
+
+    def __call__(self, s: np.ndarray) -> np.ndarray:
+        """The combination of sums ``s``."""
+        out: np.ndarray = sum(c * share(s) for c, share in self.terms)  # type: ignore[assignment]
+        return out
+
+    def shifted(self, k: int) -> Linear:
+        """The same combination of columns ``k`` places later."""
+        return Linear(tuple((c, share.shifted(k)) for c, share in self.terms))
+
+
+@dataclass(frozen=True)
+class Folded:
+    """|a linear combination of shares| (ND = |A − B| / valid)."""
+
+    inner: Linear
+
+    def __call__(self, s: np.ndarray) -> np.ndarray:
+        """|inner| of sums ``s``."""
+        folded: np.ndarray = np.abs(self.inner(s))
+        return folded
+
+    def shifted(self, k: int) -> Folded:
+        """The same fold of columns ``k`` places later."""
+        return Folded(self.inner.shifted(k))
+
+
+@dataclass(frozen=True)
+class Difference:
+    """first − second, two estimators of any kind (a metric of one cell minus another's)."""
+
+    first: Estimator
+    second: Estimator
+
+    def __call__(self, s: np.ndarray) -> np.ndarray:
+        """First − second of sums ``s``."""
+        out: np.ndarray = self.first(s) - self.second(s)
+        return out
+
+    def shifted(self, k: int) -> Difference:
+        """The same difference of columns ``k`` places later."""
+        return Difference(self.first.shifted(k), self.second.shifted(k))
+
+
+Estimator = Share | Linear | Folded | Difference
+"""A statistic with a score interval: what every metric of the table is."""
+
+
+def ratio(num: int, den: int) -> Share:
     """sum[num] / sum[den], NaN when the denominator is 0."""
+    return Share(num, den)
 
-    def f(s: np.ndarray) -> np.ndarray:
-        return safe_ratio(s[..., num], s[..., den])
 
-    return f
+def contrast(plus: int, minus: int, den: int) -> Linear:
+    """(sum[plus] − sum[minus]) / sum[den]: a signed share in [−1, 1]."""
+    return Linear(((1.0, Share(plus, den)), (-1.0, Share(minus, den))))
 
 
 def difference(stat: Stat, k: int) -> Stat:
     """stat(first k sums) − stat(the rest).
 
-    One cell's metric minus another's, both read from one stacked pattern so that a resample draws
-    the same documents for both.
+    One cell's metric minus another's, both read from one stacked pattern so that both arms are
+    measured on the same documents. A difference of linear combinations stays linear.
     """
+    if isinstance(stat, Share | Linear):
+        first = Linear(((1.0, stat),)) if isinstance(stat, Share) else stat
+        negated = tuple((-c, share) for c, share in first.shifted(k).terms)
+        return Linear(first.terms + negated)
+    if isinstance(stat, Folded | Difference):
+        return Difference(stat, stat.shifted(k))
 
     def f(s: np.ndarray) -> np.ndarray:
         return stat(s[..., :k]) - stat(s[..., k:])
 
     return f
+
+
+# ------------------------------------------------------------------ score intervals
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One estimator on one group's documents: value, bounds, per-document influence."""
+
+    value: float
+    lo: float
+    hi: float
+    influence: np.ndarray  # each pattern's linearised contribution to the estimate's error
+
+
+_UNDEFINED = _Part(float("nan"), float("nan"), float("nan"), np.empty(0))
+
+
+def _covariance(a: np.ndarray, b: np.ndarray, weights: np.ndarray) -> float:
+    documents = weights.sum()
+    scale = documents / (documents - 1) if documents > 1 else 1.0
+    return float((weights * a * b).sum() * scale)
+
+
+def _share_part(y: np.ndarray, x: np.ndarray, weights: np.ndarray, signed: bool = False) -> _Part:
+    """Korn–Graubard bounds of Σy / Σx over documents (module docstring).
+
+    ``signed`` (or a negative document sum): the positive part minus the negative part.
+    """
+    total = float((weights * x).sum())
+    if total <= 0:
+        return _UNDEFINED
+    if signed or (y < 0).any():
+        plus = _share_part(np.maximum(y, 0), x, weights)
+        minus = _share_part(np.maximum(-y, 0), x, weights)
+        return _combine([(1.0, plus), (-1.0, minus)], weights)
+    value = min(1.0, max(0.0, float((weights * y).sum()) / total))
+    influence = (y - value * x) / total
+    binomial = value * (1 - value) / total
+    documents = float(weights[x > 0].sum())  # the documents that hold a unit of the share
+    if binomial <= 0:  # 0 or all of n: no spread to estimate deff from; a document counts once
+        deff = max(1.0, total / documents)
+    else:
+        deff = max(1.0, _covariance(influence, influence, weights) / binomial)
+        if total > documents > 1:  # several units to a document: deff's own error, via t
+            deff *= (float(stdtrit(documents - 1, 1 - TAIL)) / Z) ** 2
+    n = total / deff
+    k = value * n
+    # Clopper–Pearson: the Beta quantiles (scipy.special: scipy.stats' ppf costs milliseconds).
+    lo = float(betaincinv(k, n - k + 1, TAIL)) if k > 0 else 0.0
+    hi = float(betaincinv(k + 1, n - k, 1 - TAIL)) if k < n else 1.0
+    return _Part(value, lo, hi, influence)
+
+
+def _combine(parts: Sequence[tuple[float, _Part]], weights: np.ndarray) -> _Part:
+    """MOVER: the bounds of Σ coef · part from each part's bounds and their correlations."""
+    if any(np.isnan(p.value) for _, p in parts):
+        return _UNDEFINED
+    value = sum(c * p.value for c, p in parts)
+    # Distances from each term's estimate to the bound that moves the sum down (up).
+    down = [c * (p.value - p.lo) if c > 0 else -c * (p.hi - p.value) for c, p in parts]
+    up = [c * (p.hi - p.value) if c > 0 else -c * (p.value - p.lo) for c, p in parts]
+    var = [_covariance(p.influence, p.influence, weights) for _, p in parts]
+    lower, upper = sum(d * d for d in down), sum(u * u for u in up)
+    for i in range(len(parts)):
+        for j in range(i + 1, len(parts)):
+            if var[i] <= 0 or var[j] <= 0:
+                continue
+            cov = _covariance(parts[i][1].influence, parts[j][1].influence, weights)
+            r = float(np.sign(parts[i][0] * parts[j][0])) * cov / np.sqrt(var[i] * var[j])
+            lower += 2 * r * down[i] * down[j]
+            upper += 2 * r * up[i] * up[j]
+    floor = sum(c for c, _ in parts if c < 0)
+    ceiling = sum(c for c, _ in parts if c > 0)
+    lo = max(floor, value - float(np.sqrt(max(lower, 0.0))))
+    hi = min(ceiling, value + float(np.sqrt(max(upper, 0.0))))
+    influence = sum(c * p.influence for c, p in parts)
+    return _Part(value, lo, hi, np.asarray(influence, dtype=np.float64))
+
+
+def _part(stat: Estimator, values: np.ndarray, weights: np.ndarray) -> _Part:
+    if isinstance(stat, Share):
+        y, x = values[:, stat.num], values[:, stat.den]
+        return _share_part(y, x, weights, isinstance(stat, Signed))
+    if isinstance(stat, Linear):
+        terms = [(c, _part(share, values, weights)) for c, share in stat.terms]
+        return terms[0][1] if len(terms) == 1 and terms[0][0] == 1 else _combine(terms, weights)
+    if isinstance(stat, Difference):
+        first, second = _part(stat.first, values, weights), _part(stat.second, values, weights)
+        pair = [(1.0, first), (-1.0, second)]
+        got = _combine(pair, weights)
+        return _Part(got.value, max(-1.0, got.lo), min(1.0, got.hi), got.influence)
+    inner = _part(stat.inner, values, weights)
+    if np.isnan(inner.value):
+        return _UNDEFINED
+    sign = 1.0 if inner.value >= 0 else -1.0
+    if inner.lo <= 0 <= inner.hi:
+        lo, hi = 0.0, max(-inner.lo, inner.hi)
+    else:
+        lo, hi = sorted((abs(inner.lo), abs(inner.hi)))
+    return _Part(abs(inner.value), lo, hi, sign * inner.influence)
+
+
+def score_interval(values: np.ndarray, weights: np.ndarray, stat: Estimator) -> Interval:
+    """The 95% score interval of ``stat`` over documents with sums ``values`` (module docstring).
+
+    ``values`` are the distinct document sums (rows), ``weights`` how many documents have each.
+    """
+    if not len(weights) or weights.sum() == 0:
+        return float("nan"), float("nan")
+    got = _part(stat, np.asarray(values, dtype=np.float64), np.asarray(weights, np.float64))
+    return got.lo, got.hi
+
+
+def interval(
+    values: np.ndarray,
+    weights: np.ndarray,
+    stat: Stat,
+    method: Method = SCORE,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Interval:
+    """The 95% interval of ``stat`` over documents: the one entry point of the metrics.
+
+    ``score`` for every ``Estimator``; the percentile bootstrap (``resamples``, ``seed``) for
+    ``method="percentile"`` or a statistic that is not an estimator.
+    """
+    if method == SCORE and isinstance(stat, Share | Linear | Folded | Difference):
+        return score_interval(values, weights, stat)
+    return percentile_interval(values, weights, stat, resamples, seed)
+
+
+UNVERIFIED = "unverified"
+"""The ``ci_flag`` of an interval the coverage simulation does not vouch for (the bootstrap)."""
+
+
+def ci_flag(
+    values: np.ndarray, weights: np.ndarray, stat: Stat, method: Method = SCORE
+) -> str | None:
+    """Why an interval may not keep its 95% promise (docs/coverage.md), None where it does.
+
+    The coverage simulation finds the score interval of every estimator holding at every size,
+    value and clustering it measured, so only the percentile bootstrap, which fails at small n
+    and for rare events, is flagged. ``values`` and ``weights`` are the documents' patterns, for
+    a rule that depends on them.
+    """
+    del values, weights
+    if method == SCORE and isinstance(stat, Share | Linear | Folded | Difference):
+        return None
+    return UNVERIFIED

@@ -13,7 +13,7 @@ import polars as pl
 
 from judgeprobe.core.cells import MISSING, cell, interval, interval_expr, p_value
 from judgeprobe.metrics.flags import invalid_reasons
-from judgeprobe.metrics.uncertainty import bootstrap_interval, ratio
+from judgeprobe.metrics.uncertainty import ratio, unit_interval
 
 CELL = ["judge", "protocol", "condition"]
 
@@ -84,7 +84,7 @@ def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame
     keys = ["judge", "protocol", "other"]
     for key, part in blind.partition_by(keys, as_dict=True).items():
         n, n_llm, n_tie = (int(part[c].sum()) for c in ("judgments", "llm", "tie"))
-        lo, hi = bootstrap_interval(
+        lo, hi = unit_interval(
             part, ["llm", "judgments"], ratio(0, 1), resamples, seed, by="document_id"
         )
         rows.append(

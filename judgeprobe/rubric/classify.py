@@ -9,8 +9,12 @@ a list of criterion texts, so cross-validation, cohorts and transfer treat them 
   training rows (only when a directory is given; nothing is ever downloaded).
 
 Per (judge, classifier, cohort): 5-fold stratified CV on the training split (mean ± SD) and
-a held-out test split with a percentile bootstrap interval over its items (10,000 resamples
-by default), beside the majority-class accuracy. Cohorts: ``standard``; ``WC`` (weighted
+a held-out test split with a 95% interval over its items, beside the majority-class accuracy:
+accuracy, precision, recall and the majority's accuracy are shares of test items and get the
+metrics' score interval (``metrics.uncertainty.interval``: the share bootstrap collapses to a
+point at an accuracy of 1 and under-covers on small splits, docs/coverage.md); F1 and balanced
+accuracy, not shares, keep the paper's percentile bootstrap (10,000 resamples by default).
+Cohorts: ``standard``; ``WC`` (weighted
 classification: class weights inverse to frequency); ``BS`` (balanced subsampling: the
 majority class subsampled to the minority's size before splitting). The positive class is
 ``satisfied``.
@@ -37,7 +41,9 @@ from sklearn.preprocessing import FunctionTransformer
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
+    Share,
     Stat,
+    interval,
     nan_to_none,
     percentile_interval,
     ratio,
@@ -92,10 +98,22 @@ def scores(counts: np.ndarray) -> dict[str, float]:
     return {m: float(STATS[m](counts)) for m in METRICS}
 
 
+_PATTERNS = np.eye(4)  # a test item is one of tp, fp, fn, tn
+# Beside them, what the shares count: correct, one, predicted positive, actually positive.
+_TP, _FP, _FN, _TN = _PATTERNS.T
+_COUNTED = np.column_stack([_PATTERNS, _TP + _TN, np.ones(4), _TP + _FP, _TP + _FN])
+SHARES = {"accuracy": Share(4, 5), "precision": Share(0, 6), "recall": Share(0, 7)}
+"""The metrics that are shares of test items, as shares of ``_COUNTED``'s columns."""
+
+
 def intervals(counts: np.ndarray, resamples: int, seed: int) -> dict[str, tuple[float, float]]:
-    """Bootstrap over test items: each item is one of four confusion patterns."""
-    patterns = np.eye(4)
-    return {m: percentile_interval(patterns, counts, STATS[m], resamples, seed) for m in METRICS}
+    """95% intervals over test items: score intervals for shares, else the percentile bootstrap."""
+    return {
+        m: interval(_COUNTED, counts, SHARES[m])
+        if m in SHARES
+        else percentile_interval(_PATTERNS, counts, STATS[m], resamples, seed)
+        for m in METRICS
+    }
 
 
 # --- classifiers ------------------------------------------------------------------------
@@ -324,12 +342,10 @@ def evaluate(
         )
     majority = DummyClassifier(strategy="most_frequent").fit(t[train], labels[train])
     hits = (labels[test] == majority.predict(t[test])).astype(np.float64)
-    lo, hi = percentile_interval(
+    lo, hi = interval(
         np.array([[1.0, 1.0], [0.0, 1.0]]),
         np.array([hits.sum(), len(hits) - hits.sum()]),
         ratio(0, 1),
-        resamples,
-        seed,
     )
     out.metrics.append(
         {

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, bootstrap_interval, ratio
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, ratio, unit_interval
 
 TRANSITIONS = ("desired_flip", "wrong_direction_flip", "sticky_satisfy", "sticky_violate")
 LABELS = {
@@ -85,7 +85,7 @@ def transition_table(
             if transition == "wrong_direction_flip" and not directed:
                 continue
             count = int(per_item[transition].sum()) if valid.height else 0
-            lo, hi = bootstrap_interval(
+            lo, hi = unit_interval(
                 per_item, [*TRANSITIONS, "n"], ratio(k, len(TRANSITIONS)), resamples, seed
             )
             rows.append(

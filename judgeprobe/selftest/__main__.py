@@ -13,6 +13,12 @@ instead (``selftest.battery``: a battery cue and a self-preference, Baseline onl
 pair at that rate) and ``--blind first|tie`` one that does not read at all; either adds the
 sensitivity conditions to the built-in sweep, and the card must call the blind judge
 INSENSITIVE, never CLEAR.
+
+``--coverage`` runs the coverage simulation instead (``selftest.coverage``: seeded simulated
+judges with known true values, every interval kind × documents × items per document × value)
+and prints each table, then the card's verdict error rates on simulated judges
+(``selftest.verdict_rates``, ``--cards`` cards per judge and design); exit 1 when an unflagged
+interval covers less than 93% or a verdict error rate is above its bound.
 """
 
 from __future__ import annotations
@@ -32,10 +38,13 @@ from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.cue.config import load_config
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
+from judgeprobe.metrics.uncertainty import Method
+from judgeprobe.selftest import coverage
 from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
 from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.sweep import JUDGE, default_config, run_sweep
+from judgeprobe.selftest.verdict_rates import format_rates, verdict_rates
 
 DEFAULT_ITEMS = 200
 RESAMPLES = 2_000  # the card's intervals; the checks read point estimates and counts only
@@ -58,6 +67,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, help="sweep config to run instead of the built-in one")
     p.add_argument("--items", type=int, default=DEFAULT_ITEMS, help="synthetic items")
     p.add_argument("--check-only", action="store_true", help="check the run in --out; send nothing")
+    p.add_argument("--coverage", action="store_true",
+                   help="measure the intervals' coverage by simulation instead")  # fmt: skip
+    p.add_argument("--judges", type=int, default=coverage.JUDGES,
+                   help=f"--coverage: judges per setting (default {coverage.JUDGES})")  # fmt: skip
+    p.add_argument("--cards", type=int, default=100,
+                   help="--coverage: simulated cards per judge and design for the verdict "
+                   "error rates (default 100)")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="--coverage: the simulation's seed")
+    p.add_argument("--method", choices=["score", "percentile"], default="score",
+                   help="--coverage: the interval method (percentile: the old one)")  # fmt: skip
     defaults = Biases()
     for name, meaning in FLAGS.items():
         default = getattr(defaults, name)
@@ -101,9 +120,33 @@ def _biases(args: argparse.Namespace) -> Biases:
         raise JudgeprobeError(f"planted biases: {first_error(exc, value=True)}") from None
 
 
+def _coverage(judges: int, seed: int, method: Method, cards: int) -> int:
+    """``--coverage``: print every section's table; 1 when any row fails its bound."""
+    if judges < 10:
+        raise JudgeprobeError("--judges must be >= 10")
+    if cards < 10:
+        raise JudgeprobeError("--cards must be >= 10")
+    failed = 0
+    for measure in coverage.SECTIONS:
+        section = measure(judges, seed, method)
+        print(coverage.render(section), end="\n\n", flush=True)
+        failed += section.failed
+    # The card's verdicts as a test procedure: their error rates on simulated judges.
+    rates = verdict_rates(cards=cards, seed=seed)
+    print(format_rates(rates), end="\n\n", flush=True)
+    broken = sum(not r.holds for r in rates)
+    print(
+        f"coverage self-test {'FAILED' if failed or broken else 'passed'}: {failed} coverage rows "
+        f"below the bound, {broken} verdict error rates above theirs"
+    )
+    return 1 if failed or broken else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the self-test: plant biases in a simulated judge and look for them."""
     args = _parser().parse_args(argv)
+    if args.coverage:
+        return _coverage(args.judges, args.seed, args.method, args.cards)
     biases = _biases(args)
     out: Path = args.out or Path("runs/selftest-battery" if args.battery else "runs/selftest")
     if args.items < 1:
