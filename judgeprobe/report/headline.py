@@ -26,6 +26,10 @@ from judgeprobe.metrics.items import BLIND, with_optional
 ONE_SIDED = 0.8  # one answer in this share of valid judgments: a degenerate judge
 MIN_VALID = 5  # fewer valid judgments than this: too few to call a judge degenerate
 ALPHA = 0.05  # the sign test's level for "beyond noise"
+# A move into Tie has no direction to sign-test; it counts when its 95% interval lies above this
+# share (the card's default cue-effect threshold). "Above 0" no longer works as a rule: an exact
+# interval puts the lower end above 0 for a single move, where the bootstrap's put it at 0.
+TIE_SHIFT = 0.05
 MAX_EFFECTS = 8  # cue sentences shown; the rest are counted
 MAX_UNREAD = 6  # unreadable cells named; the rest are counted
 SENS = "SENS"  # the sensitivity metric: one cell per kind of degradation, and one pooled
@@ -37,7 +41,7 @@ def rule(limits: Readability) -> str:
     return (
         "A cue cell is headlined when its moves toward and away from the cue's target differ "
         f"beyond chance (exact sign test, p < {ALPHA}) or its move into Tie has a 95% interval "
-        f"above 0; cells with fewer than {limits.min_n} paired items or more than "
+        f"above {TIE_SHIFT:.0%}; cells with fewer than {limits.min_n} paired items or more than "
         f"{limits.max_invalid_rate:.0%} Invalid are never headlined."
     )
 
@@ -327,7 +331,7 @@ def effect_sentence(row: Row, ci: Intervals, target: str) -> str:
 def _beyond_noise(row: Row, ci: Intervals) -> bool:
     p = row.get("sign_p")
     tie_lo = ci.get((row["judge"], row["protocol"], row["condition"], "TS"), (None, None, None))[1]
-    return (p is not None and p < ALPHA) or (tie_lo is not None and tie_lo > 0)
+    return (p is not None and p < ALPHA) or (tie_lo is not None and tie_lo > TIE_SHIFT)
 
 
 def effect_sentences(
