@@ -38,7 +38,9 @@ import polars as pl
 
 from judgeprobe.card import stats
 from judgeprobe.card.pairs import cue_pairs, direction_test, position_pairs
-from judgeprobe.card.pressure import MOVES, PLACEBO as REASK, ROW as PRESSURE, pressure_units
+from judgeprobe.card.pressure import MOVES, pressure_units
+from judgeprobe.card.pressure import PLACEBO as REASK
+from judgeprobe.card.pressure import ROW as PRESSURE
 from judgeprobe.card.sensitivity import (
     INSENSITIVE,
     ROW,

@@ -94,8 +94,10 @@ class Condition(BaseModel):
 
     @model_validator(mode="after")
     def _degrade_alone(self) -> Condition:
-        """A sensitivity or pressure condition shows no cue: no label, target, attack, injection
-        or reveal (and not both)."""
+        """A sensitivity or pressure condition shows no cue (and is not both).
+
+        No label, target, attack, injection or reveal.
+        """
         cues = (self.label_1, self.label_2, self.attack, self.inject, self.reveal_1, self.reveal_2)
         for part in ("degrade", "pressure"):
             if getattr(self, part) is not None and (any(cues) or self.target != "none"):

@@ -231,8 +231,9 @@ def cue_jobs(
                     fingerprint = fingerprints[judge.name]
                     template_hash = hashes[(pname, cue.reveal is not None)]
                     if cue.pressure:  # its second turn's templates
-                        template_hash = templates_hash(protocol.templates
-                                                       + pressure_templates(pname, cue.pressure))
+                        template_hash = templates_hash(
+                            protocol.templates + pressure_templates(pname, cue.pressure)
+                        )
                     job = _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
                                template_hash, cfg)  # fmt: skip
                     yield job

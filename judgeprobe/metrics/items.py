@@ -90,6 +90,12 @@ def with_optional(j: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
+def pressure_conditions(j: pl.DataFrame | pl.LazyFrame) -> list[str]:
+    """The pressure conditions a judgments table holds (``PRESSURE``), sorted."""
+    found = with_optional(j.lazy()).filter(PRESSURE).select(pl.col("condition").cast(pl.String))
+    return sorted(found.unique().collect()["condition"].to_list())
+
+
 def _other(target: pl.Expr) -> pl.Expr:
     return pl.when(target == "A").then(pl.lit("B")).when(target == "B").then(pl.lit("A"))
 
