@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.core.records import Item, Target
-from judgeprobe.protocols.pressure import Kind as PressureKind
+from judgeprobe.core.records import Pressure as PressureKind
 from judgeprobe.text.attacks import ATTACKS
 from judgeprobe.text.degrade import Degradation, Kind, degrade, verify
 

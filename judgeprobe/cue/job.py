@@ -12,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from judgeprobe.core.records import Order, Target, Verdict
+from judgeprobe.core.records import Order, Pressure, Target, Verdict
 from judgeprobe.engine.cached import CachedAsker
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.protocols import JudgeProtocol
 from judgeprobe.protocols.base import Presentation, StageFailed, Turn
-from judgeprobe.protocols.pressure import Kind, press, pressed
+from judgeprobe.protocols.pressure import press, pressed
 from judgeprobe.protocols.reveal import Recorder, reveal
 
 SCREEN_TO_CANDIDATE: dict[str, dict[str, Verdict]] = {
@@ -56,7 +56,7 @@ class Job:
     template_hash: str
     repeat: int = 0  # > 0: the noise-floor re-send of a Blind judgment (fresh request keys)
     degraded: Target = "none"  # a sensitivity condition: the candidate that is the degraded copy
-    pressure: Kind | None = None  # a pressure condition: what its second turn says
+    pressure: Pressure | None = None  # a pressure condition: what its second turn says
 
 
 def to_candidates(value: Any, order: str, key: str = "") -> Any:

@@ -24,15 +24,13 @@ turn-1 Tie), so ``RS_truth`` reads "gave way toward it" (docs/metrics.md).
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Literal
+from typing import Any
 
+from judgeprobe.core.records import Pressure as Kind
 from judgeprobe.core.records import Target, Verdict
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Asker, Turn
 from judgeprobe.protocols.reveal import Recorder, second_turn
-
-Kind = Literal["challenge", "disagree", "reask"]
-"""What turn 2 says: a contentless challenge, a bare disagreement, or a neutral re-ask."""
 
 SENTENCES: dict[Kind, str] = {
     "challenge": "challenge_v1",
