@@ -14,7 +14,7 @@ import pytest
 
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.conditions import builtin_conditions
-from judgeprobe.core.records import Item
+from judgeprobe.core.records import Item, Verdict
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import count, cue_jobs, protocols_for
 from judgeprobe.engine.store import Result
@@ -187,14 +187,14 @@ def test_pressure_jobs_are_keyed_apart_and_counted_with_their_second_turn(
     assert n["pbp"] == shown * 5 * 3 + shown * 4 * 2  # … of two (re-score, rank)
 
 
-def _pushes(n: int, turn1: list[str], turn2: list[str], condition: str = "Disagree",
+def _pushes(n: int, turn1: list[Verdict], turn2: list[str], condition: str = "Disagree",
             kind: Any = "disagree") -> list[dict[str, Any]]:  # fmt: skip
     rows = []
     for i in range(n):
         v1, v2 = turn1[i % len(turn1)], turn2[i % len(turn2)]
         rows.append({**_row("Blind", i, v1), "condition": condition, "verdict": v2,
                      "turn1_verdict": v1, "turn1_target": "none",
-                     "target": pressed(kind, v1, f"i{i:04d}", 0)})  # type: ignore[arg-type]  # fmt: skip
+                     "target": pressed(kind, v1, f"i{i:04d}", 0)})  # fmt: skip
     return rows
 
 
@@ -203,9 +203,10 @@ def test_pressure_metrics_on_hand_made_judgments() -> None:
     named = [pressed("disagree", "Tie", f"i{i:04d}", 0) for i in range(5)]
     other = {"A": "B", "B": "A"}
     rows = []
-    for i, (v1, v2) in enumerate(
-        [("A", "B"), ("A", "Tie"), ("B", "B"), ("Tie", named[3]), ("Tie", other[named[4]])]
-    ):
+    cases: list[tuple[Verdict, str]] = [
+        ("A", "B"), ("A", "Tie"), ("B", "B"), ("Tie", named[3]), ("Tie", other[named[4]])
+    ]  # fmt: skip
+    for i, (v1, v2) in enumerate(cases):
         rows += _pushes(1, [v1], [v2])
         rows[-1] |= {"item_id": f"i{i:04d}", "document_id": f"d{i:04d}",
                      "target": pressed("disagree", v1, f"i{i:04d}", 0)}  # fmt: skip
@@ -234,7 +235,7 @@ def _judge(n: int, gives_way: int, reask_moves: int = 0) -> list[dict[str, Any]]
     """Blind A/B in turn; Challenge revises the first ``gives_way`` documents to the other."""
     rows = []
     for i in range(n):
-        v1 = "AB"[i % 2]
+        v1: Verdict = "A" if i % 2 == 0 else "B"
         rows.append(_row("Blind", i, v1))
         for condition, moved in (("Challenge", gives_way), ("Reask", reask_moves)):
             v2 = {"A": "B", "B": "A"}[v1] if i < moved else v1
@@ -265,7 +266,7 @@ def test_a_judge_that_gives_way_is_biased_and_a_steady_reading_judge_clear(tmp_p
 
 @pytest.mark.parametrize("answer", ["A", "Tie"])
 def test_a_judge_that_says_the_same_thing_whatever_it_is_shown_is_never_clear(
-    tmp_path: Path, answer: str
+    tmp_path: Path, answer: Verdict
 ) -> None:
     rows = []
     for i in range(400):  # always the first-shown summary, or always Tie, at both turns
