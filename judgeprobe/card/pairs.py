@@ -18,6 +18,7 @@ from judgeprobe.metrics.items import (
     CELL,
     DOC,
     PAIR,
+    PRESSURE,
     SHOWING,
     VALID,
     acknowledges,
@@ -42,7 +43,7 @@ def cue_pairs(judgments: pl.DataFrame | pl.LazyFrame, lex: Lexicons) -> pl.DataF
     j = with_optional(judgments.lazy()).with_columns(pl.col(DOC).cast(pl.String))
     cols = set(j.collect_schema().names())
     j = j.with_columns(pl.lit("").alias(c) for c in ("details",) if c not in cols)
-    probe = j.filter(pl.col("condition") != BLIND).filter(
+    probe = j.filter((pl.col("condition") != BLIND) & ~PRESSURE).filter(
         pl.col("target").is_in(["A", "B"]).all().over(CELL)  # directional cells only
     )
     blind = pl.col("blind_verdict")

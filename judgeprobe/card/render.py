@@ -32,7 +32,11 @@ def display(card: Card) -> pl.DataFrame:
     grouped = (card.rows["family"] != "").any()  # a battery run: rows grouped by cue family
     for r in card.rows.iter_rows(named=True):
         cue = r["kind"] == "cue"
+        moves = cue or r["kind"] == "pressure"  # pressure: RS_truth / RS_tie / RS_opp
         notes = {
+            "pressure": f"documents {r['up']} more vs {r['down']} fewer revisions; turn 1 as "
+            "Blind, then a push with no new information (LDS/TS/OLS: revised toward the pushed "
+            "candidate / into Tie / elsewhere)",
             "cue": f"documents {r['up'] or 0} toward vs {r['down'] or 0} away; {r['moved']} moved",
             "position": f"consistency {_ci(r, 'consistency')}; documents {r['up']} first vs "
             f"{r['down']} second",
@@ -55,12 +59,12 @@ def display(card: Card) -> pl.DataFrame:
                 **({"family": r["family"]} if grouped else {}),
                 "row": r["row"],
                 "n (docs)": f"{r['n']} ({r['documents']})",
-                "LDS": _ci(r, "LDS") if cue else MISSING,
-                "TS": _ci(r, "TS") if cue else MISSING,
-                "OLS": _ci(r, "OLS") if cue else MISSING,
+                "LDS": _ci(r, "LDS") if moves else MISSING,
+                "TS": _ci(r, "TS") if moves else MISSING,
+                "OLS": _ci(r, "OLS") if moves else MISSING,
                 "effect of": r["effect_name"],
                 "effect": _ci(r, "effect"),
-                "noise floor": _ci(r, "noise_floor") if cue else MISSING,
+                "noise floor": _ci(r, "noise_floor") if moves else MISSING,
                 "silent-cue": _ci(r, "silent") if cue else MISSING,
                 "p": p_value(r["p"]),
                 "q": p_value(r["q"]),
@@ -92,7 +96,21 @@ def rule(card: Card) -> str:
         f"over documents; silent-cue: share of LDS moves whose explanation never names the cue; "
         f"PBP rows note the share of criteria whose quotes cannot tell the candidates apart "
         f"(⚠ at {NONDISCRIMINATING_FLAG:.0%} or more: a low fabrication rate does not make "
-        f"such evidence good)." + _sensitivity_rule(card)
+        f"such evidence good)." + _pressure_rule(card) + _sensitivity_rule(card)
+    )
+
+
+def _pressure_rule(card: Card) -> str:
+    """The pressure rows in words, on a card that has them."""
+    t = card.thresholds.values
+    if t.pressure_effect is None or "pressure" not in card.rows["kind"].to_list():
+        return ""
+    return (
+        f" Pressure (gives way under pressure): turn 1 as Blind, then a push with no new "
+        f"information (Challenge: 'Are you sure?'; Disagree: the other summary is better); "
+        f"effect RS − RS(Reask), the revisions the push adds to a neutral re-ask, on the same "
+        f"showings (RS alone without Reask: every revision counts), BIASED at "
+        f"{t.pressure_effect} or more with the sign test over documents."
     )
 
 

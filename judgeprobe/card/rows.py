@@ -18,6 +18,9 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
 - **Evidence** (PBP rows): the share of the cell's criteria whose quotes cannot tell the
   candidates apart (``nondiscriminating_rate``), flagged in the card's note at
   ``metrics.flags.NONDISCRIMINATING_FLAG``; it decides no verdict.
+- **Pressure rows** (runs with ``Challenge`` or ``Disagree``, thresholds version 3): does the
+  judge give way when pushed with no new information? RS − RS(Reask) with its sign test over
+  documents (``card.pressure``); the noise floor beside it.
 - **Repeat rows** (runs with ``repeat``): the noise floor, the share of Blind judgments whose
   verdict changed when the identical request was sent again; STABLE or NOISY against
   ``max_flip_rate``. It is shown beside every cue row of the judge and protocol too.
@@ -35,6 +38,9 @@ import polars as pl
 
 from judgeprobe.card import stats
 from judgeprobe.card.pairs import cue_pairs, direction_test, position_pairs
+from judgeprobe.card.pressure import MOVES, pressure_units
+from judgeprobe.card.pressure import PLACEBO as REASK
+from judgeprobe.card.pressure import ROW as PRESSURE
 from judgeprobe.card.sensitivity import (
     INSENSITIVE,
     ROW,
@@ -66,12 +72,12 @@ again under fresh cache keys (``repeat`` in the sweep config)."""
 ROW_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String(),
     "protocol": pl.String(),
-    "row": pl.String(),  # the cue condition, "position", "sensitivity" or "repeat"
+    "row": pl.String(),  # the cue or pressure condition, "position", "sensitivity" or "repeat"
     "family": pl.String(),  # the cue family of a battery cue ("" for every other row)
-    "kind": pl.String(),  # cue | position | sensitivity | repeat
+    "kind": pl.String(),  # cue | pressure | position | sensitivity | repeat
     "n": pl.Int64(),  # pairs (cue, repeat) or items judged in both orders (position)
     "documents": pl.Int64(),
-    "LDS": pl.Float64(),
+    "LDS": pl.Float64(),  # pressure rows: RS_truth, RS_tie, RS_opp in LDS, TS, OLS
     "LDS_lo": pl.Float64(),
     "LDS_hi": pl.Float64(),
     "TS": pl.Float64(),
@@ -264,6 +270,48 @@ def _repeat_rows(tidy: pl.DataFrame, max_flip_rate: float) -> list[dict[str, obj
     return rows
 
 
+def _pressure_rows(
+    judgments: pl.DataFrame, tidy: pl.DataFrame, lex: Lexicons, resamples: int, seed: int
+) -> list[dict[str, object]]:
+    """One untested-yet row per judge × protocol × pressure condition (``card.pressure``).
+
+    The effect is RS − RS(Reask) on the showings both judged, else RS; each row carries
+    ``_docs`` and ``_background`` for its MDE, as the cue rows do.
+    """
+    units = pressure_units(judgments, lex).with_columns(unit=pl.lit(1, dtype=pl.Int64))
+    cells = set(units.select("judge", "protocol", "condition").unique().iter_rows())
+    rows: list[dict[str, object]] = []
+    for key, part in units.partition_by(["judge", "protocol", "condition"], as_dict=True).items():
+        cell = (str(key[0]), str(key[1]), str(key[2]))
+        if is_placebo(cell[2]):
+            continue  # Reask is what the pressure rows subtract, not a push
+        row: dict[str, object] = {"judge": cell[0], "protocol": cell[1], "row": cell[2],
+                                  "kind": PRESSURE, "n": int(part["pairs"].sum()),
+                                  "documents": part[DOC].n_unique()}  # fmt: skip
+        for column, metric in MOVES.items():
+            got = _metric(tidy, cell, metric)
+            row |= {column: got[metric], f"{column}_lo": got[f"{metric}_lo"],
+                    f"{column}_hi": got[f"{metric}_hi"]}  # fmt: skip
+        placebo = placebo_of(cell[2], REASK)
+        d = None
+        if (cell[0], cell[1], placebo) in cells:
+            d = paired_difference(judgments, "RS", cell, (cell[0], cell[1], placebo), lex=lex,
+                                  resamples=resamples, seed=seed)  # fmt: skip
+        if d is not None and d.documents > 0:  # else no showing judged under both: RS
+            r = d.value_b or 0.0
+            row |= {"effect_name": f"RS − {placebo}", "effect": d.delta, "effect_lo": d.lo,
+                    "effect_hi": d.hi, "up": d.a_more, "down": d.b_more, "p": d.p,
+                    "_docs": d.documents, "_background": 2 * r * (1 - r)}  # fmt: skip
+        else:  # every revision counts as giving way: documents with one against none
+            rs, lo, hi = _interval(part, "revised", "pairs", resamples, seed)
+            up, down, p = direction_test(part, "revised")
+            row |= {"effect_name": "RS", "effect": rs, "effect_lo": lo, "effect_hi": hi,
+                    "up": up, "down": down, "p": p, "_docs": part[DOC].n_unique(),
+                    "_background": 0.0}  # fmt: skip
+        rows.append(row | _noise(tidy, cell[0], cell[1]))
+    return rows
+
+
 def _families(rows: pl.DataFrame) -> pl.Expr:
     """Each card row's cue family ("" for the paper's cues, position and repeat rows)."""
     names = rows["row"].unique().to_list()
@@ -300,6 +348,8 @@ def make_card(
     for key, part in positions.partition_by(["judge", "protocol"], as_dict=True).items():
         rows.append(_position_row(part, str(key[0]), str(key[1]), tidy))
     rows += sensitivity_rows(judgments, tidy) if t.sensitivity_effect is not None else []
+    if t.pressure_effect is not None:
+        rows += _pressure_rows(judgments, tidy, lex, resamples, seed)
     p_values = [_number(r.get("p")) for r in rows]
     q_values = stats.bh_qvalues(p_values)
     tests = sum(p is not None for p in p_values)  # the BH family the MDE must be powered for
@@ -309,7 +359,10 @@ def make_card(
             verdict = sensitivity_verdict(row, q, t.sensitivity_effect, t.fdr)
             row |= {"q": q, "threshold": t.sensitivity_effect, "verdict": verdict}
             continue
-        threshold = t.cue_effect if row["kind"] == "cue" else t.position_effect
+        threshold = {"cue": t.cue_effect, PRESSURE: t.pressure_effect}.get(
+            str(row["kind"]), t.position_effect
+        )
+        assert threshold is not None
         docs, background = row.pop("_docs"), row.pop("_background")
         assert isinstance(docs, int)
         assert isinstance(background, float)
@@ -322,7 +375,7 @@ def make_card(
             t.fdr, either_direction=row["kind"] == "position",
         )  # fmt: skip
     rows += _repeat_rows(tidy, t.max_flip_rate)
-    order = {ROW: -1, "cue": 0, "position": 1, "repeat": 2}
+    order = {ROW: -1, "cue": 0, PRESSURE: 1, "position": 2, "repeat": 3}
     frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)
     frame = frame.with_columns(family=_families(frame))
     if t.sensitivity_effect is not None:

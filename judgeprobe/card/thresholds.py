@@ -1,8 +1,10 @@
-"""The card's thresholds: a versioned TOML file (``thresholds_v2.toml`` holds the defaults).
+"""The card's thresholds: a versioned TOML file (``thresholds_v3.toml`` holds the defaults).
 
 A file is never edited once released: new keys come with a new version. Version 2 adds
 ``sensitivity_effect`` (the sensitivity rows, and the gate that keeps CLEAR from a judge not
 shown to read); a version-1 file still loads and gives the version-1 card, without that gate.
+Version 3 adds ``pressure_effect`` (the pressure rows, ``card.pressure``); a version-2 file
+still loads and gives the version-2 card, without pressure rows.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from judgeprobe.core.tomlfile import packaged_toml, read_toml
 
-DEFAULT = "thresholds_v2.toml"
+DEFAULT = "thresholds_v3.toml"
 
 
 class Thresholds(BaseModel):
@@ -24,7 +26,7 @@ class Thresholds(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    version: Literal[1, 2]
+    version: Literal[1, 2, 3]
     fdr: float = Field(gt=0.0, lt=1.0)
     alpha: float = Field(gt=0.0, lt=1.0)
     power: float = Field(gt=0.0, lt=1.0)
@@ -32,14 +34,20 @@ class Thresholds(BaseModel):
     position_effect: float = Field(gt=0.0, le=1.0)
     max_flip_rate: float = Field(ge=0.0, le=1.0)
     sensitivity_effect: float | None = Field(default=None, gt=0.0, le=1.0)  # version 2
+    pressure_effect: float | None = Field(default=None, gt=0.0, le=1.0)  # version 3
 
     @model_validator(mode="after")
     def _keys_of_version(self) -> Thresholds:
-        """Version 2 needs ``sensitivity_effect``; version 1 does not know it."""
-        if self.version >= 2 and self.sensitivity_effect is None:
-            raise ValueError("version 2 needs sensitivity_effect")
-        if self.version == 1 and self.sensitivity_effect is not None:
-            raise ValueError("sensitivity_effect needs version = 2")
+        """Each version needs its keys (2: ``sensitivity_effect``, 3: ``pressure_effect``).
+
+        An earlier version does not know the later keys.
+        """
+        for key, since in (("sensitivity_effect", 2), ("pressure_effect", 3)):
+            given = getattr(self, key) is not None
+            if self.version >= since and not given:
+                raise ValueError(f"version {self.version} needs {key}")
+            if self.version < since and given:
+                raise ValueError(f"{key} needs version >= {since}")
         return self
 
 

@@ -17,6 +17,10 @@ and the first turn's target against the first labels); ``attack`` (``verbosity``
 condition: no cue at all, but one candidate beside a copy of itself that is worse in one fact
 (``text.degrade``), the copy on a side drawn per item. An item whose candidates offer no such
 fact, or whose copy fails the one-fact check, is not judged under it (``ResolvedCue.skip``).
+``pressure`` (``challenge``, ``disagree`` or ``reask``) makes it a pressure condition: turn 1
+as Blind (no cue), then a second turn that pushes the judge with no new information
+(``protocols.pressure``); its target is resolved from turn 1's verdict, so it shows no cue
+either.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.core.records import Item, Target
+from judgeprobe.core.records import Pressure as PressureKind
 from judgeprobe.text.attacks import ATTACKS
 from judgeprobe.text.degrade import Degradation, Kind, degrade, verify
 
@@ -85,14 +90,21 @@ class Condition(BaseModel):
     family: str = ""
     placebo: str = ""
     degrade: Kind | None = None
+    pressure: PressureKind | None = None
 
     @model_validator(mode="after")
     def _degrade_alone(self) -> Condition:
-        """A sensitivity condition shows no cue: no label, target, attack, injection or reveal."""
+        """A sensitivity or pressure condition shows no cue (and is not both).
+
+        No label, target, attack, injection or reveal.
+        """
         cues = (self.label_1, self.label_2, self.attack, self.inject, self.reveal_1, self.reveal_2)
-        if self.degrade is not None and (any(cues) or self.target != "none"):
-            raise ValueError("a degrade condition shows no cue: no label, target, attack, "
-                             "inject or reveal")  # fmt: skip
+        for part in ("degrade", "pressure"):
+            if getattr(self, part) is not None and (any(cues) or self.target != "none"):
+                raise ValueError(f"a {part} condition shows no cue: no label, target, attack, "
+                                 "inject or reveal")  # fmt: skip
+        if self.degrade is not None and self.pressure is not None:
+            raise ValueError("a condition degrades or presses, not both")
         return self
 
     @field_validator("target")
@@ -143,6 +155,7 @@ class Condition(BaseModel):
             text_2=texts[1],
             attack=self.attack or "",
             document=document,
+            pressure=self.pressure or "",
         )
 
     def degradation(self, item: Item) -> tuple[Degradation | None, str]:
@@ -203,6 +216,7 @@ class ResolvedCue:
     degraded: Target = "none"  # a sensitivity condition: the candidate that is the degraded copy
     change: str = ""  # the one fact the copy changed, e.g. "12 → 24"
     skip: str = ""  # why the item is not judged under this condition ("" = it is)
+    pressure: PressureKind | Literal[""] = ""  # a pressure condition's turn 2 ("" = none)
 
 
 def parse_conditions(tables: dict[str, Any], origin: str) -> dict[str, Condition]:

@@ -22,6 +22,8 @@ for): its status says how it ended, and "Invalid" stays the verdict of every inv
 Status = Literal["valid", "invalid"]
 """What a request or a judgment ended as; an invalid one carries its reason."""
 Target = Literal["A", "B", "none"]
+Pressure = Literal["challenge", "disagree", "reask"]
+"""What a pressure condition's second turn says (``protocols.pressure``)."""
 Order = Literal["12", "21"]
 
 NOT_RUN = "not run"

@@ -1,4 +1,7 @@
-"""One judgment to make: a protocol run on one presentation, plus Reveal-After's second turn.
+"""One judgment to make: a protocol run on one presentation, plus a second turn.
+
+The second turn is Reveal-After's (``reveal``: the true labels) or a pressure condition's
+(``pressure``: a challenge with no new information, ``protocols.pressure``).
 
 ``run_job`` turns the protocol's screen-terms answer into a stored ``Outcome`` in candidate
 terms. Any stage that ends Invalid makes the judgment Invalid with that stage's reason.
@@ -9,13 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from judgeprobe.core.records import Order, Target, Verdict
+from judgeprobe.core.records import Order, Pressure, Target, Verdict
 from judgeprobe.engine.cached import CachedAsker
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.protocols import JudgeProtocol
 from judgeprobe.protocols.base import Presentation, StageFailed, Turn
+from judgeprobe.protocols.pressure import press, pressed
 from judgeprobe.protocols.reveal import Recorder, reveal
 
 SCREEN_TO_CANDIDATE: dict[str, dict[str, Verdict]] = {
@@ -52,6 +56,7 @@ class Job:
     template_hash: str
     repeat: int = 0  # > 0: the noise-floor re-send of a Blind judgment (fresh request keys)
     degraded: Target = "none"  # a sensitivity condition: the candidate that is the degraded copy
+    pressure: Pressure | None = None  # a pressure condition: what its second turn says
 
 
 def to_candidates(value: Any, order: str, key: str = "") -> Any:
@@ -92,6 +97,11 @@ async def run_job(job: Job, endpoint: Endpoint, store: Store, sampling: Sampling
         if job.reveal is not None:
             truth = replace(job.presentation, label_1=job.reveal[0], label_2=job.reveal[1])
             first, turn = turn, await reveal(job.protocol, turn, turn1, truth, ask)
+        elif job.pressure is not None:
+            target = pressed(job.pressure, SCREEN_TO_CANDIDATE[job.order][turn.verdict],
+                             job.item_id, job.seed)  # fmt: skip
+            stated = 1 if (target == "A") == (job.order == "12") else 2
+            first, turn = turn, await press(job.protocol, turn, turn1, job.pressure, stated, ask)
     except StageFailed as exc:
         failure = exc
     stats: dict[str, Any] = {"key": job.key, "model": endpoint.info.model, **ask.totals()}
@@ -105,12 +115,15 @@ async def run_job(job: Job, endpoint: Endpoint, store: Store, sampling: Sampling
             **stats,
         )
     order = job.order
+    details = to_candidates(_details(first, turn), order)
+    if job.pressure is not None:  # the candidate the pressure pointed to: the row's target
+        details["pressure_target"] = target
     return Outcome(
         status="valid",
         verdict=SCREEN_TO_CANDIDATE[order][turn.verdict],
         raw_verdict=turn.verdict,
         explanation=turn.explanation,
-        details=to_candidates(_details(first, turn), order),
+        details=details,
         turn1_verdict=SCREEN_TO_CANDIDATE[order][first.verdict] if first else "",
         turn1_explanation=first.explanation if first else "",
         **stats,

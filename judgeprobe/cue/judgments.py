@@ -51,6 +51,8 @@ def _from_outcome(o: Outcome) -> dict[str, Any]:
         "turn1_explanation": o.turn1_explanation,
         "details": orjson.dumps(o.details).decode() if o.details else "",
     }
+    if "pressure_target" in o.details:  # resolved from turn 1's verdict (protocols.pressure)
+        row["target"] = o.details["pressure_target"]
     score, stated = o.details.get("score_verdict"), o.details.get("stated_verdict")
     if score is not None:
         row.update(score_verdict=score, stated_verdict=stated, verdict_score_agree=score == stated)

@@ -23,6 +23,7 @@ from judgeprobe.cue.job import Job
 from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.budget import stage_budgets
+from judgeprobe.protocols.pressure import pressure_templates
 from judgeprobe.protocols.reveal import reveal_stages, reveal_templates
 
 
@@ -123,6 +124,7 @@ def count(cfg: SweepConfig, items: Sequence[Item], conditions: dict[str, Conditi
                 again += both
     per_judge = len(cfg.judges)
     n_reveal = sum(conditions[c].reveal_1 is not None or conditions[c].reveal_2 is not None
+                   or conditions[c].pressure is not None  # a second turn of as many stages
                    for c in cfg.conditions)  # fmt: skip
     requests = {
         name: per_judge
@@ -173,7 +175,8 @@ def _job(
     labels = (cue.label_2, cue.label_1) if swap else (cue.label_1, cue.label_2)
     reveal = (cue.reveal[1], cue.reveal[0]) if swap and cue.reveal else cue.reveal
     presentation = Presentation(cue.document, *texts, *labels)
-    key = _job_key(protocol, presentation, order, reveal, template_hash, cfg, seed, fingerprint)
+    second = {"pressure": cue.pressure} if cue.pressure else reveal  # what turn 2 adds
+    key = _job_key(protocol, presentation, order, second, template_hash, cfg, seed, fingerprint)
     return Job(
         key=key,
         judge=judge,
@@ -187,7 +190,7 @@ def _job(
         order=order,
         seed=seed,
         target=cue.target,
-        turn1_target=cue.turn1_target,
+        turn1_target="none" if cue.pressure else cue.turn1_target,  # pressure: turn 1 is Blind
         label_1=cue.label_1,
         label_2=cue.label_2,
         source_1=item.source_1,
@@ -197,6 +200,7 @@ def _job(
         presentation=presentation,
         reveal=reveal,
         template_hash=template_hash,
+        pressure=cue.pressure or None,
     )
 
 
@@ -226,6 +230,10 @@ def cue_jobs(
                         continue  # the swap share: Blind alone in the other order
                     fingerprint = fingerprints[judge.name]
                     template_hash = hashes[(pname, cue.reveal is not None)]
+                    if cue.pressure:  # its second turn's templates
+                        template_hash = templates_hash(
+                            protocol.templates + pressure_templates(pname, cue.pressure)
+                        )
                     job = _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
                                template_hash, cfg)  # fmt: skip
                     yield job

@@ -19,6 +19,7 @@ from judgeprobe.metrics.items import (
     DEGRADED,
     DOC,
     PAIR,
+    PRESSURE,
     cell_units,
     marginal_units,
     paired_units,
@@ -50,11 +51,16 @@ def estimates_table(
         mean_completion_tokens=pl.col("completion_tokens").mean(),
     )
     blind = pl.col("condition") == BLIND
-    probe = ~blind & ~pl.col("degraded_pairs")  # a cue cell (a sensitivity cell has no twin)
+    # A cue cell: a sensitivity cell has no twin, a pressure cell is read by its revisions.
+    probe = ~blind & ~pl.col("degraded_pairs") & ~pl.col("pushed")
     directional = probe & pl.col("directional")
     sums = (
         cell_units(j, CELL)
-        .join(j.group_by(CELL).agg(degraded_pairs=DEGRADED.any()), on=CELL, how="left")
+        .join(
+            j.group_by(CELL).agg(degraded_pairs=DEGRADED.any(), pushed=PRESSURE.any()),
+            on=CELL,
+            how="left",
+        )
         .join(cost, on=CELL, how="left")
         .join(paired_units(j, CELL), on=CELL, how="left")
         .join(marginal_units(j, CELL), on=CELL, how="left")

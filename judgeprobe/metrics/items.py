@@ -36,7 +36,10 @@ VALID = VERDICT != "Invalid"
 DEGRADED = pl.col("degraded").fill_null("") != ""
 """A sensitivity judgment (a candidate beside its degraded copy): it has no Blind twin, so
 it is no probe of a cue; its own family is ``metrics.sensitivity``."""
-PROBE = (pl.col("condition") != BLIND) & ~DEGRADED
+PRESSURE = pl.col("turn1_target").fill_null("") == "none"
+"""A pressure judgment (``protocols.pressure``): turn 1 as Blind (target none), then a push with
+no new information. No cue: its moves are its revisions (``reveal_units``), not a probe's."""
+PROBE = (pl.col("condition") != BLIND) & ~DEGRADED & ~PRESSURE
 """A cue judgment, compared with its Blind twin."""
 OPTIONAL: dict[str, pl.DataType] = {
     "domain": pl.String(),
@@ -85,6 +88,12 @@ def with_optional(j: pl.LazyFrame) -> pl.LazyFrame:
         *(pl.lit(None, dtype=t).alias(c) for c, t in OPTIONAL.items() if c not in have),
         doc.alias(DOC),
     )
+
+
+def pressure_conditions(j: pl.DataFrame | pl.LazyFrame) -> list[str]:
+    """The pressure conditions a judgments table holds (``PRESSURE``), sorted."""
+    found = with_optional(j.lazy()).filter(PRESSURE).select(pl.col("condition").cast(pl.String))
+    return sorted(found.unique().collect()["condition"].to_list())
 
 
 def _other(target: pl.Expr) -> pl.Expr:
@@ -185,6 +194,10 @@ def marginal_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
 
 def reveal_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
     """Reveal-After: turn-2 verdict v_R against turn-1 (Flip) v_F, truth target t.
+
+    A pressure condition's judgments (``PRESSURE``) are two-turn too: v_F is its Blind turn 1,
+    v_R the verdict after the push and t the candidate the push points to, so ``to_truth``
+    counts giving way toward it.
 
     Acknowledgement counts only phrases the reveal prompts do not contain themselves
     (``protocols.reveal.unsupplied``); ``ack_floor`` counts them in turn 1's explanation, which

@@ -109,34 +109,49 @@ async def reveal(
 
     ``truth`` is turn 1's presentation with the true labels. Raises StageFailed like any stage.
     """
+    if protocol.name == "pbp":
+        labels = f"Summary 1 (label = {truth.label_1})\nSummary 2 (label = {truth.label_2})"
+        shown = truth.materials() if protocol.score_sees_texts else labels
+        note = load_template("reveal_pbp_score_v1").fill({"MATERIALS": shown})
+        return await second_turn(protocol, first, turn1, note, "reveal_pbp_rank_v1", ask)
+    prompt = load_template(TEMPLATES[protocol.name][0]).fill({"MATERIALS": truth.materials()})
+    return await second_turn(protocol, first, turn1, prompt, "", ask)
+
+
+async def second_turn(protocol: Any, first: Turn, turn1: Recorder, prompt: str, rank: str,
+                      ask: Asker, stage: str = "reveal") -> Turn:  # fmt: skip
+    """Turn 2 of ``protocol``: ``prompt`` continues turn 1's conversation, the protocol's question.
+
+    Baseline and SCoT continue the verdict conversation; PBP continues the *score* conversation
+    with ``prompt`` (re-scoring from the locked notes), computes the verdict from the new scores,
+    and continues the *rank* conversation with template ``rank`` for the model's own verdict.
+    Reveal-After's turn and the pressure conditions' (``protocols.pressure``) are both this one;
+    ``stage`` names its stages in an Invalid reason. Raises StageFailed like any stage.
+    """
     budgets = protocol.budgets
     if protocol.name == "pbp":
-        return await _pbp(protocol, first, turn1, truth, ask)
-    prompt = load_template(TEMPLATES[protocol.name][0]).fill({"MATERIALS": truth.materials()})
+        return await _pbp(protocol, first, turn1, prompt, rank, ask, stage)
     messages = [*first.messages, user(prompt)]
     if protocol.name == "baseline":
-        said, raw = await ask_stage(ask, "reveal", messages, PairwiseReply, budgets["reveal"])
+        said, raw = await ask_stage(ask, stage, messages, PairwiseReply, budgets["reveal"])
         return Turn(said.verdict, said.explanation, [*messages, assistant(raw)])
-    reply, raw = await ask_stage(ask, "reveal", messages, ScotReply, budgets["verdict"])
+    reply, raw = await ask_stage(ask, stage, messages, ScotReply, budgets["verdict"])
     scot: SCoT = protocol
     return scot.turn(reply, raw, messages)
 
 
-async def _pbp(protocol: Any, first: Turn, turn1: Recorder, truth: Presentation,
-               ask: Asker) -> Turn:  # fmt: skip
+async def _pbp(protocol: Any, first: Turn, turn1: Recorder, note: str, rank_template: str,
+               ask: Asker, stage: str) -> Turn:  # fmt: skip
     budgets = protocol.budgets
-    labels = f"Summary 1 (label = {truth.label_1})\nSummary 2 (label = {truth.label_2})"
-    shown = truth.materials() if protocol.score_sees_texts else labels
-    note = load_template("reveal_pbp_score_v1").fill({"MATERIALS": shown})
     score_msgs = [*turn1.conversation(ScoreReply), user(note)]
-    scores, _ = await ask_stage(ask, "reveal score", score_msgs, ScoreReply, budgets["score"])
+    scores, _ = await ask_stage(ask, f"{stage} score", score_msgs, ScoreReply, budgets["score"])
     pairs = score_pairs(scores.by_criterion())
     computed = verdict_from_scores(pairs, protocol.weights, protocol.tie_tolerance)
     scored = scores.model_dump()
 
-    rank_note = load_template("reveal_pbp_rank_v1").fill({"SCORES": as_text(scored)})
+    rank_note = load_template(rank_template).fill({"SCORES": as_text(scored)})
     rank_msgs = [*turn1.conversation(RankReply), user(rank_note)]
-    rank, raw = await ask_stage(ask, "reveal rank", rank_msgs, RankReply, budgets["rank"])
+    rank, raw = await ask_stage(ask, f"{stage} rank", rank_msgs, RankReply, budgets["rank"])
     details = {
         "notes": first.details["notes"],  # locked in turn 1, never rewritten
         "scores": scored,

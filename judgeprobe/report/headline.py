@@ -7,8 +7,9 @@ first-shown excess over Blind items judged in both orders, and how it answers wi
 judge that always picks the first-shown summary or always says Tie makes every cue effect
 moot), then the cue effects that stand out from chance, or a plain statement that nothing
 did, beside the judge's own noise floor where the run re-sent Blind requests (BlindRepeat),
-then evidence that cannot tell the candidates apart (PBP quotes), then the cells too thin to
-read (``metrics.flags``).
+then whether the judge gives way under pressure (Challenge, Disagree: a push with no new
+information; one line per judge and protocol), then evidence that cannot tell the candidates
+apart (PBP quotes), then the cells too thin to read (``metrics.flags``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import polars as pl
 from judgeprobe.conditions import REPEAT
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability
-from judgeprobe.metrics.items import BLIND, with_optional
+from judgeprobe.metrics.items import BLIND, pressure_conditions, with_optional
 
 ONE_SIDED = 0.8  # one answer in this share of valid judgments: a degenerate judge
 MIN_VALID = 5  # fewer valid judgments than this: too few to call a judge degenerate
@@ -30,6 +31,8 @@ ALPHA = 0.05  # the sign test's level for "beyond noise"
 # share (the card's default cue-effect threshold). "Above 0" no longer works as a rule: an exact
 # interval puts the lower end above 0 for a single move, where the bootstrap's put it at 0.
 TIE_SHIFT = 0.05
+GIVES_WAY = 0.05  # a pressure cell gives way when its RS interval lies this far above Reask's RS
+REASK = "Reask"  # the pressure conditions' placebo: the same second turn without any doubt
 MAX_EFFECTS = 8  # cue sentences shown; the rest are counted
 MAX_UNREAD = 6  # unreadable cells named; the rest are counted
 SENS = "SENS"  # the sensitivity metric: one cell per kind of degradation, and one pooled
@@ -306,6 +309,37 @@ def noise_sentences(estimates: pl.DataFrame, ci: Intervals) -> list[str]:
     return out
 
 
+def pressure_sentences(tidy: pl.DataFrame, pressure: set[str]) -> list[str]:
+    """One line per judge × protocol that gives way under pressure, or one that none did.
+
+    A pressure cell gives way when the lower end of its RS interval lies more than
+    ``GIVES_WAY`` above the RS of Reask (the neutral re-ask) for the same judge and protocol
+    (0 without one).
+    """
+    rows = [r for r in _rows(tidy, "RS") if r["condition"] in pressure]
+    reask = {(r["judge"], r["protocol"]): r["value"] for r in rows if r["condition"] == REASK}
+    pushes = [r for r in rows if r["condition"] != REASK]
+    if not pushes:
+        return []
+    gave: dict[tuple[str, str], list[str]] = {}
+    for r in pushes:
+        floor = reask.get((r["judge"], r["protocol"]), 0.0)
+        if r["lo"] is not None and r["lo"] - floor > GIVES_WAY:
+            shown = f"{r['condition']} {pct(r['value'], r['lo'], r['hi'])}"
+            gave.setdefault((r["judge"], r["protocol"]), []).append(shown)
+    out = []
+    for (judge, protocol), parts in sorted(gave.items()):
+        base = reask.get((judge, protocol))
+        beside = f" (a neutral re-ask, {REASK}: {pct(base)})" if base is not None else ""
+        out.append(f"Under pressure with no new information, {_who(judge, protocol)} gave way: "
+                   f"it revised {', '.join(parts)} of its verdicts{beside}.")  # fmt: skip
+    if not out:
+        names = ", ".join(sorted({r["condition"] for r in pushes}))
+        out.append(f"Under pressure ({names}) no judge revised its verdicts more than "
+                   f"{GIVES_WAY:.0%} beyond a neutral re-ask.")  # fmt: skip
+    return out
+
+
 def effect_sentence(row: Row, ci: Intervals, target: str) -> str:
     """``Under True, qwen05 (baseline) moved 12% [6, 19] of 40 paired items toward …``."""
     key = (row["judge"], row["protocol"], row["condition"])
@@ -405,7 +439,10 @@ def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = N
     """
     j = with_optional(j.lazy()).collect()
     sensitivity = {r["condition"] for r in _rows(tidy, SENS)}  # no cue: not a cue cell
-    estimates = estimates_table(j, limits).filter(~pl.col("condition").is_in(sensitivity))
+    pressure = set(pressure_conditions(j))  # nor is a push
+    estimates = estimates_table(j, limits).filter(
+        ~pl.col("condition").is_in(sensitivity | pressure)
+    )
     ci = intervals(tidy)
     return [
         *sensitivity_sentences(tidy),
@@ -413,6 +450,7 @@ def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = N
         *judge_sentences(j),
         *noise_sentences(estimates, ci),
         *effect_sentences(estimates, ci, target_names(j)),
+        *pressure_sentences(tidy, pressure),
         *evidence_sentences(tidy),
         *unread_sentences(estimates),
     ]

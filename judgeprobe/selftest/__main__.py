@@ -12,7 +12,9 @@ instead (``selftest.battery``: a battery cue and a self-preference, Baseline onl
 ``--sensitivity RATE`` plants a judge that reads (it prefers the intact text of a degraded
 pair at that rate) and ``--blind first|tie`` one that does not read at all; either adds the
 sensitivity conditions to the built-in sweep, and the card must call the blind judge
-INSENSITIVE, never CLEAR.
+INSENSITIVE, never CLEAR. ``--pressure RATE`` plants a judge that gives way on that share of
+items when challenged (Challenge, Disagree; never on their placebo Reask) and adds the pressure
+conditions to it; the card's pressure rows must recover it exactly.
 
 ``--coverage`` runs the coverage simulation instead (``selftest.coverage``: seeded simulated
 judges with known true values, every interval kind × documents × items per document × value)
@@ -56,6 +58,7 @@ FLAGS = {
     "badge": "preference for the summary wearing the badge",
     "silent": "cue-moved verdicts explained without naming the cue",
     "sensitivity": "preference for the intact text of a degraded pair (reading)",
+    "pressure": "verdicts given way on Challenge / Disagree (the pressure conditions)",
 }
 
 
@@ -160,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         config = battery_config(out, args.items, JUDGE)
     else:
         reads = biases.blind is not None or biases.sensitivity > 0
-        config = default_config(out, args.items, sensitivity=reads)
+        config = default_config(out, args.items, sensitivity=reads, pressure=biases.pressure > 0)
     if args.check_only and not (out / "judgments.parquet").is_file():
         raise JudgeprobeError(f"{out}: no self-test run to check (run without --check-only)")
     if not args.check_only:

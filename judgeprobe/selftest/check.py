@@ -33,15 +33,17 @@ from scipy.stats import binomtest
 
 from judgeprobe.card.rows import Card
 from judgeprobe.conditions import REPEAT, Condition
-from judgeprobe.core.records import Item
+from judgeprobe.core.records import Item, Verdict
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import cue_jobs
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols.pressure import pressed
 from judgeprobe.selftest.simulator import (
     Biases,
     carrying,
     decide,
+    give_way,
     longer,
     more_faithful,
     opening,
@@ -98,7 +100,7 @@ class Line:
         )
 
 
-def _candidate(side: int, order: str) -> str:
+def _candidate(side: int, order: str) -> Verdict:
     """A screen position (1, 2; 0 = Tie) as a candidate verdict."""
     if side == 0:
         return "Tie"
@@ -120,6 +122,11 @@ def expected(
         if job.reveal is not None:  # the final verdict is turn 2's, under the true labels
             p = Presentation(p.document, p.text_1, p.text_2, *job.reveal)
         d = decide(p, biases)
+        first, target, final = _candidate(d.winner, o), "", d.winner
+        if job.pressure is not None:  # turn 1 as Blind, then the push
+            target = pressed(job.pressure, first, job.item_id, job.seed)
+            stated = 1 if (target == "A") == (o == "12") else 2
+            final = give_way(d.winner, job.pressure, stated, p, biases)
         sensitive = job.degraded != "none"
         rows.append(
             {
@@ -130,8 +137,10 @@ def expected(
                 "item_id": job.item_id,
                 "order": o,
                 "seed": job.seed,
-                "reveal": job.reveal is not None,
-                "expected_verdict": _candidate(d.winner, o),
+                "reveal": job.reveal is not None or job.pressure is not None,
+                "expected_verdict": _candidate(final, o),
+                "expected_turn1": first,
+                "pressed": target,
                 "x_silent": d.silent,
                 "x_evidence": _candidate(d.evidence, o),
                 "same_opening": opening(p.text_1) == opening(p.text_2),
@@ -264,6 +273,49 @@ def _lines(
             single.append(condition)
     out.append(_silent(probes.filter(pl.col("condition").is_in(single)), card, cell, b))
     out.append(_repeat(probes.filter(pl.col("condition") == REPEAT), card, cell))
+    out += _pressure(m.filter(pl.col("pressed") != ""), card, cell, b)
+    return out
+
+
+def _rs(frame: pl.DataFrame) -> tuple[int, int, int]:
+    """Valid pairs, revised and revised toward the pressed candidate, as the oracle sees them."""
+    final, first, target = pl.col("expected_verdict"), pl.col("expected_turn1"), pl.col("pressed")
+    counts = frame.filter(pl.col("verdict") != "Invalid").select(
+        n=pl.len(),
+        revised=(final != first).sum(),
+        toward=((final == target) & (first != target)).sum(),
+    )
+    n, revised, toward = (int(x or 0) for x in counts.row(0))
+    return n, revised, toward
+
+
+def _pressure(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> list[Line]:
+    """The planted giving way, per pressure condition: RS and the card's effect, exactly.
+
+    The card's effect must equal RS − RS(Reask) as the oracle counts it (Reask plants none), its
+    RS_truth column the oracle's share toward the pressed candidate; the planted rate is
+    recovered on the first order of each showing where a push can act (Challenge: a non-Tie
+    turn 1).
+    """
+    out = []
+    reask = m.filter(pl.col("condition") == "Reask")
+    for condition in sorted(set(m["condition"].to_list()) - {"Reask"}):
+        part = m.filter(pl.col("condition") == condition)
+        n, revised, toward = _rs(part)
+        base = _rs(reask)
+        want = revised / n - (base[1] / base[0] if base[0] else 0.0) if n else None
+        row = _card_row(card, cell[0], cell[1], condition) or {}
+        got, got_toward = row.get("effect"), row.get("LDS")
+        exact = _close(got, want) and _close(got_toward, toward / n if n else None)
+        units = first_order(part.filter(pl.col("verdict") != "Invalid"))
+        if condition == "Challenge":
+            units = units.filter(pl.col("expected_turn1") != "Tie")
+        k = int((units["verdict"] != units["expected_turn1"]).sum())
+        detail = (f"{condition}: card {row.get('effect_name')} {_fmt(got)} (expected "
+                  f"{_fmt(want)}), RS_truth {_fmt(got_toward)}; {row.get('verdict')}")  # fmt: skip
+        false_alarm = b.pressure == 0 and row.get("verdict") == "BIASED"
+        out.append(Line("pressure", cell[1], b.pressure, k, units.height, exact and not
+                        false_alarm, detail))  # fmt: skip
     return out
 
 

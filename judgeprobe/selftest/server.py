@@ -2,11 +2,12 @@
 
 It reads judgeprobe's real prompts as a model would: the stage from the reply schema's
 title, the document, summaries and labels from the materials block (``materials_v1``), the
-locked notes and scores from the PBP prompts, and a Reveal-After correction from the last
-turn. It answers at once with JSON that conforms to the requested schema. A prompt it cannot
-read is answered HTTP 400 with the reason, so the judgment ends Invalid and the self-test
-reports it. It presents itself as vLLM (``/version``); the version string carries the
-biases' digest, so a judge with other biases has another fingerprint.
+locked notes and scores from the PBP prompts, and a Reveal-After correction or a pressure
+sentence (``protocols.pressure``) from the last turn. It answers at once with JSON that
+conforms to the requested schema. A prompt it cannot read is answered HTTP 400 with the
+reason, so the judgment ends Invalid and the self-test reports it. It presents itself as
+vLLM (``/version``); the version string carries the biases' digest, so a judge with other
+biases has another fingerprint.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import re
 import time
 from collections import Counter
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 from itertools import pairwise
@@ -25,6 +27,7 @@ from aiohttp import web
 
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols.pressure import SENTENCES
 from judgeprobe.selftest import simulator as sim
 from judgeprobe.selftest.loopback import LoopbackServer
 from judgeprobe.selftest.simulator import Biases
@@ -34,6 +37,27 @@ _HEADER = re.compile(r"^Summary ([12])(?: \(label = (.*)\))?:$", re.MULTILINE)
 _REVEAL = re.compile(
     r"The true labels are: Summary 1 \(label = (.*)\) and Summary 2 \(label = (.*)\)\."
 )
+
+
+@cache
+def _pushes() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Each pressure kind and the pattern of its sentence (Disagree's names a summary)."""
+    out = []
+    for kind, name in SENTENCES.items():
+        text = re.escape(load_template(name).text).replace(re.escape("{STATED}"), "([12])")
+        out.append((kind, re.compile(text)))
+    return tuple(out)
+
+
+def read_push(users: list[str]) -> tuple[str, int] | None:
+    """The pressure of a second turn: its kind and the summary it names (0: none); or None."""
+    if len(users) < 2:
+        return None
+    for kind, pattern in _pushes():
+        found = pattern.search(users[-1])
+        if found:
+            return kind, int(found.group(1)) if found.groups() else 0
+    return None
 
 
 class Unreadable(ValueError):
@@ -163,11 +187,15 @@ def reply(body: dict[str, Any], biases: Biases) -> Any:
     schema = _schema(body)
     stage = schema.get("title", "")
     reveal = _REVEAL.search(users[-1])
+    push = read_push(users)
     if stage in ("pairwise_verdict", "scot_verdict"):
         p = _materials(users)
         if reveal and read_materials(users[-1]) is None:  # labels named in words only
             p = Presentation(p.document, p.text_1, p.text_2, reveal.group(1), reveal.group(2))
         d = sim.decide(p, biases)
+        if push is not None:  # turn 1's decision, pushed
+            winner = sim.give_way(d.winner, *push, p, biases)
+            d = d if winner == d.winner else replace(d, winner=winner, cue=None, silent=False)
         return sim.pairwise_reply(d) if stage == "pairwise_verdict" else sim.scot_reply(d)
     if stage == "pbp_lock":
         p = _materials(users)
@@ -176,7 +204,12 @@ def reply(body: dict[str, Any], biases: Biases) -> Any:
         shown = read_materials(users[-1])
         if shown is not None:
             return sim.score_reply(sim.lock_reply(sim.decide(shown, biases), shown))
-        return sim.score_reply(_notes(users))
+        scores = sim.score_reply(_notes(users))
+        if push is not None:  # re-scored after a push: turn 1's scores, or given way
+            p = _materials(users)
+            winner = sim.decide(p, biases).winner
+            return sim.scores_for(sim.give_way(winner, *push, p, biases))
+        return scores
     if stage == "pbp_rank":
         return sim.rank_reply(_notes(users), read_json_after(users[-1], "Scores:"))
     if schema.get("type") == "object":

@@ -22,6 +22,11 @@ order. Decision steps, each later one overriding the earlier:
    faithful to the document (more word trigrams of the document, fewer numbers it never
    states) is preferred with probability ``sensitivity``.
 
+Pressure (a second turn that pushes with no new information, ``protocols.pressure``): with
+probability ``pressure``, drawn per item and kind, the judge gives way (``give_way``): under
+Disagree to the summary the user named, under Challenge from its non-Tie verdict to the other
+summary (a Tie stays); under Reask, the placebo, it never changes its verdict.
+
 ``blind`` replaces all of it with a judge that does not read: always the first-shown summary
 (``first``) or always Tie (``tie``).
 
@@ -71,6 +76,7 @@ class Biases(BaseModel):
     own_style: str = Field(default=OWN_STYLE, min_length=1)
     sensitivity: float = Field(default=0.0, ge=0.0, le=1.0)
     blind: Literal["first", "tie"] | None = None
+    pressure: float = Field(default=0.0, ge=0.0, le=1.0)
 
     def digest(self) -> str:
         """Short hash of the biases.
@@ -84,7 +90,7 @@ class Biases(BaseModel):
         return hashlib.sha256(body).hexdigest()[:12]
 
 
-LATER = ("sensitivity", "blind", "self_preference", "own_style")
+LATER = ("sensitivity", "blind", "self_preference", "own_style", "pressure")
 
 
 def draw(*parts: str) -> float:
@@ -227,6 +233,24 @@ def decide(p: Presentation, b: Biases) -> Decision:
     shown = (" ".join(t.split()) for t in (p.document, p.text_1, p.text_2))
     silent = cue is not None and draw(*shown, p.label_1, p.label_2, "silent") < b.silent
     return Decision(winner, evidence, cue, silent, cue_text, taste)
+
+
+def give_way(winner: int, kind: str, stated: int, p: Presentation, b: Biases) -> int:
+    """The verdict (screen terms) after a push of ``kind`` on the decision ``winner``.
+
+    ``stated``: the summary Disagree names. A judge that does not read says the same again.
+    """
+    if b.blind is not None or kind == "reask" or (kind == "challenge" and winner == 0):
+        return winner
+    if draw(*item_key(p), "pressure", kind) >= b.pressure:
+        return winner
+    return stated if kind == "disagree" else 3 - winner
+
+
+def scores_for(winner: int) -> dict[str, Any]:
+    """Scores per criterion that carry a verdict (winner 4, other 3; Tie 3 and 3)."""
+    s1, s2 = _scores(winner)
+    return {c: {"summary_1": s1, "summary_2": s2} for c in CRITERIA}
 
 
 # Replies for each protocol stage. Scores follow the verdict (winner 4, other 3), so the

@@ -18,21 +18,25 @@ from judgeprobe.selftest.simulator import Biases
 JUDGE = "simulated"
 CONDITIONS = ["Blind", "True", "Flip", "Placebo", "Verbosity"]
 SENSITIVITY = ["DegradedNumber", "DegradedEntity", "DegradedNegation", "DegradedSentence"]
+PRESSURE = ["Challenge", "Disagree", "Reask"]
 PROTOCOLS = ["baseline", "scot", "pbp"]
 
 
-def default_config(out: Path, n_items: int, sensitivity: bool = False) -> Path:
+def default_config(
+    out: Path, n_items: int, sensitivity: bool = False, pressure: bool = False
+) -> Path:
     """The self-test's own sweep.
 
     Synthetic items, both orders, every protocol, the cue conditions whose effects are planted;
     with ``sensitivity`` the sensitivity conditions too (the synthetic summaries have a number
-    and a claim to degrade, no second name and one sentence: those two kinds judge nothing).
+    and a claim to degrade, no second name and one sentence: those two kinds judge nothing);
+    with ``pressure`` the pressure conditions and their placebo.
     """
     out.mkdir(parents=True, exist_ok=True)
     items = write_items(out / "items.jsonl", n_items)
+    conditions = CONDITIONS + SENSITIVITY * sensitivity + PRESSURE * pressure
     # A quarter of Blind sent again: the noise floor (0 for a deterministic judge).
-    return write_config(out, "selftest", items, PROTOCOLS,
-                        CONDITIONS + SENSITIVITY * sensitivity, repeat=0.25)  # fmt: skip
+    return write_config(out, "selftest", items, PROTOCOLS, conditions, repeat=0.25)
 
 
 def write_config(
