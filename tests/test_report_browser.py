@@ -10,11 +10,11 @@ import orjson
 import polars as pl
 import pytest
 
-from judgeprobe.cue.outputs import run_report
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.report import compose
 from judgeprobe.report.browser import MAX_ROWS, browser_html, browser_rows
+from judgeprobe.report.run import run_report
 from judgeprobe.text.lexicons import load_lexicons
 from tests import chromium
 from tests.reportdata import rows, run_dir, table

@@ -7,11 +7,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from judgeprobe.cue.outputs import run_report
 from judgeprobe.metrics.compute import TIDY_SCHEMA
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.render import plots
 from judgeprobe.report import compose
+from judgeprobe.report.run import run_report
 from judgeprobe.text.lexicons import load_lexicons
 from tests.reportdata import rows, run_dir, table
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from judgeprobe.rubric.report import rubric_sections
-from judgeprobe.rubric.sweep import SUBDIR, pairs_from
+from judgeprobe.report.rubric import SUBDIR, rubric_sections
+from judgeprobe.rubric.sweep import pairs_from
 from judgeprobe.rubric.transitions import transition_table
 
 

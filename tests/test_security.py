@@ -24,13 +24,13 @@ import pytest
 
 from judgeprobe.annotate.form import render_form
 from judgeprobe.card.__main__ import main as card_main
-from judgeprobe.cue.outputs import run_report
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import server_info
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.protocols.replies import PairwiseReply
 from judgeprobe.render.page import Section, render
+from judgeprobe.report.run import run_report
 from judgeprobe.text.lexicons import load_lexicons
 from tests import chromium
 from tests.conftest import ROOT, make_items, toml_value

@@ -13,11 +13,11 @@ import orjson
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.cli import command_parser, main_guard
-from judgeprobe.cue.outputs import run_report
 from judgeprobe.metrics.compute import BREAKDOWNS
 from judgeprobe.metrics.flags import add_arguments, from_arguments, run_limits
 from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.report.run import run_report
 from judgeprobe.text.lexicons import load_lexicons
 
 

@@ -22,12 +22,11 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.core.cells import cell, interval
 from judgeprobe.core.cli import RESUME, command_parser, main_guard
 from judgeprobe.core.files import write_json
-from judgeprobe.cue.outputs import run_report
+from judgeprobe.report.rubric import SUBDIR, write_rubric_report
+from judgeprobe.report.run import run_report
 from judgeprobe.rubric.config import RubricConfig, load_rubric_config
 from judgeprobe.rubric.data import load_rubric_items
-from judgeprobe.rubric.report import write_rubric_report
 from judgeprobe.rubric.sweep import (
-    SUBDIR,
     analyse,
     check_provided,
     judge_all,

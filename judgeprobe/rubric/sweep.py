@@ -31,7 +31,6 @@ from judgeprobe.rubric.transitions import transition_table
 from judgeprobe.runs.manifest import provenance, server_record
 from judgeprobe.runs.sweep import JobType, judges_open, lanes_of, run_sweep
 
-SUBDIR = "rubric"
 RESULTS = [
     f"{stem}.csv"
     for stem in ("classifier_metrics", "confusion", "transfer", "terms", "transitions")

@@ -1,4 +1,4 @@
-"""The rubric probe's report sections.
+"""The rubric probe's report sections, and the words its results tables are read in.
 
 Confusion matrices, per-metric bars with intervals, cues in the rubric wording, cross-split transfer
 and the transition table.
@@ -20,10 +20,17 @@ from judgeprobe.core.cells import MISSING, cell, interval_expr
 from judgeprobe.core.files import write_atomic
 from judgeprobe.render import plots
 from judgeprobe.render.page import Section, figures, render
-from judgeprobe.rubric.classify import METRICS
-from judgeprobe.rubric.sweep import SUBDIR
-from judgeprobe.rubric.transitions import LABELS
 
+SUBDIR = "rubric"
+#: The held-out metrics a classifier is scored by, in the order they are shown.
+METRICS = ("accuracy", "precision", "recall", "f1", "balanced_accuracy")
+#: A transition's name in the tables → its words in the report.
+LABELS = {
+    "desired_flip": "Desired flip",
+    "wrong_direction_flip": "Wrong-direction flip",
+    "sticky_satisfy": "Sticky satisfy",
+    "sticky_violate": "Sticky violate",
+}
 #: Columns renamed since a run could have been written (old → new): older run folders render.
 RENAMED = {"outcome": "transition"}
 FLOATS = ("cv_mean", "cv_sd", "value", "lo", "hi", "percent", "balanced_accuracy", "weight")
