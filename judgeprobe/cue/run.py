@@ -27,7 +27,6 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.conditions.checks import write_attack_checks, write_degrade_checks
 from judgeprobe.core.cli import RESUME, command_parser, main_guard
-from judgeprobe.core.files import write_json
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.embedded import running_judge
@@ -45,11 +44,13 @@ from judgeprobe.engine.ray_rounds import check_cluster
 from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.metrics.flags import invalid_reasons
+from judgeprobe.metrics.load import Run
 from judgeprobe.runs.config import JUDGE_FLAG, judge_from_flag, with_overrides
 from judgeprobe.runs.ray import check_engines, ray_sweep
 from judgeprobe.runs.rundir import (
     EXIT_INCOMPLETE,
     EXIT_UNRELIABLE,
+    RunDir,
     check_run_dir,
     check_writable_dir,
     open_store,
@@ -206,7 +207,7 @@ def cue_job_type(
 
     def rows(jobs: Iterable[Job], store: Store, fingerprints: dict[str, str]) -> pl.DataFrame:
         table = judgment_rows(run_id, jobs, store)
-        return write_judgments(table, out / "judgments.parquet", fingerprints)
+        return write_judgments(table, RunDir(out).judgments, fingerprints)
 
     return JobType(
         plan=lambda fingerprints: cue_jobs(cfg, items, conditions, fingerprints),
@@ -224,9 +225,10 @@ def _announce(
     mode: Mode, console: Console,
 ) -> None:  # fmt: skip
     """Attack checks and the request counts, before anything is sent."""
-    for write, name in ((write_attack_checks, "attack_checks.csv"),
-                        (write_degrade_checks, "degrade_checks.csv")):  # fmt: skip
-        checked = write(out / name, items, conditions, cfg.conditions)
+    run = RunDir(out)
+    for write, path in ((write_attack_checks, run.attack_checks),
+                        (write_degrade_checks, run.degrade_checks)):  # fmt: skip
+        checked = write(path, items, conditions, cfg.conditions)
         if checked:
             console.print(checked)
     planned = count(cfg, items, conditions)
@@ -250,8 +252,7 @@ async def _batch_pass(
         endpoints: dict[str, Endpoint] = {
             j.name: BatchEndpoint(j, cfg.engine, store, importing) for j in cfg.judges
         }
-        manifest = kind.manifest(endpoints)
-        write_json(out / "manifest.json", manifest)
+        RunDir(out).write_manifest(kind.manifest(endpoints))
         announce()
         fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
         handle = handler(kind, endpoints, store, None)
@@ -299,11 +300,12 @@ async def _sweep(
                 kind, endpoints, cfg.engine, out, console, show_progress, opened=announce
             )  # fmt: skip
         summary, frame = swept.summary, swept.judgments
-    n_invalid = write_outputs(out, frame, console)
+    run = RunDir(out)
+    n_invalid = write_outputs(Run(run, run.manifest(), frame), console)
     console.print(
         f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
-        f"sent {summary.sent}, reused {summary.skipped}; wrote {out}/judgments.parquet, "
-        "metrics.csv, manifest.json"
+        f"sent {summary.sent}, reused {summary.skipped}; wrote {run.judgments}, "
+        f"{run.metrics.name}, {run.manifest_file.name}"
     )
     return summary, report_unreliable(frame, cfg, summary, console)
 
@@ -336,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         check_writable_dir(mode.export_batch.parent, "--export-batch")
         if mode.export_batch.is_dir():
             raise JudgeprobeError(f"--export-batch {mode.export_batch}: is a directory")
-    if mode.import_batch is not None and not (out / "store.sqlite").exists():
+    if mode.import_batch is not None and not RunDir(out).store.exists():
         raise JudgeprobeError(f"{out} holds no run: export a batch into it first")
     check_run_dir(out, args.resume or mode.batch, cfg.digest())
     console = Console(stderr=True, soft_wrap=True)

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from judgeprobe.card.section import card_sections
 from judgeprobe.metrics.flags import Readability
+from judgeprobe.metrics.load import Run
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.report.compose import write_report
 from judgeprobe.report.controlled import controlled_sections
@@ -23,7 +24,7 @@ from judgeprobe.text.lexicons import Lexicons
 
 
 def run_report(
-    run_dir: Path,
+    run: Run,
     lex: Lexicons,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
@@ -33,12 +34,12 @@ def run_report(
 ) -> Path:
     """The run's report with the judge card and any rubric results in it; the HTML path."""
     return write_report(
-        run_dir, lex, resamples, seed, console,
+        run, lex, resamples, seed, console,
         handed=[
             lambda j, tidy: card_sections(j, tidy, lex, resamples, seed),
             lambda j, _tidy: selfpref_sections(j, resamples, seed),
-            lambda j, _tidy: controlled_sections(j, run_dir, seed),
-            lambda _j, _tidy: rubric_sections(run_dir),
+            lambda j, _tidy: controlled_sections(j, run.manifest, seed),
+            lambda _j, _tidy: rubric_sections(run.dir),
         ],
         limits=limits, by=by,
     )  # fmt: skip

@@ -21,7 +21,6 @@ import orjson
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.core.files import write_json
 from judgeprobe.engine.batch import walk
 from judgeprobe.engine.breaker import Breaker
 from judgeprobe.engine.client import Deferred, Endpoint, ServerInfo
@@ -30,7 +29,7 @@ from judgeprobe.engine.ray_rounds import RoundEndpoint, cluster_info, connect, r
 from judgeprobe.engine.runner import J, RunSummary
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.runs.rundir import open_store
+from judgeprobe.runs.rundir import RunDir, open_store
 from judgeprobe.runs.sweep import JobType, Swept, handler, judges_open
 
 #: Most requests one round sends (the driver holds a round's bodies); the rest wait a round.
@@ -178,7 +177,7 @@ async def ray_sweep(
     endpoints = {j.name: RoundEndpoint(j, engine, store, infos[j.name], fresh) for j in judges}
     try:
         manifest = {**kind.manifest(dict(endpoints)), "ray": True}
-        write_json(out / "manifest.json", manifest)
+        RunDir(out).write_manifest(manifest)
         if opened is not None:
             opened()
         label, unit = kind.progress

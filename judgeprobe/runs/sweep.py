@@ -20,7 +20,6 @@ from typing import Any, Generic
 import polars as pl
 from rich.console import Console
 
-from judgeprobe.core.files import write_json
 from judgeprobe.engine.breaker import Breaker
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import probe_endpoint
@@ -28,7 +27,7 @@ from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import J, RunSummary, run_jobs
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.runs.rundir import open_store
+from judgeprobe.runs.rundir import RunDir, open_store
 
 MAX_GROUP = 16  # most jobs of one group (document) run back to back in one lane
 
@@ -171,7 +170,7 @@ async def run_sweep(
     """
     store = open_store(out)
     try:
-        write_json(out / "manifest.json", kind.manifest(endpoints))
+        RunDir(out).write_manifest(kind.manifest(endpoints))
         if opened is not None:
             opened()
         label, unit = kind.progress
