@@ -43,7 +43,8 @@ def load_judgments(path: Path) -> pl.DataFrame:
 def load_run(path: Path) -> Run:
     """The run in ``path``: its manifest and judgments, one error line when either is amiss."""
     run = RunDir(path)
-    if not run.judgments.is_file():
-        raise JudgeprobeError(f"{path}: no {run.judgments.name} (is this a run directory?)")
-    manifest = run.manifest()
-    return Run(run, manifest, load_judgments(run.judgments))
+    for part in (run.judgments, run.manifest_file):
+        if not part.is_file():
+            raise JudgeprobeError(f"{path}: no {part.name} (is this a run directory?)")
+    judgments = load_judgments(run.judgments)  # the table first: a corrupt one is named
+    return Run(run, run.manifest(), judgments)

@@ -231,20 +231,16 @@ class RunDir:
         write_json(self.manifest_file, data)
 
 
-def read_manifest(out: Path) -> Manifest | None:
-    """A run directory's manifest; None when there is none or it is unreadable."""
-    return RunDir(out).manifest_or_none()
-
-
 def check_run_dir(out: Path, resume: bool, digest: str, what: str = "run") -> None:
     """Refuse to overwrite a run, or to resume one made with another config."""
-    if not RunDir(out).manifest_file.exists():
+    run = RunDir(out)
+    if not run.manifest_file.exists():
         return
     if not resume:
         raise JudgeprobeError(
             f"{out} already holds a {what}; pass --resume to continue it or choose another --out"
         )
-    previous = read_manifest(out)
+    previous = run.manifest_or_none()
     if previous is None or previous.config_digest != digest:
         raise JudgeprobeError(
             f"{out} was made with a different config; resume it with the same config "
