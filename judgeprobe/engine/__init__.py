@@ -8,11 +8,12 @@ One module per concern:
 - how it is sent: ``client`` (one endpoint: concurrency, rate cap, retries, re-asks),
   ``replicas`` (balancing over a judge's servers and their health), ``retry`` (what may be
   retried, and how long to wait), ``validate`` (reply parsing and re-asks), ``probe``
-  (start-up checks and fingerprints), ``tokenizer`` (token counts from the judge's own
+  (start-up checks and fingerprints), ``context`` (which first requests fit the context a
+  judge serves), ``tokenizer`` (token counts from the judge's own
   tokenizer);
 - where it is kept: ``store`` (the durable append-only result store), ``cached`` (a judgment's
   requests answered from the store when already final);
 - how a sweep runs: ``runner`` (the streaming scheduler), ``progress`` (its progress bar),
-  ``breaker`` (stopping a judge that cannot serve the run), ``batch`` (OpenAI batch files out
+  ``breaker`` (stopping a judge that cannot serve the run, job by job), ``batch`` (OpenAI batch files out
   and in), ``ray_rounds`` (the pending requests as Ray Data rounds).
 """

@@ -22,7 +22,7 @@ from rich.console import Console
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.engine.batch import walk
-from judgeprobe.engine.breaker import Breaker
+from judgeprobe.engine.breaker import Breaker, guarded
 from judgeprobe.engine.client import Deferred, Endpoint, ServerInfo
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.ray_rounds import RoundEndpoint, cluster_info, connect, run_round
@@ -30,7 +30,7 @@ from judgeprobe.engine.runner import J, RunSummary
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.runs.rundir import RunDir, open_store
-from judgeprobe.runs.sweep import JobType, Swept, handler, judges_open
+from judgeprobe.runs.sweep import JobType, Swept, judges_open
 
 #: Most requests one round sends (the driver holds a round's bodies); the rest wait a round.
 ROUND_LINES = 20_000
@@ -84,7 +84,7 @@ class Rounds:
         self.console = console
         self.summary = RunSummary()
         self.breaker = Breaker(engine.breaker_after, unit=kind.progress[1])
-        self.handle = handler(kind, dict(endpoints), store, self.breaker)
+        self.handle = guarded(kind.make, dict(endpoints), store, self.breaker)
         limit = engine.sweep_deadline_s
         self.deadline = time.monotonic() + limit if limit else float("inf")
         self.timings: list[tuple[int, float]] = []  # (requests, seconds) per round

@@ -20,8 +20,8 @@ from typing import Any, Generic
 import polars as pl
 from rich.console import Console
 
-from judgeprobe.engine.breaker import Breaker
-from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.breaker import Breaker, guarded
+from judgeprobe.engine.client import Endpoint, close_all
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import J, RunSummary, run_jobs
@@ -30,12 +30,6 @@ from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.runs.rundir import RunDir, open_store
 
 MAX_GROUP = 16  # most jobs of one group (document) run back to back in one lane
-
-
-async def close_all(endpoints: dict[str, Endpoint]) -> None:
-    """Close every endpoint's connections (idempotent)."""
-    for endpoint in endpoints.values():
-        await endpoint.close()
 
 
 async def probe_judges(
@@ -111,25 +105,6 @@ class Swept:
     summary: RunSummary
 
 
-def handler(
-    kind: JobType[J], endpoints: dict[str, Endpoint], store: Store, breaker: Breaker | None
-) -> Callable[[J], Awaitable[Outcome]]:
-    """One job → its outcome, unless its judge's circuit breaker has tripped."""
-
-    async def handle(job: J) -> Outcome:
-        endpoint = endpoints[job.judge]
-        if breaker is None:
-            return await kind.make(job, endpoint, store)
-        skipped = breaker.skip(job.key, job.judge, endpoint.info.model)
-        if skipped is not None:
-            return skipped
-        outcome = await kind.make(job, endpoint, store)
-        breaker.record(job.judge, outcome)
-        return outcome
-
-    return handle
-
-
 async def run_planned(
     kind: JobType[J],
     endpoints: dict[str, Endpoint],
@@ -145,10 +120,12 @@ async def run_planned(
     fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
     total = max(1, sum(kind.lanes.values()))
     max_group = min(MAX_GROUP, -(-kind.planned // total)) if kind.planned else MAX_GROUP
+    jobs = kind.plan(fingerprints)
     breaker = Breaker(engine.breaker_after, unit=kind.progress[1])
+    handle = guarded(kind.make, endpoints, store, breaker)
     summary = await run_jobs(
-        kind.plan(fingerprints), handler(kind, endpoints, store, breaker), kind.lanes, store,
-        progress, engine.sweep_deadline_s, group=kind.group, max_group=max(1, max_group),
+        jobs, handle, kind.lanes, store, progress, engine.sweep_deadline_s, group=kind.group,
+        max_group=max(1, max_group),
     )  # fmt: skip
     summary.tripped = breaker.tripped
     return summary
@@ -188,3 +165,23 @@ async def run_sweep(
     finally:
         store.close()
     return Swept(frame, summary)
+
+
+async def live_sweep(
+    kind: JobType[J],
+    judges: Sequence[JudgeConfig],
+    engine: EngineConfig,
+    out: Path,
+    console: Console,
+    show_progress: bool = True,
+    checked: Callable[[dict[str, Endpoint]], Awaitable[None]] | None = None,
+    opened: Callable[[], None] | None = None,
+) -> Swept:
+    """Probe ``judges``, let ``checked`` see them (the preflight), then ``run_sweep``.
+
+    Only once every check passed does the run directory get written.
+    """
+    async with judges_open(judges, engine, console) as endpoints:
+        if checked is not None:
+            await checked(endpoints)
+        return await run_sweep(kind, endpoints, engine, out, console, show_progress, opened)
