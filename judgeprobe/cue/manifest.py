@@ -36,11 +36,11 @@ def new_manifest(
     The sweep's own parts first, then what the layers below say (provenance, template
     hashes, then each backend's wire sampling), so the config is read top down.
     """
-    config = cfg.model_dump(mode="json")
+    digest, config = cfg.digest(), cfg.model_dump(mode="json")
     chosen = {name: conditions[name].model_dump() for name in cfg.conditions}
     names = {t for p in protocols.values() for t in p.templates}
     names |= {t for name in protocols for t in reveal_templates(name)}
-    made = provenance("cue", cfg.digest(), names)
+    made = provenance("cue", digest, names)
     urls = {name: public_url(ep.judge.url) for name, ep in endpoints.items()}
     seed, sampling = cfg.seeds[0], cfg.sampling
     # the level every judge reaches; per judge under judges[]

@@ -119,10 +119,10 @@ def count(
     shown = judged = blind = again = 0  # per judge: item orders, their judgments, Blind's extra
     # orders and Blind repeats
     has_blind = "Blind" in cfg.conditions
-    degrading = [conditions[c] for c in cfg.conditions if conditions[c].degrade is not None]
+    degrading = [c for c in cfg.conditions if conditions[c].degrade is not None]
     for item in items:
         # A sensitivity condition leaves out an item with nothing to degrade or a failed check.
-        cells = len(cfg.conditions) - sum(bool(c.resolve(item).skip) for c in degrading)
+        cells = len(cfg.conditions) - sum(bool(conditions[c].resolve(item).skip) for c in degrading)
         for seed in cfg.seeds:
             orders = len(orders_for(cfg.order, item.item_id, seed))
             both = len(blind_orders(cfg, item.item_id, seed))

@@ -103,11 +103,11 @@ async def preflight(
     ``endpoints`` holds the probed judges (none for a batch export or import). The engine's
     checks get plain data: each judge's backend, the sampling and seeds, the first requests.
     """
+    backends = {judge.name: backend_of(cfg, endpoints, judge.name) for judge in cfg.judges}
 
     async def requests() -> list[FirstRequest]:
         return await first_requests(cfg, protocols, items, conditions)
 
-    backends = {judge.name: backend_of(cfg, endpoints, judge.name) for judge in cfg.judges}
     for judge in cfg.judges:
         check_judge(judge, backends[judge.name], cfg.sampling, cfg.seeds)
     await check_context(endpoints, requests)

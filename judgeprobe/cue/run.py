@@ -41,6 +41,7 @@ from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.ray_rounds import check_cluster
 from judgeprobe.engine.runner import RunSummary
+from judgeprobe.engine.settings import lanes_of
 from judgeprobe.engine.store import Store
 from judgeprobe.metrics.flags import invalid_reasons
 from judgeprobe.metrics.load import Run
@@ -57,7 +58,7 @@ from judgeprobe.runs.rundir import (
     resumable_note,
     resume_command,
 )
-from judgeprobe.runs.sweep import JobType, lanes_of, live_sweep
+from judgeprobe.runs.sweep import JobType, live_sweep
 
 
 def _parser() -> argparse.ArgumentParser:

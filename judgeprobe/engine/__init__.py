@@ -14,6 +14,6 @@ One module per concern:
 - where it is kept: ``store`` (the durable append-only result store), ``cached`` (a judgment's
   requests answered from the store when already final);
 - how a sweep runs: ``runner`` (the streaming scheduler), ``progress`` (its progress bar),
-  ``breaker`` (stopping a judge that cannot serve the run, job by job), ``batch`` (OpenAI batch files out
+  ``breaker`` (stopping a judge that cannot serve the run), ``batch`` (OpenAI batch files out
   and in), ``ray_rounds`` (the pending requests as Ray Data rounds).
 """

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import os
+from collections.abc import Sequence
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -241,3 +242,8 @@ class EngineConfig(BaseModel):
 
 #: Engine settings that decide no request, left out of the config digest.
 RUN_CONTROL = ("breaker_after", "fail_invalid_rate", "max_item_tokens")
+
+
+def lanes_of(judges: Sequence[JudgeConfig], per_slot: int = 1) -> dict[str, int]:
+    """Concurrent lanes per judge: ``per_slot`` for every server slot of every replica."""
+    return {j.name: per_slot * j.concurrency * len(j.replicas) for j in judges}

@@ -25,7 +25,9 @@ from judgeprobe.engine.client import Endpoint, close_all
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import J, RunSummary, run_jobs
-from judgeprobe.engine.settings import EngineConfig, JudgeConfig
+from judgeprobe.engine.settings import EngineConfig, JudgeConfig, lanes_of
+
+__all__ = ["JobType", "Swept", "judges_open", "lanes_of", "live_sweep", "run_planned", "run_sweep"]
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.runs.rundir import RunDir, open_store
 
@@ -69,11 +71,6 @@ async def judges_open(
         yield endpoints
     finally:
         await close_all(endpoints)
-
-
-def lanes_of(judges: Sequence[JudgeConfig], per_slot: int = 1) -> dict[str, int]:
-    """Concurrent lanes per judge: ``per_slot`` for every server slot of every replica."""
-    return {j.name: per_slot * j.concurrency * len(j.replicas) for j in judges}
 
 
 @dataclass(frozen=True)
