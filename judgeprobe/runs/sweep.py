@@ -107,9 +107,10 @@ async def run_planned(
     endpoints: dict[str, Endpoint],
     store: Store,
     engine: EngineConfig,
-    progress: SweepProgress,
+    console: Console,
+    show_progress: bool = True,
 ) -> RunSummary:
-    """Every planned job not already final through the engine into ``store``.
+    """Every planned job not already final through the engine into ``store``, under a bar.
 
     A group's run is capped at planned jobs / lanes, so a sweep of fewer groups than lanes
     still keeps every lane busy.
@@ -120,10 +121,12 @@ async def run_planned(
     jobs = kind.plan(fingerprints)
     breaker = Breaker(engine.breaker_after, unit=kind.progress[1])
     handle = guarded(kind.make, endpoints, store, breaker)
-    summary = await run_jobs(
-        jobs, handle, kind.lanes, store, progress, engine.sweep_deadline_s, group=kind.group,
-        max_group=max(1, max_group),
-    )  # fmt: skip
+    label, unit = kind.progress
+    with SweepProgress(kind.planned, console, show_progress, label, unit) as progress:
+        summary = await run_jobs(
+            jobs, handle, kind.lanes, store, progress, engine.sweep_deadline_s,
+            group=kind.group, max_group=max(1, max_group),
+        )  # fmt: skip
     summary.tripped = breaker.tripped
     return summary
 
@@ -147,9 +150,7 @@ async def run_sweep(
         RunDir(out).write_manifest(kind.manifest(endpoints))
         if opened is not None:
             opened()
-        label, unit = kind.progress
-        with SweepProgress(kind.planned, console, show_progress, label, unit) as progress:
-            summary = await run_planned(kind, endpoints, store, engine, progress)
+        summary = await run_planned(kind, endpoints, store, engine, console, show_progress)
         if summary.deadline_hit:
             console.print(
                 f"[yellow]sweep deadline ({engine.sweep_deadline_s:g}s) reached: sending "
