@@ -7,31 +7,23 @@ no server is asked, so each judge's identity is the backend and model its config
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import polars as pl
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.engine.batch import BatchEndpoint, batch_info, ingest, walk
+from judgeprobe.engine.batch import BatchEndpoint, Walk, batch_info, ingest, walk
 from judgeprobe.engine.breaker import guarded
 from judgeprobe.engine.runner import J, RunSummary
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
-from judgeprobe.engine.store import Store
 from judgeprobe.runs.rundir import RunDir, open_store
 from judgeprobe.runs.sweep import JobType
 
 
-async def _export(
-    path: Path, jobs: Iterable[J], kind: JobType[J], endpoints: dict[str, BatchEndpoint],
-    store: Store, console: Console,
-) -> RunSummary:  # fmt: skip
-    """Write every pending request to ``path`` (atomically); nothing is sent."""
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as out:
-        found = await walk(jobs, guarded(kind.make, endpoints, store, None), store, out)
-    os.replace(tmp, path)
+def _exported(found: Walk, path: Path, console: Console) -> RunSummary:
+    """Say what an export wrote; nothing was sent."""
     console.print(
         f"exported {found.lines} requests for {found.pending} pending judgments to "
         f"{path} ({found.already + found.finished} already answered)"
@@ -39,14 +31,10 @@ async def _export(
     return RunSummary(sent=found.lines, skipped=found.already)
 
 
-async def _import(
-    path: Path, jobs: Iterable[J], kind: JobType[J], endpoints: dict[str, BatchEndpoint],
-    store: Store, console: Console,
-) -> RunSummary:  # fmt: skip
-    """Keep a batch output file's answers, then complete every judgment they answer."""
-    offered = ingest(path, store)
-    found = await walk(jobs, guarded(kind.make, endpoints, store, None), store)
-    used = len(offered & set().union(*(ep.matched for ep in endpoints.values())))
+def _imported(
+    found: Walk, path: Path, offered: set[int], used: int, console: Console
+) -> RunSummary:
+    """Say what an import completed; refuse a file that answers nothing of this run."""
     if offered and not used:
         raise JudgeprobeError(
             f"--import-batch {path}: no answer matches a request of this run "
@@ -84,10 +72,18 @@ async def batch_sweep(
             opened()
         fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
         jobs = kind.plan(fingerprints)
-        if export is not None:
-            return await _export(export, jobs, kind, endpoints, store, console), None
-        assert imported is not None
-        summary = await _import(imported, jobs, kind, endpoints, store, console)
+        handle = guarded(kind.make, endpoints, store, None)
+        if export is not None:  # every pending request to ``export`` (atomically); none sent
+            tmp = export.with_name(export.name + ".tmp")
+            with tmp.open("wb") as file:
+                found = await walk(jobs, handle, store, file)
+            os.replace(tmp, export)
+            return _exported(found, export, console), None
+        assert imported is not None  # keep the answers, then complete every judgment they answer
+        offered = ingest(imported, store)
+        found = await walk(jobs, handle, store)
+        used = len(offered & set().union(*(ep.matched for ep in endpoints.values())))
+        summary = _imported(found, imported, offered, used, console)
         store.flush()
         return summary, kind.rows(kind.plan(fingerprints), store, fingerprints)
     finally:
