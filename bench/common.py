@@ -228,7 +228,9 @@ async def judgeprobe_sweep(
             random.Random(shuffle_seed).shuffle(jobs)
             kind = dataclasses.replace(kind, plan=lambda _: jobs)
         with SweepProgress(0, enabled=False) as progress:
-            summary = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress)
+            summary = await run_planned(
+                kind, {"judge": endpoint}, store, cfg.engine, progress=progress
+            )
         store.flush()
         wall, used = time.monotonic() - start, time.process_time() - cpu
         requests = store.count("results")

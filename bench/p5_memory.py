@@ -72,7 +72,7 @@ async def main_async(n_requests: int, table: bool) -> int:
         start = time.monotonic()
         items = synthetic_items(n_items)
         kind = cue_job_type(cfg, protocols_for(cfg), items, builtin_conditions(), Path(tmp))
-        summary = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress)
+        summary = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress=progress)
         store.flush()
         run_s = time.monotonic() - start
         sampler.sample()

@@ -36,9 +36,11 @@ from judgeprobe.cue.judgments import judgment_rows, write_judgments
 from judgeprobe.cue.manifest import new_manifest
 from judgeprobe.cue.outputs import write_outputs
 from judgeprobe.cue.plan import Counts, count, cue_jobs, document_of, protocols_for
-from judgeprobe.cue.preflight import preflight
+from judgeprobe.cue.preflight import first_requests
 from judgeprobe.engine.breaker import unreliable
+from judgeprobe.engine.checks import PlanChecks
 from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.context import FirstRequest
 from judgeprobe.engine.ray_rounds import check_cluster
 from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.settings import lanes_of
@@ -174,6 +176,9 @@ def cue_job_type(
     def plan(fingerprints: dict[str, str]) -> Iterable[Job]:
         return cue_jobs(cfg, protocols, items, conditions, fingerprints)
 
+    async def first() -> list[FirstRequest]:
+        return await first_requests(cfg, protocols, items, conditions)
+
     def rows(jobs: Iterable[Job], store: Store, fingerprints: dict[str, str]) -> pl.DataFrame:
         table = judgment_rows(run_id, jobs, store)
         return write_judgments(table, RunDir(out).judgments, fingerprints)
@@ -189,6 +194,7 @@ def cue_job_type(
         planned=planned,
         lanes=lanes_of(cfg.judges),
         group=document_of if prefix_aware else None,
+        checks=PlanChecks(cfg.sampling, cfg.seeds, first),
     )
 
 
@@ -223,9 +229,6 @@ async def _sweep(
     """The sweep, its tables and report; and whether a judge's Invalid share is too high."""
     planned = count(cfg, protocols, items, conditions)
 
-    async def checked(endpoints: dict[str, Endpoint]) -> None:
-        await preflight(cfg, protocols, items, conditions, endpoints)
-
     def announce() -> None:
         _announce(planned, items, conditions, cfg.conditions, out, console)
 
@@ -241,14 +244,13 @@ async def _sweep(
     elif mode.ray is not None:
         swept = await ray_sweep(
             kind, cfg.judges, cfg.engine, out, console, mode.ray or None, show_progress,
-            checked=checked, opened=announce,
+            opened=announce,
         )  # fmt: skip
         summary, frame = swept.summary, swept.judgments
     else:
         # Everything is validated (checked) before the run directory gets written.
         swept = await live_sweep(
-            kind, cfg.judges, cfg.engine, out, console, show_progress, checked=checked,
-            opened=announce,
+            kind, cfg.judges, cfg.engine, out, console, show_progress, opened=announce,
         )  # fmt: skip
         summary, frame = swept.summary, swept.judgments
     run = RunDir(out)

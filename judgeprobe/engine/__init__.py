@@ -9,7 +9,8 @@ One module per concern:
   ``replicas`` (balancing over a judge's servers and their health), ``retry`` (what may be
   retried, and how long to wait), ``validate`` (reply parsing and re-asks), ``probe``
   (start-up checks and fingerprints), ``context`` (which first requests fit the context a
-  judge serves), ``tokenizer`` (token counts from the judge's own
+  judge serves), ``checks`` (a sweep's plan-time checks of sampling, seeds and context),
+  ``tokenizer`` (token counts from the judge's own
   tokenizer);
 - where it is kept: ``store`` (the durable append-only result store), ``cached`` (a judgment's
   requests answered from the store when already final);

@@ -236,7 +236,7 @@ class EngineConfig(BaseModel):
     breaker_after: int = Field(default=8, ge=0)
     fail_invalid_rate: float = Field(default=0.5, ge=0.0, le=1.0)
     # An item whose texts are longer (estimated tokens) is refused before anything is sent,
-    # whether or not the server reports its context (judgeprobe.cue.preflight checks that).
+    # whether or not the server reports its context (judgeprobe.engine.checks checks that).
     max_item_tokens: int = Field(default=32_768, ge=1)
 
 

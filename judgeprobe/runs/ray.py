@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import orjson
@@ -23,7 +23,8 @@ from rich.console import Console
 from judgeprobe import JudgeprobeError
 from judgeprobe.engine.batch import walk
 from judgeprobe.engine.breaker import Breaker, guarded
-from judgeprobe.engine.client import Deferred, Endpoint, ServerInfo
+from judgeprobe.engine.checks import PlanChecks
+from judgeprobe.engine.client import Deferred, ServerInfo
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.ray_rounds import RoundEndpoint, cluster_info, connect, run_round
 from judgeprobe.engine.runner import J, RunSummary
@@ -50,12 +51,14 @@ def check_engines(judges: Sequence[JudgeConfig], ray: bool) -> None:
 
 async def _identify(
     judges: Sequence[JudgeConfig], engine: EngineConfig, console: Console,
-    checked: Callable[[dict[str, Endpoint]], Awaitable[None]],
+    checks: PlanChecks | None,
 ) -> dict[str, ServerInfo]:  # fmt: skip
-    """Every judge's identity: served ones probed as live, in-cluster ones declared."""
+    """Every judge's identity: served ones probed as live, in-cluster ones declared.
+
+    The plan is checked against every judge while the served ones are open.
+    """
     served = [j for j in judges if j.cluster is None]
-    async with judges_open(served, engine, console) as probed:
-        await checked(probed)
+    async with judges_open(served, engine, console, checks, sweep=judges) as probed:
         infos = {name: ep.info for name, ep in probed.items()}
     for judge in judges:
         if judge.cluster is not None:
@@ -156,19 +159,14 @@ async def ray_sweep(
     console: Console,
     address: str | None,
     show_progress: bool = True,
-    checked: Callable[[dict[str, Endpoint]], Awaitable[None]] | None = None,
     opened: Callable[[], None] | None = None,
 ) -> Swept:
     """The sweep of ``kind`` in rounds on the Ray cluster at ``address`` (None: a local one).
 
-    ``checked`` sees the probed served judges before anything is written (the preflight);
-    ``opened`` runs once the run directory and its manifest exist.
+    The plan is checked (``kind.checks``) before anything is written; ``opened`` runs once
+    the run directory and its manifest exist.
     """
-
-    async def nothing(_: dict[str, Endpoint]) -> None:
-        return None
-
-    infos = await _identify(judges, engine, console, checked or nothing)
+    infos = await _identify(judges, engine, console, kind.checks)
     start = time.monotonic()
     connect(address)
     console.print(f"Ray ({address or 'local'}) ready in {time.monotonic() - start:.1f}s")

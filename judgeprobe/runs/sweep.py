@@ -12,7 +12,7 @@ one document (its texts, written by the author), whose outcome carries them in `
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic
@@ -21,6 +21,7 @@ import polars as pl
 from rich.console import Console
 
 from judgeprobe.engine.breaker import Breaker, guarded
+from judgeprobe.engine.checks import PlanChecks, check_plan
 from judgeprobe.engine.client import Endpoint, close_all
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
@@ -63,11 +64,22 @@ async def probe_judges(
 
 @asynccontextmanager
 async def judges_open(
-    judges: Sequence[JudgeConfig], engine: EngineConfig, console: Console
+    judges: Sequence[JudgeConfig],
+    engine: EngineConfig,
+    console: Console,
+    checks: PlanChecks | None = None,
+    sweep: Sequence[JudgeConfig] | None = None,
 ) -> AsyncIterator[dict[str, Endpoint]]:
-    """The probed endpoints of ``judges`` for the length of a block."""
+    """The probed endpoints of ``judges`` for the length of a block.
+
+    With ``checks``, the plan is checked first against every judge of the sweep (``sweep``;
+    default ``judges``; one not probed by the backend its config declares), so a refusal
+    comes before anything is written.
+    """
     endpoints = await probe_judges(judges, engine, console)
     try:
+        if checks is not None:
+            await check_plan(checks, judges if sweep is None else sweep, endpoints)
         yield endpoints
     finally:
         await close_all(endpoints)
@@ -82,6 +94,7 @@ class JobType(Generic[J]):
     planned jobs back from the store as the judgments table and writes it. ``group`` keeps a
     group's jobs (a document's) back to back in one lane, so its prompt prefix stays
     cached on one server slot. ``progress`` is what the bar says: its label and what a job is.
+    ``checks`` are the plan's checks of the probed judges, run before anything is written.
     """
 
     plan: Callable[[dict[str, str]], Iterable[J]]
@@ -92,6 +105,7 @@ class JobType(Generic[J]):
     lanes: dict[str, int]
     group: Callable[[J], Hashable] | None = None
     progress: tuple[str, str] = ("judging", "judgments")
+    checks: PlanChecks | None = None
 
 
 @dataclass
@@ -107,13 +121,15 @@ async def run_planned(
     endpoints: dict[str, Endpoint],
     store: Store,
     engine: EngineConfig,
-    console: Console,
+    console: Console | None = None,
     show_progress: bool = True,
+    progress: SweepProgress | None = None,
 ) -> RunSummary:
     """Every planned job not already final through the engine into ``store``, under a bar.
 
-    A group's run is capped at planned jobs / lanes, so a sweep of fewer groups than lanes
-    still keeps every lane busy.
+    The bar is opened here on ``console``, or is ``progress`` when the caller holds one open
+    (a benchmark reading its counts). A group's run is capped at planned jobs / lanes, so a
+    sweep of fewer groups than lanes still keeps every lane busy.
     """
     fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
     total = max(1, sum(kind.lanes.values()))
@@ -122,7 +138,10 @@ async def run_planned(
     breaker = Breaker(engine.breaker_after, unit=kind.progress[1])
     handle = guarded(kind.make, endpoints, store, breaker)
     label, unit = kind.progress
-    with SweepProgress(kind.planned, console, show_progress, label, unit) as progress:
+    with ExitStack() as held:
+        if progress is None:
+            bar = SweepProgress(kind.planned, console, show_progress, label, unit)
+            progress = held.enter_context(bar)
         summary = await run_jobs(
             jobs, handle, kind.lanes, store, progress, engine.sweep_deadline_s,
             group=kind.group, max_group=max(1, max_group),
@@ -172,14 +191,11 @@ async def live_sweep(
     out: Path,
     console: Console,
     show_progress: bool = True,
-    checked: Callable[[dict[str, Endpoint]], Awaitable[None]] | None = None,
     opened: Callable[[], None] | None = None,
 ) -> Swept:
-    """Probe ``judges``, let ``checked`` see them (the preflight), then ``run_sweep``.
+    """Probe ``judges``, check the plan against them (``kind.checks``), then ``run_sweep``.
 
     Only once every check passed does the run directory get written.
     """
-    async with judges_open(judges, engine, console) as endpoints:
-        if checked is not None:
-            await checked(endpoints)
+    async with judges_open(judges, engine, console, kind.checks) as endpoints:
         return await run_sweep(kind, endpoints, engine, out, console, show_progress, opened)
