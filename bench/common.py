@@ -29,7 +29,7 @@ from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import run_job
-from judgeprobe.cue.plan import cue_jobs
+from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.cue.run import cue_job_type
 from judgeprobe.engine.batch import BatchEndpoint, walk
 from judgeprobe.engine.probe import probe_endpoint
@@ -167,8 +167,14 @@ async def request_bodies(
         endpoint = BatchEndpoint(judge, cfg.engine, store, importing=False)
         out = Path(tmp) / "requests.jsonl"
         with out.open("wb") as f:
-            jobs = cue_jobs(cfg, items, builtin_conditions(), {"judge": endpoint.info.fingerprint})
-            await walk(jobs, lambda job: run_job(job, endpoint, store, cfg.sampling), store, f)
+            jobs = cue_jobs(
+                cfg,
+                protocols_for(cfg),
+                items,
+                builtin_conditions(),
+                {"judge": endpoint.info.fingerprint},
+            )
+            await walk(jobs, lambda job: run_job(job, endpoint, store), store, f)
         await endpoint.close()
         store.close()
         return [orjson.dumps(orjson.loads(line)["body"]) for line in out.read_bytes().splitlines()]
@@ -212,13 +218,19 @@ async def judgeprobe_sweep(
     store = Store(store_dir / "store.sqlite")
     try:
         cpu, start = time.process_time(), time.monotonic()
-        kind = cue_job_type(cfg, items, builtin_conditions(), store_dir, prefix_aware)
+        kind = cue_job_type(
+            cfg, protocols_for(cfg), items, builtin_conditions(), store_dir, prefix_aware
+        )
         if shuffle_seed is not None:
-            jobs = list(cue_jobs(cfg, items, builtin_conditions(), fingerprints))
+            jobs = list(
+                cue_jobs(cfg, protocols_for(cfg), items, builtin_conditions(), fingerprints)
+            )
             random.Random(shuffle_seed).shuffle(jobs)
             kind = dataclasses.replace(kind, plan=lambda _: jobs)
         with SweepProgress(0, enabled=False) as progress:
-            summary = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress)
+            summary = await run_planned(
+                kind, {"judge": endpoint}, store, cfg.engine, progress=progress
+            )
         store.flush()
         wall, used = time.monotonic() - start, time.process_time() - cpu
         requests = store.count("results")

@@ -25,7 +25,7 @@ from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import Job, run_job
-from judgeprobe.cue.plan import cue_jobs
+from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import run_jobs
@@ -40,12 +40,20 @@ async def measure(url: str, n_items: int, concurrency: int) -> tuple[float, int]
     cfg = SweepConfig(judges=[JudgeConfig(name="judge", url=url, concurrency=concurrency)])
     endpoint = await probe_endpoint(cfg.judges[0], cfg.engine)
     items = load_items("bundled:sample", n_items)
-    jobs = list(cue_jobs(cfg, items, builtin_conditions(), {"judge": endpoint.info.fingerprint}))
+    jobs = list(
+        cue_jobs(
+            cfg,
+            protocols_for(cfg),
+            items,
+            builtin_conditions(),
+            {"judge": endpoint.info.fingerprint},
+        )
+    )
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "s.sqlite")
 
         async def handle(job: Job) -> Outcome:
-            return await run_job(job, endpoint, store, cfg.sampling)
+            return await run_job(job, endpoint, store)
 
         start = time.monotonic()
         with SweepProgress(len(jobs), enabled=False) as progress:

@@ -22,7 +22,7 @@ from pathlib import Path
 from bench.common import Stub, peak_rss_mb, rss_mb, sweep_config, synthetic_items
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.cue.judgments import judgment_rows, write_judgments
-from judgeprobe.cue.plan import cue_jobs
+from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.cue.run import cue_job_type
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
@@ -71,15 +71,17 @@ async def main_async(n_requests: int, table: bool) -> int:
         sampler.phase = "plan+run"
         start = time.monotonic()
         items = synthetic_items(n_items)
-        kind = cue_job_type(cfg, items, builtin_conditions(), Path(tmp))
-        summary = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress)
+        kind = cue_job_type(cfg, protocols_for(cfg), items, builtin_conditions(), Path(tmp))
+        summary = await run_planned(kind, {"judge": endpoint}, store, cfg.engine, progress=progress)
         store.flush()
         run_s = time.monotonic() - start
         sampler.sample()
         if table:
             sampler.phase = "judgments table"
             rows = judgment_rows(
-                "p5", cue_jobs(cfg, items, builtin_conditions(), fingerprints), store
+                "p5",
+                cue_jobs(cfg, protocols_for(cfg), items, builtin_conditions(), fingerprints),
+                store,
             )
             frame = write_judgments(rows, Path(tmp) / "judgments.parquet", fingerprints)
             assert frame.height == n_items * PER_ITEM

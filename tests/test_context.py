@@ -18,6 +18,7 @@ from aiohttp import web
 
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.items import sweep_items
+from judgeprobe.cue.plan import protocols_for
 from judgeprobe.cue.preflight import Limit, first_requests
 from tests.conftest import make_items, run_cli, write_config
 from tests.fake_tgi import FakeTGI, tokens
@@ -76,7 +77,7 @@ def test_vllm_refuses_a_prompt_whose_reply_would_not_fit(tmp_path: Path) -> None
 def _largest_need(cfg: SweepConfig) -> tuple[int, int]:
     """The largest prompt + reply of the sweep: by the fake's tokenizer, and by UTF-8 size."""
     conditions = __import__("judgeprobe.cue.run", fromlist=["_conditions"])._conditions(cfg)
-    reqs = asyncio.run(first_requests(cfg, sweep_items(cfg), conditions))
+    reqs = asyncio.run(first_requests(cfg, protocols_for(cfg), sweep_items(cfg), conditions))
     exact = max(len(tokens(_template(r.messages))) + r.max_tokens for r in reqs)
     return exact, max(r.size + r.max_tokens for r in reqs)
 

@@ -10,7 +10,7 @@ from judgeprobe.conditions import builtin_conditions, parse_conditions
 from judgeprobe.core.corpus import load_items
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import count, cue_jobs
+from judgeprobe.cue.plan import count, cue_jobs, protocols_for
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.text.degrade import KINDS, Kind, degrade, key_sentence, sentences, verify
 
@@ -127,8 +127,12 @@ def test_the_plan_leaves_out_items_with_nothing_to_degrade() -> None:
         items="x.jsonl", conditions=["Blind", "DegradedNumber"], order="both",
         judges=[JudgeConfig(name="j", url="http://127.0.0.1:9/v1")],
     )  # fmt: skip
-    jobs = list(cue_jobs(cfg, items, builtin_conditions(), {"j": "f"}))
-    assert len(jobs) == count(cfg, items, builtin_conditions()).judgments == 2 * 2 + 2
+    jobs = list(cue_jobs(cfg, protocols_for(cfg), items, builtin_conditions(), {"j": "f"}))
+    assert (
+        len(jobs)
+        == count(cfg, protocols_for(cfg), items, builtin_conditions()).judgments
+        == 2 * 2 + 2
+    )
     degraded = [j for j in jobs if j.condition == "DegradedNumber"]
     assert {j.item_id for j in degraded} == {"i"}
     assert {j.degraded for j in degraded} <= {"A", "B"}

@@ -92,8 +92,9 @@ def test_the_package_has_no_import_cycle() -> None:
     assert cycles(graph) == []
 
 
-# Packages in layers, lowest first: a package may import only packages of lower layers. Entry
-# points (every ``__main__``, the console, ``python -m judgeprobe.run``) are on top.
+# Packages in layers, lowest first: a package may import only packages of lower layers. A
+# package's ``__main__`` (its command) belongs to the package and is held to its layer; only the
+# console (``judgeprobe/__main__.py``) and ``python -m judgeprobe.run`` are on top.
 LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(layer.split())
     for layer in (
@@ -105,7 +106,8 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "runs",  # the shared sweep runner, run directory, configs, manifests
         "metrics",
         "render",  # the page toolkit
-        "card report",  # outputs; the report composer is handed its sections
+        "card",  # the judge card
+        "report",  # the report: its composer is handed the card's, selfpref's and rubric's sections
         "candidates rubric annotate selfpref",  # stages
         "cue",  # the cue probe, whose report holds the rubric results and the card
         "selftest",
@@ -116,8 +118,8 @@ ENTRY = {"judgeprobe.__main__", "judgeprobe.run"}
 
 
 def package_of(module: str) -> str:
-    """The layered package a module belongs to (``entry`` for entry points)."""
-    if module in ENTRY or module.endswith(".__main__"):
+    """The layered package a module belongs to (``entry`` for the console's two modules)."""
+    if module in ENTRY:
         return "entry"
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else parts[0]
@@ -148,9 +150,13 @@ def test_the_layer_check_finds_a_planted_upward_import() -> None:
     assert upward_imports(graph) == [
         "judgeprobe.engine.client -> judgeprobe.cue.plan (engine may not import cue)"
     ]
-    sideways = {"judgeprobe.report.compose": {"judgeprobe.card.section"}}
+    sideways = {"judgeprobe.rubric.sweep": {"judgeprobe.annotate.export"}}
     assert upward_imports(sideways) == [
-        "judgeprobe.report.compose -> judgeprobe.card.section (report may not import card)"
+        "judgeprobe.rubric.sweep -> judgeprobe.annotate.export (rubric may not import annotate)"
+    ]
+    command = {"judgeprobe.report.__main__": {"judgeprobe.cue.outputs"}}
+    assert upward_imports(command) == [
+        "judgeprobe.report.__main__ -> judgeprobe.cue.outputs (report may not import cue)"
     ]
 
 

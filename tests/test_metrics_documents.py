@@ -14,7 +14,7 @@ from judgeprobe.core.corpus import load_items
 from judgeprobe.core.records import JUDGMENT_SCHEMA, document_hash
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.judgments import judgment_rows
-from judgeprobe.cue.plan import cue_jobs
+from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.engine.store import Store
 
 
@@ -62,7 +62,9 @@ def test_judgment_rows_carry_document_domain_and_generators(tmp_path: Path) -> N
     ]
     items = load_items(_items(tmp_path / "items.jsonl", rows))
     cfg = SweepConfig(conditions=["Blind", "True"], swap=0.0)
-    jobs = cue_jobs(cfg, items, builtin_conditions(), {j.name: "f" for j in cfg.judges})
+    jobs = cue_jobs(
+        cfg, protocols_for(cfg), items, builtin_conditions(), {j.name: "f" for j in cfg.judges}
+    )
     store = Store(tmp_path / "store.sqlite")
     try:
         frame = pl.DataFrame(list(judgment_rows("r", jobs, store)), schema=JUDGMENT_SCHEMA)

@@ -11,7 +11,7 @@ import polars as pl
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.config import SweepConfig, load_config
-from judgeprobe.cue.plan import blind_orders, count, cue_jobs, orders_for
+from judgeprobe.cue.plan import blind_orders, count, cue_jobs, orders_for, protocols_for
 from judgeprobe.cue.run import _conditions, main
 from judgeprobe.protocols.reveal import reveal_stages
 from tests.conftest import make_items, write_config
@@ -57,8 +57,10 @@ def test_plan_judges_only_blind_in_the_other_order_and_counts_it() -> None:
         SweepConfig(order="both", swap=1.0),
     ):
         conditions = _conditions(cfg)
-        jobs = list(cue_jobs(cfg, items, conditions, {j.name: "f" for j in cfg.judges}))
-        planned = count(cfg, items, conditions)
+        jobs = list(
+            cue_jobs(cfg, protocols_for(cfg), items, conditions, {j.name: "f" for j in cfg.judges})
+        )
+        planned = count(cfg, protocols_for(cfg), items, conditions)
         assert planned.judgments == len(jobs)
         assert sum(planned.requests.values()) == sum(
             j.protocol.stages + reveal_stages(j.protocol.name) * (j.reveal is not None)

@@ -168,8 +168,8 @@ def test_pressure_jobs_are_keyed_apart_and_counted_with_their_second_turn(
         swap=0.0,
         judges=[{"name": "j", "url": "http://127.0.0.1:9/v1"}],
     )
-    items, conditions = _items(tmp_path, 2), builtin_conditions()
-    jobs = list(cue_jobs(cfg, items, conditions, {"j": "fp"}))
+    items, conditions, protocols = _items(tmp_path, 2), builtin_conditions(), protocols_for(cfg)
+    jobs = list(cue_jobs(cfg, protocols, items, conditions, {"j": "fp"}))
     keys = [j.key for j in jobs]
     assert len(set(keys)) == len(keys)
     pushed = [j for j in jobs if j.pressure is not None]
@@ -180,8 +180,8 @@ def test_pressure_jobs_are_keyed_apart_and_counted_with_their_second_turn(
     blind = {(j.item_id, j.protocol.name, j.order): j.presentation
              for j in jobs if j.condition == "Blind"}  # fmt: skip
     assert all(blind[(j.item_id, j.protocol.name, j.order)] == j.presentation for j in pushed)
-    assert list(cue_jobs(cfg, items, conditions, {"j": "fp"})) == jobs  # deterministic
-    n = count(cfg, items, conditions).requests
+    assert list(cue_jobs(cfg, protocols, items, conditions, {"j": "fp"})) == jobs  # deterministic
+    n = count(cfg, protocols, items, conditions).requests
     shown = len(items)  # one order per item and seed
     assert n["baseline"] == shown * 5 * 1 + shown * 4 * 1  # 4 second turns of one request
     assert n["pbp"] == shown * 5 * 3 + shown * 4 * 2  # … of two (re-score, rank)

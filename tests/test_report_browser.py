@@ -10,11 +10,12 @@ import orjson
 import polars as pl
 import pytest
 
-from judgeprobe.cue.outputs import run_report
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.metrics.estimates import estimates_table
+from judgeprobe.metrics.load import load_run
 from judgeprobe.report import compose
 from judgeprobe.report.browser import MAX_ROWS, browser_html, browser_rows
+from judgeprobe.report.run import run_report
 from judgeprobe.text.lexicons import load_lexicons
 from tests import chromium
 from tests.reportdata import rows, run_dir, table
@@ -177,7 +178,7 @@ async def test_clicking_a_filter_changes_the_rows(
     chromium.browser()  # skip early without it
     monkeypatch.setattr(compose, "default_drift", lambda: (lexical_drift, "delta_e_same_lexical"))
     run = run_dir(tmp_path / "run", judgments())
-    report = run_report(run, load_lexicons(None), resamples=200)
+    report = run_report(load_run(run), load_lexicons(None), resamples=200)
     await check_browser_filters(report, tmp_path / "profile")
 
 
@@ -229,5 +230,5 @@ def test_the_report_reads_the_checks_beside_the_judgments(
     monkeypatch.setattr(compose, "default_drift", lambda: (lexical_drift, "delta_e_same_lexical"))
     run = run_dir(tmp_path / "run", _with_degraded())
     _checks().write_csv(run / "degrade_checks.csv")
-    report = run_report(run, load_lexicons(None), resamples=100)
+    report = run_report(load_run(run), load_lexicons(None), resamples=100)
     assert "<del>12</del> → <ins>24</ins>" in report.read_text(encoding="utf-8")

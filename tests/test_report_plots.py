@@ -7,11 +7,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from judgeprobe.cue.outputs import run_report
 from judgeprobe.metrics.compute import TIDY_SCHEMA
 from judgeprobe.metrics.drift import lexical_drift
+from judgeprobe.metrics.load import load_run
 from judgeprobe.render import plots
 from judgeprobe.report import compose
+from judgeprobe.report.run import run_report
 from judgeprobe.text.lexicons import load_lexicons
 from tests.reportdata import rows, run_dir, table
 
@@ -69,7 +70,7 @@ def test_the_report_shows_the_line_instead_of_an_empty_chart(
     monkeypatch.setattr(compose, "default_drift", lambda: (lexical_drift, "delta_e_same_lexical"))
     blind = ["B"] * 14 + ["A"] * 4 + ["Tie"] * 2
     run = run_dir(tmp_path / "run", table(rows(blind), rows(blind, "True")))  # nothing moves
-    run_report(run, load_lexicons(None), resamples=100)
+    run_report(load_run(run), load_lexicons(None), resamples=100)
     md = (run / "report.md").read_text()
     assert "*LAO: nothing to draw — every value is undefined (–).*" in md
     # 0 of 20 moved, but its exact interval reaches 0.168: the whiskers are drawn, not a line.

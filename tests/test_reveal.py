@@ -167,7 +167,7 @@ def test_request_count_includes_each_protocols_turn2() -> None:
     items = [
         Item(item_id=f"i{k}", document="D.", candidate_1="a", candidate_2="b") for k in range(10)
     ]
-    planned = count(cfg, items, builtin_conditions())
+    planned = count(cfg, protocols_for(cfg), items, builtin_conditions())
     # per item: Flip + RevealAfter's turn 1 (each the protocol's stages) + turn 2
     assert planned.requests == {"baseline": 10 * (2 + 1), "scot": 10 * (2 + 1), "pbp": 10 * (6 + 2)}
 

@@ -7,9 +7,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from judgeprobe.rubric.report import rubric_sections
-from judgeprobe.rubric.sweep import SUBDIR, pairs_from
+from judgeprobe.report.rubric import rubric_sections
+from judgeprobe.rubric.sweep import pairs_from
 from judgeprobe.rubric.transitions import transition_table
+from judgeprobe.runs.rundir import RunDir
 
 
 def _pairs(groups: list[tuple[str, str, str | None, int]], judge: str = "j") -> pl.DataFrame:
@@ -139,12 +140,12 @@ def test_pairs_from_judgments_only_directs_response_reversal() -> None:
 
 def test_a_run_written_before_the_transition_rename_still_renders(tmp_path: Path) -> None:
     """transitions.csv from before 'outcome' became 'transition' gives the same section."""
-    folder = tmp_path / SUBDIR
+    folder = RunDir(tmp_path).rubric.path
     folder.mkdir()
     row = {"judge": "j", "perturbation": "response_reversal", "count": 3, "percent": 30.0,
            "lo": 10.0, "hi": 50.0, "detail": "", "valid_pairs": 10}  # fmt: skip
     pl.DataFrame([{**row, "outcome": "wrong direction"}]).write_csv(folder / "transitions.csv")
-    old = rubric_sections(tmp_path)
+    old = rubric_sections(RunDir(tmp_path))
     pl.DataFrame([{**row, "transition": "wrong direction"}]).write_csv(folder / "transitions.csv")
-    assert [s.title for s in old] == [s.title for s in rubric_sections(tmp_path)]
+    assert [s.title for s in old] == [s.title for s in rubric_sections(RunDir(tmp_path))]
     assert any("wrong direction" in t["transition"].to_list() for s in old for t in s.tables)

@@ -10,7 +10,7 @@ from pathlib import Path
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import cue_jobs, document_of
+from judgeprobe.cue.plan import cue_jobs, document_of, protocols_for
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import run_jobs
 from judgeprobe.engine.store import Outcome, Store
@@ -28,7 +28,10 @@ def test_plan_yields_each_documents_jobs_together(tmp_path: Path) -> None:
     items = load_items(str(make_items(tmp_path / "items.jsonl", 12)))
     cfg = SweepConfig(order="both", seeds=[0, 1], protocols=["baseline", "scot"])
     fingerprints = {judge.name: "f" for judge in cfg.judges}  # the default judge, whichever
-    docs = [document_of(job) for job in cue_jobs(cfg, items, builtin_conditions(), fingerprints)]
+    docs = [
+        document_of(job)
+        for job in cue_jobs(cfg, protocols_for(cfg), items, builtin_conditions(), fingerprints)
+    ]
     runs = [doc for doc, _ in itertools.groupby(docs)]
     assert len(runs) == len(set(runs)) == 12  # one run per document, never interleaved
     assert len(docs) == 12 * 2 * 2 * 2 * len(cfg.conditions)

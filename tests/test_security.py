@@ -24,13 +24,15 @@ import pytest
 
 from judgeprobe.annotate.form import render_form
 from judgeprobe.card.__main__ import main as card_main
-from judgeprobe.cue.outputs import run_report
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import server_info
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
+from judgeprobe.metrics.load import load_run
 from judgeprobe.protocols.replies import PairwiseReply
 from judgeprobe.render.page import Section, render
+from judgeprobe.report.run import run_report
+from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import load_lexicons
 from tests import chromium
 from tests.conftest import ROOT, make_items, toml_value
@@ -296,7 +298,7 @@ def _hostile_run(path: Path) -> Path:
 def hostile_pages(tmp_path: Path) -> dict[str, tuple[Path, int]]:
     """Every page judgeprobe writes, from hostile input: path, and the scripts it should hold."""
     run = _hostile_run(tmp_path / "run")
-    run_report(run, load_lexicons(None), resamples=50)
+    run_report(load_run(run), load_lexicons(None), resamples=50)
     assert card_main([str(run), "--resamples", "50"]) in (0, 5, 6, 7)
     form = tmp_path / "form.html"
     pair = {"pair_id": HOSTILE[1], "document": HOSTILE[4], "summary_1": HOSTILE[0],
@@ -305,7 +307,7 @@ def hostile_pages(tmp_path: Path) -> dict[str, tuple[Path, int]]:
     # The rubric report and any future page share render(): every field of a section.
     section = Section(HOSTILE[0], HOSTILE[1], [("chart", HOSTILE[2])],
                       [pl.DataFrame({HOSTILE[3]: [HOSTILE[4]]})], [HOSTILE[0]])  # fmt: skip
-    _, page = render(tmp_path, HOSTILE[4], [HOSTILE[2]], [section])
+    _, page = render(RunDir(tmp_path), HOSTILE[4], [HOSTILE[2]], [section])
     generic = tmp_path / "page.html"
     generic.write_text(page, encoding="utf-8")
     return {
@@ -360,7 +362,7 @@ def test_hostile_text_is_inert_in_every_pages_text(tmp_path: Path) -> None:
 
 def test_hostile_cells_keep_every_markdown_table_whole(tmp_path: Path) -> None:
     run = _hostile_run(tmp_path / "run")
-    run_report(run, load_lexicons(None), resamples=50)
+    run_report(load_run(run), load_lexicons(None), resamples=50)
     assert card_main([str(run), "--resamples", "50"]) in (0, 5, 6, 7)
     for name in ("report.md", "card.md"):
         lines = (run / name).read_text(encoding="utf-8").splitlines()

@@ -26,6 +26,7 @@ from judgeprobe.annotate.export import export, read_judgments
 from judgeprobe.core.cells import cell, interval_bounds
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.runs.rundir import RunDir
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     shown_first = dict(zip(key["pair_id"], key["shown_first"], strict=True))
     annotations = [read_annotations(path, shown_first) for path in args.files]
     table = agreement(key, annotations, read_judgments(args.run_dir), args.resamples, args.seed)
-    path = args.run_dir / "annotation" / "agreement.csv"
+    path = RunDir(args.run_dir).agreement
     table.write_csv(path)
     for a in annotations:
         if a.unanswered:

@@ -43,6 +43,7 @@ from judgeprobe.metrics.uncertainty import (
     unit_interval,
     unit_patterns,
 )
+from judgeprobe.runs.rundir import RunDir
 
 LABELS = ("A", "B", "Tie")
 SCREEN = {"A": {"1": "A", "2": "B"}, "B": {"1": "B", "2": "A"}}  # by shown_first
@@ -69,7 +70,7 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
 
 def read_key(run_dir: Path) -> pl.DataFrame:
     """The export's unblinding key, which maps each pair back to its item and subset."""
-    path = run_dir / "annotation" / "key.csv"
+    path = RunDir(run_dir).annotation_key
     if not path.is_file():
         raise JudgeprobeError(f"{run_dir}: no annotation/key.csv; run `annotate export` first")
     rows = _read_csv(path)

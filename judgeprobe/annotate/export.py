@@ -29,6 +29,8 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.form import render_form
 from judgeprobe.core.corpus import load_items
 from judgeprobe.core.records import Item
+from judgeprobe.metrics.load import load_judgments
+from judgeprobe.runs.rundir import RunDir
 
 KEY_FIELDS = ("pair_id", "shown_first", "document_id", "subset", "domain", "item_ids")
 
@@ -123,23 +125,23 @@ def _csv(rows: list[dict[str, str]], fields: Sequence[str]) -> str:
 
 def read_judgments(run_dir: Path) -> pl.DataFrame:
     """A run's judgments table, with a one-line error when the directory is not a run."""
-    path = run_dir / "judgments.parquet"
+    path = RunDir(run_dir).judgments
     if not path.is_file():
-        raise JudgeprobeError(f"{run_dir}: no judgments.parquet (is it a run directory?)")
-    return pl.read_parquet(path)
+        raise JudgeprobeError(f"{run_dir}: no {path.name} (is it a run directory?)")
+    return load_judgments(path)
 
 
 def run_items(run_dir: Path, items: str | None) -> tuple[pl.DataFrame, list[Item]]:
     """A run's judgments and its items (from the manifest's config unless ``items`` is given)."""
     judgments = read_judgments(run_dir)
+    run = RunDir(run_dir)
     if items is None:
-        try:
-            manifest = orjson.loads((run_dir / "manifest.json").read_bytes())
-            items = str(manifest["config"]["items"])
-        except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
-            raise JudgeprobeError(
-                f"{run_dir}: manifest.json does not name the items; pass --items"
-            ) from None
+        manifest = run.manifest_or_none()
+        items = manifest.items_source if manifest is not None else None
+    if items is None:
+        raise JudgeprobeError(
+            f"{run_dir}: {run.manifest_file.name} does not name the items; pass --items"
+        )
     return judgments, load_items(items)
 
 
@@ -153,8 +155,9 @@ def export(
     """
     if n < 1:
         raise JudgeprobeError("--n must be at least 1")
-    out = run_dir / "annotation"
-    if (out / "key.csv").exists() and not force:
+    run = RunDir(run_dir)
+    out = run.annotation
+    if run.annotation_key.exists() and not force:
         raise JudgeprobeError(
             f"{out} already holds a sample (labels may refer to it); pass --force to redraw"
         )
@@ -172,8 +175,8 @@ def export(
         for p in pairs
     ]  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
-    (out / "pairs.csv").write_text(_csv(rows, list(rows[0])), encoding="utf-8")
-    (out / "key.csv").write_text(_csv(key, KEY_FIELDS), encoding="utf-8")
-    digest = hashlib.sha256((out / "pairs.csv").read_bytes()).hexdigest()[:12]
-    (out / "form.html").write_text(render_form(rows, digest), encoding="utf-8")
+    run.annotation_pairs.write_text(_csv(rows, list(rows[0])), encoding="utf-8")
+    run.annotation_key.write_text(_csv(key, KEY_FIELDS), encoding="utf-8")
+    digest = hashlib.sha256(run.annotation_pairs.read_bytes()).hexdigest()[:12]
+    run.annotation_form.write_text(render_form(rows, digest), encoding="utf-8")
     return out, len(pairs)

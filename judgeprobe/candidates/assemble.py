@@ -238,6 +238,7 @@ def _manifest(
     """What the build is about to make, written before anything is sent (``manifest.json``)."""
     return {
         **provenance("candidates", cfg.digest(), TEMPLATES.values()),
+        "run_id": f"candidates-{cfg.digest()[:8]}",  # every run directory's manifest has one
         "set_version": SET_VERSION,
         "config": _public_config(cfg),
         "documents": documents,

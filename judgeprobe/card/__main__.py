@@ -19,6 +19,7 @@ from judgeprobe.card.render import display, summary
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.runs.rundir import RunDir
 
 TERMINAL = ["judge", "protocol", "row", "n (docs)", "effect of", "effect", "silent-cue", "q",
             "MDE", "verdict"]  # fmt: skip
@@ -33,8 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     args = parser.parse_args(argv)
-    if not (args.run_dir / "judgments.parquet").is_file():
-        raise JudgeprobeError(f"{args.run_dir}: no judgments.parquet (is this a run directory?)")
+    judgments = RunDir(args.run_dir).judgments
+    if not judgments.is_file():
+        raise JudgeprobeError(f"{args.run_dir}: no {judgments.name} (is this a run directory?)")
     if args.resamples < 0:
         raise JudgeprobeError("--resamples must be >= 0")
     card = card_for_run(args.run_dir, args.thresholds, args.lexicons, args.resamples, args.seed)
@@ -46,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         view.add_row(*row)
     table_console().print(view)
     print(summary(card))
-    print(f"wrote {args.run_dir / 'card.md'} and {args.run_dir / 'card.html'}")
+    run = RunDir(args.run_dir)
+    print(f"wrote {run.card_md} and {run.card_html}")
     return card.exit_code
 
 

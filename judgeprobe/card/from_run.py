@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
-
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.render import write_card
 from judgeprobe.card.rows import Card, make_card
@@ -13,6 +11,7 @@ from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import load_lexicons
 
 
@@ -24,7 +23,8 @@ def card_for_run(
     seed: int = 0,
 ) -> Card:
     """The card of the run in ``run_dir``, written there."""
-    judgments = load_judgments(run_dir / "judgments.parquet")
+    run = RunDir(run_dir)
+    judgments = load_judgments(run.judgments)
     limits = load_thresholds(thresholds)
     lex = load_lexicons(lexicons)
     tidy = compute_metrics(judgments, lex, None, resamples, seed, differences=False)
@@ -34,9 +34,7 @@ def card_for_run(
             f"{run_dir}: nothing to put on a card (no cue condition paired with Blind, "
             "and no Blind item judged in both orders)"
         )
-    try:
-        run_id = orjson.loads((run_dir / "manifest.json").read_bytes())["run_id"]
-    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
-        run_id = run_dir.name
-    write_card(card, run_dir, f"Judge card — {run_id}")
+    manifest = run.manifest_or_none()
+    run_id = manifest.run_id if manifest is not None else run_dir.name
+    write_card(card, run, f"Judge card — {run_id}")
     return card

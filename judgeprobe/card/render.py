@@ -13,10 +13,11 @@ import polars as pl
 from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card
 from judgeprobe.core.cells import MISSING, cell, interval, p_value
-from judgeprobe.core.files import write_atomic
+from judgeprobe.core.files import atomic_path, write_atomic
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG
 from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
 from judgeprobe.render.templating import page
+from judgeprobe.runs.rundir import RunDir
 
 SILENT_SHOWN = 50
 
@@ -148,8 +149,8 @@ def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
     return card.silent_items.select(cols).rename({BLIND_VERDICT: "Blind"}).head(limit)
 
 
-def write_card(card: Card, run_dir: Path, title: str) -> tuple[Path, Path]:
-    """card.md, card.html, card.csv and card_silent.csv in ``run_dir``."""
+def write_card(card: Card, run: RunDir, title: str) -> tuple[Path, Path]:
+    """card.md, card.html, card.csv and card_silent.csv in the run's directory."""
     shown = display(card)
     t = card.thresholds
     meta = [
@@ -175,12 +176,10 @@ def write_card(card: Card, run_dir: Path, title: str) -> tuple[Path, Path]:
         silent_note=silent_note,
         silent=None if silent.is_empty() else header_and_rows(silent),
     )
-    write_atomic(run_dir / "card.md", "\n".join(md).encode())
-    write_atomic(run_dir / "card.html", html.encode())
-    tmp = run_dir / "card.csv.tmp"
-    card.rows.write_csv(tmp, float_precision=6)
-    tmp.replace(run_dir / "card.csv")
-    tmp = run_dir / "card_silent.csv.tmp"
-    card.silent_items.write_csv(tmp)
-    tmp.replace(run_dir / "card_silent.csv")
-    return run_dir / "card.md", run_dir / "card.html"
+    write_atomic(run.card_md, "\n".join(md).encode())
+    write_atomic(run.card_html, html.encode())
+    with atomic_path(run.card_csv) as tmp:
+        card.rows.write_csv(tmp, float_precision=6)
+    with atomic_path(run.card_silent) as tmp:
+        card.silent_items.write_csv(tmp)
+    return run.card_md, run.card_html

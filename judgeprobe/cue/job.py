@@ -54,6 +54,7 @@ class Job:
     presentation: Presentation  # screen terms
     reveal: tuple[str, str] | None  # turn-2 labels, screen terms
     template_hash: str
+    sampling: Sampling  # the sweep's, one shared object: a job carries all its requests need
     repeat: int = 0  # > 0: the noise-floor re-send of a Blind judgment (fresh request keys)
     degraded: Target = "none"  # a sensitivity condition: the candidate that is the degraded copy
     pressure: Pressure | None = None  # a pressure condition: what its second turn says
@@ -85,10 +86,10 @@ def _details(first: Turn | None, turn: Turn) -> dict[str, Any]:
     return {**turn.details, "turn1": earlier} if earlier else turn.details
 
 
-async def run_job(job: Job, endpoint: Endpoint, store: Store, sampling: Sampling) -> Outcome:
+async def run_job(job: Job, endpoint: Endpoint, store: Store) -> Outcome:
     """Make one judgment (every request cached in ``store``) and return its outcome."""
     salt = f"repeat:{job.repeat}" if job.repeat else ""
-    ask = CachedAsker(endpoint, store, sampling, job.seed, salt)
+    ask = CachedAsker(endpoint, store, job.sampling, job.seed, salt)
     turn1 = Recorder(ask)
     first: Turn | None = None
     failure: StageFailed | None = None

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from judgeprobe.conditions import Condition
 from judgeprobe.core.files import content_hash
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import protocols_for
 from judgeprobe.engine.cached import schema_of
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.wire import sampling_record
-from judgeprobe.protocols import replies, templates_hash
+from judgeprobe.protocols import JudgeProtocol, replies, templates_hash
 from judgeprobe.protocols.reveal import reveal_templates
 from judgeprobe.runs.manifest import provenance, public_url
 
@@ -27,36 +27,45 @@ REPLY_MODELS = (
 def new_manifest(
     run_id: str,
     cfg: SweepConfig,
+    protocols: Mapping[str, JudgeProtocol],
     endpoints: dict[str, Endpoint],
     conditions: dict[str, Condition],
 ) -> dict[str, Any]:
-    """The run's manifest: everything needed to reproduce or audit the sweep."""
-    protocols = protocols_for(cfg)
+    """The run's manifest: everything needed to reproduce or audit the sweep.
+
+    The sweep's own parts first, then what the layers below say (provenance, template
+    hashes, then each backend's wire sampling), so the config is read top down.
+    """
+    digest, config = cfg.digest(), cfg.model_dump(mode="json")
+    chosen = {name: conditions[name].model_dump() for name in cfg.conditions}
     names = {t for p in protocols.values() for t in p.templates}
     names |= {t for name in protocols for t in reveal_templates(name)}
+    made = provenance("cue", digest, names)
+    urls = {name: public_url(ep.judge.url) for name, ep in endpoints.items()}
+    seed, sampling = cfg.seeds[0], cfg.sampling
+    # the level every judge reaches; per judge under judges[]
+    reached = sampling.determinism(seed, all(j.batch_invariant for j in cfg.judges))
     return {
-        **provenance("cue", cfg.digest(), names),
+        **made,
         "run_id": run_id,
-        "config": cfg.model_dump(mode="json"),
+        "config": config,
         "seeds": cfg.seeds,
-        "determinism": cfg.sampling.determinism(
-            cfg.seeds[0], all(j.batch_invariant for j in cfg.judges)
-        ),  # the level every judge reaches; per judge under judges[]
+        "determinism": reached,
         "protocol_templates": {n: templates_hash(p.templates) for n, p in protocols.items()},
         "budgets": {n: dict(p.budgets) for n, p in protocols.items()},  # max_tokens per stage
         "schemas": {str(schema_of(m)["title"]): content_hash(schema_of(m)) for m in REPLY_MODELS},
-        "conditions": {name: conditions[name].model_dump() for name in cfg.conditions},
+        "conditions": chosen,
         "judges": [
             {
                 "name": name,
-                "url": public_url(ep.judge.url),
+                "url": urls[name],
                 "api_key_env": ep.judge.api_key_env,
                 "backend": ep.info.backend,
                 "model": ep.info.model,
                 "fingerprint": ep.info.fingerprint,
                 "server": ep.info.details,
-                "sampling": sampling_record(ep.info.backend, cfg.sampling, cfg.seeds),
-                "determinism": cfg.sampling.determinism(cfg.seeds[0], ep.judge.batch_invariant),
+                "sampling": sampling_record(ep.info.backend, sampling, cfg.seeds),
+                "determinism": sampling.determinism(seed, ep.judge.batch_invariant),
             }
             for name, ep in endpoints.items()
         ],

@@ -107,15 +107,23 @@ def blind_orders(cfg: SweepConfig, item_id: str, seed: int) -> tuple[Order, ...]
     return orders
 
 
-def count(cfg: SweepConfig, items: Sequence[Item], conditions: dict[str, Condition]) -> Counts:
-    """How many judgments and requests the sweep plans (before any cache is used)."""
+def count(
+    cfg: SweepConfig,
+    protocols: Mapping[str, JudgeProtocol],
+    items: Sequence[Item],
+    conditions: dict[str, Condition],
+) -> Counts:
+    """How many judgments and requests the sweep plans (before any cache is used).
+
+    ``protocols`` are ``protocols_for(cfg)``, built once by the caller.
+    """
     shown = judged = blind = again = 0  # per judge: item orders, their judgments, Blind's extra
     # orders and Blind repeats
     has_blind = "Blind" in cfg.conditions
-    degrading = [conditions[c] for c in cfg.conditions if conditions[c].degrade is not None]
+    degrading = [c for c in cfg.conditions if conditions[c].degrade is not None]
     for item in items:
         # A sensitivity condition leaves out an item with nothing to degrade or a failed check.
-        cells = len(cfg.conditions) - sum(bool(c.resolve(item).skip) for c in degrading)
+        cells = len(cfg.conditions) - sum(bool(conditions[c].resolve(item).skip) for c in degrading)
         for seed in cfg.seeds:
             orders = len(orders_for(cfg.order, item.item_id, seed))
             both = len(blind_orders(cfg, item.item_id, seed))
@@ -129,7 +137,7 @@ def count(cfg: SweepConfig, items: Sequence[Item], conditions: dict[str, Conditi
     requests = {
         name: per_judge
         * ((judged + blind + again) * p.stages + shown * n_reveal * reveal_stages(name))
-        for name, p in protocols_for(cfg).items()
+        for name, p in protocols.items()
     }
     judgments = per_judge * (judged + blind + again) * len(cfg.protocols)
     return Counts(judgments, requests)
@@ -201,17 +209,21 @@ def _job(
         reveal=reveal,
         template_hash=template_hash,
         pressure=cue.pressure or None,
+        sampling=cfg.sampling,
     )
 
 
 def cue_jobs(
     cfg: SweepConfig,
+    protocols: Mapping[str, JudgeProtocol],
     items: Sequence[Item],
     conditions: dict[str, Condition],
     fingerprints: dict[str, str],
 ) -> Iterator[Job]:
-    """Yield every planned judgment, grouped by document; ``fingerprints`` by judge name."""
-    protocols = protocols_for(cfg)
+    """Yield every planned judgment, grouped by document; ``fingerprints`` by judge name.
+
+    ``protocols`` are ``protocols_for(cfg)``, built once by the caller (not once per pass).
+    """
     hashes = {
         (name, reveal): templates_hash(p.templates + (reveal_templates(name) if reveal else ()))
         for name, p in protocols.items()

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from rich.console import Console
@@ -27,7 +27,6 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.conditions.checks import write_attack_checks, write_degrade_checks
 from judgeprobe.core.cli import RESUME, command_parser, main_guard
-from judgeprobe.core.files import write_json
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.embedded import running_judge
@@ -36,27 +35,32 @@ from judgeprobe.cue.job import Job, run_job
 from judgeprobe.cue.judgments import judgment_rows, write_judgments
 from judgeprobe.cue.manifest import new_manifest
 from judgeprobe.cue.outputs import write_outputs
-from judgeprobe.cue.plan import count, cue_jobs, document_of, protocols_for
-from judgeprobe.cue.preflight import preflight
-from judgeprobe.engine.batch import BatchEndpoint, batch_info, ingest, walk
+from judgeprobe.cue.plan import Counts, count, cue_jobs, document_of, protocols_for
+from judgeprobe.cue.preflight import first_requests
 from judgeprobe.engine.breaker import unreliable
+from judgeprobe.engine.checks import PlanChecks
 from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.context import FirstRequest
 from judgeprobe.engine.ray_rounds import check_cluster
 from judgeprobe.engine.runner import RunSummary
-from judgeprobe.engine.store import Outcome, Store
+from judgeprobe.engine.settings import lanes_of
+from judgeprobe.engine.store import Store
 from judgeprobe.metrics.flags import invalid_reasons
+from judgeprobe.metrics.load import Run
+from judgeprobe.protocols import JudgeProtocol
+from judgeprobe.runs.batch import batch_sweep
 from judgeprobe.runs.config import JUDGE_FLAG, judge_from_flag, with_overrides
 from judgeprobe.runs.ray import check_engines, ray_sweep
 from judgeprobe.runs.rundir import (
     EXIT_INCOMPLETE,
     EXIT_UNRELIABLE,
+    RunDir,
     check_run_dir,
     check_writable_dir,
-    open_store,
     resumable_note,
     resume_command,
 )
-from judgeprobe.runs.sweep import JobType, handler, judges_open, lanes_of, run_sweep
+from judgeprobe.runs.sweep import JobType, live_sweep
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -153,42 +157,9 @@ def report_unreliable(
     return True
 
 
-async def _run_batch(
-    mode: Mode, jobs: Iterable[Job], handle: Callable[[Job], Awaitable[Outcome]],
-    store: Store, endpoints: dict[str, Endpoint], console: Console,
-) -> RunSummary:  # fmt: skip
-    """One batch pass: export the pending requests, or ingest a batch's answers."""
-    if mode.export_batch is not None:
-        tmp = mode.export_batch.with_name(mode.export_batch.name + ".tmp")
-        with tmp.open("wb") as out:
-            found = await walk(jobs, handle, store, out)
-        os.replace(tmp, mode.export_batch)
-        console.print(
-            f"exported {found.lines} requests for {found.pending} pending judgments to "
-            f"{mode.export_batch} ({found.already + found.finished} already answered)"
-        )
-        return RunSummary(sent=found.lines, skipped=found.already)
-    assert mode.import_batch is not None
-    offered = ingest(mode.import_batch, store)
-    found = await walk(jobs, handle, store)
-    matched = set().union(
-        *(ep.matched for ep in endpoints.values() if isinstance(ep, BatchEndpoint))
-    )
-    used = len(offered & matched)
-    if offered and not used:
-        raise JudgeprobeError(
-            f"--import-batch {mode.import_batch}: no answer matches a request of this run "
-            "(exported from another config or run?)"
-        )
-    console.print(
-        f"imported {used} of {len(offered)} answers: {found.finished} judgments completed, "
-        f"{found.pending} still pending" + ("; export again" if found.pending else "")
-    )
-    return RunSummary(sent=used, skipped=found.already, pending=found.pending)
-
-
 def cue_job_type(
     cfg: SweepConfig,
+    protocols: dict[str, JudgeProtocol],
     items: list[Item],
     conditions: dict[str, Condition],
     out: Path,
@@ -197,76 +168,57 @@ def cue_job_type(
     """The cue sweep as a job type of the shared runner.
 
     A document's jobs travel together (prefix-aware lanes, one per server slot); rows go to
-    ``out/judgments.parquet``.
+    ``out/judgments.parquet``. ``protocols`` are ``protocols_for(cfg)``, built once.
     """
     run_id = f"{cfg.name}-{cfg.digest()[:8]}"
+    planned = count(cfg, protocols, items, conditions).judgments
 
-    async def make(job: Job, endpoint: Endpoint, store: Store) -> Outcome:
-        return await run_job(job, endpoint, store, cfg.sampling)
+    def plan(fingerprints: dict[str, str]) -> Iterable[Job]:
+        return cue_jobs(cfg, protocols, items, conditions, fingerprints)
+
+    async def first() -> list[FirstRequest]:
+        return await first_requests(cfg, protocols, items, conditions)
 
     def rows(jobs: Iterable[Job], store: Store, fingerprints: dict[str, str]) -> pl.DataFrame:
         table = judgment_rows(run_id, jobs, store)
-        return write_judgments(table, out / "judgments.parquet", fingerprints)
+        return write_judgments(table, RunDir(out).judgments, fingerprints)
+
+    def manifest(endpoints: dict[str, Endpoint]) -> dict[str, Any]:
+        return new_manifest(run_id, cfg, protocols, endpoints, conditions)
 
     return JobType(
-        plan=lambda fingerprints: cue_jobs(cfg, items, conditions, fingerprints),
-        make=make,
+        plan=plan,
+        make=run_job,
         rows=rows,
-        manifest=lambda endpoints: new_manifest(run_id, cfg, endpoints, conditions),
-        planned=count(cfg, items, conditions).judgments,
+        manifest=manifest,
+        planned=planned,
         lanes=lanes_of(cfg.judges),
         group=document_of if prefix_aware else None,
+        checks=PlanChecks(cfg.sampling, cfg.seeds, first),
     )
 
 
 def _announce(
-    cfg: SweepConfig, items: list[Item], conditions: dict[str, Condition], out: Path,
-    mode: Mode, console: Console,
+    planned: Counts, items: list[Item], conditions: dict[str, Condition], names: list[str],
+    out: Path, console: Console,
 ) -> None:  # fmt: skip
     """Attack checks and the request counts, before anything is sent."""
-    for write, name in ((write_attack_checks, "attack_checks.csv"),
-                        (write_degrade_checks, "degrade_checks.csv")):  # fmt: skip
-        checked = write(out / name, items, conditions, cfg.conditions)
+    per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())
+    run = RunDir(out)
+    for write, path in ((write_attack_checks, run.attack_checks),
+                        (write_degrade_checks, run.degrade_checks)):  # fmt: skip
+        checked = write(path, items, conditions, names)
         if checked:
             console.print(checked)
-    planned = count(cfg, items, conditions)
-    per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())
     console.print(
         f"{planned.judgments} judgments planned ({sum(planned.requests.values())} "
         f"requests before cache: {per_protocol}) → {out}"
     )
 
 
-async def _batch_pass(
-    cfg: SweepConfig, kind: JobType[Job], out: Path, console: Console, mode: Mode,
-    announce: Callable[[], None],
-) -> tuple[RunSummary, pl.DataFrame | None]:  # fmt: skip
-    """A batch export or import through the same job type; no server is asked."""
-    for judge in cfg.judges:  # validate before anything is written
-        batch_info(judge)
-    store = open_store(out)
-    try:
-        importing = mode.import_batch is not None
-        endpoints: dict[str, Endpoint] = {
-            j.name: BatchEndpoint(j, cfg.engine, store, importing) for j in cfg.judges
-        }
-        manifest = kind.manifest(endpoints)
-        write_json(out / "manifest.json", manifest)
-        announce()
-        fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
-        handle = handler(kind, endpoints, store, None)
-        jobs = kind.plan(fingerprints)
-        summary = await _run_batch(mode, jobs, handle, store, endpoints, console)
-        if mode.export_batch is not None:
-            return summary, None
-        store.flush()
-        return summary, kind.rows(kind.plan(fingerprints), store, fingerprints)
-    finally:
-        store.close()
-
-
 async def _sweep(
     cfg: SweepConfig,
+    protocols: dict[str, JudgeProtocol],
     items: list[Item],
     conditions: dict[str, Condition],
     out: Path,
@@ -275,35 +227,38 @@ async def _sweep(
     mode: Mode,
 ) -> tuple[RunSummary, bool]:
     """The sweep, its tables and report; and whether a judge's Invalid share is too high."""
-    kind = cue_job_type(cfg, items, conditions, out)
+    planned = count(cfg, protocols, items, conditions)
 
     def announce() -> None:
-        _announce(cfg, items, conditions, out, mode, console)
+        _announce(planned, items, conditions, cfg.conditions, out, console)
 
+    kind = cue_job_type(cfg, protocols, items, conditions, out)
     if mode.batch:
-        summary, found = await _batch_pass(cfg, kind, out, console, mode, announce)
+        summary, found = await batch_sweep(
+            kind, cfg.judges, cfg.engine, out, console, mode.export_batch, mode.import_batch,
+            opened=announce,
+        )  # fmt: skip
         if found is None:
             return summary, False
         frame = found
     elif mode.ray is not None:
         swept = await ray_sweep(
             kind, cfg.judges, cfg.engine, out, console, mode.ray or None, show_progress,
-            checked=lambda eps: preflight(cfg, items, conditions, eps), opened=announce,
+            opened=announce,
         )  # fmt: skip
         summary, frame = swept.summary, swept.judgments
     else:
-        async with judges_open(cfg.judges, cfg.engine, console) as endpoints:
-            await preflight(cfg, items, conditions, endpoints)
-            # Everything is validated: only now does the run directory get written.
-            swept = await run_sweep(
-                kind, endpoints, cfg.engine, out, console, show_progress, opened=announce
-            )  # fmt: skip
+        # Everything is validated (checked) before the run directory gets written.
+        swept = await live_sweep(
+            kind, cfg.judges, cfg.engine, out, console, show_progress, opened=announce,
+        )  # fmt: skip
         summary, frame = swept.summary, swept.judgments
-    n_invalid = write_outputs(out, frame, console)
+    run = RunDir(out)
+    n_invalid = write_outputs(Run(run, run.manifest(), frame), console)
     console.print(
         f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
-        f"sent {summary.sent}, reused {summary.skipped}; wrote {out}/judgments.parquet, "
-        "metrics.csv, manifest.json"
+        f"sent {summary.sent}, reused {summary.skipped}; wrote {run.judgments}, "
+        f"{run.metrics.name}, {run.manifest_file.name}"
     )
     return summary, report_unreliable(frame, cfg, summary, console)
 
@@ -329,14 +284,14 @@ def main(argv: list[str] | None = None) -> int:
     for item in items:  # fail on an unresolvable cue before any request is sent
         for name in cfg.conditions:
             conditions[name].resolve(item)
-    protocols_for(cfg)
+    protocols = protocols_for(cfg)  # built once: planning, counts and the manifest share them
     out = args.out or Path("runs") / cfg.name
     check_writable_dir(out, "--out")
     if mode.export_batch is not None:
         check_writable_dir(mode.export_batch.parent, "--export-batch")
         if mode.export_batch.is_dir():
             raise JudgeprobeError(f"--export-batch {mode.export_batch}: is a directory")
-    if mode.import_batch is not None and not (out / "store.sqlite").exists():
+    if mode.import_batch is not None and not RunDir(out).store.exists():
         raise JudgeprobeError(f"{out} holds no run: export a batch into it first")
     check_run_dir(out, args.resume or mode.batch, cfg.digest())
     console = Console(stderr=True, soft_wrap=True)
@@ -344,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"[yellow]{escape(chosen)}[/]")
     start = time.monotonic()
     summary, failing = asyncio.run(
-        _sweep(cfg, items, conditions, out, console, not args.no_progress, mode)
+        _sweep(cfg, protocols, items, conditions, out, console, not args.no_progress, mode)
     )
     console.print(f"done in {time.monotonic() - start:.1f}s")
     if mode.export_batch is not None:

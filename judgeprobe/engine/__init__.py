@@ -8,7 +8,9 @@ One module per concern:
 - how it is sent: ``client`` (one endpoint: concurrency, rate cap, retries, re-asks),
   ``replicas`` (balancing over a judge's servers and their health), ``retry`` (what may be
   retried, and how long to wait), ``validate`` (reply parsing and re-asks), ``probe``
-  (start-up checks and fingerprints), ``tokenizer`` (token counts from the judge's own
+  (start-up checks and fingerprints), ``context`` (which first requests fit the context a
+  judge serves), ``checks`` (a sweep's plan-time checks of sampling, seeds and context),
+  ``tokenizer`` (token counts from the judge's own
   tokenizer);
 - where it is kept: ``store`` (the durable append-only result store), ``cached`` (a judgment's
   requests answered from the store when already final);

@@ -16,11 +16,17 @@ the judgments that ran is above the configured rate (the CLI exits 4).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TypeVar
 
 import polars as pl
 
 from judgeprobe.core.records import NOT_RUN, never_ran
-from judgeprobe.engine.store import Outcome
+from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.runner import Routable
+from judgeprobe.engine.store import Outcome, Store
+
+J = TypeVar("J", bound=Routable)
 
 
 class Breaker:
@@ -84,3 +90,25 @@ def invalid_rates(frame: pl.DataFrame) -> pl.DataFrame:
 def unreliable(frame: pl.DataFrame, max_rate: float) -> pl.DataFrame:
     """The judges whose Invalid share of the judgments that ran is above ``max_rate``."""
     return invalid_rates(frame).filter(pl.col("rate") > max_rate)
+
+
+def guarded(
+    make: Callable[[J, Endpoint, Store], Awaitable[Outcome]],
+    endpoints: Mapping[str, Endpoint],
+    store: Store,
+    breaker: Breaker | None,
+) -> Callable[[J], Awaitable[Outcome]]:
+    """One job → its outcome by ``make`` on its judge's endpoint, unless its breaker tripped."""
+
+    async def handle(job: J) -> Outcome:
+        endpoint = endpoints[job.judge]
+        if breaker is None:
+            return await make(job, endpoint, store)
+        skipped = breaker.skip(job.key, job.judge, endpoint.info.model)
+        if skipped is not None:
+            return skipped
+        outcome = await make(job, endpoint, store)
+        breaker.record(job.judge, outcome)
+        return outcome
+
+    return handle

@@ -409,3 +409,9 @@ class Endpoint:
             return await self._post(orjson.dumps(body), prefix, deadline)
 
         return await converse(req, send, self.engine, self.info.model, self.judge.name)
+
+
+async def close_all(endpoints: Mapping[str, Endpoint]) -> None:
+    """Close every endpoint's connections (idempotent)."""
+    for endpoint in endpoints.values():
+        await endpoint.close()

@@ -7,6 +7,7 @@ the store keeps (``Store.put_answers``) as soon as its block arrives. The driver
 the plan again through ``RoundEndpoint``s, so every answer goes through the same ``converse``
 as a live reply (same parsing, re-asks, escalations and Invalid reasons); what is still
 pending (a re-ask, PBP's next stage, Reveal-After's second turn) is the next round.
+``Rounds`` is that loop; the sweep above hands it its plan and its guarded ``handle``.
 
 Two ways to reach a judge:
 
@@ -30,30 +31,34 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from importlib import import_module
 from importlib.util import find_spec
 from types import ModuleType
-from typing import Any
+from typing import Any, Generic
 from urllib.parse import urlsplit
 
 import orjson
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.engine.batch import Answer, BatchEndpoint
+from judgeprobe.engine.batch import Answer, BatchEndpoint, J, walk
 from judgeprobe.engine.client import (
     PREFIX_CHARS,
     Completion,
+    Deferred,
     Endpoint,
     SendFailed,
     ServerInfo,
     send_with_retries,
 )
 from judgeprobe.engine.probe import server_info
+from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.retry import describe, status_of
+from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
-from judgeprobe.engine.store import Store
+from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.engine.wire import declared
 
 RAY_MISSING = "--ray needs the ray extra: pip install 'judgeprobe[ray]'"
@@ -314,6 +319,10 @@ def pipeline(dataset: Any, judge: JudgeConfig, engine: EngineConfig, info: Serve
     )
 
 
+#: Most requests one round sends (the driver holds a round's bodies); the rest wait a round.
+ROUND_LINES = 20_000
+
+
 def run_round(
     lines: Mapping[str, Sequence[tuple[str, bytes]]],
     judges: Mapping[str, JudgeConfig],
@@ -336,3 +345,84 @@ def run_round(
     for block in dataset.iter_batches(batch_format="pandas", batch_size=None):
         ids, answers = block["custom_id"].tolist(), block["answer"].tolist()
         yield [(str(c), str(a).encode()) for c, a in zip(ids, answers, strict=True)]
+
+
+class Rounds(Generic[J]):
+    """The round loop of one sweep: walk, send what is pending through Ray, store, repeat.
+
+    ``plan`` gives the sweep's jobs (the same on every call); ``handle`` makes one through
+    the ``RoundEndpoint``s, guarded by the sweep's circuit breaker.
+    """
+
+    def __init__(
+        self, plan: Callable[[], Iterable[J]], handle: Callable[[J], Awaitable[Outcome]],
+        endpoints: dict[str, RoundEndpoint], store: Store, engine: EngineConfig,
+        progress: SweepProgress,
+    ) -> None:  # fmt: skip
+        self.plan = plan
+        self.handle = handle
+        self.endpoints = endpoints
+        self.fresh = next(iter(endpoints.values())).fresh  # shared by every endpoint
+        self.store = store
+        self.engine = engine
+        self.progress = progress
+        self.summary = RunSummary()
+        limit = engine.sweep_deadline_s
+        self.deadline = time.monotonic() + limit if limit else float("inf")
+        self.timings: list[tuple[int, float]] = []  # (requests, seconds) per round
+        # Judgments that ended in this run: a later walk passes them by, so one that ended
+        # Invalid for a reason a resume clears is neither sent again nor counted twice.
+        self.ended: set[int] = set()
+
+    def _done(self, outcome: Outcome) -> None:
+        self.ended.add(hash(outcome.key))
+        self.summary.sent += 1
+        self.summary.record(outcome)
+        self.progress.finished(outcome)
+
+    async def _walk(self) -> dict[str, list[tuple[str, bytes]]]:
+        """One pass over the plan; the pending requests by judge (at most ``ROUND_LINES``)."""
+        pending: dict[str, list[tuple[str, bytes]]] = defaultdict(list)
+        taken = 0
+
+        def collect(job: J, deferred: Deferred) -> None:
+            nonlocal taken
+            if taken < ROUND_LINES:
+                taken += 1
+                body = orjson.dumps(orjson.loads(deferred.line)["body"])
+                pending[job.judge].append((deferred.custom_id, body))
+
+        jobs = (job for job in self.plan() if hash(job.key) not in self.ended)
+        found = await walk(jobs, self.handle, self.store, collect=collect, done=self._done)
+        if not self.timings:  # the first walk: what earlier runs finished
+            self.summary.skipped = found.already
+            self.progress.skipped(found.already)
+        return pending
+
+    def _send(self, pending: dict[str, list[tuple[str, bytes]]]) -> bool:
+        """One round through Ray; False when the sweep deadline stopped it."""
+        start = time.monotonic()
+        judges = {name: ep.judge for name, ep in self.endpoints.items()}
+        infos = {name: ep.info for name, ep in self.endpoints.items()}
+        asked = sum(len(lines) for lines in pending.values())
+        answered = 0
+        for block in run_round(pending, judges, self.engine, infos):
+            self.store.put_answers(block)
+            self.fresh.update(cid for cid, _ in block)
+            answered += len(block)
+            if time.monotonic() >= self.deadline:
+                return False
+        if answered < asked:
+            raise JudgeprobeError(f"a Ray round answered {answered} of {asked} requests")
+        self.timings.append((asked, time.monotonic() - start))
+        return True
+
+    async def run(self) -> RunSummary:
+        """Rounds until nothing is pending (or the sweep deadline)."""
+        while pending := await self._walk():
+            if time.monotonic() >= self.deadline or not self._send(pending):
+                self.summary.deadline_hit = True
+                break
+            asked, took = self.timings[-1]
+            self.progress.note(f"round {len(self.timings)}: {asked} requests in {took:.1f}s")
+        return self.summary

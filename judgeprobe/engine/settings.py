@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import os
+from collections.abc import Sequence
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -235,9 +236,14 @@ class EngineConfig(BaseModel):
     breaker_after: int = Field(default=8, ge=0)
     fail_invalid_rate: float = Field(default=0.5, ge=0.0, le=1.0)
     # An item whose texts are longer (estimated tokens) is refused before anything is sent,
-    # whether or not the server reports its context (judgeprobe.cue.preflight checks that).
+    # whether or not the server reports its context (judgeprobe.engine.checks checks that).
     max_item_tokens: int = Field(default=32_768, ge=1)
 
 
 #: Engine settings that decide no request, left out of the config digest.
 RUN_CONTROL = ("breaker_after", "fail_invalid_rate", "max_item_tokens")
+
+
+def lanes_of(judges: Sequence[JudgeConfig], per_slot: int = 1) -> dict[str, int]:
+    """Concurrent lanes per judge: ``per_slot`` for every server slot of every replica."""
+    return {j.name: per_slot * j.concurrency * len(j.replicas) for j in judges}

@@ -25,6 +25,7 @@ from judgeprobe.metrics.items import BLIND
 from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.table import print_differences, print_table, write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import load_lexicons
 
 
@@ -89,8 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.controlled:
         return controlled_main(args.judgments, args.seed, args.out)
-    out = args.out or args.judgments.with_name("metrics.csv")
-    ci = args.ci or args.judgments.with_name("metrics_ci.csv")
+    beside = RunDir(args.judgments.parent)  # a run's table: its metrics go into its run
+    out = args.out or beside.metrics
+    ci = args.ci or beside.metrics_ci
     check_out(out)
     check_out(ci, "--ci")
     if args.resamples < 0:
@@ -117,10 +119,10 @@ def controlled_main(path: Path, seed: int, out: Path | None = None) -> int:
     The terms go to ``out`` (default: ``controlled.csv`` beside the judgments), the win rates
     beside it (``NAME_win_rates.csv``), so a read-only run directory can still be fitted.
     """
-    out = out or path.with_name("controlled.csv")
+    out = out or RunDir(path.parent).controlled
     check_out(out)
     frame = with_blind(load_judgments(path), path)
-    terms, rates = controlled(frame, shown_lengths(path.parent), seed)
+    terms, rates = controlled(frame, shown_lengths(RunDir(path.parent).manifest_or_none()), seed)
     if terms.is_empty():
         raise JudgeprobeError(f"{path}: no judge × protocol with a model to fit (two documents)")
     outs = {out: terms, out.with_name(f"{out.stem}_win_rates.csv"): rates}

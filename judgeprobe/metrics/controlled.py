@@ -31,10 +31,8 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping
-from pathlib import Path
 
 import numpy as np
-import orjson
 import polars as pl
 import statsmodels.api as sm
 from scipy.special import expit
@@ -45,6 +43,7 @@ from judgeprobe.conditions import parse_conditions
 from judgeprobe.core.cells import interval_expr, p_value
 from judgeprobe.core.corpus import load_items
 from judgeprobe.metrics.items import BLIND, DOC, with_optional
+from judgeprobe.runs.rundir import Manifest
 
 LEVEL = 0.95
 DRAWS = 4_000
@@ -75,20 +74,21 @@ _OUTCOME = {"A": 1.0, "B": 0.0, "Tie": 0.5}
 _KEYS = ["condition", "item_id"]
 
 
-def shown_lengths(run_dir: Path) -> pl.DataFrame | None:
+def shown_lengths(manifest: Manifest | None) -> pl.DataFrame | None:
     """Words of each candidate as shown, per (condition, item), from the run's manifest.
 
     The items file and the condition definitions the manifest records are read again and each
     condition applied (attack, injected sentence); None when the items cannot be read (a moved
     file): the model then has no length term.
     """
+    if manifest is None or manifest.items_source is None:
+        return None
     try:
-        manifest = orjson.loads((run_dir / "manifest.json").read_bytes())
-        items = load_items(str(manifest["config"]["items"]))
+        items = load_items(manifest.items_source)
         tables = {k: {f: v for f, v in c.items() if f != "name"}
-                  for k, c in manifest["conditions"].items()}  # fmt: skip
+                  for k, c in manifest.conditions.items()}  # fmt: skip
         conditions = parse_conditions(tables, "the run's conditions")
-    except (OSError, KeyError, TypeError, orjson.JSONDecodeError, JudgeprobeError):
+    except (OSError, KeyError, TypeError, JudgeprobeError):
         return None
     rows = []
     for name, condition in conditions.items():

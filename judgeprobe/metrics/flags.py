@@ -11,14 +11,13 @@ wrong, per judge and protocol.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
-from typing import Any
 
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.metrics.items import BLIND
+from judgeprobe.runs.rundir import Manifest
 
 NONDISCRIMINATING_FLAG = 0.5
 """A cell whose quoted evidence cannot tell the candidates apart in at least this share of its
@@ -35,9 +34,9 @@ class Readability(BaseModel):
     min_n: int = Field(default=10, ge=1)  # paired items (cue cells) or valid judgments (Blind)
 
 
-def run_limits(manifest: Mapping[str, Any] | None) -> Readability:
+def run_limits(manifest: Manifest | None) -> Readability:
     """The limits a run was configured with (its manifest's ``[report]``), else the defaults."""
-    config = (manifest or {}).get("config") or {}
+    config = manifest.config if manifest is not None else {}
     return Readability.model_validate(config.get("report") or {})
 
 

@@ -1,13 +1,27 @@
-"""Reading a judgments table a user names: one line when the file is not one."""
+"""Reading a judgments table a user names, or a whole run: one line when it is not one."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.estimates import REQUIRED
+from judgeprobe.runs.rundir import Manifest, RunDir
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A judged run as every stage after the sweep reads it: each part read and checked once.
+
+    The sweep builds one from the table it holds; ``load_run`` from a directory on disk.
+    """
+
+    dir: RunDir
+    manifest: Manifest
+    judgments: pl.DataFrame
 
 
 def load_judgments(path: Path) -> pl.DataFrame:
@@ -24,3 +38,13 @@ def load_judgments(path: Path) -> pl.DataFrame:
     if missing:
         raise JudgeprobeError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
     return frame
+
+
+def load_run(path: Path) -> Run:
+    """The run in ``path``: its manifest and judgments, one error line when either is amiss."""
+    run = RunDir(path)
+    for part in (run.judgments, run.manifest_file):
+        if not part.is_file():
+            raise JudgeprobeError(f"{path}: no {part.name} (is this a run directory?)")
+    judgments = load_judgments(run.judgments)  # the table first: a corrupt one is named
+    return Run(run, run.manifest(), judgments)

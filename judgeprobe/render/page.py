@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import polars as pl
 from markupsafe import Markup
@@ -16,6 +15,7 @@ from markupsafe import Markup
 from judgeprobe.core.files import write_atomic
 from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
 from judgeprobe.render.templating import page
+from judgeprobe.runs.rundir import RunDir
 
 
 @dataclass
@@ -40,9 +40,9 @@ def figures(**charts: bytes | str | None) -> list[tuple[str, bytes | str]]:
     return [(name, chart) for name, chart in charts.items() if chart]
 
 
-def render(run_dir: Path, title: str, meta: list[str], sections: list[Section]) -> tuple[str, str]:
-    """The report's Markdown and HTML pages; its plots are written into ``run_dir/plots``."""
-    plots_dir = run_dir / "plots"
+def render(run: RunDir, title: str, meta: list[str], sections: list[Section]) -> tuple[str, str]:
+    """The report's Markdown and HTML pages; its plots are written into the run's ``plots``."""
+    plots_dir = run.plots
     plots_dir.mkdir(exist_ok=True)
     text = markdown_text
     md = [f"# {text(title)}", "", *[f"- {text(m)}" for m in meta], ""]
@@ -58,7 +58,7 @@ def render(run_dir: Path, title: str, meta: list[str], sections: list[Section]) 
                 charts.append({"name": name, "line": png})
                 continue
             write_atomic(plots_dir / f"{name}.png", png)
-            md += [f"![{name}](plots/{name}.png)", ""]
+            md += [f"![{name}]({plots_dir.name}/{name}.png)", ""]
             charts.append({"name": name, "line": "", "png": base64.b64encode(png).decode()})
         tables = [t for t in s.tables if not t.is_empty()]
         md += [line for t in tables for line in (to_markdown(t), "")]

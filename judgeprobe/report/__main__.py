@@ -9,15 +9,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import orjson
-
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.cli import command_parser, main_guard
-from judgeprobe.cue.outputs import run_report
 from judgeprobe.metrics.compute import BREAKDOWNS
 from judgeprobe.metrics.flags import add_arguments, from_arguments, run_limits
-from judgeprobe.metrics.load import load_judgments
+from judgeprobe.metrics.load import load_run
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.report.run import run_report
 from judgeprobe.text.lexicons import load_lexicons
 
 
@@ -33,16 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_arguments(parser)
     args = parser.parse_args(argv)
-    for name in ("judgments.parquet", "manifest.json"):
-        if not (args.run_dir / name).is_file():
-            raise JudgeprobeError(f"{args.run_dir}: no {name} (is this a run directory?)")
+    run = load_run(args.run_dir)  # a missing or corrupt part is one error line
     if args.resamples < 0:
         raise JudgeprobeError("--resamples must be >= 0")
-    load_judgments(args.run_dir / "judgments.parquet")  # a corrupt table is one error line
-    manifest = orjson.loads((args.run_dir / "manifest.json").read_bytes())
-    limits = from_arguments(args, run_limits(manifest))
+    limits = from_arguments(args, run_limits(run.manifest))
     path = run_report(
-        args.run_dir,
+        run,
         load_lexicons(args.lexicons),
         args.resamples,
         args.seed,

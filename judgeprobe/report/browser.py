@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from judgeprobe.metrics.items import BLIND, PAIR, acknowledges, with_optional
 from judgeprobe.render.templating import fragment
+from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import Lexicons
 
 MAX_ROWS = 2_000
@@ -52,7 +53,7 @@ MOVES = {
 TEXT_COLUMNS = (
     "details", "invalid_reason", "turn1_explanation", "label_1", "label_2", "degraded",
 )  # fmt: skip
-CHECKS = "degrade_checks.csv"
+CHECKS = RunDir(Path()).degrade_checks.name
 """The sweep's record of each degraded copy (condition, item_id, kind, before, after, …)."""
 CHANGE = ("kind", "before", "after")  # what the browser takes from a check
 
@@ -89,9 +90,9 @@ def _read() -> pl.Expr:
     )
 
 
-def read_checks(run_dir: Path) -> pl.DataFrame | None:
+def read_checks(run: RunDir) -> pl.DataFrame | None:
     """The run's degraded-copy checks (``CHECKS``), or None when it has none."""
-    path = run_dir / CHECKS
+    path = run.degrade_checks
     return pl.read_csv(path, infer_schema=False) if path.exists() else None
 
 

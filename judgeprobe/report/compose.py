@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import orjson
 import polars as pl
 from rich.console import Console
 from rich.table import Table
@@ -23,6 +22,7 @@ from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability, run_limits
 from judgeprobe.metrics.items import CELL, Drift, pressure_conditions, with_optional
+from judgeprobe.metrics.load import Run
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.render import plots
@@ -218,7 +218,7 @@ def readability_section(j: pl.DataFrame, limits: Readability) -> Section:
 
 
 def write_report(
-    run_dir: Path,
+    run: Run,
     lex: Lexicons,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
@@ -235,21 +235,21 @@ def write_report(
     ``limits`` decide which cells are flagged (default: the run config's ``[report]``).
     ``by`` (``domain`` or ``subset``) adds the key metrics broken down by that column.
     """
-    j = with_optional(pl.read_parquet(run_dir / "judgments.parquet").lazy()).collect()
-    manifest = orjson.loads((run_dir / "manifest.json").read_bytes())
+    j = with_optional(run.judgments.lazy()).collect()
+    manifest = run.manifest
     drift, drift_metric = default_drift()
     start = time.monotonic()
     tidy = compute_metrics(j, lex, drift, resamples, seed).with_columns(
         pl.col("metric").replace("delta_e_same", drift_metric)
     )
-    with atomic_path(run_dir / "metrics_ci.csv") as tmp:
+    with atomic_path(run.dir.metrics_ci) as tmp:
         tidy.write_csv(tmp, float_precision=6)
-    judges = manifest["judges"]
+    judges = manifest.judges
     meta = [
-        f"run {manifest['run_id']}, created {manifest['created_at']}",
+        f"run {manifest.run_id}, created {manifest.created_at}",
         "judges: " + ", ".join(f"{x['name']} ({x['model']}, {x['backend']})" for x in judges),
         f"{j.height} judgments, {int((j['verdict'] == 'Invalid').sum())} invalid; "
-        f"seeds {manifest['seeds']}; determinism {manifest['determinism']}",
+        f"seeds {manifest.seeds}; determinism {manifest.determinism}",
         f"95% percentile bootstrap over documents (a document's items together), "
         f"{resamples} resamples, seed {seed}; "
         f"lexicons {lex.origin} ({lex.sha256[:12]}); drift {drift_metric}; "
@@ -265,17 +265,17 @@ def write_report(
         sections.append(breakdown_section(j, lex, drift, by, resamples, seed))
     for source in handed:
         sections += source(j, tidy)
-    sections.append(evidence_section(j, lex, read_checks(run_dir)))
+    sections.append(evidence_section(j, lex, read_checks(run.dir)))
     p = pl.col("p").map_elements(p_value, return_dtype=pl.String)
     all_rows = tidy.select(*CELL, "metric", "versus", "n", "documents", shown=interval_expr(), p=p)
     note = "value [95% interval], n = items, documents = the resampling unit; diff_ rows: "
     note += "this cell minus versus, p = exact sign test."
     sections.append(Section("All metrics", note, [], [all_rows]))
-    md, page = render(run_dir, f"judgeprobe report — {manifest['run_id']}", [], sections)
-    write_atomic(run_dir / "report.md", md.encode())
-    write_atomic(run_dir / "report.html", page.encode())
+    md, page = render(run.dir, f"judgeprobe report — {manifest.run_id}", [], sections)
+    write_atomic(run.dir.report_md, md.encode())
+    write_atomic(run.dir.report_html, page.encode())
     _summary(tidy, found.sentences, console or table_console())
-    return run_dir / "report.html"
+    return run.dir.report_html
 
 
 def _summary(tidy: pl.DataFrame, found: list[str], console: Console) -> None:

@@ -6,20 +6,19 @@ Shown for runs that hold a battery or self-preference condition (a condition wit
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 
 from judgeprobe.conditions import family_of
 from judgeprobe.metrics.controlled import controlled, shown, shown_lengths
 from judgeprobe.render.page import Section
+from judgeprobe.runs.rundir import Manifest
 
 
-def controlled_sections(j: pl.DataFrame, run_dir: Path, seed: int = 0) -> list[Section]:
+def controlled_sections(j: pl.DataFrame, manifest: Manifest | None, seed: int = 0) -> list[Section]:
     """The model's cue coefficients and the sources' win rates; nothing outside the battery."""
     if not any(family_of(str(c)) for c in j["condition"].unique()):
         return []
-    terms, rates = controlled(j, shown_lengths(run_dir), seed)
+    terms, rates = controlled(j, shown_lengths(manifest), seed)
     if terms.is_empty():
         return []
     tables = shown(terms, rates)

@@ -21,13 +21,12 @@ from rich.console import Console
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.cells import cell, interval
 from judgeprobe.core.cli import RESUME, command_parser, main_guard
-from judgeprobe.core.files import write_json
-from judgeprobe.cue.outputs import run_report
+from judgeprobe.metrics.load import load_run
+from judgeprobe.report.rubric import write_rubric_report
+from judgeprobe.report.run import run_report
 from judgeprobe.rubric.config import RubricConfig, load_rubric_config
 from judgeprobe.rubric.data import load_rubric_items
-from judgeprobe.rubric.report import write_rubric_report
 from judgeprobe.rubric.sweep import (
-    SUBDIR,
     analyse,
     check_provided,
     judge_all,
@@ -36,7 +35,7 @@ from judgeprobe.rubric.sweep import (
     manifest,
 )
 from judgeprobe.runs.config import JUDGE_FLAG, judge_from_flag, with_overrides
-from judgeprobe.runs.rundir import EXIT_INCOMPLETE, check_run_dir
+from judgeprobe.runs.rundir import EXIT_INCOMPLETE, RunDir, check_run_dir
 from judgeprobe.text.lexicons import load_lexicons
 
 
@@ -118,11 +117,11 @@ def _check_classifiers(cfg: RubricConfig) -> None:
         )
 
 
-def _report(out: Path) -> Path:
-    """The combined report when ``out`` also holds a cue run, else the rubric report alone."""
-    if (out / "judgments.parquet").is_file() and (out / "manifest.json").is_file():
-        return run_report(out, load_lexicons(None))
-    return write_rubric_report(out)
+def _report(run: RunDir) -> Path:
+    """The combined report when the run also holds a cue run, else the rubric report alone."""
+    if run.is_run():
+        return run_report(load_run(run.path), load_lexicons(None))
+    return write_rubric_report(run)
 
 
 def _summary(tables: dict[str, pl.DataFrame], console: Console) -> None:
@@ -153,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     items = load_rubric_items(cfg.items, cfg.limit)
     _check_classifiers(cfg)
     out = args.out or Path("runs") / cfg.name
-    folder = out / SUBDIR
+    run = RunDir(out)
+    folder = run.rubric.path
     console = Console(stderr=True, soft_wrap=True)
     start = time.monotonic()
     incomplete = False
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             raise JudgeprobeError(f"{cfg.items}: --labels-only needs a judge_label on the items")
         check_run_dir(folder, args.resume, cfg.digest(), what="rubric run")
         folder.mkdir(parents=True, exist_ok=True)
-        write_json(folder / "manifest.json", manifest(cfg, items, {}))
+        run.rubric.write_manifest(manifest(cfg, items, {}))
         tables = analyse(folder, None, labels, cfg, [])
     else:
         notes = check_provided(cfg, items)
@@ -179,9 +179,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         tables = analyse(folder, judgments, labels_from(judgments), cfg, notes)
     _summary(tables, console)
-    for note in (folder / "notes.txt").read_text(encoding="utf-8").splitlines():
+    for note in run.rubric.notes.read_text(encoding="utf-8").splitlines():
         console.print(f"[yellow]note:[/] {note}")
-    console.print(f"report: {_report(out)}; done in {time.monotonic() - start:.1f}s")
+    console.print(f"report: {_report(run)}; done in {time.monotonic() - start:.1f}s")
     if incomplete:
         console.print("[yellow]sweep deadline reached: rerun with --resume[/]")
         return EXIT_INCOMPLETE

@@ -49,8 +49,8 @@ from judgeprobe.metrics.uncertainty import (
     ratio,
     safe_ratio,
 )
+from judgeprobe.report.rubric import METRICS
 
-METRICS = ("accuracy", "precision", "recall", "f1", "balanced_accuracy")
 COHORTS = ("standard", "WC", "BS")
 FOLDS = 5
 TEST_SHARE = 0.2

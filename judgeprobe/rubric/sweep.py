@@ -29,9 +29,9 @@ from judgeprobe.rubric.judge import JUDGE_TEMPLATE, PRESETS, RubricJob, job_key,
 from judgeprobe.rubric.perturb import PERTURBATIONS, REWRITE_TEMPLATES, Source, Variant, provided
 from judgeprobe.rubric.transitions import transition_table
 from judgeprobe.runs.manifest import provenance, server_record
+from judgeprobe.runs.rundir import RunDir
 from judgeprobe.runs.sweep import JobType, judges_open, lanes_of, run_sweep
 
-SUBDIR = "rubric"
 RESULTS = [
     f"{stem}.csv"
     for stem in ("classifier_metrics", "confusion", "transfer", "terms", "transitions")
@@ -125,7 +125,7 @@ def rubric_job_type(cfg: RubricConfig, items: list[RubricItem], out: Path) -> Jo
 
     def rows(jobs: Iterable[RubricJob], store: Store, _: dict[str, str]) -> pl.DataFrame:
         frame = rubric_rows(jobs, store)
-        with atomic_path(out / "judgments.parquet") as tmp:
+        with atomic_path(RunDir(out).judgments) as tmp:
             frame.write_parquet(tmp)
         return frame
 
@@ -249,11 +249,12 @@ def analyse(
 ) -> dict[str, pl.DataFrame]:
     """Run both analyses and write their tables into ``out``; return them by file stem."""
     out.mkdir(parents=True, exist_ok=True)
-    for stale in [*RESULTS, "labels.parquet"]:  # a rerun never shows an older analysis
+    run = RunDir(out)
+    for stale in [*RESULTS, run.labels.name]:  # a rerun never shows an older analysis
         (out / stale).unlink(missing_ok=True)
     tables: dict[str, pl.DataFrame] = {}
     if not labels.is_empty():
-        labels.write_parquet(out / "labels.parquet")
+        labels.write_parquet(run.labels)
         probe = run_probe(labels, cfg.classifiers, cfg.transformer_dir or None, cfg.resamples, seed)
         tables.update(probe.frames())
         notes = [*notes, *probe.notes]
@@ -264,5 +265,5 @@ def analyse(
     for stem, table in tables.items():
         if not table.is_empty():
             table.write_csv(out / f"{stem}.csv", float_precision=6)
-    (out / "notes.txt").write_text("".join(f"{n}\n" for n in notes), encoding="utf-8")
+    run.notes.write_text("".join(f"{n}\n" for n in notes), encoding="utf-8")
     return tables

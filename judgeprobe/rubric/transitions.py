@@ -17,14 +17,9 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, ratio, unit_interval
+from judgeprobe.report.rubric import LABELS
 
 TRANSITIONS = ("desired_flip", "wrong_direction_flip", "sticky_satisfy", "sticky_violate")
-LABELS = {
-    "desired_flip": "Desired flip",
-    "wrong_direction_flip": "Wrong-direction flip",
-    "sticky_satisfy": "Sticky satisfy",
-    "sticky_violate": "Sticky violate",
-}
 VALID = ("satisfied", "violated")
 
 #: The columns a pairs frame must have (``expected`` may be null).

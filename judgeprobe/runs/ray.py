@@ -3,38 +3,32 @@
 The driver probes every served judge as a live run does (so requests are keyed alike and
 share the cache with live runs), opens the run's store — the only record — and walks the
 plan: what the store answers completes, what it lacks is collected as batch lines; a round
-sends them through Ray (``judgeprobe.engine.ray_rounds``) and stores each answer as it
-arrives; the next walk validates them with the live engine's ``converse`` and collects
-what follows (re-asks, later stages). A killed driver resumes with ``--resume`` and sends
-only what the store lacks. The user sees what a live run shows: the progress bar across
-rounds, the sweep deadline, the circuit breaker and the same exit codes.
+sends them through Ray and stores each answer as it arrives (that loop, ``Rounds``, is in
+``judgeprobe.engine.ray_rounds``); the next walk validates them with the live engine's
+``converse`` and collects what follows (re-asks, later stages). A killed driver resumes
+with ``--resume`` and sends only what the store lacks. The user sees what a live run shows:
+the progress bar across rounds, the sweep deadline, the circuit breaker and the same exit
+codes.
 """
 
 from __future__ import annotations
 
 import time
-from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import orjson
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.core.files import write_json
-from judgeprobe.engine.batch import walk
-from judgeprobe.engine.breaker import Breaker
-from judgeprobe.engine.client import Deferred, Endpoint, ServerInfo
+from judgeprobe.engine.breaker import Breaker, guarded
+from judgeprobe.engine.checks import PlanChecks
+from judgeprobe.engine.client import ServerInfo
 from judgeprobe.engine.progress import SweepProgress
-from judgeprobe.engine.ray_rounds import RoundEndpoint, cluster_info, connect, run_round
-from judgeprobe.engine.runner import J, RunSummary
+from judgeprobe.engine.ray_rounds import RoundEndpoint, Rounds, cluster_info, connect
+from judgeprobe.engine.runner import J
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
-from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.runs.rundir import open_store
-from judgeprobe.runs.sweep import JobType, Swept, handler, judges_open
-
-#: Most requests one round sends (the driver holds a round's bodies); the rest wait a round.
-ROUND_LINES = 20_000
+from judgeprobe.runs.rundir import RunDir, open_store
+from judgeprobe.runs.sweep import JobType, Swept, judges_open
 
 
 def check_engines(judges: Sequence[JudgeConfig], ray: bool) -> None:
@@ -51,12 +45,14 @@ def check_engines(judges: Sequence[JudgeConfig], ray: bool) -> None:
 
 async def _identify(
     judges: Sequence[JudgeConfig], engine: EngineConfig, console: Console,
-    checked: Callable[[dict[str, Endpoint]], Awaitable[None]],
+    checks: PlanChecks | None,
 ) -> dict[str, ServerInfo]:  # fmt: skip
-    """Every judge's identity: served ones probed as live, in-cluster ones declared."""
+    """Every judge's identity: served ones probed as live, in-cluster ones declared.
+
+    The plan is checked against every judge while the served ones are open.
+    """
     served = [j for j in judges if j.cluster is None]
-    async with judges_open(served, engine, console) as probed:
-        await checked(probed)
+    async with judges_open(served, engine, console, checks, sweep=judges) as probed:
         infos = {name: ep.info for name, ep in probed.items()}
     for judge in judges:
         if judge.cluster is not None:
@@ -69,86 +65,6 @@ async def _identify(
     return infos
 
 
-class Rounds:
-    """The round loop of one sweep: walk, send what is pending through Ray, store, repeat."""
-
-    def __init__(
-        self, kind: JobType[J], endpoints: dict[str, RoundEndpoint], store: Store,
-        engine: EngineConfig, progress: SweepProgress, console: Console,
-    ) -> None:  # fmt: skip
-        self.kind = kind
-        self.endpoints = endpoints
-        self.fresh = next(iter(endpoints.values())).fresh  # shared by every endpoint
-        self.store = store
-        self.engine = engine
-        self.progress = progress
-        self.console = console
-        self.summary = RunSummary()
-        self.breaker = Breaker(engine.breaker_after, unit=kind.progress[1])
-        self.handle = handler(kind, dict(endpoints), store, self.breaker)
-        limit = engine.sweep_deadline_s
-        self.deadline = time.monotonic() + limit if limit else float("inf")
-        self.timings: list[tuple[int, float]] = []  # (requests, seconds) per round
-        # Judgments that ended in this run: a later walk passes them by, so one that ended
-        # Invalid for a reason a resume clears is neither sent again nor counted twice.
-        self.ended: set[int] = set()
-
-    def _done(self, outcome: Outcome) -> None:
-        self.ended.add(hash(outcome.key))
-        self.summary.sent += 1
-        self.summary.record(outcome)
-        self.progress.finished(outcome)
-
-    async def _walk(self) -> dict[str, list[tuple[str, bytes]]]:
-        """One pass over the plan; the pending requests by judge (at most ``ROUND_LINES``)."""
-        pending: dict[str, list[tuple[str, bytes]]] = defaultdict(list)
-        taken = 0
-
-        def collect(job: J, deferred: Deferred) -> None:
-            nonlocal taken
-            if taken < ROUND_LINES:
-                taken += 1
-                body = orjson.dumps(orjson.loads(deferred.line)["body"])
-                pending[job.judge].append((deferred.custom_id, body))
-
-        fingerprints = {name: ep.info.fingerprint for name, ep in self.endpoints.items()}
-        jobs = (job for job in self.kind.plan(fingerprints) if hash(job.key) not in self.ended)
-        found = await walk(jobs, self.handle, self.store, collect=collect, done=self._done)
-        if not self.timings:  # the first walk: what earlier runs finished
-            self.summary.skipped = found.already
-            self.progress.skipped(found.already)
-        return pending
-
-    def _send(self, pending: dict[str, list[tuple[str, bytes]]]) -> bool:
-        """One round through Ray; False when the sweep deadline stopped it."""
-        start = time.monotonic()
-        judges = {name: ep.judge for name, ep in self.endpoints.items()}
-        infos = {name: ep.info for name, ep in self.endpoints.items()}
-        asked = sum(len(lines) for lines in pending.values())
-        answered = 0
-        for block in run_round(pending, judges, self.engine, infos):
-            self.store.put_answers(block)
-            self.fresh.update(cid for cid, _ in block)
-            answered += len(block)
-            if time.monotonic() >= self.deadline:
-                return False
-        if answered < asked:
-            raise JudgeprobeError(f"a Ray round answered {answered} of {asked} requests")
-        self.timings.append((asked, time.monotonic() - start))
-        return True
-
-    async def run(self) -> RunSummary:
-        """Rounds until nothing is pending (or the sweep deadline)."""
-        while pending := await self._walk():
-            if time.monotonic() >= self.deadline or not self._send(pending):
-                self.summary.deadline_hit = True
-                break
-            asked, took = self.timings[-1]
-            self.progress.note(f"round {len(self.timings)}: {asked} requests in {took:.1f}s")
-        self.summary.tripped = self.breaker.tripped
-        return self.summary
-
-
 async def ray_sweep(
     kind: JobType[J],
     judges: Sequence[JudgeConfig],
@@ -157,19 +73,14 @@ async def ray_sweep(
     console: Console,
     address: str | None,
     show_progress: bool = True,
-    checked: Callable[[dict[str, Endpoint]], Awaitable[None]] | None = None,
     opened: Callable[[], None] | None = None,
 ) -> Swept:
     """The sweep of ``kind`` in rounds on the Ray cluster at ``address`` (None: a local one).
 
-    ``checked`` sees the probed served judges before anything is written (the preflight);
-    ``opened`` runs once the run directory and its manifest exist.
+    The plan is checked (``kind.checks``) before anything is written; ``opened`` runs once
+    the run directory and its manifest exist.
     """
-
-    async def nothing(_: dict[str, Endpoint]) -> None:
-        return None
-
-    infos = await _identify(judges, engine, console, checked or nothing)
+    infos = await _identify(judges, engine, console, kind.checks)
     start = time.monotonic()
     connect(address)
     console.print(f"Ray ({address or 'local'}) ready in {time.monotonic() - start:.1f}s")
@@ -178,19 +89,25 @@ async def ray_sweep(
     endpoints = {j.name: RoundEndpoint(j, engine, store, infos[j.name], fresh) for j in judges}
     try:
         manifest = {**kind.manifest(dict(endpoints)), "ray": True}
-        write_json(out / "manifest.json", manifest)
+        RunDir(out).write_manifest(manifest)
         if opened is not None:
             opened()
+        fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
         label, unit = kind.progress
         with SweepProgress(kind.planned, console, show_progress, label, unit) as progress:
-            summary = await Rounds(kind, endpoints, store, engine, progress, console).run()
+            breaker = Breaker(engine.breaker_after, unit=unit)
+            handle = guarded(kind.make, dict(endpoints), store, breaker)
+            rounds = Rounds(
+                lambda: kind.plan(fingerprints), handle, endpoints, store, engine, progress
+            )
+            summary = await rounds.run()
+        summary.tripped = breaker.tripped
         if summary.deadline_hit:
             console.print(
                 f"[yellow]sweep deadline ({engine.sweep_deadline_s:g}s) reached: no further "
                 "round was sent[/]"
             )
         store.flush()
-        fingerprints = {name: info.fingerprint for name, info in infos.items()}
         frame = kind.rows(kind.plan(fingerprints), store, fingerprints)
     finally:
         for endpoint in endpoints.values():

@@ -12,7 +12,7 @@ one document (its texts, written by the author), whose outcome carries them in `
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic
@@ -20,23 +20,19 @@ from typing import Any, Generic
 import polars as pl
 from rich.console import Console
 
-from judgeprobe.core.files import write_json
-from judgeprobe.engine.breaker import Breaker
-from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.breaker import Breaker, guarded
+from judgeprobe.engine.checks import PlanChecks, check_plan
+from judgeprobe.engine.client import Endpoint, close_all
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import J, RunSummary, run_jobs
-from judgeprobe.engine.settings import EngineConfig, JudgeConfig
+from judgeprobe.engine.settings import EngineConfig, JudgeConfig, lanes_of
+
+__all__ = ["JobType", "Swept", "judges_open", "lanes_of", "live_sweep", "run_planned", "run_sweep"]
 from judgeprobe.engine.store import Outcome, Store
-from judgeprobe.runs.rundir import open_store
+from judgeprobe.runs.rundir import RunDir, open_store
 
 MAX_GROUP = 16  # most jobs of one group (document) run back to back in one lane
-
-
-async def close_all(endpoints: dict[str, Endpoint]) -> None:
-    """Close every endpoint's connections (idempotent)."""
-    for endpoint in endpoints.values():
-        await endpoint.close()
 
 
 async def probe_judges(
@@ -68,19 +64,25 @@ async def probe_judges(
 
 @asynccontextmanager
 async def judges_open(
-    judges: Sequence[JudgeConfig], engine: EngineConfig, console: Console
+    judges: Sequence[JudgeConfig],
+    engine: EngineConfig,
+    console: Console,
+    checks: PlanChecks | None = None,
+    sweep: Sequence[JudgeConfig] | None = None,
 ) -> AsyncIterator[dict[str, Endpoint]]:
-    """The probed endpoints of ``judges`` for the length of a block."""
+    """The probed endpoints of ``judges`` for the length of a block.
+
+    With ``checks``, the plan is checked first against every judge of the sweep (``sweep``;
+    default ``judges``; one not probed by the backend its config declares), so a refusal
+    comes before anything is written.
+    """
     endpoints = await probe_judges(judges, engine, console)
     try:
+        if checks is not None:
+            await check_plan(checks, judges if sweep is None else sweep, endpoints)
         yield endpoints
     finally:
         await close_all(endpoints)
-
-
-def lanes_of(judges: Sequence[JudgeConfig], per_slot: int = 1) -> dict[str, int]:
-    """Concurrent lanes per judge: ``per_slot`` for every server slot of every replica."""
-    return {j.name: per_slot * j.concurrency * len(j.replicas) for j in judges}
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,7 @@ class JobType(Generic[J]):
     planned jobs back from the store as the judgments table and writes it. ``group`` keeps a
     group's jobs (a document's) back to back in one lane, so its prompt prefix stays
     cached on one server slot. ``progress`` is what the bar says: its label and what a job is.
+    ``checks`` are the plan's checks of the probed judges, run before anything is written.
     """
 
     plan: Callable[[dict[str, str]], Iterable[J]]
@@ -102,6 +105,7 @@ class JobType(Generic[J]):
     lanes: dict[str, int]
     group: Callable[[J], Hashable] | None = None
     progress: tuple[str, str] = ("judging", "judgments")
+    checks: PlanChecks | None = None
 
 
 @dataclass
@@ -112,45 +116,36 @@ class Swept:
     summary: RunSummary
 
 
-def handler(
-    kind: JobType[J], endpoints: dict[str, Endpoint], store: Store, breaker: Breaker | None
-) -> Callable[[J], Awaitable[Outcome]]:
-    """One job → its outcome, unless its judge's circuit breaker has tripped."""
-
-    async def handle(job: J) -> Outcome:
-        endpoint = endpoints[job.judge]
-        if breaker is None:
-            return await kind.make(job, endpoint, store)
-        skipped = breaker.skip(job.key, job.judge, endpoint.info.model)
-        if skipped is not None:
-            return skipped
-        outcome = await kind.make(job, endpoint, store)
-        breaker.record(job.judge, outcome)
-        return outcome
-
-    return handle
-
-
 async def run_planned(
     kind: JobType[J],
     endpoints: dict[str, Endpoint],
     store: Store,
     engine: EngineConfig,
-    progress: SweepProgress,
+    console: Console | None = None,
+    show_progress: bool = True,
+    progress: SweepProgress | None = None,
 ) -> RunSummary:
-    """Every planned job not already final through the engine into ``store``.
+    """Every planned job not already final through the engine into ``store``, under a bar.
 
-    A group's run is capped at planned jobs / lanes, so a sweep of fewer groups than lanes
-    still keeps every lane busy.
+    The bar is opened here on ``console``, or is ``progress`` when the caller holds one open
+    (a benchmark reading its counts). A group's run is capped at planned jobs / lanes, so a
+    sweep of fewer groups than lanes still keeps every lane busy.
     """
     fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
     total = max(1, sum(kind.lanes.values()))
     max_group = min(MAX_GROUP, -(-kind.planned // total)) if kind.planned else MAX_GROUP
+    jobs = kind.plan(fingerprints)
     breaker = Breaker(engine.breaker_after, unit=kind.progress[1])
-    summary = await run_jobs(
-        kind.plan(fingerprints), handler(kind, endpoints, store, breaker), kind.lanes, store,
-        progress, engine.sweep_deadline_s, group=kind.group, max_group=max(1, max_group),
-    )  # fmt: skip
+    handle = guarded(kind.make, endpoints, store, breaker)
+    label, unit = kind.progress
+    with ExitStack() as held:
+        if progress is None:
+            bar = SweepProgress(kind.planned, console, show_progress, label, unit)
+            progress = held.enter_context(bar)
+        summary = await run_jobs(
+            jobs, handle, kind.lanes, store, progress, engine.sweep_deadline_s,
+            group=kind.group, max_group=max(1, max_group),
+        )  # fmt: skip
     summary.tripped = breaker.tripped
     return summary
 
@@ -171,12 +166,10 @@ async def run_sweep(
     """
     store = open_store(out)
     try:
-        write_json(out / "manifest.json", kind.manifest(endpoints))
+        RunDir(out).write_manifest(kind.manifest(endpoints))
         if opened is not None:
             opened()
-        label, unit = kind.progress
-        with SweepProgress(kind.planned, console, show_progress, label, unit) as progress:
-            summary = await run_planned(kind, endpoints, store, engine, progress)
+        summary = await run_planned(kind, endpoints, store, engine, console, show_progress)
         if summary.deadline_hit:
             console.print(
                 f"[yellow]sweep deadline ({engine.sweep_deadline_s:g}s) reached: sending "
@@ -189,3 +182,20 @@ async def run_sweep(
     finally:
         store.close()
     return Swept(frame, summary)
+
+
+async def live_sweep(
+    kind: JobType[J],
+    judges: Sequence[JudgeConfig],
+    engine: EngineConfig,
+    out: Path,
+    console: Console,
+    show_progress: bool = True,
+    opened: Callable[[], None] | None = None,
+) -> Swept:
+    """Probe ``judges``, check the plan against them (``kind.checks``), then ``run_sweep``.
+
+    Only once every check passed does the run directory get written.
+    """
+    async with judges_open(judges, engine, console, kind.checks) as endpoints:
+        return await run_sweep(kind, endpoints, engine, out, console, show_progress, opened)

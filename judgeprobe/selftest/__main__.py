@@ -41,6 +41,7 @@ from judgeprobe.cue.config import load_config
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.metrics.uncertainty import Method
+from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest import coverage
 from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
 from judgeprobe.selftest.check import Line, check, expected
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         reads = biases.blind is not None or biases.sensitivity > 0
         config = default_config(out, args.items, sensitivity=reads, pressure=biases.pressure > 0)
-    if args.check_only and not (out / "judgments.parquet").is_file():
+    if args.check_only and not RunDir(out).judgments.is_file():
         raise JudgeprobeError(f"{out}: no self-test run to check (run without --check-only)")
     if not args.check_only:
         code, log, judge = run_sweep(config, out, biases)
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}
     oracle = expected(cfg, sweep_items(cfg), conditions, biases)
     card = card_for_run(out, resamples=RESAMPLES)
-    judgments = pl.read_parquet(out / "judgments.parquet")
+    judgments = pl.read_parquet(RunDir(out).judgments)
     lines: list[Line] = check(judgments, oracle, card, biases)
     if args.battery:
         lines += self_preference_lines(judgments, oracle, biases)
@@ -191,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in lines:
         print(line.text())
     missed = [line for line in lines if line.status == "MISS"]
-    print(f"card: {summary(card)} -> {out / 'card.md'}")
+    print(f"card: {summary(card)} -> {RunDir(out).card_md}")
     print(
         f"self-test {'FAILED' if missed else 'passed'}: {len(missed)} missed of {len(lines)} lines"
     )

@@ -35,7 +35,7 @@ from judgeprobe.card.rows import Card
 from judgeprobe.conditions import REPEAT, Condition
 from judgeprobe.core.records import Item, Verdict
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import cue_jobs
+from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.pressure import pressed
@@ -117,7 +117,9 @@ def expected(
     """
     rows = []
     unread = biases.model_copy(update={"sensitivity": 0.0})
-    for job in cue_jobs(cfg, items, conditions, {j.name: "oracle" for j in cfg.judges}):
+    for job in cue_jobs(
+        cfg, protocols_for(cfg), items, conditions, {j.name: "oracle" for j in cfg.judges}
+    ):
         p, o = job.presentation, job.order
         if job.reveal is not None:  # the final verdict is turn 2's, under the true labels
             p = Presentation(p.document, p.text_1, p.text_2, *job.reveal)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.cue.run import main as run_main
+from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest.items import write_items
 from judgeprobe.selftest.server import SimulatedJudge
 from judgeprobe.selftest.simulator import Biases
@@ -97,7 +98,7 @@ def run_sweep(config: Path, out: Path, biases: Biases) -> tuple[int, str, Simula
     with SimulatedJudge(biases) as judge:
         args = ["--config", str(config), "--out", str(out), "--judge", f"{JUDGE}={judge.url}"]
         args += ["--no-progress"]
-        if (out / "manifest.json").exists():
+        if RunDir(out).manifest_file.exists():
             args.append("--resume")
         quiet = contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer)
         with quiet[0], quiet[1], _lexical_drift():

@@ -48,7 +48,7 @@ from judgeprobe.core.records import JUDGMENT_SCHEMA, Item
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.cue.judgments import judgment_rows
-from judgeprobe.cue.plan import cue_jobs
+from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.engine.store import Store
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.selftest.items import synthetic_document
@@ -137,7 +137,9 @@ def plan_table(design: Design) -> pl.DataFrame:
     """The design's judgments table with every verdict still to draw (as the sweep writes it)."""
     cfg = design.config
     conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}
-    jobs = cue_jobs(cfg, design.items, conditions, {j.name: "simulated" for j in cfg.judges})
+    jobs = cue_jobs(
+        cfg, protocols_for(cfg), design.items, conditions, {j.name: "simulated" for j in cfg.judges}
+    )
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "empty.sqlite")
         rows = list(judgment_rows("simulated", jobs, store))

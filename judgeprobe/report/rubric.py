@@ -1,9 +1,9 @@
-"""The rubric probe's report sections.
+"""The rubric probe's report sections, and the words its results tables are read in.
 
 Confusion matrices, per-metric bars with intervals, cues in the rubric wording, cross-split transfer
 and the transition table.
 
-``rubric_sections(run_dir)`` is what the main report adds when a run directory holds rubric
+``rubric_sections(run)`` is what the main report adds when a run directory holds rubric
 results (``RUN_DIR/rubric/``); ``write_rubric_report`` renders them alone when there is no cue run.
 """
 
@@ -13,17 +13,23 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
-import orjson
 import polars as pl
 
 from judgeprobe.core.cells import MISSING, cell, interval_expr
 from judgeprobe.core.files import write_atomic
 from judgeprobe.render import plots
 from judgeprobe.render.page import Section, figures, render
-from judgeprobe.rubric.classify import METRICS
-from judgeprobe.rubric.sweep import SUBDIR
-from judgeprobe.rubric.transitions import LABELS
+from judgeprobe.runs.rundir import RunDir
 
+#: The held-out metrics a classifier is scored by, in the order they are shown.
+METRICS = ("accuracy", "precision", "recall", "f1", "balanced_accuracy")
+#: A transition's name in the tables → its words in the report.
+LABELS = {
+    "desired_flip": "Desired flip",
+    "wrong_direction_flip": "Wrong-direction flip",
+    "sticky_satisfy": "Sticky satisfy",
+    "sticky_violate": "Sticky violate",
+}
 #: Columns renamed since a run could have been written (old → new): older run folders render.
 RENAMED = {"outcome": "transition"}
 FLOATS = ("cv_mean", "cv_sd", "value", "lo", "hi", "percent", "balanced_accuracy", "weight")
@@ -121,16 +127,16 @@ def classifier_table(metrics: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def rubric_sections(run_dir: Path) -> list[Section]:
-    """The rubric probe's sections, or none when ``run_dir`` holds no rubric results."""
-    folder = run_dir / SUBDIR
+def rubric_sections(run: RunDir) -> list[Section]:
+    """The rubric probe's sections, or none when the run holds no rubric results."""
+    folder = run.rubric.path
     if not folder.is_dir():
         return []
     metrics = _read(folder, "classifier_metrics")
-    labels_path = folder / "labels.parquet"
+    labels_path = run.rubric.labels
     labels = pl.read_parquet(labels_path) if labels_path.is_file() else pl.DataFrame()
     transitions = _read(folder, "transitions")
-    notes_path = folder / "notes.txt"
+    notes_path = run.rubric.notes
     notes = notes_path.read_text(encoding="utf-8").split("\n") if notes_path.is_file() else []
     sections = []
     if any(notes):
@@ -217,19 +223,18 @@ def rubric_sections(run_dir: Path) -> list[Section]:
     return sections
 
 
-def write_rubric_report(run_dir: Path) -> Path:
-    """The rubric sections alone as report.md / report.html in ``run_dir``."""
-    manifest = orjson.loads((run_dir / SUBDIR / "manifest.json").read_bytes())
-    judges = ", ".join(f"{j['name']} ({j.get('model', '')})" for j in manifest.get("judges", []))
+def write_rubric_report(run: RunDir) -> Path:
+    """The rubric sections alone as report.md / report.html in the run's directory."""
+    manifest = run.rubric.manifest()
+    judges = ", ".join(f"{j['name']} ({j.get('model', '')})" for j in manifest.judges)
     meta = [
-        f"run {manifest['run_id']}, created {manifest['created_at']}",
-        f"judges: {judges or 'labels from the file'}; preset {manifest['config']['preset']}, "
-        f"seeds {manifest['config']['seeds']}",
-        f"items {manifest['items']['source']} ({manifest['items']['n']})",
+        f"run {manifest.run_id}, created {manifest.created_at}",
+        f"judges: {judges or 'labels from the file'}; preset {manifest.config['preset']}, "
+        f"seeds {manifest.config['seeds']}",
+        f"items {manifest.items['source']} ({manifest.items['n']})",
     ]
-    md, page = render(
-        run_dir, f"judgeprobe rubric report — {manifest['run_id']}", meta, rubric_sections(run_dir)
-    )
-    write_atomic(run_dir / "report.md", md.encode())
-    write_atomic(run_dir / "report.html", page.encode())
-    return run_dir / "report.html"
+    title = f"judgeprobe rubric report — {manifest.run_id}"
+    md, page = render(run, title, meta, rubric_sections(run))
+    write_atomic(run.report_md, md.encode())
+    write_atomic(run.report_html, page.encode())
+    return run.report_html
