@@ -63,8 +63,11 @@ serve: serve-$(JUDGE)
 run: serve-$(JUDGE)
 	$(BIN)/python -m judgeprobe.run --resume
 
+# Two workers, a test file each at a time (--dist loadfile keeps a file's session servers on one
+# worker): the real-judge tests wait on llama.cpp while the other worker runs the rest.
+TEST_WORKERS ?= 2
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 lint: install
 	$(BIN)/ruff check .

@@ -148,8 +148,8 @@ def _closed_port() -> int:
 @pytest.mark.parametrize(
     ("address", "said"),
     [
-        (f"127.0.0.1:{_closed_port()}", "no Ray cluster answers at 127.0.0.1:"),
-        (f"ray://127.0.0.1:{_closed_port()}", "no Ray cluster answers at 127.0.0.1:"),
+        ("127.0.0.1:{port}", "no Ray cluster answers at 127.0.0.1:"),
+        ("ray://127.0.0.1:{port}", "no Ray cluster answers at 127.0.0.1:"),
         ("nonsense:xx", "not a Ray address"),
         ("nonsense", "not a Ray address"),
         ("head:99999", "not a Ray address"),
@@ -159,6 +159,7 @@ def _closed_port() -> int:
 def test_a_dead_or_malformed_ray_address_is_one_line_within_seconds(
     address: str, said: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
+    address = address.format(port=_closed_port())  # a closed port, drawn when the test runs
     out = tmp_path / "run"
     start = time.monotonic()
     code = cli(["--ray", address, "--out", str(out)])

@@ -23,7 +23,8 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
   ``max_flip_rate``. It is shown beside every cue row of the judge and protocol too.
 
 q-values are Benjamini–Hochberg over every test on the card; the MDE is at the row's number
-of documents (see ``stats.mde``); the verdict applies ``stats.verdict`` with the thresholds.
+of documents and at the level BH asks of a lone effect among the card's m tests, α / m (see
+``stats.mde``); the verdict applies ``stats.verdict`` with the thresholds.
 """
 
 from __future__ import annotations
@@ -299,7 +300,9 @@ def make_card(
     for key, part in positions.partition_by(["judge", "protocol"], as_dict=True).items():
         rows.append(_position_row(part, str(key[0]), str(key[1]), tidy))
     rows += sensitivity_rows(judgments, tidy) if t.sensitivity_effect is not None else []
-    q_values = stats.bh_qvalues([_number(r.get("p")) for r in rows])
+    p_values = [_number(r.get("p")) for r in rows]
+    q_values = stats.bh_qvalues(p_values)
+    tests = sum(p is not None for p in p_values)  # the BH family the MDE must be powered for
     for row, q in zip(rows, q_values, strict=True):  # the tested rows
         if row["kind"] == ROW:
             assert t.sensitivity_effect is not None
@@ -310,7 +313,7 @@ def make_card(
         docs, background = row.pop("_docs"), row.pop("_background")
         assert isinstance(docs, int)
         assert isinstance(background, float)
-        mde = stats.mde(docs, background, t.alpha, t.power)
+        mde = stats.mde(docs, background, t.alpha, t.power, tests)
         effect = row.get("effect")
         row |= {"q": q, "mde": mde, "threshold": threshold}
         row["verdict"] = stats.verdict(

@@ -37,35 +37,44 @@ def bh_qvalues(p_values: Sequence[float | None]) -> list[float | None]:
     return q
 
 
-def standardized_mde(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
-    """The minimum detectable effect, so a null result can be called CLEAR or UNDERPOWERED.
+def family_level(alpha: float, tests: int) -> float:
+    """The level a lone real effect must reach among ``tests`` under Benjamini–Hochberg.
 
-    The smallest standardized effect (mean / SD) a two-sided one-sample z-test at level
-    ``alpha`` detects with ``power`` on ``n`` units: (z₁₋α/₂ + z_power) / √n.
+    Its q-value is ``tests`` × p (rank 1), so the level is α / m: a power computed at α alone
+    promises more than BH delivers.
     """
-    return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) / math.sqrt(n))
+    return alpha / max(tests, 1)
 
 
-def mde(n: int, background: float, alpha: float = 0.05, power: float = 0.8) -> float | None:
+def mde(
+    n: int, background: float, alpha: float = 0.05, power: float = 0.8, tests: int = 1
+) -> float | None:
     """Minimum detectable effect on the proportion scale for a paired −1/0/+1 difference.
 
     ``background`` is the share of units that would differ without any effect (both
-    directions together). Under an effect δ the difference has mean δ and variance
-    background + δ − δ², so δ solves δ√n = (z₁₋α/₂ + z_power)·√(background + δ − δ²).
-    Counting every unit of a document as one (perfect correlation within documents) makes
-    it conservative. None when there is no unit.
+    directions together); an effect δ adds δ to one direction, so a share b + δ of units is
+    discordant. The exact test is the sign test on the discordant units: under its null the
+    mean difference has variance (b + δ) / n, under the effect (b + δ − δ²) / n, so δ solves
+    δ√n = z₁₋a/₂·√(b + δ) + z_power·√(b + δ − δ²) (Connor's power equation for McNemar's
+    test), at the level a = ``family_level(alpha, tests)`` the card's BH step needs. Counting
+    every unit of a document as one (perfect correlation within documents) makes it
+    conservative. None when there is no unit; 1 when not even an effect of 1 is detectable.
+    (Where b + δ would pass 1 the discordant share is taken as 1.)
     """
     if n <= 0:
         return None
-    k = standardized_mde(n, alpha, power)
+    z_test = float(norm.ppf(1 - family_level(alpha, tests) / 2))
+    z_power = float(norm.ppf(power))
     bg = min(max(background, 0.0), 1.0)
+    root_n = math.sqrt(n)
 
     def gap(d: float) -> float:
-        return d - k * math.sqrt(max(bg + d - d * d, 0.0))
+        null_sd, effect_sd = math.sqrt(min(bg + d, 1.0)), math.sqrt(max(bg + d - d * d, 0.0))
+        return d * root_n - (z_test * null_sd + z_power * effect_sd)
 
     if gap(1.0) < 0:  # not even an effect of 1 is detectable
         return 1.0
-    return float(brentq(gap, 1e-12, 1.0, xtol=1e-12))  # above the trivial root at 0
+    return float(brentq(gap, 1e-12, 1.0, xtol=1e-12))  # gap < 0 near 0: √δ outgrows δ
 
 
 def verdict(
