@@ -186,3 +186,19 @@ def test_own_runs_end_to_end_on_the_fake_judge(tmp_path: Path) -> None:
     manifest = orjson.loads((out / "manifest.json").read_bytes())
     record = manifest["own_prompts"]["mine"]
     assert record["sha256"] == load_prompt_file(str(tmp_path / "p.txt")).sha256
+
+
+def test_the_own_judge_experiment_runs_on_a_fake_judge(tmp_path: Path) -> None:
+    """experiments/own-judge.toml, its judge moved by --judge onto a judge that says [[B]]."""
+    with FakeJudge(free_text="Summary B keeps the figures.\n[[B]]") as judge:
+        out = tmp_path / "run"
+        proc = run_cli("--config", "experiments/own-judge.toml", "--out", str(out),
+                       "--judge", f"qwen2.5-coder-0.5b={judge.url}")  # fmt: skip
+        sent = [b["messages"][0]["content"] for b in judge.bodies]
+    assert proc.returncode in (0, 4), proc.stderr
+    frame = pl.read_parquet(out / "judgments.parquet")
+    assert set(frame["raw_verdict"]) == {"[2,1]"}
+    assert set(frame["condition"]) == {"Blind", "True", "DegradedNumber"}
+    assert all("[[A]]" in s and "[Document]" in s for s in sent)
+    assert any("(label = " in s for s in sent)  # no label placeholder: labels above the texts
+    assert (out / "card.md").exists() or (out / "report.md").exists()
