@@ -8,13 +8,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 from pydantic import BaseModel
 
 from judgeprobe.core.cli import main_guard
 from judgeprobe.engine.structured import response_format
-from judgeprobe.prompts import load_template
+from judgeprobe.prompts import Template, load_template
 from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols.own import screen_values
 from judgeprobe.protocols.replies import (
     LockReply,
     PairwiseReply,
@@ -23,7 +25,14 @@ from judgeprobe.protocols.replies import (
     ScotReply,
 )
 from judgeprobe.selftest.__main__ import main
-from judgeprobe.selftest.server import Unreadable, read_materials, reply
+from judgeprobe.selftest.server import (
+    OWN_TOKENS,
+    Unreadable,
+    own_prompt_text,
+    read_materials,
+    read_own,
+    reply,
+)
 from judgeprobe.selftest.simulator import Biases, decide
 
 ITEMS = "100"  # enough for every planted rate's 99.9% interval; about 4,500 requests
@@ -72,6 +81,58 @@ def test_selftest_recovers_every_planted_effect(
         assert any(effect in line for line in missed), "\n".join(lines)
     code, lines = _run(capsys, "--out", str(out), "--check-only")
     assert code == 0, "\n".join(lines)
+
+
+def test_selftest_own_recovers_every_planted_effect(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--own``: the design through protocol own, a judge with its own MT-Bench-style prompt
+    answering "[[A]]"/"[[B]]"/"[[C]]" on question/answer pairs; every effect recovered exactly."""
+    out = tmp_path / "own"
+    code, lines = _run(capsys, "--own", "--out", str(out), "--items", ITEMS)
+    checks = [line for line in lines if line[:4] in ("PASS", "MISS", "SKIP")]
+    assert code == 0, "\n".join(lines)
+    assert all(line.startswith("PASS") for line in checks), "\n".join(checks)
+    assert {line.split("  ")[1].strip() for line in checks} >= {
+        "judgments", "tie rate", "position bias", "label anchoring", "placebo badge",
+        "verbosity", "silent explanations", "noise floor",
+    }  # fmt: skip
+    assert {line[27:36].strip() for line in checks} == {"all", "own"}, "\n".join(checks)
+    assert "0 unreadable" in "\n".join(lines)
+    config = (out / "selftest.toml").read_text()
+    assert 'protocols = ["own"]' in config
+    assert "own_prompt.txt" in config
+    judgments = pl.read_parquet(out / "judgments.parquet")
+    assert set(judgments["protocol"]) == {"own"}
+    assert set(judgments["verdict"]) == {"A", "B", "Tie"}
+    assert not judgments["explanation"].str.contains(r"\[\[").any()  # the verdict is cut out
+    assert "BIASED" in (out / "card.md").read_text()
+    # A planted value changed after the sweep is caught under own too.
+    code, lines = _run(capsys, "--own", "--out", str(out), "--check-only", "--anchoring", "0.35")
+    assert code == 1, "\n".join(lines)
+    assert any("label anchoring" in line for line in lines if line.startswith("MISS"))
+    code, lines = _run(capsys, "--own", "--battery")
+    assert code == 2
+    assert lines[0].startswith("error: --own"), lines
+
+
+def test_own_prompts_are_read_back_exactly() -> None:
+    """The simulated judge reads an own prompt by its layout: labels in their placeholders, or
+    above each response when the prompt has none (experiments' MT-Bench prompt)."""
+    root = Path(__file__).resolve().parent.parent
+    b = Biases()
+    for text in (
+        own_prompt_text(),
+        (root / "experiments/prompts/mt_bench_pairwise.txt").read_text(),
+    ):
+        template = Template(name="own", text=text, sha256="")
+        prompt = template.fill(screen_values(template, TRICKY))
+        assert read_own(prompt, text) == TRICKY
+        answer = reply({"messages": [{"role": "user", "content": prompt}]}, b, text)
+        assert isinstance(answer, str)
+        assert answer.endswith(OWN_TOKENS[decide(TRICKY, b).winner])
+    with pytest.raises(Unreadable):
+        reply({"messages": [{"role": "user", "content": "Which answer is better?"}]}, b)
 
 
 def test_selftest_runs_a_users_config_with_reveal_after(

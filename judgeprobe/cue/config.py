@@ -23,6 +23,7 @@ from pydantic import (
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.settings import RUN_CONTROL, EngineConfig, JudgeConfig
 from judgeprobe.metrics.flags import Readability
+from judgeprobe.prompts import load_prompt_file
 from judgeprobe.protocols.budget import MARGIN
 from judgeprobe.protocols.replies import CRITERIA
 from judgeprobe.runs.config import default_judges, load_toml
@@ -66,7 +67,10 @@ class SweepConfig(BaseModel):
     name: str = Field(default="default", pattern=r"^[A-Za-z0-9._-]+$")
     items: str = "bundled:sample"  # or a path to a .jsonl / .parquet candidate set
     subsets: list[str] = Field(default_factory=list)  # keep only these subsets; [] = all
-    protocols: list[Literal["baseline", "scot", "pbp"]] = Field(default=["baseline"], min_length=1)
+    # "own": each judge under its own prompt and verdict format ([[judges]] prompt, verdict)
+    protocols: list[Literal["baseline", "scot", "pbp", "own"]] = Field(
+        default=["baseline"], min_length=1
+    )
     # The default sweep: the label (True) and the sensitivity control (DegradedNumber: does the
     # judge read?). Flip and Placebo are left to the paper configs, so that the position share
     # and the sensitivity row fit the demo's ten-minute budget.
@@ -105,6 +109,16 @@ class SweepConfig(BaseModel):
             raise ValueError("repeat re-sends Blind judgments: add Blind to conditions")
         return self
 
+    @model_validator(mode="after")
+    def _own_needs_prompts(self) -> SweepConfig:
+        bare = [j.name for j in self.judges if not j.prompt]
+        if "own" in self.protocols and bare:
+            raise ValueError(
+                f"protocol own judges each judge under its own prompt: judge {bare[0]} has "
+                "none (give it prompt and verdict)"
+            )
+        return self
+
     @property
     def swaps(self) -> float:
         """The share of Blind items judged in the other order too: 0 where ``swap`` adds none."""
@@ -116,9 +130,22 @@ class SweepConfig(BaseModel):
         unset = ({"repeat"} if not self.repeat else set()) | ({"swap"} if not self.swaps else set())
         body = self.model_dump(exclude={"judges", "report"} | unset)
         body["judges"] = [j.name for j in self.judges]
+        own = {j.name: own_prompt_record(j) for j in self.judges if j.prompt}
+        if own:  # a judge's own prompt and verdict format decide its requests
+            body["own_prompts"] = own
         for knob in RUN_CONTROL:  # resumable either way
             body["engine"].pop(knob)
         return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+
+
+def own_prompt_record(judge: JudgeConfig) -> dict[str, Any]:
+    """A judge's own prompt as the digest and the manifest record it: path, hash, format."""
+    assert judge.verdict is not None  # JudgeConfig: prompt and verdict go together
+    return {
+        "path": judge.prompt,
+        "sha256": load_prompt_file(judge.prompt).sha256,
+        "verdict": judge.verdict.model_dump(by_alias=True),
+    }
 
 
 def load_config(path: Path | None) -> SweepConfig:

@@ -7,7 +7,7 @@ from typing import Any
 
 from judgeprobe.conditions import Condition
 from judgeprobe.core.files import content_hash
-from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.config import SweepConfig, own_prompt_record
 from judgeprobe.engine.cached import schema_of
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.wire import sampling_record
@@ -22,6 +22,12 @@ REPLY_MODELS = (
     replies.ScoreReply,
     replies.RankReply,
 )
+
+
+def own_prompts(cfg: SweepConfig) -> dict[str, Any]:
+    """Each judge's own prompt (path, hash, verdict format), under ``own_prompts`` when any."""
+    own = {j.name: own_prompt_record(j) for j in cfg.judges if j.prompt}
+    return {"own_prompts": own} if own else {}
 
 
 def new_manifest(
@@ -55,6 +61,7 @@ def new_manifest(
         "budgets": {n: dict(p.budgets) for n, p in protocols.items()},  # max_tokens per stage
         "schemas": {str(schema_of(m)["title"]): content_hash(schema_of(m)) for m in REPLY_MODELS},
         "conditions": chosen,
+        **own_prompts(cfg),
         "judges": [
             {
                 "name": name,

@@ -23,6 +23,7 @@ from judgeprobe.cue.job import Job
 from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.budget import stage_budgets
+from judgeprobe.protocols.own import Own, own_protocol
 from judgeprobe.protocols.pressure import pressure_templates
 from judgeprobe.protocols.reveal import reveal_stages, reveal_templates
 
@@ -57,6 +58,8 @@ def protocols_for(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
             ),
         ),
     }
+    if "own" in cfg.protocols:
+        every["own"] = own_protocol(cfg.judges)
     return {name: every[name] for name in cfg.protocols}
 
 
@@ -242,6 +245,9 @@ def cue_jobs(
                         continue  # the swap share: Blind alone in the other order
                     fingerprint = fingerprints[judge.name]
                     template_hash = hashes[(pname, cue.reveal is not None)]
+                    if isinstance(protocol, Own):  # each judge under its own prompt
+                        protocol = protocol.for_judge(judge.name)
+                        template_hash = protocol.prompt_sha256
                     if cue.pressure:  # its second turn's templates
                         template_hash = templates_hash(
                             protocol.templates + pressure_templates(pname, cue.pressure)

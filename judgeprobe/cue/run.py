@@ -35,6 +35,7 @@ from judgeprobe.cue.job import Job, run_job
 from judgeprobe.cue.judgments import judgment_rows, write_judgments
 from judgeprobe.cue.manifest import new_manifest
 from judgeprobe.cue.outputs import write_outputs
+from judgeprobe.cue.own import check_conditions
 from judgeprobe.cue.plan import Counts, count, cue_jobs, document_of, protocols_for
 from judgeprobe.cue.preflight import first_requests
 from judgeprobe.engine.breaker import unreliable
@@ -284,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     for item in items:  # fail on an unresolvable cue before any request is sent
         for name in cfg.conditions:
             conditions[name].resolve(item)
+    if "own" in cfg.protocols:  # a cue an own prompt would never show: refused now
+        check_conditions(cfg.judges, {n: conditions[n] for n in cfg.conditions}, items)
     protocols = protocols_for(cfg)  # built once: planning, counts and the manifest share them
     out = args.out or Path("runs") / cfg.name
     check_writable_dir(out, "--out")

@@ -11,11 +11,14 @@ from pydantic import BaseModel
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.store import Result, Store
+from judgeprobe.engine.validate import TextReply
 
 
 @cache
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:
-    """A reply model's JSON schema, built once per model."""
+    """A reply model's JSON schema (a text reply's reading rule), built once per model."""
+    if issubclass(model, TextReply):
+        return model.key_schema
     return model.model_json_schema()
 
 

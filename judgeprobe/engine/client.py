@@ -45,7 +45,7 @@ from judgeprobe.engine.retry import (
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Result
 from judgeprobe.engine.structured import response_format
-from judgeprobe.engine.validate import ReplyError, parse_reply, reask_message
+from judgeprobe.engine.validate import ReplyError, TextReply, parse_reply, reask_message
 from judgeprobe.engine.wire import wire_sampling
 
 #: Statuses that are not worth retrying now but may be fixed by the user before a resume.
@@ -110,8 +110,12 @@ def chat_body(
         **wire_sampling(info.backend, req.sampling).fields,  # mapped per backend, or refused
         "max_tokens": max_tokens or req.sampling.max_tokens,
         "seed": req.seed,
-        "response_format": response_format(info.backend, req.schema_name, req.schema),
     }
+    if not issubclass(req.reply_model, TextReply):
+        body["response_format"] = response_format(info.backend, req.schema_name, req.schema)
+    elif req.reply_model.schema_sent is not None:  # a judge's own JSON verdict, schema from map
+        schema = req.reply_model.schema_sent
+        body["response_format"] = response_format(info.backend, req.schema_name, schema)
     if judge.disable_thinking:  # vLLM, llama-server and SGLang read this
         body["chat_template_kwargs"] = {"enable_thinking": False}
     return body
@@ -295,7 +299,7 @@ async def converse(
             if step == "reask":
                 messages += [
                     {"role": "assistant", "content": text},
-                    {"role": "user", "content": reask_message(str(exc))},
+                    {"role": "user", "content": reask_message(str(exc), req.reply_model)},
                 ]
                 continue
             return done(status="invalid", raw=text, invalid_reason=step, finish_reason=finish)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import base64
 import os
+import re
+import warnings
 from collections.abc import Sequence
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -19,14 +21,21 @@ from pydantic import (
     ConfigDict,
     Field,
     SecretStr,
+    SerializerFunctionWrapHandler,
     ValidatorFunctionWrapHandler,
     field_serializer,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
 from judgeprobe import REDACTED, JudgeprobeError
 from judgeprobe.engine.structured import BACKENDS
+from judgeprobe.prompts import load_prompt_file
+
+#: What a judge's own prompt may hold: the context, both responses and each one's label, in
+#: screen order (``{LABEL_k}`` is the label of the response shown k-th).
+OWN_PLACEHOLDERS = ("CONTEXT", "RESPONSE_1", "RESPONSE_2", "LABEL_1", "LABEL_2")
 
 
 def split_credentials(url: str) -> tuple[str, str]:
@@ -55,6 +64,47 @@ class ClusterEngine(BaseModel):
     replicas: int = Field(default=1, ge=1)
     batch_size: int = Field(default=64, ge=1)
     accelerator_type: str = ""  # e.g. "H100"; "" = any GPU
+
+
+class VerdictFormat(BaseModel):
+    """How a judge's own reply is read (protocol ``own``): a pattern in free text, or a JSON key.
+
+    ``map`` names each verdict token in screen terms: ``1`` (the response shown first wins),
+    ``2`` or ``tie``. ``pattern``: the last match counts (its first group when it has one);
+    matches that disagree make the reply ambiguous. ``json``: the reply is a JSON object and
+    this key holds the token, under a schema built from ``map``; ``explanation`` names the key
+    holding the explanation (else the reply without the verdict is the explanation).
+    ``max_tokens``: the reply's budget (an explanation of the judge's own length).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    pattern: str = ""
+    json_key: str = Field(default="", alias="json")
+    map: dict[str, Literal["1", "2", "tie"]] = Field(min_length=2)
+    explanation: str = ""
+    max_tokens: int = Field(default=1024, ge=16)
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        try:
+            with warnings.catch_warnings():  # a FutureWarning would break the one-line error
+                warnings.simplefilter("ignore")
+                re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"pattern {pattern!r} is not a regular expression ({exc})") from None
+        return pattern
+
+    @model_validator(mode="after")
+    def _one_form(self) -> VerdictFormat:
+        if bool(self.pattern) == bool(self.json_key):
+            raise ValueError("give either pattern or json (the key holding the verdict)")
+        if self.explanation and not self.json_key:
+            raise ValueError("explanation names a JSON key: it goes with json, not pattern")
+        if not {"1", "2"} <= set(self.map.values()):
+            raise ValueError("map must name a token for each of 1 and 2")
+        return self
 
 
 class JudgeConfig(BaseModel):
@@ -92,6 +142,41 @@ class JudgeConfig(BaseModel):
     serve: str = Field(default="", exclude=True)
     url_credentials: dict[str, SecretStr] = Field(default_factory=dict, repr=False)
     cluster: ClusterEngine | None = None
+    # The judge's own prompt (a path, read relative to the working directory like items) and
+    # how its reply is read: the judge of protocol ``own`` (judgeprobe.protocols.own).
+    prompt: str = ""
+    verdict: VerdictFormat | None = None
+
+    @field_validator("prompt")
+    @classmethod
+    def _prompt_file(cls, path: str) -> str:
+        """The file exists and holds only the placeholders ``own`` fills, both responses too."""
+        if not path:
+            return path
+        found = load_prompt_file(path).placeholders
+        unknown = sorted(found - set(OWN_PLACEHOLDERS))
+        if unknown:
+            known = " ".join(f"{{{p}}}" for p in OWN_PLACEHOLDERS)
+            raise ValueError(f"prompt file {path}: unknown placeholder {{{unknown[0]}}} ({known})")
+        missing = [p for p in ("RESPONSE_1", "RESPONSE_2") if p not in found]
+        if missing:
+            raise ValueError(f"prompt file {path}: no {{{missing[0]}}}: the judge would not see it")
+        return path
+
+    @model_validator(mode="after")
+    def _prompt_and_verdict(self) -> JudgeConfig:
+        if bool(self.prompt) != (self.verdict is not None):
+            raise ValueError("prompt and verdict go together: a judge's own prompt needs both")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _omit_own(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Leave the own-prompt fields out when unset, so older dumps and digests still match."""
+        data: dict[str, Any] = handler(self)
+        if not self.prompt:
+            data.pop("prompt", None)
+            data.pop("verdict", None)
+        return data
 
     @model_validator(mode="after")
     def _reachable(self) -> JudgeConfig:

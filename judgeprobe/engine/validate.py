@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from abc import abstractmethod
+from typing import Any, ClassVar
 
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -34,28 +36,55 @@ def strip_reasoning(text: str) -> str:
     return text.strip()
 
 
+class TextReply(BaseModel):
+    """A reply read by its own rule rather than validated as a JSON object of its fields.
+
+    A judge's own verdict format (protocol ``own``) is one: a pattern in free text, or a key of
+    a JSON object. ``key_schema`` is what the request key hashes (the reading rule); ``schema``
+    is the constraint sent to the backend, ``None`` for free text (no ``response_format``).
+    """
+
+    key_schema: ClassVar[dict[str, Any]]
+    schema_sent: ClassVar[dict[str, Any] | None] = None
+    reask: ClassVar[str] = "exactly in the requested format"
+
+    @classmethod
+    @abstractmethod
+    def from_text(cls, body: str, finish_reason: str | None) -> TextReply:
+        """The reply read from ``body`` (its reasoning stripped); ReplyError when it cannot be."""
+
+
+def json_body(body: str, finish_reason: str | None) -> Any:
+    """A reply's JSON value (a Markdown fence around it is dropped); ReplyError when not JSON."""
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        if finish_reason == "length":
+            raise ReplyError("truncated JSON (hit max_tokens)", truncated=True) from None
+        raise ReplyError(f"not JSON: {body[:80]!r}") from None
+
+
 def parse_reply(text: str | None, model: type[BaseModel], finish_reason: str | None) -> BaseModel:
     """Validate one reply. Raises ReplyError naming the problem."""
     if not text or not text.strip():
         raise ReplyError("empty reply")
     body = strip_reasoning(text)
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1)
-    try:
-        data = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        if finish_reason == "length":
-            raise ReplyError("truncated JSON (hit max_tokens)", truncated=True) from None
-        raise ReplyError(f"not JSON: {body[:80]!r}") from None
+    if issubclass(model, TextReply):
+        return model.from_text(body, finish_reason)
+    data = json_body(body, finish_reason)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise ReplyError(f"schema: {first_error(exc, 'reply')}") from None
 
 
-def reask_message(reason: str) -> str:
+def reask_message(reason: str, model: type[BaseModel] | None = None) -> str:
     """The follow-up turn that asks the judge to fix a non-conforming reply."""
+    if model is not None and issubclass(model, TextReply):
+        return f"Your reply could not be used ({reason}). Reply again, {model.reask}."
     return (
         f"Your reply could not be used ({reason}). Reply again with only the JSON object, "
         "exactly in the requested format, and nothing else."

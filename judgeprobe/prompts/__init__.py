@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 
@@ -31,9 +32,29 @@ class Template:
 
         return _PLACEHOLDER.sub(sub, self.text)
 
+    @property
+    def placeholders(self) -> frozenset[str]:
+        """Every ``{NAME}`` the text holds."""
+        return frozenset(_PLACEHOLDER.findall(self.text))
+
 
 @cache
 def load_template(name: str) -> Template:
     """Load ``templates/NAME.txt`` from the package."""
     text = resources.files(__package__).joinpath("templates", f"{name}.txt").read_text("utf-8")
     return Template(name=name, text=text, sha256=hashlib.sha256(text.encode()).hexdigest())
+
+
+@cache
+def load_prompt_file(path: str) -> Template:
+    """A judge's own prompt file (``[[judges]] prompt``), hashed like a built-in template.
+
+    Read once per run, so the text hashed is the text sent. ValueError when it cannot be read.
+    """
+    try:
+        text = Path(path).read_text("utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"prompt file {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"prompt file {path}: cannot read ({exc})") from None
+    return Template(name=path, text=text, sha256=hashlib.sha256(text.encode()).hexdigest())

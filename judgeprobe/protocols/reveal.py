@@ -53,6 +53,7 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "baseline": ("reveal_v2",),
     "scot": ("reveal_scot_v1",),
     "pbp": ("reveal_pbp_score_v1", "reveal_pbp_rank_v1"),
+    "own": (),  # a judge's own prompt has no second turn (judgeprobe.protocols.own)
 }
 
 

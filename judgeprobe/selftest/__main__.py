@@ -8,6 +8,10 @@ finished self-test run against the biases given now, without sending anything: c
 planted value after the sweep and its lines miss. ``--battery`` runs the battery design
 instead (``selftest.battery``: a battery cue and a self-preference, Baseline only; default
 ``--out runs/selftest-battery``); the default design and its figures are unchanged.
+``--own`` runs the default design through protocol ``own`` instead: question/answer pairs,
+a judge with its own MT-Bench-style prompt (bundled, ``selftest/own_prompt.txt``) whose reply is
+an explanation and a final "[[A]]", "[[B]]" or "[[C]]", read by the pattern verdict (default
+``--out runs/selftest-own``); every planted effect is recovered as under the built-in protocols.
 
 ``--sensitivity RATE`` plants a judge that reads (it prefers the intact text of a degraded
 pair at that rate) and ``--blind first|tie`` one that does not read at all; either adds the
@@ -46,7 +50,7 @@ from judgeprobe.selftest import coverage
 from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
 from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.simulator import Biases
-from judgeprobe.selftest.sweep import JUDGE, default_config, run_sweep
+from judgeprobe.selftest.sweep import JUDGE, default_config, own_config, run_sweep
 from judgeprobe.selftest.verdict_rates import format_rates, verdict_rates
 
 DEFAULT_ITEMS = 200
@@ -68,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, help="run directory (default runs/selftest)")
     p.add_argument("--battery", action="store_true",
                    help="the battery design: a battery cue and a self-preference")  # fmt: skip
+    p.add_argument("--own", action="store_true",
+                   help="the default design through protocol own: a judge's own prompt and "
+                   "[[A]]/[[B]]/[[C]] verdicts on question/answer pairs")  # fmt: skip
     p.add_argument("--config", type=Path, help="sweep config to run instead of the built-in one")
     p.add_argument("--items", type=int, default=DEFAULT_ITEMS, help="synthetic items")
     p.add_argument("--check-only", action="store_true", help="check the run in --out; send nothing")
@@ -146,25 +153,36 @@ def _coverage(judges: int, seed: int, method: Method, cards: int) -> int:
     return 1 if failed or broken else 0
 
 
+def _config(args: argparse.Namespace, out: Path, biases: Biases) -> Path:
+    """The sweep config: the user's, the finished run's, or the design's own, written now."""
+    if args.config is not None:
+        load_config(args.config)  # a bad config fails here, before anything is written
+        return Path(args.config)
+    if args.check_only:
+        return out / "selftest.toml"
+    if args.battery:
+        return battery_config(out, args.items, JUDGE)
+    reads = biases.blind is not None or biases.sensitivity > 0
+    if args.own:
+        return own_config(out, args.items, sensitivity=reads)
+    return default_config(out, args.items, sensitivity=reads, pressure=biases.pressure > 0)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the self-test: plant biases in a simulated judge and look for them."""
     args = _parser().parse_args(argv)
     if args.coverage:
         return _coverage(args.judges, args.seed, args.method, args.cards)
     biases = _biases(args)
-    out: Path = args.out or Path("runs/selftest-battery" if args.battery else "runs/selftest")
+    if args.own and (args.battery or args.config is not None):
+        raise JudgeprobeError("--own is a design of its own: not with --battery or --config")
+    if args.own and biases.pressure > 0:
+        raise JudgeprobeError("--pressure is not with --own: an own prompt has no second turn")
+    design = "-battery" if args.battery else "-own" if args.own else ""
+    out: Path = args.out or Path(f"runs/selftest{design}")
     if args.items < 1:
         raise JudgeprobeError("--items must be >= 1")
-    if args.config is not None:
-        config = args.config
-        load_config(config)  # a bad config fails here, before anything is written
-    elif args.check_only:
-        config = out / "selftest.toml"
-    elif args.battery:
-        config = battery_config(out, args.items, JUDGE)
-    else:
-        reads = biases.blind is not None or biases.sensitivity > 0
-        config = default_config(out, args.items, sensitivity=reads, pressure=biases.pressure > 0)
+    config = _config(args, out, biases)
     if args.check_only and not RunDir(out).judgments.is_file():
         raise JudgeprobeError(f"{out}: no self-test run to check (run without --check-only)")
     if not args.check_only:
@@ -180,7 +198,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"simulated judge at {judge.url}: {sent} requests answered, "
               f"{sum(judge.unreadable.values())} unreadable")  # fmt: skip
     cfg = load_config(config)
-    cfg = cfg.model_copy(update={"judges": [JudgeConfig(name=JUDGE, url="http://127.0.0.1:9/v1")]})
+    oracle_judge = JudgeConfig(name=JUDGE, url="http://127.0.0.1:9/v1")
+    if cfg.judges and cfg.judges[0].prompt:  # protocol own: the judge's prompt and verdict too
+        oracle_judge = cfg.judges[0].model_copy(update={"name": JUDGE, "url": oracle_judge.url})
+    cfg = cfg.model_copy(update={"judges": [oracle_judge]})
     conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}
     oracle = expected(cfg, sweep_items(cfg), conditions, biases)
     card = card_for_run(out, resamples=RESAMPLES)

@@ -44,12 +44,38 @@ def synthetic_document(rng: random.Random, i: int) -> tuple[str, str, str]:
     return doc, one, two
 
 
-def write_items(path: Path, n: int, seed: int = 0) -> Path:
-    """Write ``n`` items as JSONL and return the path."""
+def synthetic_question(rng: random.Random, i: int) -> tuple[str, str, str]:
+    """Synthetic question ``i`` and two correct answers to it, drawn from ``rng``.
+
+    The question pairs of ``--own`` (an MT-Bench-style judge of question/answer pairs): the
+    question carries its facts, the answers state them in other openings, at nearly equal length.
+    """
+    place, body = rng.choice(PLACES), rng.choice(BODIES)
+    plan, outcome = rng.choice(PLANS), rng.choice(OUTCOMES)
+    cost, votes = rng.randint(2, 90) * 10_000, rng.randint(5, 12)
+    question = (
+        f"Question {i}. The {body} of {place} met to discuss {plan}, which would cost about "
+        f"{cost} pounds; the members {outcome} it, with {votes} votes in favour. "
+        f"What did the {body} decide, and how many members voted in favour?"
+    )
+    one = (
+        f"The {body} of {place} {outcome} {plan}, costing about {cost} pounds, "
+        f"with {votes} members voting in favour."
+    )
+    two = (
+        f"With {votes} votes in favour, {plan} costing about {cost} pounds was "
+        f"{outcome} by the {body} of {place}."
+    )
+    return question, one, two
+
+
+def write_items(path: Path, n: int, seed: int = 0, questions: bool = False) -> Path:
+    """Write ``n`` items as JSONL and return the path (``questions``: question/answer pairs)."""
     rng = random.Random(seed)
+    make = synthetic_question if questions else synthetic_document
     rows = []
     for i in range(n):
-        doc, one, two = synthetic_document(rng, i)
+        doc, one, two = make(rng, i)
         llm_first = i % 2 == 0
         rows.append(
             {

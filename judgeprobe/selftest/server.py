@@ -33,6 +33,10 @@ from judgeprobe.selftest.loopback import LoopbackServer
 from judgeprobe.selftest.simulator import Biases
 
 MODEL = "judgeprobe-simulated"
+OWN_PROMPT = "own_prompt.txt"
+OWN_TOKENS = {0: "[[C]]", 1: "[[A]]", 2: "[[B]]"}
+_PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
+_INLINE_LABEL = re.compile(r"\(label = ([^\n]*)\)\n")
 _HEADER = re.compile(r"^Summary ([12])(?: \(label = (.*)\))?:$", re.MULTILINE)
 _REVEAL = re.compile(
     r"The true labels are: Summary 1 \(label = (.*)\) and Summary 2 \(label = (.*)\)\."
@@ -105,6 +109,55 @@ def read_materials(text: str) -> Presentation | None:
     )
 
 
+def own_prompt_text() -> str:
+    """The self-test's bundled own prompt (``judgeprobe/selftest/own_prompt.txt``)."""
+    return resources.files(__package__).joinpath(OWN_PROMPT).read_text("utf-8")
+
+
+@cache
+def own_layout(prompt: str) -> re.Pattern[str]:
+    """A judge's own prompt file as a pattern that gives back what filled its placeholders.
+
+    The text between placeholders is matched literally; a label fills one line, a context or
+    response any text (the shortest that lets the whole prompt match).
+    """
+    parts, seen = [], set()
+    for i, part in enumerate(_PLACEHOLDER.split(prompt)):
+        if i % 2 == 0:
+            parts.append(re.escape(part))
+        elif part in seen:
+            parts.append(f"(?P={part})")
+        else:
+            seen.add(part)
+            parts.append(f"(?P<{part}>[^\n]*)" if part.startswith("LABEL") else f"(?P<{part}>.*?)")
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def read_own(text: str, prompt: str) -> Presentation:
+    """The context, responses and labels of an own-prompt request filled from ``prompt``.
+
+    A prompt with no label placeholder shows each label above its response (``(label = …)``,
+    ``protocols.own``); it is read from there.
+    """
+    found = own_layout(prompt).fullmatch(text)
+    if found is None:
+        raise Unreadable("a request with no reply schema that is not the own prompt's layout")
+    values = found.groupdict()
+    texts, labels = [values.get(f"RESPONSE_{k}") or "" for k in (1, 2)], ["", ""]
+    for k in (0, 1):
+        if f"LABEL_{k + 1}" in values:
+            labels[k] = values[f"LABEL_{k + 1}"]
+        elif inline := _INLINE_LABEL.match(texts[k]):
+            labels[k], texts[k] = inline.group(1), texts[k][inline.end() :]
+    return Presentation(values.get("CONTEXT") or "", texts[0], texts[1], labels[0], labels[1])
+
+
+def own_reply(p: Presentation, biases: Biases) -> str:
+    """The own-prompt judge's reply: the planted decision's explanation, then its verdict."""
+    d = sim.decide(p, biases)
+    return f"{d.explanation}\n\n{OWN_TOKENS[d.winner]}"
+
+
 def read_json_after(text: str, marker: str) -> dict[str, Any]:
     """The JSON object that follows ``marker`` in a prompt (PBP notes and scores)."""
     at = text.find(marker)
@@ -173,8 +226,11 @@ def _notes(users: list[str]) -> dict[str, Any]:
     raise Unreadable("no locked notes in the prompt")
 
 
-def reply(body: dict[str, Any], biases: Biases) -> Any:
+def reply(body: dict[str, Any], biases: Biases, own_prompt: str | None = None) -> Any:
     """The simulated judge's answer to one chat request, as a JSON-ready value.
+
+    A request with no reply schema is read by the layout of ``own_prompt`` (the self-test's
+    bundled prompt when None) and answered as text (protocol ``own``).
 
     The stage comes from the reply schema's title. A stage that sees materials decides on
     the latest ones (a Reveal-After turn shows them again, with the true labels); PBP's
@@ -186,6 +242,8 @@ def reply(body: dict[str, Any], biases: Biases) -> Any:
         raise Unreadable("no user message")
     schema = _schema(body)
     stage = schema.get("title", "")
+    if not schema:
+        return own_reply(read_own(users[-1], own_prompt or own_prompt_text()), biases)
     reveal = _REVEAL.search(users[-1])
     push = read_push(users)
     if stage in ("pairwise_verdict", "scot_verdict"):
@@ -220,9 +278,10 @@ def reply(body: dict[str, Any], biases: Biases) -> Any:
 class SimulatedJudge(LoopbackServer):
     """The simulated judge on loopback, in a background thread; ``url`` is its API base."""
 
-    def __init__(self, biases: Biases) -> None:
+    def __init__(self, biases: Biases, own_prompt: str | None = None) -> None:
         super().__init__()
         self.biases = biases
+        self.own_prompt = own_prompt  # the layout of own-prompt requests (None: the bundled)
         self.requests: Counter[str] = Counter()
         self.unreadable: Counter[str] = Counter()
 
@@ -244,8 +303,9 @@ class SimulatedJudge(LoopbackServer):
     async def _chat(self, request: web.Request) -> web.Response:
         try:
             body = orjson.loads(await request.read())
-            stage = str(_schema(body).get("title", "?"))
-            content = orjson.dumps(reply(body, self.biases)).decode()
+            stage = str(_schema(body).get("title", "own"))
+            value = reply(body, self.biases, self.own_prompt)
+            content = value if isinstance(value, str) else orjson.dumps(value).decode()
         except (Unreadable, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
             reason = f"simulated judge cannot read the request: {exc}"
             self.unreadable[reason] += 1

@@ -10,10 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.cue.config import load_config
 from judgeprobe.cue.run import main as run_main
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest.items import write_items
-from judgeprobe.selftest.server import SimulatedJudge
+from judgeprobe.selftest.server import OWN_PROMPT, SimulatedJudge, own_prompt_text
 from judgeprobe.selftest.simulator import Biases
 
 JUDGE = "simulated"
@@ -21,6 +22,8 @@ CONDITIONS = ["Blind", "True", "Flip", "Placebo", "Verbosity"]
 SENSITIVITY = ["DegradedNumber", "DegradedEntity", "DegradedNegation", "DegradedSentence"]
 PRESSURE = ["Challenge", "Disagree", "Reask"]
 PROTOCOLS = ["baseline", "scot", "pbp"]
+#: The ``--own`` judge's verdict: MT-Bench's "[[A]]"/"[[B]]"/"[[C]]", the last one counting.
+OWN_VERDICT = r"""{ pattern = '\[\[(A|B|C)\]\]', map = { A = "1", B = "2", C = "tie" } }"""
 
 
 def default_config(
@@ -40,6 +43,23 @@ def default_config(
     return write_config(out, "selftest", items, PROTOCOLS, conditions, repeat=0.25)
 
 
+def own_config(out: Path, n_items: int, sensitivity: bool = False) -> Path:
+    """The self-test's design through protocol ``own`` (``--own``).
+
+    Question/answer pairs, both orders, the same cue conditions; the judge carries the bundled
+    MT-Bench-style prompt (copied into ``out``, where the simulated judge's layout is read from)
+    and the pattern verdict.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    items = write_items(out / "items.jsonl", n_items, questions=True)
+    prompt = out / OWN_PROMPT
+    prompt.write_text(own_prompt_text(), encoding="utf-8")
+    judge = f"prompt = {json.dumps(prompt.resolve().as_posix())}\nverdict = {OWN_VERDICT}\n"
+    return write_config(out, "selftest-own", items, ["own"],
+                        CONDITIONS + SENSITIVITY * sensitivity, repeat=0.25,
+                        judge_lines=judge)  # fmt: skip
+
+
 def write_config(
     out: Path,
     name: str,
@@ -48,6 +68,7 @@ def write_config(
     conditions: list[str],
     repeat: float | None = None,
     judge: str = JUDGE,
+    judge_lines: str = "",
 ) -> Path:
     """A self-test sweep config in ``out``: both orders, seed 0, the simulated judge."""
     again = f"repeat = {repeat}\n" if repeat is not None else ""
@@ -67,7 +88,7 @@ max_attempts = 2
 name = {json.dumps(judge)}
 url = "http://127.0.0.1:9/v1"  # replaced by the simulated judge's address at run time
 concurrency = 16
-"""
+{judge_lines}"""
     path = out / "selftest.toml"
     path.write_text(text, encoding="utf-8")
     return path
@@ -95,7 +116,10 @@ def run_sweep(config: Path, out: Path, biases: Biases) -> tuple[int, str, Simula
     reused.
     """
     buffer = io.StringIO()
-    with SimulatedJudge(biases) as judge:
+    # A judge with its own prompt (protocol own) is read by that prompt's layout.
+    own = next((j.prompt for j in load_config(config).judges if j.prompt), None)
+    layout = Path(own).read_text(encoding="utf-8") if own else None
+    with SimulatedJudge(biases, own_prompt=layout) as judge:
         args = ["--config", str(config), "--out", str(out), "--judge", f"{JUDGE}={judge.url}"]
         args += ["--no-progress"]
         if RunDir(out).manifest_file.exists():

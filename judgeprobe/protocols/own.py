@@ -1,0 +1,192 @@
+"""Protocol ``own``: the judge audited with its own prompt and its own verdict format.
+
+The prompt file is filled with ``{CONTEXT}`` (the item's document), ``{RESPONSE_1}`` and
+``{RESPONSE_2}`` in screen order and ``{LABEL_1}``/``{LABEL_2}``, the condition's label for the
+response shown k-th ("" under Blind). A prompt with neither label placeholder still shows every
+cue: each label is put on the line above its response, as ``(label = …)``, the way the built-in
+materials show it. One request per judgment; the reply is read by the judge's ``verdict`` rule
+(``VerdictFormat``) into screen terms, so every cue, control and metric applies unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, ClassVar
+
+import orjson
+
+from judgeprobe import JudgeprobeError
+from judgeprobe.engine.settings import JudgeConfig, VerdictFormat
+from judgeprobe.engine.validate import ReplyError, TextReply, json_body
+from judgeprobe.prompts import Template, load_prompt_file
+from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
+from judgeprobe.protocols.replies import ScreenVerdict
+
+#: ``map`` values (screen terms, as a config writes them) to the verdicts every protocol gives.
+SCREEN: dict[str, ScreenVerdict] = {"1": "[1,2]", "2": "[2,1]", "tie": "Tie"}
+LABELS = ("LABEL_1", "LABEL_2")
+
+
+class OwnReply(TextReply):
+    """A judge's own reply read into a verdict (screen terms) and its explanation."""
+
+    verdict: ScreenVerdict
+    explanation: str = ""
+
+
+def _token(fmt: VerdictFormat, token: str) -> ScreenVerdict:
+    """The screen verdict a token names; ReplyError for a token the map does not know."""
+    if token not in fmt.map:
+        raise ReplyError(f"verdict {token!r} is not one of {', '.join(map(repr, fmt.map))}")
+    return SCREEN[fmt.map[token]]
+
+
+def read_pattern(fmt: VerdictFormat, body: str, finish_reason: str | None) -> OwnReply:
+    """The last match's verdict and the reply without the matches; disagreeing matches fail."""
+    matches = list(re.finditer(fmt.pattern, body))
+    if not matches:
+        cut = finish_reason == "length"
+        why = " (hit max_tokens)" if cut else ""
+        raise ReplyError(f"no verdict matching {fmt.pattern!r}{why}", truncated=cut)
+    said = [m.group(1) if m.re.groups else m.group(0) for m in matches]
+    verdicts = [_token(fmt, token) for token in said]
+    if len(set(verdicts)) > 1:
+        raise ReplyError(f"ambiguous verdict: {', '.join(dict.fromkeys(said))}")
+    explanation = re.sub(fmt.pattern, "", body).strip()
+    return own_reply_model(fmt)(verdict=verdicts[-1], explanation=explanation)
+
+
+def read_json(fmt: VerdictFormat, body: str, finish_reason: str | None) -> OwnReply:
+    """The verdict under the ``json`` key; the explanation under its key, or the rest."""
+    data = json_body(body, finish_reason)
+    if not isinstance(data, dict) or fmt.json_key not in data:
+        raise ReplyError(f"no {fmt.json_key!r} key in the JSON reply")
+    verdict = _token(fmt, str(data[fmt.json_key]))
+    if fmt.explanation:
+        explanation = data.get(fmt.explanation)
+        if not isinstance(explanation, str):
+            raise ReplyError(f"no {fmt.explanation!r} text in the JSON reply")
+    else:
+        rest = {k: v for k, v in data.items() if k != fmt.json_key}
+        explanation = orjson.dumps(rest).decode() if rest else ""
+    return own_reply_model(fmt)(verdict=verdict, explanation=explanation)
+
+
+def json_schema(fmt: VerdictFormat) -> dict[str, Any]:
+    """The schema a backend enforces for a JSON verdict: the key, one of the map's tokens."""
+    properties: dict[str, Any] = {fmt.json_key: {"type": "string", "enum": list(fmt.map)}}
+    if fmt.explanation:
+        properties = {fmt.explanation: {"type": "string"}, **properties}  # reasons first
+    return {
+        "title": "own_verdict",
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def own_reply_model(fmt: VerdictFormat) -> type[OwnReply]:
+    """The reply model of one verdict format (one class per format: its schema is cached)."""
+    return _model(orjson.dumps(fmt.model_dump(), option=orjson.OPT_SORT_KEYS).decode())
+
+
+@cache
+def _model(spec: str) -> type[OwnReply]:
+    fmt = VerdictFormat.model_validate(orjson.loads(spec))
+    rule = {"title": "own_verdict", "x-verdict": fmt.model_dump(exclude={"max_tokens"})}
+    reader = read_json if fmt.json_key else read_pattern
+    sent = json_schema(fmt) if fmt.json_key else None
+    how = (
+        f"as a JSON object with the key {fmt.json_key!r}"
+        if fmt.json_key
+        else "ending with your final verdict in exactly the requested format, given once"
+    )
+
+    class Reply(OwnReply):
+        key_schema: ClassVar[dict[str, Any]] = json_schema(fmt) | rule if sent else rule
+        schema_sent: ClassVar[dict[str, Any] | None] = sent
+        reask: ClassVar[str] = how
+
+        @classmethod
+        def from_text(cls, body: str, finish_reason: str | None) -> OwnReply:
+            return reader(fmt, body, finish_reason)
+
+    return Reply
+
+
+def screen_values(template: Template, p: Presentation) -> dict[str, str]:
+    """What fills the placeholders: labels in their own places, or above each response."""
+    inline = not template.placeholders & set(LABELS)
+
+    def shown(label: str, text: str) -> str:
+        return f"(label = {label})\n{text}" if inline and label else text
+
+    return {
+        "CONTEXT": p.document,
+        "RESPONSE_1": shown(p.label_1, p.text_1),
+        "RESPONSE_2": shown(p.label_2, p.text_2),
+        "LABEL_1": p.label_1,
+        "LABEL_2": p.label_2,
+    }
+
+
+@dataclass(frozen=True)
+class OwnJudge:
+    """Protocol ``own`` for one judge: its prompt file filled, its reply read by its format."""
+
+    prompt: Template = field(repr=False)  # in the key by its hash (``templates_hash``)
+    fmt: VerdictFormat
+    prompt_sha256: str = ""
+    name: str = "own"
+    templates: tuple[str, ...] = ()  # no packaged template: the prompt file is hashed apart
+    stages: int = 1
+
+    @property
+    def budgets(self) -> Mapping[str, int]:
+        """The reply's budget, as the verdict format sets it."""
+        return {"verdict": self.fmt.max_tokens}
+
+    async def run(self, p: Presentation, ask: Asker) -> Turn:
+        """One request: the filled prompt; the reply's verdict is the judgment."""
+        messages = [user(self.prompt.fill(screen_values(self.prompt, p)))]
+        model = own_reply_model(self.fmt)
+        reply, raw = await ask_stage(ask, "verdict", messages, model, self.fmt.max_tokens)
+        return Turn(reply.verdict, reply.explanation, [*messages, assistant(raw)])
+
+
+def own_judge(judge: JudgeConfig) -> OwnJudge:
+    """The ``own`` protocol of a judge that carries a prompt and a verdict format."""
+    if not judge.prompt or judge.verdict is None:
+        raise JudgeprobeError(f"judge {judge.name}: protocol own needs its prompt and verdict")
+    prompt = load_prompt_file(judge.prompt)
+    return OwnJudge(prompt=prompt, fmt=judge.verdict, prompt_sha256=prompt.sha256)
+
+
+@dataclass(frozen=True)
+class Own:
+    """Protocol ``own`` across the sweep's judges: each judge is judged under its own prompt."""
+
+    judges: Mapping[str, OwnJudge]
+    name: str = "own"
+    templates: tuple[str, ...] = ()
+    stages: int = 1
+    budgets: Mapping[str, int] = field(default_factory=dict)
+
+    def for_judge(self, name: str) -> OwnJudge:
+        """The protocol a job of judge ``name`` runs."""
+        return self.judges[name]
+
+    async def run(self, p: Presentation, ask: Asker) -> Turn:
+        """Never run as such: every job runs its judge's ``OwnJudge`` (``for_judge``)."""
+        raise TypeError("protocol own runs per judge: plan jobs with Own.for_judge")
+
+
+def own_protocol(judges: Sequence[JudgeConfig]) -> Own:
+    """Protocol ``own`` for every judge; their budgets by judge under ``stage@judge``."""
+    by_judge = {j.name: own_judge(j) for j in judges}
+    budgets = {f"verdict@{n}": p.fmt.max_tokens for n, p in by_judge.items()}
+    return Own(judges=by_judge, budgets=budgets)
