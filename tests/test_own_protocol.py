@@ -19,7 +19,7 @@ from judgeprobe.engine.settings import JudgeConfig, VerdictFormat
 from judgeprobe.engine.validate import ReplyError, parse_reply
 from judgeprobe.prompts import load_prompt_file
 from judgeprobe.protocols.base import Presentation
-from judgeprobe.protocols.own import own_reply_model, screen_values
+from judgeprobe.protocols.own import own_judge, own_reply_model, screen_values
 from tests.conftest import make_items, run_cli, write_config
 from tests.fakeserver import FakeJudge
 
@@ -213,3 +213,14 @@ def test_the_own_judge_experiment_runs_on_a_fake_judge(tmp_path: Path) -> None:
     assert all("[[A]]" in s and "[Document]" in s for s in sent)
     assert any("(label = " in s for s in sent)  # no label placeholder: labels above the texts
     assert (out / "card.md").exists() or (out / "report.md").exists()
+
+
+def test_the_prompt_is_read_once_so_the_text_hashed_is_the_text_sent(tmp_path: Path) -> None:
+    """A prompt file edited after the config was loaded changes neither the hash nor the text."""
+    prompt = tmp_path / "p.txt"
+    prompt.write_text("{CONTEXT}\n1: {RESPONSE_1}\n2: {RESPONSE_2}\n")
+    judge = JudgeConfig(name="j", url="http://h/v1", prompt=str(prompt), verdict=_pattern())
+    record = judge.own_record()
+    prompt.write_text("edited {RESPONSE_1} {RESPONSE_2}\n")
+    assert own_judge(judge).prompt.text.startswith("{CONTEXT}")
+    assert own_judge(judge).prompt_sha256 == record["sha256"] == judge.own_record()["sha256"]

@@ -413,3 +413,19 @@ async def test_hostile_text_runs_nothing_in_a_browser(tmp_path: Path) -> None:
             ".filter(r => !r.hidden).length; })()"
         )
         assert count == 40  # baseline and pbp rows of the hostile condition
+
+
+def test_hostile_names_print_as_written_in_every_terminal_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rich markup in a judge's or a condition's name is text: not styled, and ``[/]`` (an
+    unmatched closing tag, which rich refuses with a MarkupError) does not stop the table."""
+    judge = "[red]judge[/red] [/]"
+    blind = ["B"] * 14 + ["A"] * 4 + ["Tie"] * 2
+    frame = table(rows(blind), rows(blind[:8] + ["A"] * 12, "True[/]", target="A"))
+    run = run_dir(tmp_path / "run", frame.with_columns(judge=pl.lit(judge)))
+    run_report(load_run(run), load_lexicons(None), resamples=50)
+    assert card_main([str(run), "--resamples", "50"]) in (0, 5, 6, 7)
+    shown = capsys.readouterr().out
+    assert shown.count("[red]judge[/red] [/]") >= 2  # the report's table and the card's
+    assert "True[/]" in shown

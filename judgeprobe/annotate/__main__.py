@@ -23,7 +23,7 @@ from rich.table import Table
 
 from judgeprobe.annotate.agreement import agreement, read_annotations, read_key
 from judgeprobe.annotate.export import export, read_judgments
-from judgeprobe.core.cells import cell, interval_bounds
+from judgeprobe.core.cells import cell, interval_bounds, literal
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.runs.rundir import RunDir
@@ -51,8 +51,8 @@ def _print(table: pl.DataFrame, console: Console) -> None:
     for name in ("kind", "who", "condition", "metric", "value", "interval", "n"):
         out.add_column(name)
     for r in table.iter_rows(named=True):
-        out.add_row(r["kind"], r["who"], r["condition"], r["metric"], cell(r["value"]),
-                    interval_bounds(r["lo"], r["hi"]), cell(r["n"]))  # fmt: skip
+        out.add_row(*literal([r["kind"], r["who"], r["condition"], r["metric"], cell(r["value"]),
+                              interval_bounds(r["lo"], r["hi"]), cell(r["n"])]))  # fmt: skip
     console.print(out)
 
 

@@ -16,6 +16,7 @@ from rich.table import Table
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import display, summary
+from judgeprobe.core.cells import literal
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     for column in shown.columns:
         view.add_column(column)
     for row in shown.iter_rows():
-        view.add_row(*row)
+        view.add_row(*literal(row))
     table_console().print(view)
     print(summary(card))
     run = RunDir(args.run_dir)

@@ -10,8 +10,20 @@ holds the two to the same text).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import polars as pl
+from rich.text import Text
+
+
+def literal(values: Iterable[object]) -> list[Text]:
+    """Terminal table cells shown exactly as written, never read as rich markup.
+
+    Judge names, conditions and labels come from users and judges: rich would style ``[red]``
+    in them, and fail on ``[/]``.
+    """
+    return [Text("" if v is None else str(v)) for v in values]
+
 
 MISSING = "–"
 """An en dash: the value is undefined (e.g. LAO when nothing moved) or absent."""

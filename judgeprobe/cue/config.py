@@ -21,9 +21,8 @@ from pydantic import (
 )
 
 from judgeprobe.engine.request import Sampling
-from judgeprobe.engine.settings import RUN_CONTROL, EngineConfig, JudgeConfig
+from judgeprobe.engine.settings import RUN_CONTROL, EngineConfig, JudgeConfig, own_records
 from judgeprobe.metrics.flags import Readability
-from judgeprobe.prompts import load_prompt_file
 from judgeprobe.protocols.budget import MARGIN
 from judgeprobe.protocols.replies import CRITERIA
 from judgeprobe.runs.config import default_judges, load_toml
@@ -130,22 +129,12 @@ class SweepConfig(BaseModel):
         unset = ({"repeat"} if not self.repeat else set()) | ({"swap"} if not self.swaps else set())
         body = self.model_dump(exclude={"judges", "report"} | unset)
         body["judges"] = [j.name for j in self.judges]
-        own = {j.name: own_prompt_record(j) for j in self.judges if j.prompt}
+        own = own_records(self.judges)
         if own:  # a judge's own prompt and verdict format decide its requests
             body["own_prompts"] = own
         for knob in RUN_CONTROL:  # resumable either way
             body["engine"].pop(knob)
         return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
-
-
-def own_prompt_record(judge: JudgeConfig) -> dict[str, Any]:
-    """A judge's own prompt as the digest and the manifest record it: path, hash, format."""
-    assert judge.verdict is not None  # JudgeConfig: prompt and verdict go together
-    return {
-        "path": judge.prompt,
-        "sha256": load_prompt_file(judge.prompt).sha256,
-        "verdict": judge.verdict.model_dump(by_alias=True),
-    }
 
 
 def load_config(path: Path | None) -> SweepConfig:

@@ -7,9 +7,10 @@ from typing import Any
 
 from judgeprobe.conditions import Condition
 from judgeprobe.core.files import content_hash
-from judgeprobe.cue.config import SweepConfig, own_prompt_record
+from judgeprobe.cue.config import SweepConfig
 from judgeprobe.engine.cached import schema_of
 from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.settings import own_records
 from judgeprobe.engine.wire import sampling_record
 from judgeprobe.protocols import JudgeProtocol, replies, templates_hash
 from judgeprobe.protocols.reveal import reveal_templates
@@ -22,12 +23,6 @@ REPLY_MODELS = (
     replies.ScoreReply,
     replies.RankReply,
 )
-
-
-def own_prompts(cfg: SweepConfig) -> dict[str, Any]:
-    """Each judge's own prompt (path, hash, verdict format), under ``own_prompts`` when any."""
-    own = {j.name: own_prompt_record(j) for j in cfg.judges if j.prompt}
-    return {"own_prompts": own} if own else {}
 
 
 def new_manifest(
@@ -43,6 +38,7 @@ def new_manifest(
     hashes, then each backend's wire sampling), so the config is read top down.
     """
     digest, config = cfg.digest(), cfg.model_dump(mode="json")
+    own = own_records(cfg.judges)  # each judge's own prompt: path, hash, verdict format
     chosen = {name: conditions[name].model_dump() for name in cfg.conditions}
     names = {t for p in protocols.values() for t in p.templates}
     names |= {t for name in protocols for t in reveal_templates(name)}
@@ -61,7 +57,7 @@ def new_manifest(
         "budgets": {n: dict(p.budgets) for n, p in protocols.items()},  # max_tokens per stage
         "schemas": {str(schema_of(m)["title"]): content_hash(schema_of(m)) for m in REPLY_MODELS},
         "conditions": chosen,
-        **own_prompts(cfg),
+        **({"own_prompts": own} if own else {}),
         "judges": [
             {
                 "name": name,

@@ -8,7 +8,6 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import Condition
 from judgeprobe.core.records import Item
 from judgeprobe.engine.settings import JudgeConfig
-from judgeprobe.prompts import load_prompt_file
 from judgeprobe.protocols.own import LABELS
 
 
@@ -23,7 +22,9 @@ def check_conditions(
     prompt.
     """
     for judge in judges:
-        found = load_prompt_file(judge.prompt).placeholders
+        if judge.own_prompt is None:
+            continue  # not judged under protocol own
+        found = judge.own_prompt.placeholders
         hidden = [p for p in LABELS if p not in found] if found & set(LABELS) else []
         for name, condition in conditions.items():
             where = f"condition {name} under judge {judge.name}'s own prompt ({judge.prompt})"

@@ -20,6 +20,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SecretStr,
     SerializerFunctionWrapHandler,
     ValidatorFunctionWrapHandler,
@@ -31,7 +32,7 @@ from pydantic import (
 
 from judgeprobe import REDACTED, JudgeprobeError
 from judgeprobe.engine.structured import BACKENDS
-from judgeprobe.prompts import load_prompt_file
+from judgeprobe.prompts import Template, load_prompt_file
 
 #: What a judge's own prompt may hold: the context, both responses and each one's label, in
 #: screen order (``{LABEL_k}`` is the label of the response shown k-th).
@@ -146,28 +147,30 @@ class JudgeConfig(BaseModel):
     # how its reply is read: the judge of protocol ``own`` (judgeprobe.protocols.own).
     prompt: str = ""
     verdict: VerdictFormat | None = None
-
-    @field_validator("prompt")
-    @classmethod
-    def _prompt_file(cls, path: str) -> str:
-        """The file exists and holds only the placeholders ``own`` fills, both responses too."""
-        if not path:
-            return path
-        found = load_prompt_file(path).placeholders
-        unknown = sorted(found - set(OWN_PLACEHOLDERS))
-        if unknown:
-            known = " ".join(f"{{{p}}}" for p in OWN_PLACEHOLDERS)
-            raise ValueError(f"prompt file {path}: unknown placeholder {{{unknown[0]}}} ({known})")
-        missing = [p for p in ("RESPONSE_1", "RESPONSE_2") if p not in found]
-        if missing:
-            raise ValueError(f"prompt file {path}: no {{{missing[0]}}}: the judge would not see it")
-        return path
+    _own_prompt: Template | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _prompt_and_verdict(self) -> JudgeConfig:
         if bool(self.prompt) != (self.verdict is not None):
             raise ValueError("prompt and verdict go together: a judge's own prompt needs both")
+        if self.prompt:  # read once: the text checked, hashed and sent is the same text
+            self._own_prompt = _checked_prompt(load_prompt_file(self.prompt))
         return self
+
+    @property
+    def own_prompt(self) -> Template | None:
+        """The judge's own prompt as read when the config was loaded (None without one)."""
+        return self._own_prompt
+
+    def own_record(self) -> dict[str, Any]:
+        """The own prompt as the digest and the manifest record it: path, hash, verdict format."""
+        assert self._own_prompt is not None
+        assert self.verdict is not None
+        return {
+            "path": self.prompt,
+            "sha256": self._own_prompt.sha256,
+            "verdict": self.verdict.model_dump(by_alias=True),
+        }
 
     @model_serializer(mode="wrap")
     def _omit_own(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -332,3 +335,25 @@ RUN_CONTROL = ("breaker_after", "fail_invalid_rate", "max_item_tokens")
 def lanes_of(judges: Sequence[JudgeConfig], per_slot: int = 1) -> dict[str, int]:
     """Concurrent lanes per judge: ``per_slot`` for every server slot of every replica."""
     return {j.name: per_slot * j.concurrency * len(j.replicas) for j in judges}
+
+
+def _checked_prompt(prompt: Template) -> Template:
+    """``prompt`` when it holds only the placeholders ``own`` fills, both responses too."""
+    found = prompt.placeholders
+    unknown = sorted(found - set(OWN_PLACEHOLDERS))
+    if unknown:
+        known = " ".join(f"{{{p}}}" for p in OWN_PLACEHOLDERS)
+        raise ValueError(
+            f"prompt file {prompt.name}: unknown placeholder {{{unknown[0]}}} ({known})"
+        )
+    missing = [p for p in ("RESPONSE_1", "RESPONSE_2") if p not in found]
+    if missing:
+        raise ValueError(
+            f"prompt file {prompt.name}: no {{{missing[0]}}}: the judge would not see it"
+        )
+    return prompt
+
+
+def own_records(judges: Sequence[JudgeConfig]) -> dict[str, dict[str, Any]]:
+    """Each own prompt's record (``JudgeConfig.own_record``) by judge; {} when none has one."""
+    return {j.name: j.own_record() for j in judges if j.prompt}

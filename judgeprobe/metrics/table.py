@@ -9,7 +9,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from judgeprobe.core.cells import cell, interval_bounds, p_value
+from judgeprobe.core.cells import cell, interval_bounds, literal, p_value
 from judgeprobe.core.files import atomic_path
 
 SHOWN = [
@@ -43,7 +43,9 @@ def print_table(table: pl.DataFrame, console: Console | None = None, title: str 
     for row in table.iter_rows(named=True):
         flag = str(row["flag"] or "") if flagged else ""
         cells = [str(row[k]) for k in keys] + [cell(row[c]) for c, _ in SHOWN]
-        view.add_row(*cells, *([flag] if flagged else []), style="dim" if flag else None)
+        view.add_row(
+            *literal([*cells, *([flag] if flagged else [])]), style="dim" if flag else None
+        )
     out = console or table_console()
     out.print(view)
     if flagged and (table["flag"] != "").any():
@@ -68,11 +70,11 @@ def print_differences(tidy: pl.DataFrame, console: Console | None = None) -> Non
     for name in ("difference", "95% interval", "p", "n"):
         view.add_column(name, justify="right")
     for r in diffs.iter_rows(named=True):
-        view.add_row(
-            *(str(r[k]) for k in keys),
+        view.add_row(*literal([
+            *(r[k] for k in keys),
             r["judge"], r["protocol"], r["condition"], r["metric"], r["versus"],
-            cell(r["value"]), interval_bounds(r["lo"], r["hi"]), p_value(r["p"]), str(r["n"]),
-        )  # fmt: skip
+            cell(r["value"]), interval_bounds(r["lo"], r["hi"]), p_value(r["p"]), r["n"],
+        ]))  # fmt: skip
     (console or table_console()).print(view)
 
 

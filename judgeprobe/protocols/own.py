@@ -21,7 +21,7 @@ import orjson
 from judgeprobe import JudgeprobeError
 from judgeprobe.engine.settings import JudgeConfig, VerdictFormat
 from judgeprobe.engine.validate import ReplyError, TextReply, json_body
-from judgeprobe.prompts import Template, load_prompt_file
+from judgeprobe.prompts import Template
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
 from judgeprobe.protocols.replies import ScreenVerdict
 
@@ -160,9 +160,9 @@ class OwnJudge:
 
 def own_judge(judge: JudgeConfig) -> OwnJudge:
     """The ``own`` protocol of a judge that carries a prompt and a verdict format."""
-    if not judge.prompt or judge.verdict is None:
+    prompt = judge.own_prompt
+    if prompt is None or judge.verdict is None:
         raise JudgeprobeError(f"judge {judge.name}: protocol own needs its prompt and verdict")
-    prompt = load_prompt_file(judge.prompt)
     return OwnJudge(prompt=prompt, fmt=judge.verdict, prompt_sha256=prompt.sha256)
 
 

@@ -15,7 +15,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from judgeprobe.core.cells import interval_expr, p_value
+from judgeprobe.core.cells import interval_expr, literal, p_value
 from judgeprobe.core.files import atomic_path, write_atomic
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import default_drift
@@ -285,7 +285,7 @@ def _summary(tidy: pl.DataFrame, found: list[str], console: Console) -> None:
     for c in wide.columns:
         view.add_column(c)
     for row in wide.iter_rows():
-        view.add_row(*[str(v) for v in row])
+        view.add_row(*literal(row))
     console.print(view)
     console.print("[bold]What this run found[/]", highlight=False)
     for sentence in found:
