@@ -80,3 +80,14 @@ def test_bad_ci_path_is_refused_before_anything_is_written(tmp_path: Path) -> No
     assert not (tmp_path / "metrics.csv").exists()
     with pytest.raises(JudgeprobeError, match="--resamples"):
         main([str(j), "--resamples", "-1"])
+
+
+def test_a_run_directory_names_its_judgments_and_gets_its_metrics(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    _table(run / "judgments.parquet")
+    assert main([str(run), "--resamples", "100"]) == 0
+    assert pl.read_csv(run / "metrics.csv").height == 4
+    assert (run / "metrics_ci.csv").is_file()
+    with pytest.raises(JudgeprobeError, match=r"a folder without judgments.parquet"):
+        main([str(tmp_path), "--resamples", "100"])

@@ -1,10 +1,10 @@
-"""``judgeprobe metrics JUDGMENTS.parquet [--out FILE] [--ci FILE] [--by COLUMN]``.
+"""``judgeprobe metrics JUDGMENTS.parquet|RUN_DIR [--out FILE] [--ci FILE] [--by COLUMN]``.
 
-The metrics of any judgments file of the documented schema — the estimates table (printed and
-written to CSV) and the interval table (every metric with its document-level bootstrap interval,
-and the paired protocol and judge differences). ``--controlled`` instead fits the cue-controlled
-win rate (``metrics.controlled``) and writes ``controlled.csv`` and ``controlled_win_rates.csv``
-beside the input.
+The metrics of any judgments file of the documented schema (or of a run directory's) — the
+estimates table (printed and written to CSV) and the interval table (every metric with its
+document-level 95 % interval, and the paired protocol and judge differences).
+``--controlled`` instead fits the cue-controlled win rate (``metrics.controlled``) and writes
+``controlled.csv`` and ``controlled_win_rates.csv`` beside the input.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import add_arguments, from_arguments
 from judgeprobe.metrics.items import BLIND
-from judgeprobe.metrics.load import load_judgments
+from judgeprobe.metrics.load import judgments_file, load_judgments
 from judgeprobe.metrics.table import print_differences, print_table, write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.runs.rundir import RunDir
@@ -88,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_arguments(parser)
     args = parser.parse_args(argv)
+    args.judgments = judgments_file(args.judgments)  # a run directory names its table
     if args.controlled:
         return controlled_main(args.judgments, args.seed, args.out)
     beside = RunDir(args.judgments.parent)  # a run's table: its metrics go into its run

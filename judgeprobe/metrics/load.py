@@ -24,6 +24,16 @@ class Run:
     judgments: pl.DataFrame
 
 
+def judgments_file(path: Path) -> Path:
+    """``path``, or a run directory's judgments table when ``path`` is the run's folder."""
+    if not path.is_dir():
+        return path
+    inside = RunDir(path).judgments
+    if not inside.is_file():
+        raise JudgeprobeError(f"{path}: a folder without {inside.name} (not a run directory)")
+    return inside
+
+
 def load_judgments(path: Path) -> pl.DataFrame:
     """A judgments table from a file, with a one-line error when it is not one."""
     if not path.is_file():
