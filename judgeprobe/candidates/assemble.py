@@ -42,11 +42,12 @@ from judgeprobe.core.files import bytes_hash, write_json
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.runner import RunSummary
+from judgeprobe.engine.settings import lanes_of
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.engine.tokenizer import TokenCounter
 from judgeprobe.prompts import load_template
 from judgeprobe.runs.manifest import provenance, server_record
-from judgeprobe.runs.sweep import JobType, judges_open, lanes_of, run_sweep
+from judgeprobe.runs.sweep import JobType, judges_open, run_sweep
 from judgeprobe.text import preserve
 from judgeprobe.text.tokens import approx_tokens
 

@@ -20,6 +20,7 @@ from judgeprobe.core.files import atomic_path
 from judgeprobe.core.records import NOT_RUN
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.runner import RunSummary
+from judgeprobe.engine.settings import lanes_of
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.engine.wire import sampling_record
 from judgeprobe.rubric.classify import run_probe
@@ -30,7 +31,7 @@ from judgeprobe.rubric.perturb import PERTURBATIONS, REWRITE_TEMPLATES, Source, 
 from judgeprobe.rubric.transitions import transition_table
 from judgeprobe.runs.manifest import provenance, server_record
 from judgeprobe.runs.rundir import RunDir
-from judgeprobe.runs.sweep import JobType, judges_open, lanes_of, run_sweep
+from judgeprobe.runs.sweep import JobType, judges_open, run_sweep
 
 RESULTS = [
     f"{stem}.csv"

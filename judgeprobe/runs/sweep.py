@@ -26,9 +26,7 @@ from judgeprobe.engine.client import Endpoint, close_all
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import J, RunSummary, run_jobs
-from judgeprobe.engine.settings import EngineConfig, JudgeConfig, lanes_of
-
-__all__ = ["JobType", "Swept", "judges_open", "lanes_of", "live_sweep", "run_planned", "run_sweep"]
+from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.runs.rundir import RunDir, open_store
 
