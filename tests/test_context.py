@@ -19,7 +19,8 @@ from aiohttp import web
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.cue.plan import protocols_for
-from judgeprobe.cue.preflight import Limit, first_requests
+from judgeprobe.cue.preflight import first_requests
+from judgeprobe.engine.context import Limit
 from tests.conftest import make_items, run_cli, write_config
 from tests.fake_tgi import FakeTGI, tokens
 from tests.fake_vllm import FakeVLLM, _template

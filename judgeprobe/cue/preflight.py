@@ -21,12 +21,10 @@ from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import Job
 from judgeprobe.cue.plan import cue_jobs
-from judgeprobe.engine.context import FirstRequest, Limit
+from judgeprobe.engine.context import FirstRequest
 from judgeprobe.engine.store import Result
 from judgeprobe.protocols import JudgeProtocol
 from judgeprobe.protocols.base import Message
-
-__all__ = ["FirstRequest", "Limit", "first_request", "first_requests"]
 
 
 class _Captured(Exception):
