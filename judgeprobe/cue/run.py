@@ -165,14 +165,16 @@ def cue_job_type(
     conditions: dict[str, Condition],
     out: Path,
     prefix_aware: bool = True,
+    counts: Counts | None = None,
 ) -> JobType[Job]:
     """The cue sweep as a job type of the shared runner.
 
     A document's jobs travel together (prefix-aware lanes, one per server slot); rows go to
-    ``out/judgments.parquet``. ``protocols`` are ``protocols_for(cfg)``, built once.
+    ``out/judgments.parquet``. ``protocols`` are ``protocols_for(cfg)``, built once; ``counts``
+    the plan's counts when the caller has them already (counting walks the whole plan).
     """
     run_id = f"{cfg.name}-{cfg.digest()[:8]}"
-    planned = count(cfg, protocols, items, conditions).judgments
+    planned = (counts or count(cfg, protocols, items, conditions)).judgments
 
     def plan(fingerprints: dict[str, str]) -> Iterable[Job]:
         return cue_jobs(cfg, protocols, items, conditions, fingerprints)
@@ -233,7 +235,7 @@ async def _sweep(
     def announce() -> None:
         _announce(planned, items, conditions, cfg.conditions, out, console)
 
-    kind = cue_job_type(cfg, protocols, items, conditions, out)
+    kind = cue_job_type(cfg, protocols, items, conditions, out, counts=planned)
     if mode.batch:
         summary, found = await batch_sweep(
             kind, cfg.judges, cfg.engine, out, console, mode.export_batch, mode.import_batch,

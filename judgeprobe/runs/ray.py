@@ -22,7 +22,7 @@ from rich.console import Console
 from judgeprobe import JudgeprobeError
 from judgeprobe.engine.breaker import Breaker, guarded
 from judgeprobe.engine.checks import PlanChecks
-from judgeprobe.engine.client import ServerInfo
+from judgeprobe.engine.client import ServerInfo, close_all
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.ray_rounds import RoundEndpoint, Rounds, cluster_info, connect
 from judgeprobe.engine.runner import J
@@ -110,7 +110,6 @@ async def ray_sweep(
         store.flush()
         frame = kind.rows(kind.plan(fingerprints), store, fingerprints)
     finally:
-        for endpoint in endpoints.values():
-            await endpoint.close()
+        await close_all(endpoints)
         store.close()
     return Swept(frame, summary)
