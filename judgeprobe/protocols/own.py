@@ -140,10 +140,14 @@ class OwnJudge:
 
     prompt: Template = field(repr=False)  # in the key by its hash (``templates_hash``)
     fmt: VerdictFormat
-    prompt_sha256: str = ""
     name: str = "own"
     templates: tuple[str, ...] = ()  # no packaged template: the prompt file is hashed apart
     stages: int = 1
+
+    @property
+    def prompt_sha256(self) -> str:
+        """The prompt file's hash: its judgments' template hash."""
+        return self.prompt.sha256
 
     @property
     def budgets(self) -> Mapping[str, int]:
@@ -163,7 +167,7 @@ def own_judge(judge: JudgeConfig) -> OwnJudge:
     prompt = judge.own_prompt
     if prompt is None or judge.verdict is None:
         raise JudgeprobeError(f"judge {judge.name}: protocol own needs its prompt and verdict")
-    return OwnJudge(prompt=prompt, fmt=judge.verdict, prompt_sha256=prompt.sha256)
+    return OwnJudge(prompt=prompt, fmt=judge.verdict)
 
 
 @dataclass(frozen=True)
