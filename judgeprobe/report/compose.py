@@ -105,8 +105,9 @@ def _sections(
         Section(
             "Differences between protocols and between judges",
             "Each cell minus the cell it is compared with (versus), on the items both judged: "
-            "the difference with a paired 95% bootstrap interval that resamples the same "
-            "documents for both, and for shares (EDR, LDS, TS, OLS) an exact two-sided sign "
+            "the difference with a paired 95% interval over documents (MOVER, from both cells' "
+            "score intervals and their correlation), and for shares (EDR, LDS, TS, OLS) an "
+            "exact two-sided sign "
             "test over documents (McNemar's exact test when each document has one item); n = "
             "the items both cells judged.",
             [],
