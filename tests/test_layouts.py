@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import orjson
@@ -17,13 +18,13 @@ from judgeprobe.core.layouts import item_fields, layout_of
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _file(path: Path, rows: list[dict[str, object]]) -> str:
+def _file(path: Path, rows: Sequence[Mapping[str, object]]) -> str:
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
     return str(path)
 
 
 def test_pairwise_layout_reads_a_question_two_responses_sources_and_gold(tmp_path: Path) -> None:
-    rows = [
+    rows: list[dict[str, object]] = [
         {"id": 7, "question": "Q?", "response_1": "a", "response_2": "b", "preferred": 2,
          "source_1": "m1", "source_2": "m2"},
         {"item_id": "x", "context": "C", "candidate_1": "a", "candidate_2": "b",
