@@ -154,4 +154,10 @@ JUDGMENT_SCHEMA: dict[str, pl.DataType] = {
     "n_criteria": pl.Int64(),
     "n_nondiscriminating": pl.Int64(),
     "details": pl.String(),
+    # Gold (an item's ``preferred``; "" where it has none or the condition changed its texts)
+    # and each candidate's length in characters as shown: the accuracy row and its
+    # content-blind baselines (metrics.gold).
+    "gold": pl.String(),
+    "length_1": pl.Int64(),
+    "length_2": pl.Int64(),
 }
