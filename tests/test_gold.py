@@ -3,6 +3,7 @@ and the card's accuracy row, which no judge earns without reading the content.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,9 @@ import polars as pl
 import pytest
 
 from judgeprobe.card.from_run import card_for_run
+from judgeprobe.card.render import display, rule
 from judgeprobe.metrics.compute import compute_metrics
+from judgeprobe.prompts.task import Task
 from judgeprobe.report.headline import gold_sentences
 from judgeprobe.text.lexicons import load_lexicons
 from tests.test_card import _row, _write, reading
@@ -145,3 +148,13 @@ def test_the_headline_names_a_judge_that_does_not_beat_the_length(tmp_path: Path
     (line,) = gold_sentences(reader)
     assert "beyond the content-blind baselines" in line
     assert "ACC 90%" in line
+
+
+def test_the_card_speaks_of_the_tasks_nouns(tmp_path: Path) -> None:
+    card = card_for_run(_write(tmp_path, _judge("reader")), resamples=200)
+    task = Task.model_validate("qa")
+    qa = replace(card, task=task)
+    assert rule(qa) == task.nouns(rule(card))
+    assert "summar" not in rule(qa).lower()
+    notes = " ".join(display(qa)["note"].to_list())
+    assert "summar" not in notes.lower()

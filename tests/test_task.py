@@ -116,3 +116,13 @@ def test_weights_name_the_tasks_criteria() -> None:
     )  # fmt: skip
     assert cfg.task.response == "summary"  # the preset's nouns, the config's criteria
     assert cfg.protocol.weights == {"faithfulness": 2.0}
+
+
+def test_report_and_card_prose_speak_of_the_tasks_nouns() -> None:
+    said = "it preferred a summary to its copy; A summary and the summaries, per document"
+    assert QA.nouns(said) == (
+        "it preferred an answer to its copy; An answer and the answers, per document"
+    )
+    assert DEFAULT.nouns(said) == said
+    dialogue = Task.model_validate("dialogue")
+    assert dialogue.nouns("the first-shown summary") == "the first-shown response"

@@ -50,7 +50,7 @@ def display(card: Card) -> pl.DataFrame:
             f"{_ci(r, 'OLS')} (characters); documents {r['up']} gold vs {r['down']} other "
             "preferred",
         }
-        note = notes[r["kind"]]
+        note = card.task.nouns(notes[r["kind"]])
         if r["nondiscriminating"] is not None:
             flag = " ⚠" if r["nondiscriminating"] >= NONDISCRIMINATING_FLAG else ""
             note += (
@@ -83,7 +83,11 @@ def display(card: Card) -> pl.DataFrame:
 
 
 def rule(card: Card) -> str:
-    """The verdict rule with this card's thresholds, in words."""
+    """The verdict rule with this card's thresholds, in words (the task's nouns)."""
+    return card.task.nouns(_rule(card))
+
+
+def _rule(card: Card) -> str:
     t = card.thresholds.values
     return (
         f"BIASED: the row's exact paired test is significant after Benjamini–Hochberg across "

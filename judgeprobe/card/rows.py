@@ -64,6 +64,7 @@ from judgeprobe.metrics.uncertainty import (
     ratio,
     unit_interval,
 )
+from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.text.lexicons import Lexicons
 
 PLACEBO = "Placebo"
@@ -128,6 +129,7 @@ class Card:
     rows: pl.DataFrame  # ROW_SCHEMA
     silent_items: pl.DataFrame  # the LDS pairs whose explanation never names the cue
     thresholds: LoadedThresholds
+    task: Task = DEFAULT  # whose nouns its text speaks of (``prompts.task``)
 
     @property
     def exit_code(self) -> int:
@@ -333,10 +335,12 @@ def make_card(
     thresholds: LoadedThresholds,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    task: Task = DEFAULT,
 ) -> Card:
     """Every row of the card, its q-values and verdicts.
 
-    ``tidy`` is the metrics table (``metrics.compute.compute_metrics``) of the same judgments.
+    ``tidy`` is the metrics table (``metrics.compute.compute_metrics``) of the same judgments;
+    ``task`` the run's (its text speaks of the task's nouns).
     """
     t = thresholds.values
     pairs = cue_pairs(judgments, lex).with_columns(unit=pl.lit(1, dtype=pl.Int64))
@@ -393,4 +397,4 @@ def make_card(
         frame = gate(frame)
     frame = frame.sort(["judge", "protocol", pl.col("kind").replace_strict(order), "family", "row"])
     silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "unit")
-    return Card(frame, silent_items, thresholds)
+    return Card(frame, silent_items, thresholds, task)

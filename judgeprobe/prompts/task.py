@@ -44,7 +44,13 @@ _CRITERION = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 def _word(text: str, word: str, new: str) -> str:
-    """Every whole ``word`` (lower and capitalised; not inside a key such as summary_1)."""
+    """Every whole ``word`` (lower and capitalised; not inside a key such as summary_1).
+
+    "a summary" becomes "an answer" where the new word starts with a vowel.
+    """
+    article = "an" if new[:1] in "aeiou" else "a"
+    for a in ("a", "A"):
+        text = re.sub(rf"\b{a} {word}\b", f"{a}{article[1:]} {new}", text)
     for old, replacement in ((word, new), (word.capitalize(), new.capitalize())):
         text = re.sub(rf"\b{old}\b", replacement, text)
     return text
@@ -102,6 +108,14 @@ class Task(BaseModel):
     def is_default(self) -> bool:
         """The paper's task: the built-in prompts as written."""
         return self == DEFAULT
+
+    def nouns(self, text: str) -> str:
+        """Report and card prose in this task's nouns: a summary becomes its response.
+
+        Only the response nouns move: "document" there is the resampling unit, whatever the task.
+        """
+        text = _word(text, "summaries", self.responses)
+        return _word(text, "summary", self.response)
 
     def reword(self, text: str) -> str:
         """A built-in template's text in this task's words (the text itself for the default)."""

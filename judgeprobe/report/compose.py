@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -273,11 +274,14 @@ def write_report(
         f"metrics computed in {time.monotonic() - start:.1f}s",
     ]
     limits = limits or run_limits(manifest)
-    found = Section("What this run found", rule(limits), sentences=headline(j, tidy, limits))
+    task = manifest.task  # the report speaks of its nouns
+    said = [task.nouns(s) for s in headline(j, tidy, limits)]
+    found = Section("What this run found", rule(limits), sentences=said)
     about = Section("About this run", sentences=meta)
     unread = readability_section(j, limits)
     sections = [found, about, *([unread] if any(not t.is_empty() for t in unread.tables) else [])]
-    sections += _sections(j, tidy, drift_metric, resamples, seed)
+    sections += [replace(s, note=task.nouns(s.note))
+                 for s in _sections(j, tidy, drift_metric, resamples, seed)]  # fmt: skip
     if by is not None:
         sections.append(breakdown_section(j, lex, drift, by, resamples, seed))
     for source in handed:
