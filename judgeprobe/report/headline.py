@@ -159,7 +159,7 @@ def gold_sentences(tidy: pl.DataFrame) -> list[str]:
         who = _who(r["judge"], r["protocol"])
         baselines = (f"pick the longer {pct(*ci['ACC_longer'])}, pick the shorter "
                      f"{pct(*ci['ACC_shorter'])} (lengths in characters)")  # fmt: skip
-        measured = f"ACC {pct(r['value'], r['lo'], r['hi'])} over {r['n']} Blind judgments"
+        measured = f"ACC {pct(r['value'], r['lo'], r['hi'])} over {r['n']} items (Blind)"
         beaten = []
         for name in ("longer", "shorter"):
             lo = ci[f"ACC_vs_{name}"][1]
