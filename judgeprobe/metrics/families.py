@@ -11,6 +11,7 @@ import polars as pl
 
 from judgeprobe.metrics import items
 from judgeprobe.metrics.drift import lexical_drift
+from judgeprobe.metrics.gold import gold_tie_units, gold_units
 from judgeprobe.metrics.items import CELL, DOC, UNIT, Drift
 from judgeprobe.metrics.registry import MetricSpec
 from judgeprobe.metrics.sensitivity import sensitivity_units
@@ -50,6 +51,8 @@ def builders(
         "position": lambda: items.position_units(j),
         "relabel": lambda: items.relabel_units(j),
         "sensitivity": lambda: sensitivity_units(j),
+        "gold": lambda: gold_units(j),
+        "gold_tie": lambda: gold_tie_units(j),
     }
 
 
