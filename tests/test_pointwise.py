@@ -153,6 +153,8 @@ def test_a_planted_score_shift_is_measured_exactly_end_to_end(tmp_path: Path) ->
         out = tmp_path / "run"
         proc = run_cli("--config", str(cfg), "--out", str(out))
         sent = [b["messages"][0]["content"] for b in judge.bodies]
+        again = run_cli("--config", str(cfg), "--out", str(out), "--resume")
+    assert "sent 0" in again.stderr, again.stderr  # every request cached under its own key
     assert proc.returncode in (0, 5, 6), proc.stderr
     # 4 items × 4 conditions, one order (a pointwise judge never sees the order): 2 requests each
     assert "16 judgments planned (32 requests before cache" in proc.stderr, proc.stderr
@@ -188,8 +190,7 @@ def test_a_planted_score_shift_is_measured_exactly_end_to_end(tmp_path: Path) ->
     assert "Score shift" in report
     manifest = orjson.loads((out / "manifest.json").read_bytes())
     assert manifest["own_prompts"]["mine"]["kind"] == "score"
-    again = run_cli("--config", str(cfg), "--out", str(out), "--resume")
-    assert "sent 0" in again.stderr, again.stderr
+    assert "scores each response alone" in report  # position: not applicable
 
 
 @pytest.mark.parametrize(

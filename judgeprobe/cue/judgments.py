@@ -56,10 +56,10 @@ def _from_outcome(o: Outcome) -> dict[str, Any]:
     score, stated = o.details.get("score_verdict"), o.details.get("stated_verdict")
     if score is not None:
         row.update(score_verdict=score, stated_verdict=stated, verdict_score_agree=score == stated)
-    scores = o.details.get("scores")
-    if scores is not None:  # a pointwise judge: its scores in candidate terms, and its scale
-        row.update(score_1=scores["A"], score_2=scores["B"], score_min=o.details["scale"][0],
-                   score_max=o.details["scale"][1])  # fmt: skip
+    point = o.details.get("pointwise")
+    if point is not None:  # a pointwise judge: its scores in candidate terms, and its scale
+        row.update(score_1=point["A"], score_2=point["B"], score_min=point["min"],
+                   score_max=point["max"])  # fmt: skip
     if "notes" in o.details:
         quotes = _quotes(o.details)
         criteria, same = nondiscriminating(o.details["notes"])

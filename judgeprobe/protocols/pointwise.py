@@ -197,10 +197,9 @@ class OwnScorer:
             f"{which} ({score:g}): {text}".rstrip()
             for which, score, text in zip(("First", "Second"), scores, explanations, strict=True)
         )
-        details = {
-            "scores": {"summary_1": scores[0], "summary_2": scores[1]},  # candidate terms later
-            "scale": [self.fmt.min, self.fmt.max],
-        }
+        # Each score by its response, in candidate terms once the job renames summary_k.
+        point = {"summary_1": scores[0], "summary_2": scores[1]}
+        details = {"pointwise": point | {"min": self.fmt.min, "max": self.fmt.max}}
         return Turn(derived(*scores), explanation, conversation, details)
 
 

@@ -83,6 +83,8 @@ def _sections(
     revealed = tidy.filter(~pl.col("condition").is_in(pressure))
     acknowledged = [*reveal, "acknowledgement", "acknowledgement_turn1_floor"]
     moves = ["LDS", "TS", "OLS", "LAO", "flip_rate", "marginal_LDS", "marginal_TS"]
+    scored = tidy.filter(pl.col("metric") == "score_shift").select("judge", "protocol").unique()
+    pointwise = probes.join(scored, on=["judge", "protocol"], how="semi")
     out = [
         Section(
             "Blind behaviour: equality detection and neutrality",
@@ -101,6 +103,16 @@ def _sections(
                 shifts=plots.stacked_shifts(probes, "LDS / TS / OLS"),
             ),
             [with_ci(probes, moves)],
+        ),
+        Section(
+            "Score shift (pointwise judges)",
+            "A pointwise judge scores each response alone; its verdict is derived (the higher "
+            "score wins, equal is Tie), so the rows above apply to it. score_shift = mean over "
+            "pairs of s(target | cue) − s(target | Blind), in the judge's own points, with its "
+            "95% interval over documents; beside it the derived verdicts' LDS, TS and OLS. Its "
+            "position is not measured: the order of a pair never reaches the judge.",
+            [],
+            [with_ci(pointwise, ["score_shift", "LDS", "TS", "OLS"])],
         ),
         Section(
             "Differences between protocols and between judges",
