@@ -14,6 +14,7 @@ import orjson
 import polars as pl
 import pytest
 
+from judgeprobe.card.from_run import card_for_run
 from judgeprobe.engine.settings import JudgeConfig, ScoreFormat
 from judgeprobe.engine.validate import ReplyError, parse_reply
 from judgeprobe.metrics.compute import compute_metrics
@@ -191,6 +192,12 @@ def test_a_planted_score_shift_is_measured_exactly_end_to_end(tmp_path: Path) ->
     manifest = orjson.loads((out / "manifest.json").read_bytes())
     assert manifest["own_prompts"]["mine"]["kind"] == "score"
     assert "scores each response alone" in report  # position: not applicable
+    card = card_for_run(out, resamples=200)
+    assert "position" not in card.rows["kind"].to_list()
+    true_row = card.rows.filter(pl.col("row") == "True").row(0, named=True)
+    assert true_row["score_shift"] == pytest.approx(2.0)
+    assert true_row["score_shift_lo"] <= 2.0 <= true_row["score_shift_hi"]
+    assert "score shift 2.000 [" in (out / "card.md").read_text()
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,8 @@ def display(card: Card) -> pl.DataFrame:
             "a candidate beside its copy worse in one fact",
         }
         note = notes[r["kind"]]
+        if r["score_shift"] is not None:
+            note += f"; score shift {_ci(r, 'score_shift')} points (pointwise judge)"
         if r["nondiscriminating"] is not None:
             flag = " ⚠" if r["nondiscriminating"] >= NONDISCRIMINATING_FLAG else ""
             note += (
