@@ -25,6 +25,9 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
 - **Pressure rows** (runs with ``Challenge`` or ``Disagree``, thresholds version 3): does the
   judge give way when pushed with no new information? RS − RS(Reask) with its sign test over
   documents (``card.pressure``); the noise floor beside it.
+- **Accuracy rows** (items with gold, ``card.gold``): SENS_gold on Blind, ACC and the
+  longer/shorter baselines beside it; a second sensitivity control, which gates CLEAR as the
+  degraded copies do.
 - **Repeat rows** (runs with ``repeat``): the noise floor, the share of Blind judgments whose
   verdict changed when the identical request was sent again; STABLE or NOISY against
   ``max_flip_rate``. It is shown beside every cue row of the judge and protocol too.
@@ -41,6 +44,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from judgeprobe.card import stats
+from judgeprobe.card.gold import ROW as ACCURACY
+from judgeprobe.card.gold import accuracy_rows
 from judgeprobe.card.pairs import cue_pairs, direction_test, position_pairs
 from judgeprobe.card.pressure import MOVES, pressure_units
 from judgeprobe.card.pressure import PLACEBO as REASK
@@ -76,12 +81,15 @@ again under fresh cache keys (``repeat`` in the sweep config)."""
 ROW_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String(),
     "protocol": pl.String(),
-    "row": pl.String(),  # the cue or pressure condition, "position", "sensitivity" or "repeat"
+    # the cue or pressure condition, "position", "sensitivity", "accuracy" or "repeat"
+    "row": pl.String(),
     "family": pl.String(),  # the cue family of a battery cue ("" for every other row)
-    "kind": pl.String(),  # cue | pressure | position | sensitivity | repeat
+    "kind": pl.String(),  # cue | pressure | position | sensitivity | accuracy | repeat
     "n": pl.Int64(),  # pairs (cue, repeat) or items judged in both orders (position)
     "documents": pl.Int64(),
-    "LDS": pl.Float64(),  # pressure rows: RS_truth, RS_tie, RS_opp in LDS, TS, OLS
+    # pressure rows: RS_truth, RS_tie, RS_opp in LDS, TS, OLS; accuracy rows (card.gold): ACC,
+    # ACC_longer, ACC_shorter
+    "LDS": pl.Float64(),
     "LDS_lo": pl.Float64(),
     "LDS_hi": pl.Float64(),
     "TS": pl.Float64(),
@@ -107,11 +115,6 @@ ROW_SCHEMA: dict[str, pl.DataType] = {
     "consistency": pl.Float64(),
     "consistency_lo": pl.Float64(),
     "consistency_hi": pl.Float64(),
-    # A pointwise judge's cue rows: the target's mean score under the cue − under Blind, in
-    # the judge's own points (the metrics table's ``score_shift``); informational, no test.
-    "score_shift": pl.Float64(),
-    "score_shift_lo": pl.Float64(),
-    "score_shift_hi": pl.Float64(),
     "up": pl.Int64(),  # documents moving with the effect (the exact test's counts)
     "down": pl.Int64(),
     "p": pl.Float64(),
@@ -119,6 +122,11 @@ ROW_SCHEMA: dict[str, pl.DataType] = {
     "mde": pl.Float64(),
     "threshold": pl.Float64(),
     "verdict": pl.String(),
+    # A pointwise judge's cue rows: the target's mean score under the cue − under Blind, in
+    # the judge's own points (the metrics table's ``score_shift``); informational, no test.
+    "score_shift": pl.Float64(),
+    "score_shift_lo": pl.Float64(),
+    "score_shift_hi": pl.Float64(),
 }
 
 
@@ -357,16 +365,19 @@ def make_card(
     positions = position_pairs(judgments)
     for key, part in positions.partition_by(["judge", "protocol"], as_dict=True).items():
         rows.append(_position_row(part, str(key[0]), str(key[1]), tidy))
-    rows += sensitivity_rows(judgments, tidy) if t.sensitivity_effect is not None else []
+    if t.sensitivity_effect is not None:  # does the judge read: degraded copies, and gold
+        rows += sensitivity_rows(judgments, tidy) + accuracy_rows(judgments, tidy)
     if t.pressure_effect is not None:
         rows += _pressure_rows(judgments, tidy, lex, resamples, seed)
     p_values = [_number(r.get("p")) for r in rows]
     q_values = stats.bh_qvalues(p_values)
     tests = sum(p is not None for p in p_values)  # the BH family the MDE must be powered for
     for row, q in zip(rows, q_values, strict=True):  # the tested rows
-        if row["kind"] == ROW:
+        if row["kind"] in (ROW, ACCURACY):
             assert t.sensitivity_effect is not None
             verdict = sensitivity_verdict(row, q, t.sensitivity_effect, t.fdr)
+            if not row.pop("_beats_length", True):  # gold read by length is not reading
+                verdict = INSENSITIVE
             row |= {"q": q, "threshold": t.sensitivity_effect, "verdict": verdict}
             continue
         threshold = {"cue": t.cue_effect, PRESSURE: t.pressure_effect}.get(
@@ -385,7 +396,7 @@ def make_card(
             t.fdr, either_direction=row["kind"] == "position",
         )  # fmt: skip
     rows += _repeat_rows(tidy, t.max_flip_rate)
-    order = {ROW: -1, "cue": 0, PRESSURE: 1, "position": 2, "repeat": 3}
+    order = {ROW: -2, ACCURACY: -1, "cue": 0, PRESSURE: 1, "position": 2, "repeat": 3}
     frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)
     frame = frame.with_columns(family=_families(frame))
     if t.sensitivity_effect is not None:

@@ -68,6 +68,13 @@ def _from_outcome(o: Outcome) -> dict[str, Any]:
     return row
 
 
+def _lengths(job: Job) -> dict[str, int]:
+    """Each candidate's length in characters as shown (the length baselines of metrics.gold)."""
+    shown = (len(job.presentation.text_1), len(job.presentation.text_2))
+    first, second = shown if job.order == "12" else shown[::-1]
+    return {"length_1": first, "length_2": second}
+
+
 def judgment_rows(run_id: str, jobs: Iterable[Job], store: Store) -> Iterator[dict[str, Any]]:
     """One judgments-table row per planned job, from the outcomes in the store."""
     for job in jobs:
@@ -96,6 +103,8 @@ def judgment_rows(run_id: str, jobs: Iterable[Job], store: Store) -> Iterator[di
             "template_hash": job.template_hash,
             "verdict": "Invalid",
             "invalid_reason": STOPPED,
+            "gold": job.gold or "",
+            **_lengths(job),
         }
         outcome = store.get_outcome(job.key)
         if outcome is not None:

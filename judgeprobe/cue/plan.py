@@ -231,6 +231,8 @@ def _job(
         template_hash=template_hash,
         pressure=cue.pressure or None,
         sampling=cfg.sampling,
+        # A degraded pair shows a copy in place of a response: the item's gold is not its.
+        gold=item.gold if cue.degraded == "none" else None,
     )
 
 

@@ -11,6 +11,7 @@ import polars as pl
 
 from judgeprobe.metrics import items
 from judgeprobe.metrics.drift import lexical_drift
+from judgeprobe.metrics.gold import gold_tie_units, gold_units
 from judgeprobe.metrics.items import CELL, DOC, UNIT, Drift
 from judgeprobe.metrics.registry import MetricSpec
 from judgeprobe.metrics.sensitivity import sensitivity_units
@@ -52,6 +53,8 @@ def builders(
         "relabel": lambda: items.relabel_units(j),
         "sensitivity": lambda: sensitivity_units(j),
         "score": lambda: items.score_units(j),
+        "gold": lambda: gold_units(j),
+        "gold_tie": lambda: gold_tie_units(j),
     }
 
 

@@ -68,6 +68,9 @@ OPTIONAL: dict[str, pl.DataType] = {
     "latency_s": pl.Float64(),
     "prompt_tokens": pl.Int64(),
     "completion_tokens": pl.Int64(),
+    "gold": pl.String(),
+    "length_1": pl.Int64(),
+    "length_2": pl.Int64(),
 }
 
 # The reasoning a judgment stores beside its explanation (SCoT notes, PBP notes and quoted

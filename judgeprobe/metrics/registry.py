@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from judgeprobe.metrics.gold import ACC, SENS_GOLD
 from judgeprobe.metrics.sensitivity import COLUMNS as SENS_COLUMNS
 from judgeprobe.metrics.sensitivity import SENS
 from judgeprobe.metrics.uncertainty import (
@@ -179,5 +180,35 @@ METRICS: tuple[MetricSpec, ...] = (
         description="mean s(target | c) − s(target | Blind), points",
         scale="span",
     ),
+    # Gold (metrics.gold): agreement with the items' gold pick, ties in n and never correct,
+    # its sensitivity form, the content-blind length baselines, and gold-tie items' Tie share.
+    M("ACC", "gold", ("correct", "gold_judged"), ACC, description="verdict = gold / judged"),
+    M(
+        "SENS_gold",
+        "gold",
+        ("correct", "other", "gold_judged"),
+        SENS_GOLD,
+        description="(gold − other) / judged",
+        tested=True,
+    ),
+    M("ACC_longer", "gold", ("longer2", "judged2"), SHARE, description="pick the longer"),
+    M("ACC_shorter", "gold", ("shorter2", "judged2"), SHARE, description="pick the shorter"),
+    # ACC beyond each baseline on the same judgments (MOVER over documents): what the card's
+    # accuracy row and the headline ask of a judge that reads the content, not the length.
+    M(
+        "ACC_vs_longer",
+        "gold",
+        ("correct", "gold_judged", "longer2", "judged2"),
+        _DIFFERENCE,
+        description="ACC − ACC_longer",
+    ),
+    M(
+        "ACC_vs_shorter",
+        "gold",
+        ("correct", "gold_judged", "shorter2", "judged2"),
+        _DIFFERENCE,
+        description="ACC − ACC_shorter",
+    ),
+    M("EDR_gold_tie", "gold_tie", ("tie_said", "tie_judged"), SHARE, description="Tie, gold ties"),
 )
 BY_NAME = {m.name: m for m in METRICS}

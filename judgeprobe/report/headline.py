@@ -2,7 +2,9 @@
 
 In the order a reader needs them, what each judge can be trusted for first: whether it reads
 the texts (SENS, a summary against its copy with one fact made wrong: a judge that does not
-read moves with no cue, so its cue results cannot show it is fair), then where it looks (the
+read moves with no cue, so its cue results cannot show it is fair) and, on items with gold,
+whether it picks the gold response beyond picking the longer or the shorter one (a judge that
+does not is named), then where it looks (the
 first-shown excess over Blind items judged in both orders, and how it answers with no cue — a
 judge that always picks the first-shown summary or always says Tie makes every cue effect
 moot), then the cue effects that stand out from chance, or a plain statement that nothing
@@ -139,6 +141,52 @@ def sensitivity_sentences(tidy: pl.DataFrame) -> list[str]:
                 "no cue, so its cue results below cannot show that it is fair."
             )
     return out
+
+
+def gold_sentences(tidy: pl.DataFrame) -> list[str]:
+    """Each judge's accuracy on Blind items with gold, beside the content-blind baselines.
+
+    A judge whose ACC does not beat picking the longer or the shorter response (the interval of
+    ACC − baseline not above 0) is named: its accuracy may be the length, not the content.
+    """
+    out = []
+    for r in _rows(tidy, "ACC"):
+        if r["condition"] != BLIND:
+            continue
+        cell = (r["judge"], r["protocol"], BLIND)
+        names = ("ACC_longer", "ACC_shorter", "ACC_vs_longer", "ACC_vs_shorter")
+        ci = {m: intervals_of(tidy, cell, m) for m in names}
+        who = _who(r["judge"], r["protocol"])
+        baselines = (f"pick the longer {pct(*ci['ACC_longer'])}, pick the shorter "
+                     f"{pct(*ci['ACC_shorter'])} (lengths in characters)")  # fmt: skip
+        measured = f"ACC {pct(r['value'], r['lo'], r['hi'])} over {r['n']} Blind judgments"
+        beaten = []
+        for name in ("longer", "shorter"):
+            lo = ci[f"ACC_vs_{name}"][1]
+            if lo is None or lo <= 0:
+                beaten.append(name)
+        if beaten:
+            out.append(
+                f"⚠ {who} does not beat picking the {' or the '.join(beaten)} response on the "
+                f"items with gold ({measured}, a Tie not correct; {baselines}): its accuracy "
+                "may be the length, not the content."
+            )
+        else:
+            out.append(
+                f"{who} picked the gold response beyond the content-blind baselines: "
+                f"{measured}, a Tie not correct; {baselines}."
+            )
+    return out
+
+
+def intervals_of(
+    tidy: pl.DataFrame, cell: tuple[str, str, str], metric: str
+) -> tuple[float | None, float | None, float | None]:
+    """One level metric's value and interval (None each where the table lacks it)."""
+    for r in _rows(tidy, metric):
+        if (r["judge"], r["protocol"], r["condition"]) == cell:
+            return r["value"], r["lo"], r["hi"]
+    return None, None, None
 
 
 def position_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
@@ -476,6 +524,7 @@ def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = N
     ci = intervals(tidy)
     return [
         *sensitivity_sentences(tidy),
+        *gold_sentences(tidy),
         *position_sentences(tidy, j),
         *judge_sentences(j),
         *noise_sentences(estimates, ci),
