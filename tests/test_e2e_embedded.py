@@ -151,3 +151,32 @@ def test_an_instruct_judge_gives_real_verdicts(qwen_judge: str, tmp_path: Path) 
     assert numbers & set(re.findall(r"\d+", document)), valid["explanation"].to_list()
     (info,) = orjson.loads((out / "manifest.json").read_bytes())["judges"]
     assert info["server"]["model_file"] == "qwen2.5-coder-0.5b-instruct.gguf"
+
+
+def test_the_own_judge_example_on_the_bundled_qa_set(qwen_judge: str, tmp_path: Path) -> None:
+    """experiments/own-judge.toml end to end on Qwen2.5-Coder 0.5B: FastChat's pair-v2 prompt
+    and "[[A]]"/"[[B]]"/"[[C]]" replies on four bundled Q&A items with gold. The card has the
+    accuracy row (gold against the length baselines) beside the degraded-copy row, and the
+    report its gold section; whatever the small judge decides, every judgment ends valid or
+    Invalid with a reason."""
+    out = tmp_path / "run"
+    proc = run_cli("--config", "experiments/own-judge.toml", "--limit", "4", "--out", str(out),
+                   "--judge", f"qwen2.5-coder-0.5b={qwen_judge}", timeout=1200)  # fmt: skip
+    assert proc.returncode in (0, 5, 6, 7), proc.stderr  # a card verdict, never a crash
+    j = pl.read_parquet(out / "judgments.parquet")
+    # 4 items: Blind in both orders, Placebo once, DegradedNumber on the 3 with a number
+    assert j.height == 15
+    invalid = j.filter(pl.col("verdict") == "Invalid")
+    assert (invalid["invalid_reason"].fill_null("") != "").all()
+    assert j.height - invalid.height >= 12, invalid.select("invalid_reason")
+    blind = j.filter(pl.col("condition") == "Blind")
+    assert set(blind["gold"]) == {"A", "B"}
+    metrics = pl.read_csv(out / "metrics.csv")
+    acc = metrics.filter((pl.col("metric") == "ACC") & (pl.col("condition") == "Blind"))
+    valid = blind.filter(pl.col("verdict") != "Invalid")
+    assert acc["value"][0] == (valid["verdict"] == valid["gold"]).sum() / valid.height
+    card = pl.read_csv(out / "card.csv")
+    assert {"accuracy", "sensitivity", "position"} <= set(card["row"])
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "Accuracy against gold" in report
+    assert "pick the longer" in report

@@ -95,9 +95,10 @@ def test_selftest_own_recovers_every_planted_effect(
     assert all(line.startswith("PASS") for line in checks), "\n".join(checks)
     assert {line.split("  ")[1].strip() for line in checks} >= {
         "judgments", "tie rate", "position bias", "label anchoring", "placebo badge",
-        "verbosity", "silent explanations", "noise floor",
+        "verbosity", "silent explanations", "noise floor", "accuracy",
     }  # fmt: skip
     assert {line[27:36].strip() for line in checks} == {"all", "own"}, "\n".join(checks)
+    assert set(pl.read_csv(out / "card.csv")["row"]) >= {"accuracy", "position"}
     assert "0 unreadable" in "\n".join(lines)
     config = (out / "selftest.toml").read_text()
     assert 'protocols = ["own"]' in config

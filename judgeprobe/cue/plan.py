@@ -36,23 +36,27 @@ def protocols_for(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
     def budgets(replies: Mapping[str, type[BaseModel]], **fixed: int | None) -> dict[str, int]:
         return stage_budgets(replies, o.chars_per_token, o.budget_margin, fixed)
 
+    task = cfg.task
     every: dict[str, JudgeProtocol] = {
         "baseline": Baseline(
             budgets=budgets(
                 Baseline.replies, verdict=o.baseline_max_tokens, reveal=o.baseline_max_tokens
-            )
+            ),
+            task=task,
         ),
         "scot": SCoT(
             weights=o.weights,
             tie_tolerance=o.tie_tolerance,
-            budgets=budgets(SCoT.replies, verdict=o.scot_max_tokens),
+            budgets=budgets(SCoT.replies_for(task), verdict=o.scot_max_tokens),
+            task=task,
         ),
         "pbp": PBP(
             weights=o.weights,
             tie_tolerance=o.tie_tolerance,
             score_sees_texts=o.pbp_score_sees_texts,
+            task=task,
             budgets=budgets(
-                PBP.replies,
+                PBP.replies_for(task),
                 lock=o.pbp_lock_max_tokens,
                 score=o.pbp_score_max_tokens,
                 rank=o.pbp_rank_max_tokens,
@@ -248,7 +252,9 @@ def cue_jobs(
     ``protocols`` are ``protocols_for(cfg)``, built once by the caller (not once per pass).
     """
     hashes = {
-        (name, reveal): templates_hash(p.templates + (reveal_templates(name) if reveal else ()))
+        (name, reveal): templates_hash(
+            p.templates + (reveal_templates(name) if reveal else ()), cfg.task
+        )
         for name, p in protocols.items()
         for reveal in (False, True)
     }
@@ -274,7 +280,8 @@ def cue_jobs(
                         template_hash = protocol.prompt_sha256
                     if cue.pressure:  # its second turn's templates
                         template_hash = templates_hash(
-                            protocol.templates + pressure_templates(pname, cue.pressure)
+                            protocol.templates + pressure_templates(pname, cue.pressure),
+                            cfg.task,
                         )
                     job = _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
                                template_hash, cfg)  # fmt: skip

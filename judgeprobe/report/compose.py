@@ -53,6 +53,9 @@ EVIDENCE = [
 ]
 
 
+GOLD = ["ACC", "SENS_gold", "ACC_longer", "ACC_shorter", "ACC_vs_longer", "ACC_vs_shorter",
+        "EDR_gold_tie"]  # fmt: skip
+
 SectionSource = Callable[[pl.DataFrame, pl.DataFrame], Sequence[Section]]
 """Sections a caller hands the report: built from the judgments and the tidy metrics."""
 
@@ -91,6 +94,19 @@ def _sections(
             "EDR = Tie share; ND = |A − B| / n over valid verdicts (lower is more neutral).",
             figures(blind=bars(blind, ["EDR", "ND"], "protocol", "protocol", "Blind")),
             [with_ci(blind, ["invalid_rate", "EDR", "ND", "share_A"])],
+        ),
+        Section(
+            "Accuracy against gold",
+            "On items with a gold pick (preferred 1 or 2; a degraded pair has none): ACC = "
+            "verdicts equal to gold / valid verdicts, a Tie counted in n and not correct; "
+            "SENS_gold = (gold − other preferred) / valid, the sensitivity row's form. Beside "
+            "them the content-blind baselines on the same judgments, lengths in characters: "
+            "ACC_longer (pick the longer response; equal lengths count ½), ACC_shorter, and "
+            "ACC_vs_longer / ACC_vs_shorter = ACC minus each, with their paired interval: a "
+            "judge whose lead is not above 0 may be reading the length, not the content. "
+            "EDR_gold_tie: the Tie share on items whose gold is a tie (they leave ACC).",
+            [],
+            [with_ci(tidy, GOLD)],
         ),
         Section(
             "Outcome anchoring against Blind",

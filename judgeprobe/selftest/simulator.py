@@ -45,8 +45,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgeprobe.prompts.task import CRITERIA
 from judgeprobe.protocols.base import Presentation
-from judgeprobe.protocols.replies import CRITERIA
 from judgeprobe.text.degrade import one_edit, sentences
 from judgeprobe.text.lexicons import load_lexicons
 from judgeprobe.text.preserve import numbers
