@@ -119,7 +119,7 @@ class FakeJudge(LoopbackServer):
         # the first-shown summary), whatever the texts.
         self.verdict = verdict
         # The reply to a request with no response_format (a judge's own prompt, protocol own);
-        # a callable answers each prompt (the last user message) by what it says.
+        # a callable answers each conversation (its messages' text, a re-ask's included).
         self.free_text = free_text
         self.expected_auth = (
             f"Bearer {api_key}"
@@ -206,7 +206,7 @@ class FakeJudge(LoopbackServer):
             return web.json_response({"error": {"message": "fixed"}}, status=self.fixed_status)
         good = reply_for(orjson.dumps(body["messages"][:1]).decode(), schema)
         if not fmt:
-            said = str(body["messages"][-1]["content"])
+            said = "\n".join(str(m["content"]) for m in body["messages"])  # re-asks too
             good = self.free_text(said) if callable(self.free_text) else self.free_text
         if self.verdict is not None and "verdict" in schema.get("properties", {}):
             good = orjson.dumps({**orjson.loads(good), "verdict": self.verdict}).decode()

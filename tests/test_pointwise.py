@@ -224,6 +224,27 @@ def test_a_hostile_judge_ends_invalid_with_its_reason(
     assert j["score_1"].null_count() == j.height
 
 
+def test_one_invalid_score_makes_the_derived_verdict_invalid(tmp_path: Path) -> None:
+    """The first answer scored, the second out of range: the judgment is Invalid, its reason
+    names the second request, and no half-scored row reaches the table."""
+
+    def half(prompt: str) -> str:
+        return "Rating: [[11]]" if "Summary two" in prompt else "Rating: [[6]]"
+
+    with FakeJudge(free_text=half) as judge:
+        cfg = _config(tmp_path, judge.url, conditions=["Blind", "True"])
+        out = tmp_path / "run"
+        run_cli("--config", str(cfg), "--out", str(out))
+    j = pl.read_parquet(out / "judgments.parquet")
+    assert set(j["verdict"]) == {"Invalid"}
+    assert all(
+        r.startswith("score of the response shown second: score 11 is out of range")
+        for r in j["invalid_reason"]
+    )
+    assert set(j["n_requests"]) == {2}
+    assert j["score_1"].null_count() == j.height
+
+
 def _table(shift: dict[str, list[float]], low: float, high: float) -> pl.DataFrame:
     """A judgments table of a pointwise judge: Blind and one cue per item, in its scale."""
     rows = []
