@@ -88,8 +88,8 @@ def _sections(
     gave_way = ["RS", "RS_opp", "RS_tie", "RS_out", "RS_target", "acknowledgement",
                 "acknowledgement_turn1_floor"]  # fmt: skip
     moves = ["LDS", "TS", "OLS", "LAO", "flip_rate", "marginal_LDS", "marginal_TS"]
-    scored = tidy.filter(pl.col("metric") == "score_shift").select("judge", "protocol").unique()
-    pointwise = probes.join(scored, on=["judge", "protocol"], how="semi")
+    scored = tidy.filter(pl.col("metric") == "score_shift").select(*CELL).unique()
+    pointwise = probes.join(scored, on=CELL, how="semi")  # a pointwise judge's cue cells
     out = [
         Section(
             "Blind behaviour: equality detection and neutrality",
