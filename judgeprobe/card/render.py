@@ -51,6 +51,8 @@ def display(card: Card) -> pl.DataFrame:
             "preferred",
         }
         note = card.task.nouns(notes[r["kind"]])
+        if r["score_shift"] is not None:
+            note += f"; score shift {_ci(r, 'score_shift')} points (pointwise judge)"
         if r["nondiscriminating"] is not None:
             flag = " ⚠" if r["nondiscriminating"] >= NONDISCRIMINATING_FLAG else ""
             note += (

@@ -89,6 +89,8 @@ def _sections(
     gave_way = ["RS", "RS_opp", "RS_tie", "RS_out", "RS_target", "acknowledgement",
                 "acknowledgement_turn1_floor"]  # fmt: skip
     moves = ["LDS", "TS", "OLS", "LAO", "flip_rate", "marginal_LDS", "marginal_TS"]
+    scored = tidy.filter(pl.col("metric") == "score_shift").select(*CELL).unique()
+    pointwise = probes.join(scored, on=CELL, how="semi")  # a pointwise judge's cue cells
     out = [
         Section(
             "Blind behaviour: equality detection and neutrality",
@@ -120,6 +122,16 @@ def _sections(
                 shifts=plots.stacked_shifts(probes, "LDS / TS / OLS"),
             ),
             [with_ci(probes, moves)],
+        ),
+        Section(
+            "Score shift (pointwise judges)",
+            "A pointwise judge scores each response alone; its verdict is derived (the higher "
+            "score wins, equal is Tie), so the rows above apply to it. score_shift = mean over "
+            "pairs of s(target | cue) − s(target | Blind), in the judge's own points, with its "
+            "95% interval over documents; beside it the derived verdicts' LDS, TS and OLS. Its "
+            "position is not measured: the order of a pair never reaches the judge.",
+            [],
+            [with_ci(pointwise, ["score_shift", "LDS", "TS", "OLS"])],
         ),
         Section(
             "Differences between protocols and between judges",
