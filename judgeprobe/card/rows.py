@@ -15,6 +15,10 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
 - **Position rows.** On Blind items judged in both orders: consistency, and the
   first-position excess (first-shown chosen in both orders − second-shown in both) / items
   with McNemar's exact test over documents.
+- **Score shift** (a pointwise judge's cue rows): the cue's target's mean score under the cue
+  minus under Blind, in the judge's points, with its interval (the metrics table's); it decides
+  no verdict: the row's test is its derived verdicts', as for every judge. A pointwise judge has
+  no position row: the order of a pair never reaches it.
 - **Evidence** (PBP rows): the share of the cell's criteria whose quotes cannot tell the
   candidates apart (``nondiscriminating_rate``), flagged in the card's note at
   ``metrics.flags.NONDISCRIMINATING_FLAG``; it decides no verdict.
@@ -119,6 +123,11 @@ ROW_SCHEMA: dict[str, pl.DataType] = {
     "mde": pl.Float64(),
     "threshold": pl.Float64(),
     "verdict": pl.String(),
+    # A pointwise judge's cue rows: the target's mean score under the cue − under Blind, in
+    # the judge's own points (the metrics table's ``score_shift``); informational, no test.
+    "score_shift": pl.Float64(),
+    "score_shift_lo": pl.Float64(),
+    "score_shift_hi": pl.Float64(),
 }
 
 
@@ -231,7 +240,8 @@ def _cue_row(
     silent, s_lo, s_hi = _interval(pairs, "silent", "lds", resamples, seed)
     row |= {"moved": int(pairs["lds"].sum()), "silent": silent, "silent_lo": s_lo,
             "silent_hi": s_hi, "_docs": docs, "_background": background}  # fmt: skip
-    return row | _noise(tidy, judge, protocol) | _evidence(tidy, cell)
+    score = _metric(tidy, cell, "score_shift")  # a pointwise judge's; None for the others
+    return row | score | _noise(tidy, judge, protocol) | _evidence(tidy, cell)
 
 
 def _position_row(
@@ -387,7 +397,7 @@ def make_card(
         row["verdict"] = stats.verdict(
             q, effect if isinstance(effect, float) else None,
             (_number(row.get("effect_lo")), _number(row.get("effect_hi"))), mde, threshold,
-            t.fdr, either_direction=row["kind"] == "position",
+            t.fdr, either_direction=row["kind"] in ("position", "cue"),
         )  # fmt: skip
     rows += _repeat_rows(tidy, t.max_flip_rate)
     order = {ROW: -2, ACCURACY: -1, "cue": 0, PRESSURE: 1, "position": 2, "repeat": 3}

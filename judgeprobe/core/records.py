@@ -160,4 +160,10 @@ JUDGMENT_SCHEMA: dict[str, pl.DataType] = {
     "gold": pl.String(),
     "length_1": pl.Int64(),
     "length_2": pl.Int64(),
+    # A pointwise judge (``kind = "score"``): each candidate's own score (candidate terms, like
+    # label_1/label_2) and the scale it was asked on; null for every pairwise judgment.
+    "score_1": pl.Float64(),
+    "score_2": pl.Float64(),
+    "score_min": pl.Float64(),
+    "score_max": pl.Float64(),
 }

@@ -56,6 +56,10 @@ def _from_outcome(o: Outcome) -> dict[str, Any]:
     score, stated = o.details.get("score_verdict"), o.details.get("stated_verdict")
     if score is not None:
         row.update(score_verdict=score, stated_verdict=stated, verdict_score_agree=score == stated)
+    point = o.details.get("pointwise")
+    if point is not None:  # a pointwise judge: its scores in candidate terms, and its scale
+        row.update(score_1=point["A"], score_2=point["B"], score_min=point["min"],
+                   score_max=point["max"])  # fmt: skip
     if "notes" in o.details:
         quotes = _quotes(o.details)
         criteria, same = nondiscriminating(o.details["notes"])

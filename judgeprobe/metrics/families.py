@@ -17,7 +17,8 @@ from judgeprobe.metrics.registry import MetricSpec
 from judgeprobe.metrics.sensitivity import sensitivity_units
 from judgeprobe.text.lexicons import Lexicons
 
-CONTINUOUS = {"drift": "same", "drift_lexical": "same"}  # column -> the count it sums over
+# column -> the count it sums over
+CONTINUOUS = {"drift": "same", "drift_lexical": "same", "shift": "scored"}
 
 
 def prepare(judgments: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
@@ -51,6 +52,7 @@ def builders(
         "position": lambda: items.position_units(j),
         "relabel": lambda: items.relabel_units(j),
         "sensitivity": lambda: sensitivity_units(j),
+        "score": lambda: items.score_units(j),
         "gold": lambda: gold_units(j),
         "gold_tie": lambda: gold_tie_units(j),
     }

@@ -197,12 +197,20 @@ def position_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
     p < ``ALPHA``, as a cue cell's sign test. A lean the test does not carry is named as such.
     """
     rows = [r for r in _rows(tidy, "first_shown_excess") if r["condition"] == BLIND]
+    scorers = pointwise_cells(j)
+    unmeasured = [
+        f"{_who(*cell)} scores each response alone: the order a pair is shown in never reaches "
+        "it, so its position is not measured (not applicable to a pointwise judge)."
+        for cell in sorted(scorers)
+    ]
     if not rows:
-        if j.filter(pl.col("condition") == BLIND).is_empty():
-            return []
+        blind = j.filter(pl.col("condition") == BLIND).select("judge", "protocol").unique()
+        if not set(blind.iter_rows()) - scorers:
+            return unmeasured
         return [
             "Position is not measured: no Blind item was judged in both orders (the sweep's "
-            '`swap` share, or order = "both", does that).'
+            '`swap` share, or order = "both", does that).',
+            *unmeasured,
         ]
     same = {(r["judge"], r["protocol"]): r for r in _rows(tidy, "position_consistency")
             if r["condition"] == BLIND}  # fmt: skip
@@ -232,6 +240,28 @@ def position_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
                 f"{who} shows no position preference beyond chance: {excess} over {n} Blind "
                 f"items judged in both orders{kept}."
             )
+    return [*out, *unmeasured]
+
+
+def pointwise_cells(j: pl.DataFrame) -> set[tuple[str, str]]:
+    """The (judge, protocol) cells of a pointwise judge: judgments that carry scores."""
+    scored = j.filter(pl.col("score_1").is_not_null()).select("judge", "protocol").unique()
+    return {(str(a), str(b)) for a, b in scored.iter_rows()}
+
+
+def score_sentences(tidy: pl.DataFrame) -> list[str]:
+    """Each pointwise cue cell whose score shift's interval excludes 0, in the judge's points."""
+    out = []
+    for r in _rows(tidy, "score_shift"):
+        lo, hi = r["lo"], r["hi"]
+        if lo is None or hi is None or lo <= 0 <= hi:
+            continue
+        way = "higher" if r["value"] > 0 else "lower"
+        out.append(
+            f"⚠ {_who(r['judge'], r['protocol'])} scores the cue's target {abs(r['value']):.2f} "
+            f"points {way} under {r['condition']} than under Blind "
+            f"(score shift {r['value']:+.2f} [{lo:+.2f}, {hi:+.2f}], {r['n']} pairs)."
+        )
     return out
 
 
@@ -499,6 +529,7 @@ def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = N
         *judge_sentences(j),
         *noise_sentences(estimates, ci),
         *effect_sentences(estimates, ci, target_names(j)),
+        *score_sentences(tidy),
         *pressure_sentences(tidy, pressure),
         *evidence_sentences(tidy),
         *unread_sentences(estimates),
