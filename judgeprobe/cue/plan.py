@@ -15,7 +15,7 @@ from itertools import product
 
 from pydantic import BaseModel
 
-from judgeprobe.conditions import REPEAT, Condition, ResolvedCue
+from judgeprobe.conditions import REPEAT, Condition, ResolvedCue, wording_condition
 from judgeprobe.core.files import content_hash
 from judgeprobe.core.records import Item, Order
 from judgeprobe.cue.config import SweepConfig
@@ -26,6 +26,7 @@ from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.own import Own, own_protocol
 from judgeprobe.protocols.pressure import pressure_templates
 from judgeprobe.protocols.reveal import reveal_stages, reveal_templates
+from judgeprobe.protocols.wording import worded
 
 
 def protocols_for(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
@@ -61,6 +62,30 @@ def protocols_for(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
     if "own" in cfg.protocols:
         every["own"] = own_protocol(cfg.judges)
     return {name: every[name] for name in cfg.protocols}
+
+
+Worded = dict[tuple[str, str], list[tuple[JudgeProtocol, str]]]
+"""Per (judge, protocol name): each further wording's protocol and template hash, wording 1 on."""
+
+
+def wordings_for(cfg: SweepConfig, protocols: Mapping[str, JudgeProtocol]) -> Worded:
+    """The protocols Blind is judged under besides its own, per judge and protocol.
+
+    A built-in protocol under its first ``cfg.wordings`` − 1 paraphrases (``protocols.wording``),
+    protocol own under each paraphrase its judge lists (``[[judges]] wordings``).
+    """
+    out: Worded = {}
+    for judge in cfg.judges:
+        for name, protocol in protocols.items():
+            if isinstance(protocol, Own):
+                mine = [
+                    protocol.for_judge(judge.name, k) for k in range(1, len(judge.wordings) + 1)
+                ]
+                out[judge.name, name] = [(p, p.prompt_sha256) for p in mine]
+            elif isinstance(protocol, Baseline | SCoT | PBP):
+                builtin = [worded(protocol, k) for k in range(1, cfg.wordings)]
+                out[judge.name, name] = [(p, templates_hash(p.templates)) for p in builtin]
+    return out
 
 
 def orders_for(mode: str, item_id: str, seed: int) -> tuple[Order, ...]:
@@ -134,15 +159,19 @@ def count(
             if has_blind and repeated(item.item_id, seed, cfg.repeat):
                 again += both
     per_judge = len(cfg.judges)
+    # Blind's judgments per judge and protocol, each judged again under every further wording
+    worded = {key: len(others) * (shown + blind) * has_blind
+              for key, others in wordings_for(cfg, protocols).items()}  # fmt: skip
     n_reveal = sum(conditions[c].reveal_1 is not None or conditions[c].reveal_2 is not None
                    or conditions[c].pressure is not None  # a second turn of as many stages
                    for c in cfg.conditions)  # fmt: skip
     requests = {
         name: per_judge
         * ((judged + blind + again) * p.stages + shown * n_reveal * reveal_stages(name))
+        + p.stages * sum(n for (_, pname), n in worded.items() if pname == name)
         for name, p in protocols.items()
     }
-    judgments = per_judge * (judged + blind + again) * len(cfg.protocols)
+    judgments = per_judge * (judged + blind + again) * len(cfg.protocols) + sum(worded.values())
     return Counts(judgments, requests)
 
 
@@ -232,6 +261,7 @@ def cue_jobs(
         for name, p in protocols.items()
         for reveal in (False, True)
     }
+    wordings = wordings_for(cfg, protocols)
     for item in items:
         resolved = {name: conditions[name].resolve(item) for name in cfg.conditions}
         cues = {name: cue for name, cue in resolved.items() if not cue.skip}
@@ -255,8 +285,13 @@ def cue_jobs(
                     job = _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
                                template_hash, cfg)  # fmt: skip
                     yield job
-                    if again and cname == "Blind":
+                    if cname != "Blind":
+                        continue
+                    if again:
                         yield repeat_of(job)
+                    for k, (other, other_hash) in enumerate(wordings[judge.name, pname], 1):
+                        yield _job(item, seed, order, judge.name, fingerprint, other,
+                                   wording_condition(k), cue, other_hash, cfg)  # fmt: skip
 
 
 def repeat_of(job: Job) -> Job:

@@ -24,12 +24,12 @@ class Baseline:
     }
     budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(Baseline.replies))
     name: str = "baseline"
-    templates: tuple[str, ...] = ("baseline_v1", "materials_v1")
+    templates: tuple[str, ...] = ("baseline_v1", "materials_v1")  # the prompt first (wording)
     stages: int = 1
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request; the reply's verdict is the judgment."""
-        prompt = load_template("baseline_v1").fill({"MATERIALS": p.materials()})
+        prompt = load_template(self.templates[0]).fill({"MATERIALS": p.materials()})
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
         reply, raw = await ask_stage(ask, "verdict", messages, PairwiseReply, budget)

@@ -51,29 +51,27 @@ class PBP:
     score_sees_texts: bool = True
     budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(PBP.replies))
     name: str = "pbp"
+    # lock, score, rank, then the materials (``protocols.wording`` rewords the first three)
     templates: tuple[str, ...] = (LOCK_TEMPLATE, "pbp_score_v1", "pbp_rank_v1", "materials_v1")
     stages: int = 3
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """Lock evidence, score from it, then rank; quotes are verified and every stage cached."""
         budget = self.budgets
-        lock_msgs = [user(load_template(LOCK_TEMPLATE).fill({"MATERIALS": p.materials()}))]
+        lock_t, score_t, rank_t = (load_template(t) for t in self.templates[:3])
+        lock_msgs = [user(lock_t.fill({"MATERIALS": p.materials()}))]
         notes, _ = await ask_stage(ask, "lock", lock_msgs, LockReply, budget["lock"])
         locked = as_text(notes.model_dump())
 
         materials = p.materials() if self.score_sees_texts else ""
-        score_prompt = load_template("pbp_score_v1").fill(
-            {"MATERIALS": materials, "LOCKED_NOTES": locked}
-        )
+        score_prompt = score_t.fill({"MATERIALS": materials, "LOCKED_NOTES": locked})
         score_msgs = [user(score_prompt)]
         scores, _ = await ask_stage(ask, "score", score_msgs, ScoreReply, budget["score"])
         pairs = score_pairs(scores.by_criterion())
         computed = verdict_from_scores(pairs, self.weights, self.tie_tolerance)
         scored = scores.model_dump()
 
-        rank_prompt = load_template("pbp_rank_v1").fill(
-            {"LOCKED_NOTES": locked, "SCORES": as_text(scored)}
-        )
+        rank_prompt = rank_t.fill({"LOCKED_NOTES": locked, "SCORES": as_text(scored)})
         rank_msgs = [user(rank_prompt)]
         rank, raw = await ask_stage(ask, "rank", rank_msgs, RankReply, budget["rank"])
 

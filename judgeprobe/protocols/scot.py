@@ -36,12 +36,12 @@ class SCoT:
     tie_tolerance: float = 0.0
     budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(SCoT.replies))
     name: str = "scot"
-    templates: tuple[str, ...] = ("scot_v1", "materials_v1")
+    templates: tuple[str, ...] = ("scot_v1", "materials_v1")  # the prompt first (wording)
     stages: int = 1
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request for per-criterion scores; the weighted totals decide the verdict."""
-        prompt = load_template("scot_v1").fill({"MATERIALS": p.materials()})
+        prompt = load_template(self.templates[0]).fill({"MATERIALS": p.materials()})
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
         reply, raw = await ask_stage(ask, "verdict", messages, ScotReply, budget)
