@@ -8,18 +8,24 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
+import polars as pl
 import pytest
 
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import count, cue_jobs, protocols_for
+from judgeprobe.metrics.compute import compute_metrics
+from judgeprobe.metrics.wording import agreement, fleiss
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols import PBP, Baseline, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.wording import BUILTIN, paraphrase, shipped, worded, wordings_of
+from judgeprobe.text.lexicons import load_lexicons
 from tests.conftest import make_items
+from tests.test_card import _row
 
 JUDGE = {"name": "j", "url": "http://127.0.0.1:9/v1"}
 
@@ -150,3 +156,86 @@ def test_wording_jobs_follow_blind_in_both_orders_keyed_apart_and_counted(
     assert SweepConfig(**base, wordings=1).digest() == plain.digest() != cfg.digest()
     old = [j.key for j in cue_jobs(plain, protocols_for(plain), items, conditions, {"j": "fp"})]
     assert old == [j.key for j in jobs if not j.condition.startswith("BlindWording")]
+
+
+def _worded(verdicts: list[list[str]], docs: list[int] | None = None) -> list[dict[str, Any]]:
+    """Blind judgments of showing i under wording k (verdicts[i][k]; wording 0 is Blind)."""
+    rows = []
+    for i, per_wording in enumerate(verdicts):
+        for k, verdict in enumerate(per_wording):
+            row = _row("Blind", i, verdict)
+            if docs is not None:
+                row["document_id"] = f"d{docs[i]:04d}"
+            rows.append({**row, "condition": "Blind" if k == 0 else f"BlindWording{k}"})
+    return rows
+
+
+HAND = [["A", "A", "A"], ["A", "B", "A"], ["Tie", "Tie", "B"], ["B", "B", "B"]]
+"""Four showings under three wordings. Counts (A, B, Tie): (3,0,0) (2,1,0) (0,1,2) (0,3,0);
+p = (5, 5, 2) / 12, P_e = 54/144 = 3/8; P_i = (Σn² − 3) / 6 = 1, 1/3, 1/3, 1, P̄ = 2/3;
+κ = (2/3 − 3/8) / (1 − 3/8) = 7/15. Two of the four are not all equal: flip share 1/2."""
+
+
+def _metric(tidy: pl.DataFrame, metric: str, condition: str = "Blind") -> dict[str, Any]:
+    found = tidy.filter(
+        (pl.col("metric") == metric) & (pl.col("condition") == condition)
+        & pl.col("versus").is_null()
+    )  # fmt: skip
+    assert found.height == 1, (metric, condition, found)
+    return found.row(0, named=True)
+
+
+def test_kappa_and_flip_share_on_a_hand_made_table() -> None:
+    j = pl.DataFrame(_worded(HAND), infer_schema_length=None)
+    tidy = compute_metrics(j, load_lexicons(), None, differences=False)
+    kappa, flip = _metric(tidy, "wording_kappa"), _metric(tidy, "wording_flip")
+    assert kappa["value"] == pytest.approx(7 / 15)
+    assert kappa["lo"] is None and kappa["hi"] is None and kappa["n"] == 4
+    assert flip["value"] == pytest.approx(1 / 2) and flip["n"] == 4 and flip["documents"] == 4
+    assert flip["lo"] < 0.5 < flip["hi"]  # Clopper–Pearson on 2 of 4 documents
+    assert _metric(tidy, "wording_dropped")["value"] == 0
+    # each wording beside the original: its own flip rate against Blind
+    assert _metric(tidy, "flip_rate", "BlindWording1")["value"] == pytest.approx(1 / 4)
+    assert _metric(tidy, "flip_rate", "BlindWording2")["value"] == pytest.approx(1 / 4)
+    table = agreement(j).row(0, named=True)
+    assert (table["wordings"], table["rated"], table["flipped"]) == (3, 4, 2)
+    assert table["kappa"] == pytest.approx(7 / 15) and table["kappa_note"] == ""
+
+
+def test_an_invalid_under_any_wording_leaves_the_showing_counted() -> None:
+    rows = _worded([*HAND, ["A", "Invalid", "B"], ["Invalid", "A", "A"]])
+    tidy = compute_metrics(pl.DataFrame(rows, infer_schema_length=None), load_lexicons(), None,
+                           differences=False)  # fmt: skip
+    assert _metric(tidy, "wording_kappa")["value"] == pytest.approx(7 / 15)  # the same four
+    assert _metric(tidy, "wording_flip")["value"] == pytest.approx(2 / 4)
+    assert _metric(tidy, "wording_dropped")["value"] == pytest.approx(2 / 6)
+    table = agreement(pl.DataFrame(rows, infer_schema_length=None)).row(0, named=True)
+    assert (table["showings"], table["rated"], table["dropped"]) == (6, 4, 2)
+
+
+def test_kappa_is_undefined_when_one_category_holds_every_verdict() -> None:
+    for only in ("Tie", "A"):
+        j = pl.DataFrame(_worded([[only] * 3] * 5), infer_schema_length=None)
+        tidy = compute_metrics(j, load_lexicons(), None, differences=False)
+        assert _metric(tidy, "wording_kappa")["value"] is None  # null, never NaN
+        assert _metric(tidy, "wording_flip")["value"] == 0
+        note = agreement(j)["kappa_note"][0]
+        assert note == f"undefined: every verdict is {only} (chance agreement is 1)"
+    assert fleiss(np.zeros((0, 3))).note.startswith("undefined: no showing")
+    # a run without wordings has no wording metric at all
+    plain = compute_metrics(pl.DataFrame(_worded([["A"], ["B"]]), infer_schema_length=None),
+                            load_lexicons(), None, differences=False)  # fmt: skip
+    assert not plain.filter(pl.col("metric").str.starts_with("wording")).height
+
+
+def test_the_flip_share_interval_is_over_documents() -> None:
+    """Two showings of one document count once: the interval is wider than over items."""
+    flips = [["A", "B"], ["A", "A"]] * 10
+    apart = compute_metrics(pl.DataFrame(_worded(flips), infer_schema_length=None),
+                            load_lexicons(), None, differences=False)  # fmt: skip
+    docs = [i // 2 for i in range(20)]  # each document: one showing flipped, one not
+    together = compute_metrics(pl.DataFrame(_worded(flips, docs), infer_schema_length=None),
+                               load_lexicons(), None, differences=False)  # fmt: skip
+    a, t = _metric(apart, "wording_flip"), _metric(together, "wording_flip")
+    assert a["value"] == t["value"] == 0.5 and (a["documents"], t["documents"]) == (20, 10)
+    assert t["hi"] - t["lo"] != a["hi"] - a["lo"]

@@ -14,6 +14,8 @@ from judgeprobe.engine.settings import own_records
 from judgeprobe.engine.wire import sampling_record
 from judgeprobe.protocols import JudgeProtocol, replies, templates_hash
 from judgeprobe.protocols.reveal import reveal_templates
+from judgeprobe.protocols.wording import Builtin
+from judgeprobe.protocols.wording import worded as worded_
 from judgeprobe.runs.manifest import provenance, public_url
 
 REPLY_MODELS = (
@@ -42,6 +44,11 @@ def new_manifest(
     chosen = {name: conditions[name].model_dump() for name in cfg.conditions}
     names = {t for p in protocols.values() for t in p.templates}
     names |= {t for name in protocols for t in reveal_templates(name)}
+    # the built-in protocols' further wordings (a judge's own are in own_prompts)
+    worded = {n: [worded_(p, k) for k in range(1, cfg.wordings)]
+              for n, p in protocols.items() if isinstance(p, Builtin)}  # fmt: skip
+    names |= {t for others in worded.values() for p in others for t in p.templates}
+    hashes = {n: [templates_hash(p.templates) for p in others] for n, others in worded.items()}
     made = provenance("cue", digest, names)
     urls = {name: public_url(ep.judge.url) for name, ep in endpoints.items()}
     seed, sampling = cfg.seeds[0], cfg.sampling
@@ -57,6 +64,7 @@ def new_manifest(
         "budgets": {n: dict(p.budgets) for n, p in protocols.items()},  # max_tokens per stage
         "schemas": {str(schema_of(m)["title"]): content_hash(schema_of(m)) for m in REPLY_MODELS},
         "conditions": chosen,
+        **({"wording_templates": hashes} if cfg.wordings > 1 else {}),
         **({"own_prompts": own} if own else {}),
         "judges": [
             {

@@ -50,6 +50,7 @@ def builders(
         "position": lambda: items.position_units(j),
         "relabel": lambda: items.relabel_units(j),
         "sensitivity": lambda: sensitivity_units(j),
+        "wording": lambda: items.wording_units(j),
     }
 
 
