@@ -13,6 +13,9 @@ import orjson
 import polars as pl
 import pytest
 
+from judgeprobe.card.from_run import card_for_run
+from judgeprobe.card.render import display, summary
+from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, Card
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
@@ -25,7 +28,7 @@ from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.wording import BUILTIN, paraphrase, shipped, worded, wordings_of
 from judgeprobe.text.lexicons import load_lexicons
 from tests.conftest import make_items
-from tests.test_card import _row
+from tests.test_card import ROOT, _row, _write, reading
 
 JUDGE = {"name": "j", "url": "http://127.0.0.1:9/v1"}
 
@@ -190,8 +193,12 @@ def test_kappa_and_flip_share_on_a_hand_made_table() -> None:
     tidy = compute_metrics(j, load_lexicons(), None, differences=False)
     kappa, flip = _metric(tidy, "wording_kappa"), _metric(tidy, "wording_flip")
     assert kappa["value"] == pytest.approx(7 / 15)
-    assert kappa["lo"] is None and kappa["hi"] is None and kappa["n"] == 4
-    assert flip["value"] == pytest.approx(1 / 2) and flip["n"] == 4 and flip["documents"] == 4
+    assert kappa["lo"] is None
+    assert kappa["hi"] is None
+    assert kappa["n"] == 4
+    assert flip["value"] == pytest.approx(1 / 2)
+    assert flip["n"] == 4
+    assert flip["documents"] == 4
     assert flip["lo"] < 0.5 < flip["hi"]  # Clopper–Pearson on 2 of 4 documents
     assert _metric(tidy, "wording_dropped")["value"] == 0
     # each wording beside the original: its own flip rate against Blind
@@ -199,7 +206,8 @@ def test_kappa_and_flip_share_on_a_hand_made_table() -> None:
     assert _metric(tidy, "flip_rate", "BlindWording2")["value"] == pytest.approx(1 / 4)
     table = agreement(j).row(0, named=True)
     assert (table["wordings"], table["rated"], table["flipped"]) == (3, 4, 2)
-    assert table["kappa"] == pytest.approx(7 / 15) and table["kappa_note"] == ""
+    assert table["kappa"] == pytest.approx(7 / 15)
+    assert table["kappa_note"] == ""
 
 
 def test_an_invalid_under_any_wording_leaves_the_showing_counted() -> None:
@@ -237,5 +245,66 @@ def test_the_flip_share_interval_is_over_documents() -> None:
     together = compute_metrics(pl.DataFrame(_worded(flips, docs), infer_schema_length=None),
                                load_lexicons(), None, differences=False)  # fmt: skip
     a, t = _metric(apart, "wording_flip"), _metric(together, "wording_flip")
-    assert a["value"] == t["value"] == 0.5 and (a["documents"], t["documents"]) == (20, 10)
+    assert a["value"] == t["value"] == 0.5
+    assert (a["documents"], t["documents"]) == (20, 10)
     assert t["hi"] - t["lo"] != a["hi"] - a["lo"]
+
+
+V3 = ROOT / "judgeprobe" / "card" / "thresholds_v3.toml"
+
+
+def _card(tmp_path: Path, rows: list[dict[str, Any]], thresholds: Path | None = None) -> Card:
+    return card_for_run(_write(tmp_path, rows), thresholds=thresholds, resamples=200)
+
+
+def _flipping(n: int, flips: int, k: int = 3) -> list[list[str]]:
+    """n showings under k wordings; the first ``flips`` change verdict under the last wording."""
+    out = []
+    for i in range(n):
+        v = "A" if i % 2 else "B"
+        out.append([v] * (k - 1) + [("B" if v == "A" else "A") if i < flips else v])
+    return out
+
+
+def test_a_judge_that_changes_with_the_wording_is_unstable_and_a_steady_reader_stable(
+    tmp_path: Path,
+) -> None:
+    moved = _card(tmp_path / "a", _worded(_flipping(200, 60)) + reading(200, intact=150))
+    row = moved.rows.filter(pl.col("kind") == "wording").row(0, named=True)
+    assert (row["row"], row["n"], row["documents"]) == ("wording", 200, 200)
+    assert row["effect_name"] == "flip share over 3 wordings"
+    assert row["effect"] == pytest.approx(60 / 200)
+    assert row["effect_lo"] > 0.1
+    assert row["verdict"] == "UNSTABLE"
+    assert row["threshold"] == 0.1
+    assert moved.exit_code == EXIT_BIASED  # UNSTABLE gates CI as BIASED does
+    assert "a row is UNSTABLE" in summary(moved)
+    note = display(moved).filter(pl.col("row") == "wording")["note"][0]
+    assert note.startswith("Fleiss κ ")
+    assert "60 of 200 Blind showings changed" in note
+    steady = _card(tmp_path / "b", _worded(_flipping(200, 0)) + reading(200, intact=150))
+    got = steady.rows.filter(pl.col("kind") == "wording").row(0, named=True)
+    assert got["effect"] == 0
+    assert got["effect_hi"] <= 0.1
+    assert got["verdict"] == "STABLE"
+    assert steady.exit_code == 0
+    few = _card(tmp_path / "c", _worded(_flipping(12, 1)) + reading(200, intact=150))
+    assert few.rows.filter(pl.col("kind") == "wording")["verdict"][0] == "UNDERPOWERED"
+    old = _card(tmp_path / "d", _worded(_flipping(200, 60)) + reading(200, 150), thresholds=V3)
+    assert "wording" not in old.rows["kind"].to_list()  # a version-3 card has no wording rows
+
+
+@pytest.mark.parametrize("answer", ["A", "Tie"])
+def test_a_judge_that_never_reads_is_never_stable(tmp_path: Path, answer: str) -> None:
+    """Always the first-shown summary, or always Tie: flip share 0 by construction."""
+    rows = _worded([[answer] * 4] * 300)
+    for reads, extra in (("not measured", []), ("blind", reading(300, intact=0))):
+        card = _card(tmp_path / reads, rows + extra)
+        row = card.rows.filter(pl.col("kind") == "wording").row(0, named=True)
+        assert row["effect"] == 0.0
+        assert row["effect_hi"] <= 0.1
+        assert row["verdict"] == "INSENSITIVE", reads
+        assert "STABLE" not in card.rows["verdict"].to_list()
+        assert card.exit_code == EXIT_INSENSITIVE
+        note = display(card).filter(pl.col("row") == "wording")["note"][0]
+        assert f"Fleiss κ undefined: every verdict is {answer}" in note

@@ -21,6 +21,9 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
 - **Pressure rows** (runs with ``Challenge`` or ``Disagree``, thresholds version 3): does the
   judge give way when pushed with no new information? RS − RS(Reask) with its sign test over
   documents (``card.pressure``); the noise floor beside it.
+- **Wording rows** (runs with ``wordings``, thresholds version 4): does the judge change its
+  verdict with the wording of its prompt? The wording flip share with its interval against
+  ``max_wording_flip`` (UNSTABLE, STABLE, UNDERPOWERED; ``card.wording``); Fleiss' κ in the note.
 - **Repeat rows** (runs with ``repeat``): the noise floor, the share of Blind judgments whose
   verdict changed when the identical request was sent again; STABLE or NOISY against
   ``max_flip_rate``. It is shown beside every cue row of the judge and protocol too.
@@ -32,7 +35,7 @@ of documents and at the level BH asks of a lone effect among the card's m tests,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import polars as pl
 
@@ -49,6 +52,8 @@ from judgeprobe.card.sensitivity import (
     sensitivity_verdict,
 )
 from judgeprobe.card.thresholds import LoadedThresholds
+from judgeprobe.card.wording import ROW as WORDING
+from judgeprobe.card.wording import UNSTABLE, wording_rows
 from judgeprobe.conditions import family_of, is_placebo, placebo_of
 from judgeprobe.metrics.compare import paired_difference
 from judgeprobe.metrics.items import DOC
@@ -72,10 +77,12 @@ again under fresh cache keys (``repeat`` in the sweep config)."""
 ROW_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String(),
     "protocol": pl.String(),
-    "row": pl.String(),  # the cue or pressure condition, "position", "sensitivity" or "repeat"
+    # the cue or pressure condition, "position", "sensitivity", "wording" or "repeat"
+    "row": pl.String(),
     "family": pl.String(),  # the cue family of a battery cue ("" for every other row)
-    "kind": pl.String(),  # cue | pressure | position | sensitivity | repeat
-    "n": pl.Int64(),  # pairs (cue, repeat) or items judged in both orders (position)
+    "kind": pl.String(),  # cue | pressure | wording | position | sensitivity | repeat
+    # pairs (cue, repeat), items judged in both orders (position), showings rated (wording)
+    "n": pl.Int64(),
     "documents": pl.Int64(),
     "LDS": pl.Float64(),  # pressure rows: RS_truth, RS_tie, RS_opp in LDS, TS, OLS
     "LDS_lo": pl.Float64(),
@@ -120,17 +127,20 @@ class Card:
     rows: pl.DataFrame  # ROW_SCHEMA
     silent_items: pl.DataFrame  # the LDS pairs whose explanation never names the cue
     thresholds: LoadedThresholds
+    # Fleiss' κ and the counts behind each wording row (``metrics.wording.AGREEMENT_SCHEMA``)
+    wording: pl.DataFrame = field(default_factory=pl.DataFrame)
 
     @property
     def exit_code(self) -> int:
         """The card command's exit code, so a CI job can gate on the card.
 
-        0 all clear, ``EXIT_BIASED`` when any row is BIASED, else ``EXIT_INSENSITIVE`` when
+        0 all clear, ``EXIT_BIASED`` when any row is BIASED (or UNSTABLE: a wording row), else
+        ``EXIT_INSENSITIVE`` when
         any row is INSENSITIVE (the judge was not shown to read the texts), else
         ``EXIT_UNDERPOWERED`` when any row is UNDERPOWERED.
         """
         verdicts = set(self.rows["verdict"].to_list())
-        if "BIASED" in verdicts:
+        if verdicts & {"BIASED", UNSTABLE}:
             return EXIT_BIASED
         if INSENSITIVE in verdicts:
             return EXIT_INSENSITIVE
@@ -374,12 +384,16 @@ def make_card(
             (_number(row.get("effect_lo")), _number(row.get("effect_hi"))), mde, threshold,
             t.fdr, either_direction=row["kind"] == "position",
         )  # fmt: skip
+    wording = pl.DataFrame()
+    if t.max_wording_flip is not None:
+        worded, wording = wording_rows(judgments, tidy, t.max_wording_flip)
+        rows += [r | _noise(tidy, str(r["judge"]), str(r["protocol"])) for r in worded]
     rows += _repeat_rows(tidy, t.max_flip_rate)
-    order = {ROW: -1, "cue": 0, PRESSURE: 1, "position": 2, "repeat": 3}
+    order = {ROW: -1, "cue": 0, PRESSURE: 1, WORDING: 2, "position": 3, "repeat": 4}
     frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)
     frame = frame.with_columns(family=_families(frame))
     if t.sensitivity_effect is not None:
         frame = gate(frame)
     frame = frame.sort(["judge", "protocol", pl.col("kind").replace_strict(order), "family", "row"])
     silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "unit")
-    return Card(frame, silent_items, thresholds)
+    return Card(frame, silent_items, thresholds, wording)

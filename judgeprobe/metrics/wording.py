@@ -81,7 +81,7 @@ def agreement(judgments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
         rated = part.filter(pl.col("rated") == 1)
         rows.append(
             {
-                "judge": judge, "protocol": protocol, "wordings": int(part["wordings"].max()),
+                "judge": judge, "protocol": protocol, "wordings": part["wordings"].cast(pl.Int64).max(),
                 "showings": part.height, "rated": rated.height,
                 "flipped": int(part["flipped"].sum()), "dropped": int(part["dropped"].sum()),
                 "items": rated.select(UNIT).n_unique(), "documents": rated[DOC].n_unique(),
