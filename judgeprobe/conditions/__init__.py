@@ -56,6 +56,12 @@ def wording_condition(wording: int) -> str:
     return f"{WORDING}{wording}"
 
 
+def wording_index(condition: str) -> int:
+    """The wording a condition judges under: k for ``BlindWording{k}``, else 0 (the original)."""
+    k = condition.removeprefix(WORDING)
+    return int(k) if k != condition and k.isdigit() else 0
+
+
 _FIELD = re.compile(r"\{(source_1|source_2)\}")
 
 

@@ -77,11 +77,11 @@ def agreement(judgments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     for (judge, protocol), part in sorted(
         units.partition_by(["judge", "protocol"], as_dict=True).items()
     ):
-        kappa = kappa_of(part)
+        kappa, k = kappa_of(part), part["wordings"].cast(pl.Int64).max()
         rated = part.filter(pl.col("rated") == 1)
         rows.append(
             {
-                "judge": judge, "protocol": protocol, "wordings": part["wordings"].cast(pl.Int64).max(),
+                "judge": judge, "protocol": protocol, "wordings": k,
                 "showings": part.height, "rated": rated.height,
                 "flipped": int(part["flipped"].sum()), "dropped": int(part["dropped"].sum()),
                 "items": rated.select(UNIT).n_unique(), "documents": rated[DOC].n_unique(),
