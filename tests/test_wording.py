@@ -13,12 +13,13 @@ import orjson
 import polars as pl
 import pytest
 
+from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import display, summary
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, Card
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.records import Item
-from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.plan import count, cue_jobs, protocols_for
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.wording import agreement, fleiss
@@ -26,8 +27,10 @@ from judgeprobe.prompts import load_template
 from judgeprobe.protocols import PBP, Baseline, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.wording import BUILTIN, paraphrase, shipped, worded, wordings_of
+from judgeprobe.selftest.__main__ import main as selftest_main
+from judgeprobe.selftest.coverage import Setting, failures, measure
 from judgeprobe.text.lexicons import load_lexicons
-from tests.conftest import make_items
+from tests.conftest import make_items, run_cli, write_config
 from tests.test_card import ROOT, _row, _write, reading
 
 JUDGE = {"name": "j", "url": "http://127.0.0.1:9/v1"}
@@ -308,3 +311,145 @@ def test_a_judge_that_never_reads_is_never_stable(tmp_path: Path, answer: str) -
         assert card.exit_code == EXIT_INSENSITIVE
         note = display(card).filter(pl.col("row") == "wording")["note"][0]
         assert f"Fleiss κ undefined: every verdict is {answer}" in note
+
+
+OWN_PROMPT = (
+    "Context: {CONTEXT}\nFirst: {RESPONSE_1}\nSecond: {RESPONSE_2}\nSay [[A]], [[B]] or [[C]]."
+)
+VERDICT = '{ pattern = \'\\[\\[(A|B|C)\\]\\]\', map = { A = "1", B = "2", C = "tie" } }'
+
+
+def _toml(tmp_path: Path, head: str, judge: str = "") -> Path:
+    path = tmp_path / "c.toml"
+    path.write_text(f'{head}\n[[judges]]\nname = "mine"\nurl = "http://127.0.0.1:9/v1"\n{judge}')
+    return path
+
+
+def _own(where: Path, *wordings: str) -> str:
+    """A judge's own prompt and its ``wordings`` as files in a folder of their own."""
+    tmp_path = where / f"own{len(list(where.glob('own*')))}"
+    tmp_path.mkdir()
+    (tmp_path / "p.txt").write_text(OWN_PROMPT)
+    for i, text in enumerate(wordings):
+        (tmp_path / f"w{i}.txt").write_text(text)
+    files = ", ".join(f'"{tmp_path / f"w{i}.txt"}"' for i in range(len(wordings)))
+    return f'prompt = "{tmp_path / "p.txt"}"\nverdict = {VERDICT}\nwordings = [{files}]\n'
+
+
+OTHER = "Judge this. Context: {CONTEXT}\nA: {RESPONSE_1}\nB: {RESPONSE_2}\n[[A]]/[[B]]/[[C]]"
+
+
+@pytest.mark.parametrize(
+    ("head", "judge", "needle"),
+    [
+        ("wordings = 5", "", "wordings = 5: protocol baseline ships 4 (the original and 3"),
+        ('protocols = ["scot", "pbp"]\nwordings = 9', "", "protocol scot ships 4"),
+        ("wordings = 0", "", "wordings: Input should be greater than or equal to 1"),
+        ('wordings = ["a.txt", "b.txt"]', "", "put it on the judge ([[judges]] wordings"),
+        ('conditions = ["True"]\nwordings = 2', "", "add Blind to conditions"),
+        ('protocols = ["own"]\nwordings = 2', "OWN", "protocol own's wordings are its judges'"),
+        ("", 'wordings = ["x.txt"]\n', "wordings are paraphrases of the judge's own prompt"),
+        ("", "OWN", "judged under protocol own: add own to protocols"),
+        ('protocols = ["own"]', "MISSING", "no such file"),
+        ('protocols = ["own"]', "NOCONTEXT", "its placeholders must be the prompt's"),
+        ('protocols = ["own"]', "COPY", "the same text as"),
+    ],
+)
+def test_bad_wordings_are_one_line_errors(tmp_path: Path, head: str, judge: str,
+                                          needle: str) -> None:  # fmt: skip
+    lines = {
+        "OWN": _own(tmp_path, OTHER),
+        "MISSING": _own(tmp_path).replace("wordings = []", 'wordings = ["nowhere/w.txt"]'),
+        "NOCONTEXT": _own(tmp_path, "A: {RESPONSE_1}\nB: {RESPONSE_2}"),
+        "COPY": _own(tmp_path, OTHER, OTHER),
+    }
+    with pytest.raises(JudgeprobeError) as err:
+        load_config(_toml(tmp_path, head, lines.get(judge, judge)))
+    assert "\n" not in str(err.value)
+    assert needle in str(err.value), str(err.value)
+
+
+def test_a_bad_wording_config_exits_2_with_one_error_line(tmp_path: Path) -> None:
+    items = make_items(tmp_path / "i.jsonl", 2)
+    cfg = write_config(tmp_path / "c.toml", "http://127.0.0.1:9/v1", items)
+    cfg.write_text("wordings = 7\n" + cfg.read_text())
+    proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: ")
+    assert lines[0].endswith(
+        "wordings = 7: protocol baseline ships 4 (the original and 3 paraphrases)"
+    )
+
+
+def test_own_wordings_are_judged_under_each_prompt_file_keyed_by_its_hash(tmp_path: Path) -> None:
+    head = 'protocols = ["own", "baseline"]\nconditions = ["Blind"]\nwordings = 2\nswap = 0'
+    path = _toml(tmp_path, head,
+                 _own(tmp_path, OTHER, OTHER + " "))  # fmt: skip
+    cfg = load_config(path)
+    judge = cfg.judges[0]
+    assert [t.text for t in judge.own_wordings] == [OTHER, OTHER + " "]
+    items, conditions = _items(tmp_path, 2), builtin_conditions()
+    protocols = protocols_for(cfg)
+    jobs = list(cue_jobs(cfg, protocols, items, conditions, {"mine": "fp"}))
+    own = {j.condition for j in jobs if j.protocol.name == "own"}
+    assert own == {"Blind", "BlindWording1", "BlindWording2"}  # the judge's own list: K = 3
+    built = {j.condition for j in jobs if j.protocol.name == "baseline"}
+    assert built == {"Blind", "BlindWording1"}  # the sweep's wordings = 2
+    hashes = {j.condition: j.template_hash for j in jobs if j.protocol.name == "own"}
+    assert hashes["BlindWording1"] == judge.own_wordings[0].sha256
+    assert hashes["Blind"] == judge.own_prompt.sha256  # type: ignore[union-attr]
+    assert (
+        len({j.key for j in jobs})
+        == len(jobs)
+        == count(cfg, protocols, items, conditions).judgments
+    )
+    record = judge.own_record()
+    assert [w["sha256"] for w in record["wordings"]] == [w.sha256 for w in judge.own_wordings]
+    plain = load_config(_toml(tmp_path, 'protocols = ["own"]', _own(tmp_path).replace(
+        "wordings = []\n", "")))  # fmt: skip
+    assert "wordings" not in plain.judges[0].own_record()  # records and digests as before
+    assert "wordings" not in plain.judges[0].model_dump()
+
+
+@pytest.mark.parametrize("own", [False, True])
+def test_the_selftest_recovers_a_planted_wording_sensitivity_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], own: bool
+) -> None:
+    args = ["--out", str(tmp_path / "run"), "--items", "12", "--wording", "0.4"]
+    assert selftest_main(args + ["--own"] * own) == 0
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line[6:].startswith("wording ")]
+    assert len(lines) == (1 if own else 3)  # one per protocol
+    assert all(line.startswith("PASS") and "planted 0.400" in line for line in lines), lines
+    assert all("UNSTABLE" in line for line in lines)
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "## Agreement across wordings" in report
+    assert "changes its verdict with the wording of its prompt" in report
+    # a planted value changed after the sweep: the wording lines miss
+    assert selftest_main([*args[:4], "--wording", "0.0", "--check-only"] + ["--own"] * own) == 1
+
+
+def test_a_judge_that_does_not_read_passes_no_wording_row_in_the_selftest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--out", str(tmp_path / "run"), "--items", "40", "--wording", "0.4", "--blind", "first"]
+    assert selftest_main(args) == 0
+    out = capsys.readouterr().out
+    blind = [line for line in out.splitlines() if "blind judge" in line]
+    assert len(blind) == 3
+    assert all(line.startswith("PASS") and "wording INSENSITIVE" in line for line in blind), blind
+
+
+def test_the_flip_share_interval_keeps_its_promise_through_the_metrics() -> None:
+    """Coverage by simulation (``selftest.coverage``, kind ``wording``): simulated judges whose
+    Blind showings change under a third wording with a known probability, one and four
+    correlated showings per document, through ``compute_metrics`` as metrics_ci.csv is written."""
+    settings = [Setting("wording", 10, 4, 0.2), Setting("wording", 30, 1, 0.05),
+                Setting("wording", 10, 1, 0.0)]  # fmt: skip
+    table = measure(settings, judges=300, seed=30)
+    assert (table["judges"] == 300).all()
+    assert failures(table).is_empty(), table
+    assert (table["coverage"] >= 0.93).all(), table
+    assert (table["zero_width"] == 0).all()  # 0 flips of n still has an upper bound above 0
