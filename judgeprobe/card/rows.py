@@ -382,7 +382,7 @@ def make_card(
         row["verdict"] = stats.verdict(
             q, effect if isinstance(effect, float) else None,
             (_number(row.get("effect_lo")), _number(row.get("effect_hi"))), mde, threshold,
-            t.fdr, either_direction=row["kind"] == "position",
+            t.fdr, either_direction=row["kind"] in ("position", "cue"),
         )  # fmt: skip
     wording = pl.DataFrame()
     if t.max_wording_flip is not None:
