@@ -1,5 +1,8 @@
 """Expand a sweep into judgments: items × seeds × orders × judges × protocols × conditions.
 
+Blind is judged again under each further wording of the prompt (``wordings_for``: condition
+``BlindWording{k}``), in Blind's orders, right after its Blind twin.
+
 The plan is a deterministic stream, regenerated identically on resume and when the
 judgments table is written, so it never has to be held in memory. Jobs for one document
 come out together, so a server's prompt cache sees the shared prefix back to back (the
