@@ -27,6 +27,7 @@ from judgeprobe.prompts import load_template
 from judgeprobe.protocols import PBP, Baseline, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.wording import BUILTIN, paraphrase, shipped, worded, wordings_of
+from judgeprobe.report.headline import wording_sentences
 from judgeprobe.selftest.__main__ import main as selftest_main
 from judgeprobe.selftest.coverage import Setting, failures, measure
 from judgeprobe.text.lexicons import load_lexicons
@@ -453,3 +454,20 @@ def test_the_flip_share_interval_keeps_its_promise_through_the_metrics() -> None
     assert failures(table).is_empty(), table
     assert (table["coverage"] >= 0.93).all(), table
     assert (table["zero_width"] == 0).all()  # 0 flips of n still has an upper bound above 0
+
+
+def test_the_headline_says_in_one_line_when_a_judge_changes_with_its_wording() -> None:
+    lex = load_lexicons()
+    moved = pl.DataFrame(_worded(_flipping(200, 60)), infer_schema_length=None)
+    lines = wording_sentences(compute_metrics(moved, lex, None, differences=False), moved)
+    assert len(lines) == 1
+    assert lines[0].startswith("⚠ j (baseline) changes its verdict with the wording of its prompt:")
+    assert "30% [" in lines[0]
+    assert "of 200 Blind showings" in lines[0]
+    assert "3 wordings" in lines[0]
+    steady = pl.DataFrame(_worded(_flipping(200, 2)), infer_schema_length=None)
+    quiet = wording_sentences(compute_metrics(steady, lex, None, differences=False), steady)
+    assert len(quiet) == 1
+    assert quiet[0].startswith("Under other wordings of the same instructions no judge changed")
+    plain = pl.DataFrame(_worded([["A"], ["B"]]), infer_schema_length=None)
+    assert wording_sentences(compute_metrics(plain, lex, None, differences=False), plain) == []
