@@ -471,3 +471,9 @@ def test_the_headline_says_in_one_line_when_a_judge_changes_with_its_wording() -
     assert quiet[0].startswith("Under other wordings of the same instructions no judge changed")
     plain = pl.DataFrame(_worded([["A"], ["B"]]), infer_schema_length=None)
     assert wording_sentences(compute_metrics(plain, lex, None, differences=False), plain) == []
+
+
+def test_the_battery_and_its_smoke_twin_judge_every_wording() -> None:
+    full = load_config(ROOT / "experiments" / "battery.toml")
+    smoke = load_config(ROOT / "experiments" / "smoke" / "battery.toml")
+    assert full.wordings == smoke.wordings == wordings_of("baseline") == 4
