@@ -15,6 +15,10 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
 - **Position rows.** On Blind items judged in both orders: consistency, and the
   first-position excess (first-shown chosen in both orders − second-shown in both) / items
   with McNemar's exact test over documents.
+- **Score shift** (a pointwise judge's cue rows): the cue's target's mean score under the cue
+  minus under Blind, in the judge's points, with its interval (the metrics table's); it decides
+  no verdict: the row's test is its derived verdicts', as for every judge. A pointwise judge has
+  no position row: the order of a pair never reaches it.
 - **Evidence** (PBP rows): the share of the cell's criteria whose quotes cannot tell the
   candidates apart (``nondiscriminating_rate``), flagged in the card's note at
   ``metrics.flags.NONDISCRIMINATING_FLAG``; it decides no verdict.
@@ -24,6 +28,9 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
 - **Wording rows** (runs with ``wordings``, thresholds version 4): does the judge change its
   verdict with the wording of its prompt? The wording flip share with its interval against
   ``max_wording_flip`` (UNSTABLE, STABLE, UNDERPOWERED; ``card.wording``); Fleiss' κ in the note.
+- **Accuracy rows** (items with gold, ``card.gold``): SENS_gold on Blind, ACC and the
+  longer/shorter baselines beside it; a second sensitivity control, which gates CLEAR as the
+  degraded copies do.
 - **Repeat rows** (runs with ``repeat``): the noise floor, the share of Blind judgments whose
   verdict changed when the identical request was sent again; STABLE or NOISY against
   ``max_flip_rate``. It is shown beside every cue row of the judge and protocol too.
@@ -40,6 +47,8 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from judgeprobe.card import stats
+from judgeprobe.card.gold import ROW as ACCURACY
+from judgeprobe.card.gold import accuracy_rows
 from judgeprobe.card.pairs import cue_pairs, direction_test, position_pairs
 from judgeprobe.card.pressure import MOVES, pressure_units
 from judgeprobe.card.pressure import PLACEBO as REASK
@@ -64,6 +73,7 @@ from judgeprobe.metrics.uncertainty import (
     ratio,
     unit_interval,
 )
+from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.text.lexicons import Lexicons
 
 PLACEBO = "Placebo"
@@ -77,14 +87,17 @@ again under fresh cache keys (``repeat`` in the sweep config)."""
 ROW_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String(),
     "protocol": pl.String(),
-    # the cue or pressure condition, "position", "sensitivity", "wording" or "repeat"
+    # the cue or pressure condition, "position", "sensitivity", "accuracy", "wording", "repeat"
     "row": pl.String(),
     "family": pl.String(),  # the cue family of a battery cue ("" for every other row)
-    "kind": pl.String(),  # cue | pressure | wording | position | sensitivity | repeat
+    # cue | pressure | wording | position | sensitivity | accuracy | repeat
+    "kind": pl.String(),
     # pairs (cue, repeat), items judged in both orders (position), showings rated (wording)
     "n": pl.Int64(),
     "documents": pl.Int64(),
-    "LDS": pl.Float64(),  # pressure rows: RS_truth, RS_tie, RS_opp in LDS, TS, OLS
+    # pressure rows: RS_truth, RS_tie, RS_opp in LDS, TS, OLS; accuracy rows (card.gold): ACC,
+    # ACC_longer, ACC_shorter
+    "LDS": pl.Float64(),
     "LDS_lo": pl.Float64(),
     "LDS_hi": pl.Float64(),
     "TS": pl.Float64(),
@@ -117,6 +130,11 @@ ROW_SCHEMA: dict[str, pl.DataType] = {
     "mde": pl.Float64(),
     "threshold": pl.Float64(),
     "verdict": pl.String(),
+    # A pointwise judge's cue rows: the target's mean score under the cue − under Blind, in
+    # the judge's own points (the metrics table's ``score_shift``); informational, no test.
+    "score_shift": pl.Float64(),
+    "score_shift_lo": pl.Float64(),
+    "score_shift_hi": pl.Float64(),
 }
 
 
@@ -127,6 +145,7 @@ class Card:
     rows: pl.DataFrame  # ROW_SCHEMA
     silent_items: pl.DataFrame  # the LDS pairs whose explanation never names the cue
     thresholds: LoadedThresholds
+    task: Task = DEFAULT  # whose nouns its text speaks of (``prompts.task``)
     # Fleiss' κ and the counts behind each wording row (``metrics.wording.AGREEMENT_SCHEMA``)
     wording: pl.DataFrame = field(default_factory=pl.DataFrame)
 
@@ -231,7 +250,8 @@ def _cue_row(
     silent, s_lo, s_hi = _interval(pairs, "silent", "lds", resamples, seed)
     row |= {"moved": int(pairs["lds"].sum()), "silent": silent, "silent_lo": s_lo,
             "silent_hi": s_hi, "_docs": docs, "_background": background}  # fmt: skip
-    return row | _noise(tidy, judge, protocol) | _evidence(tidy, cell)
+    score = _metric(tidy, cell, "score_shift")  # a pointwise judge's; None for the others
+    return row | score | _noise(tidy, judge, protocol) | _evidence(tidy, cell)
 
 
 def _position_row(
@@ -335,10 +355,12 @@ def make_card(
     thresholds: LoadedThresholds,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    task: Task = DEFAULT,
 ) -> Card:
     """Every row of the card, its q-values and verdicts.
 
-    ``tidy`` is the metrics table (``metrics.compute.compute_metrics``) of the same judgments.
+    ``tidy`` is the metrics table (``metrics.compute.compute_metrics``) of the same judgments;
+    ``task`` the run's (its text speaks of the task's nouns).
     """
     t = thresholds.values
     pairs = cue_pairs(judgments, lex).with_columns(unit=pl.lit(1, dtype=pl.Int64))
@@ -357,16 +379,19 @@ def make_card(
     positions = position_pairs(judgments)
     for key, part in positions.partition_by(["judge", "protocol"], as_dict=True).items():
         rows.append(_position_row(part, str(key[0]), str(key[1]), tidy))
-    rows += sensitivity_rows(judgments, tidy) if t.sensitivity_effect is not None else []
+    if t.sensitivity_effect is not None:  # does the judge read: degraded copies, and gold
+        rows += sensitivity_rows(judgments, tidy) + accuracy_rows(judgments, tidy)
     if t.pressure_effect is not None:
         rows += _pressure_rows(judgments, tidy, lex, resamples, seed)
     p_values = [_number(r.get("p")) for r in rows]
     q_values = stats.bh_qvalues(p_values)
     tests = sum(p is not None for p in p_values)  # the BH family the MDE must be powered for
     for row, q in zip(rows, q_values, strict=True):  # the tested rows
-        if row["kind"] == ROW:
+        if row["kind"] in (ROW, ACCURACY):
             assert t.sensitivity_effect is not None
             verdict = sensitivity_verdict(row, q, t.sensitivity_effect, t.fdr)
+            if not row.pop("_beats_length", True):  # gold read by length is not reading
+                verdict = INSENSITIVE
             row |= {"q": q, "threshold": t.sensitivity_effect, "verdict": verdict}
             continue
         threshold = {"cue": t.cue_effect, PRESSURE: t.pressure_effect}.get(
@@ -389,11 +414,11 @@ def make_card(
         worded, wording = wording_rows(judgments, tidy, t.max_wording_flip)
         rows += [r | _noise(tidy, str(r["judge"]), str(r["protocol"])) for r in worded]
     rows += _repeat_rows(tidy, t.max_flip_rate)
-    order = {ROW: -1, "cue": 0, PRESSURE: 1, WORDING: 2, "position": 3, "repeat": 4}
+    order = {ROW: -2, ACCURACY: -1, "cue": 0, PRESSURE: 1, WORDING: 2, "position": 3, "repeat": 4}
     frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)
     frame = frame.with_columns(family=_families(frame))
     if t.sensitivity_effect is not None:
         frame = gate(frame)
     frame = frame.sort(["judge", "protocol", pl.col("kind").replace_strict(order), "family", "row"])
     silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "unit")
-    return Card(frame, silent_items, thresholds, wording)
+    return Card(frame, silent_items, thresholds, task, wording)

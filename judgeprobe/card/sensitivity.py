@@ -82,16 +82,22 @@ def sensitivity_verdict(row: dict[str, object], q: float | None, threshold: floa
     return SENSITIVE if reads else INSENSITIVE
 
 
+READING = (ROW, "accuracy")
+"""The rows that show a judge reads: the degraded copies (here) and gold (``card.gold``)."""
+
+
 def gate(rows: pl.DataFrame) -> pl.DataFrame:
     """Rows that would pass for a judge × protocol not shown to read: INSENSITIVE.
 
     A pass is CLEAR, or STABLE on a wording row: a judge that says the same whatever it is shown
-    passes them by construction.
+    passes them by construction. Shown to read: it has a reading row (``READING``) and every one
+    it has is SENSITIVE — a judge that passes the degraded copies but cannot pick gold beyond
+    chance (or the reverse) is not.
     """
-    reads = rows.filter((pl.col("kind") == ROW) & (pl.col("verdict") == SENSITIVE))
-    shown = pl.struct("judge", "protocol").is_in(
-        reads.select(pl.struct("judge", "protocol")).to_series().implode()
-    )
+    reading = rows.filter(pl.col("kind").is_in(READING))
+    key = pl.struct("judge", "protocol")
+    failed = reading.filter(pl.col("verdict") != SENSITIVE).select(key).to_series().implode()
+    shown = key.is_in(reading.filter(~key.is_in(failed)).select(key).to_series().implode())
     verdict = pl.col("verdict")
     passes = (verdict == "CLEAR") | ((pl.col("kind") == WORDING) & (verdict == STABLE))
     blind = passes & ~shown

@@ -23,6 +23,7 @@ from judgeprobe.engine.settings import JudgeConfig, VerdictFormat
 from judgeprobe.engine.validate import ReplyError, TextReply, json_body
 from judgeprobe.prompts import Template
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
+from judgeprobe.protocols.pointwise import OwnScorer, own_scorer
 from judgeprobe.protocols.replies import ScreenVerdict
 
 #: ``map`` values (screen terms, as a config writes them) to the verdicts every protocol gives.
@@ -179,16 +180,19 @@ def own_judge(judge: JudgeConfig, wording: int = 0) -> OwnJudge:
 class Own:
     """Protocol ``own`` across the sweep's judges: each judge is judged under its own prompt."""
 
-    judges: Mapping[str, OwnJudge]
+    judges: Mapping[str, OwnJudge | OwnScorer]
     name: str = "own"
     templates: tuple[str, ...] = ()
     stages: int = 1
     budgets: Mapping[str, int] = field(default_factory=dict)
     # each judge's paraphrases of its prompt (wording 1, 2, …; ``JudgeConfig.wordings``)
-    worded: Mapping[str, tuple[OwnJudge, ...]] = field(default_factory=dict)
+    worded: Mapping[str, tuple[OwnJudge | OwnScorer, ...]] = field(default_factory=dict)
 
-    def for_judge(self, name: str, wording: int = 0) -> OwnJudge:
-        """The protocol a job of judge ``name`` runs (under its prompt's ``wording``)."""
+    def for_judge(self, name: str, wording: int = 0) -> OwnJudge | OwnScorer:
+        """The protocol a job of judge ``name`` runs under its prompt's ``wording`` (0: itself).
+
+        An ``OwnScorer`` for a pointwise judge.
+        """
         return self.worded[name][wording - 1] if wording else self.judges[name]
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
@@ -198,8 +202,9 @@ class Own:
 
 def own_protocol(judges: Sequence[JudgeConfig]) -> Own:
     """Protocol ``own`` for every judge; their budgets by judge under ``stage@judge``."""
-    by_judge = {j.name: own_judge(j) for j in judges}
-    budgets = {f"verdict@{n}": p.fmt.max_tokens for n, p in by_judge.items()}
-    worded = {j.name: tuple(own_judge(j, k) for k in range(1, len(j.wordings) + 1))
+    by_judge = {j.name: own_scorer(j) if j.pointwise else own_judge(j) for j in judges}
+    budgets = {f"{next(iter(p.budgets))}@{n}": p.fmt.max_tokens for n, p in by_judge.items()}
+    worded = {j.name: tuple(own_scorer(j, k) if j.pointwise else own_judge(j, k)
+                            for k in range(1, len(j.wordings) + 1))
               for j in judges}  # fmt: skip
     return Own(judges=by_judge, budgets=budgets, worded=worded)

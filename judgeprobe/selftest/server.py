@@ -31,6 +31,7 @@ from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.pressure import SENTENCES
 from judgeprobe.selftest import simulator as sim
 from judgeprobe.selftest.loopback import LoopbackServer
+from judgeprobe.selftest.pointwise import read_score_request, score_reply
 from judgeprobe.selftest.simulator import Biases
 
 MODEL = "judgeprobe-simulated"
@@ -185,6 +186,26 @@ def _own_values(values: dict[str, str]) -> Presentation:
     return Presentation(values.get("CONTEXT") or "", texts[0], texts[1], labels[0], labels[1])
 
 
+def own_score_reply(text: str, prompt: str, biases: Biases) -> str:
+    """A pointwise request (a prompt with ``{RESPONSE}``) answered with its planted score."""
+    found = own_layout(prompt).fullmatch(text)
+    if found is None:
+        raise Unreadable("a request with no reply schema that is not the own prompt's layout")
+    return score_reply(*read_score_request(found.groupdict()), biases)
+
+
+def own_text_reply(text: str, layouts: Sequence[str], biases: Biases) -> str:
+    """A request with no reply schema: a pointwise judge's (``{RESPONSE}``) or a pairwise one's.
+
+    ``layouts``: the judge's prompt, then its wordings (a pairwise request is read by the one
+    it was filled from, and decided under that wording).
+    """
+    if "{RESPONSE}" in layouts[0]:  # one answer, scored
+        return own_score_reply(text, layouts[0], biases)
+    asked, wording = read_own_worded(text, layouts)
+    return own_reply(asked, biases, wording)
+
+
 def own_reply(p: Presentation, biases: Biases, wording: int = 0) -> str:
     """The own-prompt judge's reply: the planted decision's explanation, then its verdict."""
     d = sim.decide(p, biases, wording)
@@ -281,8 +302,7 @@ def reply(
     stage = schema.get("title", "")
     if not schema:
         layouts = [own_prompt] if isinstance(own_prompt, str) else own_prompt
-        asked, wording = read_own_worded(users[-1], layouts or [own_prompt_text()])
-        return own_reply(asked, biases, wording)
+        return own_text_reply(users[-1], layouts or [own_prompt_text()], biases)
     reveal = _REVEAL.search(users[-1])
     push = read_push(users)
     if stage in ("pairwise_verdict", "scot_verdict"):

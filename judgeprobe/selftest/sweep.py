@@ -14,6 +14,7 @@ from judgeprobe.cue.config import load_config
 from judgeprobe.cue.run import main as run_main
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest.items import write_items
+from judgeprobe.selftest.pointwise import SCORE_FORMAT, SCORE_PROMPT, score_prompt_text
 from judgeprobe.selftest.server import OWN_PROMPT, OWN_WORDINGS, SimulatedJudge, own_prompt_text
 from judgeprobe.selftest.simulator import Biases
 
@@ -47,23 +48,34 @@ def default_config(
                         wordings=WORDINGS if wording else 1)  # fmt: skip
 
 
-def own_config(out: Path, n_items: int, sensitivity: bool = False, wording: bool = False) -> Path:
+def own_config(
+    out: Path, n_items: int, sensitivity: bool = False, score: bool = False, wording: bool = False
+) -> Path:
     """The self-test's design through protocol ``own`` (``--own``).
 
     Question/answer pairs, both orders, the same cue conditions; the judge carries the bundled
     MT-Bench-style prompt (copied into ``out``, where the simulated judge's layout is read from)
     and the pattern verdict; with ``wording`` its two bundled paraphrases as its ``wordings``.
+    ``score`` (``--own --score``): a pointwise judge instead, MT-Bench's single-answer prompt and
+    its "Rating: [[k]]" on 1–10 (``selftest.pointwise``).
     """
     out.mkdir(parents=True, exist_ok=True)
     items = write_items(out / "items.jsonl", n_items, questions=True)
-    paths = []
-    for name in (OWN_PROMPT, *(OWN_WORDINGS if wording else ())):
-        path = out / name
-        path.write_text(own_prompt_text(name), encoding="utf-8")
-        paths.append(path.resolve().as_posix())
-    judge = f"prompt = {json.dumps(paths[0])}\nverdict = {OWN_VERDICT}\n"
-    judge += f"wordings = {json.dumps(paths[1:])}\n" if wording else ""
-    return write_config(out, "selftest-own", items, ["own"],
+    if score:
+        prompt = out / SCORE_PROMPT
+        prompt.write_text(score_prompt_text(), encoding="utf-8")
+        judge = f"prompt = {json.dumps(prompt.resolve().as_posix())}\n"
+        judge += f'kind = "score"\nscore = {SCORE_FORMAT}\n'
+    else:
+        paths = []
+        for name in (OWN_PROMPT, *(OWN_WORDINGS if wording else ())):
+            path = out / name
+            path.write_text(own_prompt_text(name), encoding="utf-8")
+            paths.append(path.resolve().as_posix())
+        judge = f"prompt = {json.dumps(paths[0])}\nverdict = {OWN_VERDICT}\n"
+        judge += f"wordings = {json.dumps(paths[1:])}\n" if wording else ""
+    name = "selftest-own-score" if score else "selftest-own"
+    return write_config(out, name, items, ["own"],
                         CONDITIONS + SENSITIVITY * sensitivity, repeat=0.25,
                         judge_lines=judge)  # fmt: skip
 
