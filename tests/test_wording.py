@@ -24,6 +24,7 @@ from judgeprobe.cue.plan import count, cue_jobs, protocols_for
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.wording import agreement, fleiss
 from judgeprobe.prompts import load_template
+from judgeprobe.prompts.task import Task
 from judgeprobe.protocols import PBP, Baseline, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.wording import BUILTIN, paraphrase, shipped, worded, wordings_of
@@ -477,3 +478,18 @@ def test_the_battery_and_its_smoke_twin_judge_every_wording() -> None:
     full = load_config(ROOT / "experiments" / "battery.toml")
     smoke = load_config(ROOT / "experiments" / "smoke" / "battery.toml")
     assert full.wordings == smoke.wordings == wordings_of("baseline") == 4
+
+
+def test_a_task_rewords_every_paraphrase_as_it_rewords_the_original() -> None:
+    qa = Task.model_validate("qa")
+    for cls in BUILTIN.values():
+        for k in range(1, 4):
+            for name in worded(cls(task=qa), k).templates:
+                text = load_template(name, qa).text
+                assert "summar" not in text.replace("summary_", "").lower(), name
+                assert not {"document", "accuracy", "fluency"} & set(text.lower().split()), name
+                listed = "accuracy" in load_template(name).text  # the criteria, where named
+                assert ("correctness" in text) == listed, name
+        protocol = worded(cls(task=qa), 2)
+        assert protocol.task == qa  # the wording keeps the task, so its hash is the task's
+        assert templates_hash(protocol.templates, qa) != templates_hash(protocol.templates)
