@@ -493,3 +493,27 @@ def test_a_task_rewords_every_paraphrase_as_it_rewords_the_original() -> None:
         protocol = worded(cls(task=qa), 2)
         assert protocol.task == qa  # the wording keeps the task, so its hash is the task's
         assert templates_hash(protocol.templates, qa) != templates_hash(protocol.templates)
+
+
+def test_a_pointwise_judge_is_scored_again_under_each_of_its_wordings(tmp_path: Path) -> None:
+    """A pointwise judge (kind = "score") judges each item once, in candidate order: each of its
+    wordings scores every Blind item again, two requests per judgment."""
+    prompt = "[Question]\n{CONTEXT}\n[Answer] (label: {LABEL})\n{RESPONSE}\nRating: [[k]]\n"
+    other = "Rate this answer.\n{CONTEXT}\n{LABEL}\n{RESPONSE}\nRating: [[k]]\n"
+    (tmp_path / "p.txt").write_text(prompt)
+    (tmp_path / "w.txt").write_text(other)
+    judge = (
+        f'prompt = "{tmp_path / "p.txt"}"\nkind = "score"\nwordings = ["{tmp_path / "w.txt"}"]\n'
+        r"score = { pattern = 'Rating: \[\[(\d+)\]\]', min = 1, max = 10 }"
+        "\n"
+    )
+    cfg = load_config(_toml(tmp_path, 'protocols = ["own"]\nconditions = ["Blind", "True"]', judge))
+    items, conditions, protocols = _items(tmp_path, 3), builtin_conditions(), protocols_for(cfg)
+    jobs = list(cue_jobs(cfg, protocols, items, conditions, {"mine": "fp"}))
+    worded_jobs = [j for j in jobs if j.condition == "BlindWording1"]
+    assert len(worded_jobs) == 3
+    assert {j.order for j in worded_jobs} == {"12"}
+    assert {j.template_hash for j in worded_jobs} == {cfg.judges[0].own_wordings[0].sha256}
+    counted = count(cfg, protocols, items, conditions)
+    assert counted.judgments == len(jobs) == 9
+    assert counted.requests["own"] == 2 * len(jobs)
