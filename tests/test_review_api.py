@@ -216,6 +216,7 @@ async def test_another_host_name_is_refused(client: TestClient[Any, Any]) -> Non
 async def test_no_path_outside_the_api_is_served(client: TestClient[Any, Any], path: str) -> None:
     answer = await client.get(path)
     assert answer.status == 404
+    assert answer.headers["X-Content-Type-Options"] == "nosniff"
     assert b"run_id" not in await answer.read()
 
 
