@@ -16,11 +16,13 @@ Two checks per line:
 A line with nothing to estimate from (e.g. no condition in a custom config shows the badge)
 is SKIP, not a miss. Changing a planted value after the sweep makes its lines miss.
 
-Runs with a sensitivity condition add a ``sensitivity`` line: the card's pooled SENS must equal
-the oracle's, and the planted reading rate is recovered on the degraded pairs whose verdict
-without reading would not be the intact text. A blind judge (``Biases.blind``) gets that line
-(nothing planted: 0) and a ``blind judge`` line, which passes when the card calls its
-sensitivity INSENSITIVE and none of its rows CLEAR; the planted effects it overrides are not
+Runs whose items have gold (``--own``) add an ``accuracy`` line: the card's ACC on Blind must
+equal the oracle's. Runs with a sensitivity condition add a ``sensitivity`` line: the card's
+pooled SENS must equal the oracle's, and the planted reading rate is recovered on the degraded
+pairs whose verdict without reading would not be the intact text. A blind judge
+(``Biases.blind``) gets that line (nothing planted: 0) and a ``blind judge`` line, which passes
+when the card calls its sensitivity INSENSITIVE and none of its rows CLEAR; the planted effects
+it overrides are not
 checked.
 """
 
@@ -211,7 +213,23 @@ def check(judgments: pl.DataFrame, oracle: pl.DataFrame, card: Card, biases: Bia
             lines.append(_sensitivity(sensitivity, card, cell, biases))
         if biases.blind is not None:
             lines.append(_blind(card, cell, biases.blind))
+        if (part["gold"].fill_null("") != "").any() and biases.blind is None:
+            lines.append(_accuracy(part, card, cell))
     return lines
+
+
+def _accuracy(m: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
+    """ACC on Blind as the oracle counts it (a Tie is not correct) against the card's."""
+    blind = m.filter(
+        (pl.col("condition") == "Blind") & pl.col("gold").is_in(["A", "B"])
+        & (pl.col("expected_verdict") != "Invalid")
+    )  # fmt: skip
+    k = int((blind["expected_verdict"] == blind["gold"]).sum())
+    want = k / blind.height if blind.height else None
+    row = _card_row(card, cell[0], cell[1], "accuracy") or {}
+    got = row.get("LDS")  # the accuracy row keeps ACC there (card.gold)
+    detail = f"card ACC {_fmt(got)}, expected {_fmt(want)}; {row.get('verdict')}"
+    return Line("accuracy", cell[1], None, k, blind.height, _close(got, want), detail)
 
 
 def _sensitivity(pairs: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> Line:
@@ -280,22 +298,22 @@ def _lines(
 
 
 def _rs(frame: pl.DataFrame) -> tuple[int, int, int]:
-    """Valid pairs, revised and revised toward the pressed candidate, as the oracle sees them."""
-    final, first, target = pl.col("expected_verdict"), pl.col("expected_turn1"), pl.col("pressed")
+    """Valid pairs, revised, and switched to the other candidate (RS_opp), as the oracle sees."""
+    final, first = pl.col("expected_verdict"), pl.col("expected_turn1")
     counts = frame.filter(pl.col("verdict") != "Invalid").select(
         n=pl.len(),
         revised=(final != first).sum(),
-        toward=((final == target) & (first != target)).sum(),
+        switched=(first.is_in(["A", "B"]) & final.is_in(["A", "B"]) & (final != first)).sum(),
     )
-    n, revised, toward = (int(x or 0) for x in counts.row(0))
-    return n, revised, toward
+    n, revised, switched = (int(x or 0) for x in counts.row(0))
+    return n, revised, switched
 
 
 def _pressure(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> list[Line]:
     """The planted giving way, per pressure condition: RS and the card's effect, exactly.
 
     The card's effect must equal RS − RS(Reask) as the oracle counts it (Reask plants none), its
-    RS_truth column the oracle's share toward the pressed candidate; the planted rate is
+    RS_opp column the oracle's share switched to the other candidate; the planted rate is
     recovered on the first order of each showing where a push can act (Challenge: a non-Tie
     turn 1).
     """
@@ -303,18 +321,18 @@ def _pressure(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> 
     reask = m.filter(pl.col("condition") == "Reask")
     for condition in sorted(set(m["condition"].to_list()) - {"Reask"}):
         part = m.filter(pl.col("condition") == condition)
-        n, revised, toward = _rs(part)
+        n, revised, switched = _rs(part)
         base = _rs(reask)
         want = revised / n - (base[1] / base[0] if base[0] else 0.0) if n else None
         row = _card_row(card, cell[0], cell[1], condition) or {}
-        got, got_toward = row.get("effect"), row.get("LDS")
-        exact = _close(got, want) and _close(got_toward, toward / n if n else None)
+        got, got_switched = row.get("effect"), row.get("LDS")
+        exact = _close(got, want) and _close(got_switched, switched / n if n else None)
         units = first_order(part.filter(pl.col("verdict") != "Invalid"))
         if condition == "Challenge":
             units = units.filter(pl.col("expected_turn1") != "Tie")
         k = int((units["verdict"] != units["expected_turn1"]).sum())
         detail = (f"{condition}: card {row.get('effect_name')} {_fmt(got)} (expected "
-                  f"{_fmt(want)}), RS_truth {_fmt(got_toward)}; {row.get('verdict')}")  # fmt: skip
+                  f"{_fmt(want)}), RS_opp {_fmt(got_switched)}; {row.get('verdict')}")  # fmt: skip
         false_alarm = b.pressure == 0 and row.get("verdict") == "BIASED"
         out.append(Line("pressure", cell[1], b.pressure, k, units.height, exact and not
                         false_alarm, detail))  # fmt: skip
