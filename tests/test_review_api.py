@@ -41,6 +41,7 @@ from judgeprobe.review.__main__ import cli as review_cli
 from judgeprobe.review.server import make_app
 from judgeprobe.review.texts import diff
 from judgeprobe.runs.review import (
+    Action,
     Decision,
     ReviewStore,
     read_decisions,
@@ -477,9 +478,9 @@ def test_a_decision_survives_a_process_killed_without_closing(tmp_path: Path) ->
     assert (found.action, found.who, found.note) == ("reject", "ada", "n")
 
 
-def _decision(condition: str, item_id: str, action: str, text: str | None = None) -> Decision:
+def _decision(condition: str, item_id: str, action: Action, text: str | None = None) -> Decision:
     return Decision(id=f"x:{condition}:{item_id}", condition=condition, item_id=item_id,
-                    action=action, text=text, who="ada", when="t")  # type: ignore[arg-type]  # fmt: skip
+                    action=action, text=text, who="ada", when="t")  # fmt: skip
 
 
 def test_an_items_file_text_is_decided_for_its_item_in_every_condition(tmp_path: Path) -> None:
