@@ -322,7 +322,8 @@ async def test_a_rejected_degraded_copy_leaves_the_metrics_and_the_card(run_dir:
     after = pl.read_csv(RunDir(run_dir).metrics).filter(pl.col("condition") == "DegradedNumber")
     assert after["n"].sum() == before["n"].sum() - gone
     card = card_for_run(run_dir, resamples=50)
-    assert any(f"{gone} judgments of the 1 rejected texts are left out" in r for r in card.review)
+    left = f"Rejected texts (1) leave {gone} judgment{'' if gone == 1 else 's'} out of every"
+    assert any(left in r for r in card.review)
     md = RunDir(run_dir).card_md.read_text()
     assert "## Human review" in md
     assert "still true" in md
@@ -357,7 +358,7 @@ def test_an_edited_rewrite_is_judged_on_resume_under_a_new_key(
     said = capsys.readouterr().err
     degraded = _one(found, "degraded")
     gone = _rows(load_judgments(RunDir(run_dir).judgments), "DegradedNumber", degraded["item_id"])
-    assert f"{gone.height} of them show one of the 1 texts the review rejected" in said
+    assert f"{gone.height} of them show a text the review rejected (1 text)" in said
     assert "(most often: 1× still true)" in said
     after = load_judgments(RunDir(run_dir).judgments)
     edited = _rows(after, "Verbosity", rewrite["item_id"])

@@ -199,7 +199,8 @@ def rejected_count(
     why = Counter(d.note.strip() or "no reason given" for d in found).most_common(3)
     reasons = "; ".join(f"{k}× {note}" for note, k in why)
     return (
-        f"{n} of them show one of the {len(found)} texts the review rejected: judged, and left "
+        f"{n} of them show a text the review rejected ({len(found)} "
+        f"text{'' if len(found) == 1 else 's'}): judged, and left "
         f"out of the metrics, card and report (most often: {reasons})"
     )
 

@@ -289,13 +289,14 @@ def review_sentences(decisions: Mapping[str, Decision], left_out: int) -> list[s
     if state["reject"]:
         why = Counter(d.note.strip() or "no reason given" for d in rejected(decisions))
         reasons = "; ".join(f"{n}× {note}" for note, n in why.most_common(5))
+        n = state["reject"]
         out.append(
-            f"{left_out} judgments of the {state['reject']} rejected texts are left out of "
-            f"every table and the card (why: {reasons})."
+            f"Rejected texts ({n}) leave {left_out} judgment{'' if left_out == 1 else 's'} out "
+            f"of every table and the card (why: {reasons})."
         )
     if state["edit"]:
         out.append(
-            f"{state['edit']} edited texts are judged under their own keys by "
+            f"Edited texts ({state['edit']}) are judged under their own keys by "
             "`judgeprobe run --resume` (the texts as generated are no longer in the plan)."
         )
     return out
