@@ -55,6 +55,22 @@ REPEAT = "BlindRepeat"
 the judge changes its own verdict on the identical request is its noise floor."""
 
 
+WORDING = "BlindWording"
+"""The conditions of Blind showings judged under another wording of the prompt: wording k ≥ 1
+is ``BlindWording{k}`` (``wording_condition``); wording 0, the original, is Blind itself."""
+
+
+def wording_condition(wording: int) -> str:
+    """The condition of Blind judgments under ``wording`` (≥ 1)."""
+    return f"{WORDING}{wording}"
+
+
+def wording_index(condition: str) -> int:
+    """The wording a condition judges under: k for ``BlindWording{k}``, else 0 (the original)."""
+    k = condition.removeprefix(WORDING)
+    return int(k) if k != condition and k.isdigit() else 0
+
+
 _FIELD = re.compile(r"\{(source_1|source_2)\}")
 
 

@@ -52,6 +52,12 @@ def load_template(name: str, task: Task = DEFAULT) -> Template:
 
 
 @cache
+def has_template(name: str) -> bool:
+    """Whether the package ships ``templates/NAME.txt``."""
+    return resources.files(__package__).joinpath("templates", f"{name}.txt").is_file()
+
+
+@cache
 def load_prompt_file(path: str) -> Template:
     """A judge's own prompt file (``[[judges]] prompt``), hashed like a built-in template.
 

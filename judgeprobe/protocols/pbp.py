@@ -52,6 +52,7 @@ class PBP:
     score_sees_texts: bool = True
     budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(PBP.replies_for()))
     name: str = "pbp"
+    # lock, score, rank, then the materials (``protocols.wording`` rewords the first three)
     templates: tuple[str, ...] = (LOCK_TEMPLATE, "pbp_score_v1", "pbp_rank_v1", "materials_v1")
     stages: int = 3
     task: Task = field(default=DEFAULT, repr=False)  # its words and criteria (``prompts.task``)
@@ -70,24 +71,21 @@ class PBP:
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """Lock evidence, score from it, then rank; quotes are verified and every stage cached."""
         budget, task, keyed = self.budgets, self.task, self.keyed
+        lock_t, score_t, rank_t = (load_template(t, task) for t in self.templates[:3])
         shown = p.materials(task=task)
-        lock_msgs = [user(load_template(LOCK_TEMPLATE, task).fill({"MATERIALS": shown}))]
+        lock_msgs = [user(lock_t.fill({"MATERIALS": shown}))]
         notes, _ = await ask_stage(ask, "lock", lock_msgs, keyed.lock, budget["lock"])
         locked = as_text(notes.model_dump())
 
         materials = shown if self.score_sees_texts else ""
-        score_prompt = load_template("pbp_score_v1", task).fill(
-            {"MATERIALS": materials, "LOCKED_NOTES": locked}
-        )
+        score_prompt = score_t.fill({"MATERIALS": materials, "LOCKED_NOTES": locked})
         score_msgs = [user(score_prompt)]
         scores, _ = await ask_stage(ask, "score", score_msgs, keyed.score, budget["score"])
         pairs = score_pairs(scores.by_criterion())
         computed = verdict_from_scores(pairs, self.weights, self.tie_tolerance)
         scored = scores.model_dump()
 
-        rank_prompt = load_template("pbp_rank_v1", task).fill(
-            {"LOCKED_NOTES": locked, "SCORES": as_text(scored)}
-        )
+        rank_prompt = rank_t.fill({"LOCKED_NOTES": locked, "SCORES": as_text(scored)})
         rank_msgs = [user(rank_prompt)]
         rank, raw = await ask_stage(ask, "rank", rank_msgs, RankReply, budget["rank"])
 

@@ -23,7 +23,11 @@ pair at that rate) and ``--blind first|tie`` one that does not read at all; eith
 sensitivity conditions to the built-in sweep, and the card must call the blind judge
 INSENSITIVE, never CLEAR. ``--pressure RATE`` plants a judge that gives way on that share of
 items when challenged (Challenge, Disagree; never on their placebo Reask) and adds the pressure
-conditions to it; the card's pressure rows must recover it exactly.
+conditions to it; the card's pressure rows must recover it exactly. ``--wording RATE`` plants a
+judge that changes its verdict on that share of items under each paraphrase of its prompt (never
+under the original) and judges every Blind showing under every wording the protocols ship (with
+``--own``: the bundled prompt's two paraphrases as the judge's ``wordings``); the card's wording
+rows must recover the flip share and Fleiss' κ exactly.
 
 ``--coverage`` runs the coverage simulation instead (``selftest.coverage``: seeded simulated
 judges with known true values, every interval kind × documents × items per document × value)
@@ -72,6 +76,7 @@ FLAGS = {
     "silent": "cue-moved verdicts explained without naming the cue",
     "sensitivity": "preference for the intact text of a degraded pair (reading)",
     "pressure": "verdicts given way on Challenge / Disagree (the pressure conditions)",
+    "wording": "verdicts changed under each paraphrase of the prompt (the wordings)",
 }
 
 
@@ -179,9 +184,11 @@ def _config(args: argparse.Namespace, out: Path, biases: Biases) -> Path:
     if args.battery:
         return battery_config(out, args.items, JUDGE)
     reads = biases.blind is not None or biases.sensitivity > 0
+    worded = biases.wording > 0
     if args.own:
-        return own_config(out, args.items, sensitivity=reads, score=args.score)
-    return default_config(out, args.items, sensitivity=reads, pressure=biases.pressure > 0)
+        return own_config(out, args.items, sensitivity=reads, score=args.score, wording=worded)
+    return default_config(out, args.items, sensitivity=reads, pressure=biases.pressure > 0,
+                          wording=worded)  # fmt: skip
 
 
 def _checked(
