@@ -1,8 +1,10 @@
-"""Headless Chromium for the report tests: a screenshot, and a page driven by real mouse
-clicks over the DevTools protocol (aiohttp's websocket client; no browser download).
+"""Headless Chromium for the page tests: a screenshot, a page driven by real mouse clicks over
+the DevTools protocol (aiohttp's websocket client), and Playwright pointed at the same browser
+for the review page's keyboard, forms and reloads (``playwright_page``). Nothing downloads a
+browser: Playwright launches Debian's ``chromium`` (``executable_path``), never its own.
 
-Debian's ``chromium`` package is used; without it the tests skip, or fail under CI (where
-``.ci/run`` installs it).
+Debian's ``chromium`` package is used; without it (or without Playwright, from the ``test``
+extra) the tests skip, or fail under CI (where ``.ci/run`` installs both).
 """
 
 from __future__ import annotations
@@ -13,13 +15,18 @@ import os
 import shutil
 import socket
 import subprocess
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Dialog, Error
+    from playwright.sync_api import Page as PlaywrightPage
 
 FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -132,3 +139,43 @@ async def page(profile: Path) -> AsyncIterator[Page]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@dataclass
+class Tab:
+    """A Playwright page, with the dialogs it opened and the script errors it raised."""
+
+    page: PlaywrightPage
+    dialogs: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def playwright_page(width: int = 1400, height: int = 900) -> Iterator[Tab]:
+    """A Playwright page in Debian's headless Chromium, its dialogs dismissed and recorded."""
+    path = browser()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail(
+                "playwright is not installed (the test extra has it: pip install -e .[test])"
+            )
+        pytest.skip("playwright not installed: `pip install -e .[test]` to run this check")
+    with sync_playwright() as p:
+        chrome = p.chromium.launch(executable_path=path, args=FLAGS)
+        try:
+            tab = Tab(chrome.new_page(viewport={"width": width, "height": height}))
+
+            def dialog(d: Dialog) -> None:
+                tab.dialogs.append(f"{d.type}: {d.message}")
+                d.dismiss()
+
+            def error(e: Error) -> None:
+                tab.errors.append(str(e))
+
+            tab.page.on("dialog", dialog)
+            tab.page.on("pageerror", error)
+            yield tab
+        finally:
+            chrome.close()

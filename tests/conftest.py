@@ -1,11 +1,15 @@
-"""Shared helpers: synthetic items, config files and the fake judge server."""
+"""Shared helpers: synthetic items, config files, the fake judge server, the review server."""
 
 from __future__ import annotations
 
 import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +126,35 @@ def embedded_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def qwen_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Qwen2.5-Coder 0.5B Instruct: an embedded judge that gives real verdicts."""
     yield from _serve("qwen05", tmp_path_factory)
+
+
+@contextmanager
+def review_server(run: Path, reviewer: str = "ada") -> Iterator[str]:
+    """``judgeprobe review RUN`` on a free port until the block ends; its URL."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "judgeprobe", "review", str(run), "--port", str(port),
+         "--reviewer", reviewer],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        for _ in range(600):
+            if proc.poll() is not None:
+                raise AssertionError(f"judgeprobe review exited: {proc.communicate()[1][-2000:]}")
+            try:
+                with urllib.request.urlopen(url, timeout=5) as reply:
+                    assert reply.status == 200
+                    break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.1)
+        else:
+            raise AssertionError("judgeprobe review did not answer in 60 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
