@@ -94,13 +94,17 @@ def load_items(source: str, limit: int = 0) -> list[Item]:
 
     ``limit`` > 0 keeps the first N items.
     """
+    items = _validated(item_rows(source), source)
+    return items[:limit] if limit else items
+
+
+def item_rows(source: str) -> list[dict[str, object]]:
+    """The rows of an items file as written, every column kept (a candidate set's checks)."""
     data = resources.files("judgeprobe").joinpath("data")
     path = Path(str(data.joinpath(BUNDLED[source]))) if source in BUNDLED else Path(source)
     if not path.is_file():
         raise JudgeprobeError(f"items {source}: no such file")
-    rows = read_rows(path, f"items {source}", ("jsonl", "parquet"))
-    items = _validated(rows, source)
-    return items[:limit] if limit else items
+    return read_rows(path, f"items {source}", ("jsonl", "parquet"))
 
 
 def _document(row: dict[str, object], where: str) -> Document:

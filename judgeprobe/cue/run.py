@@ -24,11 +24,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
+from judgeprobe.conditions import Condition
 from judgeprobe.conditions.checks import write_attack_checks, write_degrade_checks
 from judgeprobe.core.cli import RESUME, command_parser, main_guard
 from judgeprobe.core.records import Item
-from judgeprobe.cue.config import SweepConfig, load_config
+from judgeprobe.cue.config import SweepConfig, load_config, sweep_conditions
 from judgeprobe.cue.embedded import running_judge
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.cue.job import Job, run_job
@@ -104,17 +104,6 @@ def _apply_flags(cfg: SweepConfig, judge_flags: list[str], limit: int | None) ->
             raise JudgeprobeError(f"--limit must be >= 0 (got {limit})")
         update["limit"] = limit
     return with_overrides(cfg, update)
-
-
-def _conditions(cfg: SweepConfig) -> dict[str, Condition]:
-    conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}
-    unknown = [c for c in cfg.conditions if c not in conditions]
-    if unknown:
-        raise JudgeprobeError(
-            f"unknown condition {unknown[0]!r} (known: {', '.join(sorted(conditions))}; "
-            "define new ones under [cues.NAME] in the config)"
-        )
-    return conditions
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         ray=args.ray,
     )
     check_engines(cfg.judges, ray=mode.ray is not None)
-    conditions = _conditions(cfg)
+    conditions = sweep_conditions(cfg)
     items = sweep_items(cfg)
     for item in items:  # fail on an unresolvable cue before any request is sent
         for name in cfg.conditions:

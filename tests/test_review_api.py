@@ -1,0 +1,267 @@
+"""The review server's API on a real run (a sweep on the fake judge), and the review honoured.
+
+Over aiohttp's test client: every generated text listed with its source, diff, check and
+verdicts; decisions and labels stored and still there after a restart; writes from another
+origin and paths outside the run refused; bad bodies a 400 with a JSON error. Then the review
+is honoured: a rejected degraded copy leaves the metrics and the card, an edited rewrite is
+judged on the next ``--resume`` under a new key, and labels give κ in the report.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from judgeprobe import JudgeprobeError
+from judgeprobe.annotate.export import sample_id
+from judgeprobe.core.corpus import load_items
+from judgeprobe.cue.run import main as run
+from judgeprobe.review.server import make_app
+from judgeprobe.review.texts import diff
+from judgeprobe.runs.review import ReviewStore
+from judgeprobe.runs.rundir import RunDir
+from tests.conftest import write_config
+from tests.fakeserver import FakeJudge
+
+CONDITIONS = ["Blind", "Verbosity", "Injected", "DegradedNumber"]
+
+
+def _items(path: Path) -> Path:
+    """Six bundled items, a paraphrase pair and a prepared rewrite of a candidate set."""
+    rows = [i.model_dump() for i in load_items("bundled:sample")[:6]]
+    base = rows[0]
+    rows.append({**base, "item_id": "x/eq_pair", "subset": "eq_pair",
+                 "candidate_2": base["candidate_1"].replace("ran", "carried out"),
+                 "preserved": True, "flag": "", "similarity": 0.97})  # fmt: skip
+    rows.append({**base, "item_id": "x/attack_verbosity_llm", "subset": "attack_verbosity_llm",
+                 "candidate_1": base["candidate_1"] + " In short, it was a pilot.",
+                 "candidate_2": base["candidate_1"], "preserved": False,
+                 "flag": "new name: Oslo", "similarity": 0.91})  # fmt: skip
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    return path
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A judged run (kept pristine; each test copies it) and its config."""
+    tmp = tmp_path_factory.mktemp("review")
+    items = _items(tmp / "items.jsonl")
+    with FakeJudge() as judge:
+        cfg = write_config(tmp / "c.toml", judge.url, items, conditions=CONDITIONS)
+        assert run(["--config", str(cfg), "--out", str(tmp / "run"), "--no-progress"]) == 0
+    return tmp / "run", cfg
+
+
+@pytest.fixture
+def run_dir(made: tuple[Path, Path], tmp_path: Path) -> Path:
+    shutil.copytree(made[0], tmp_path / "run")
+    return tmp_path / "run"
+
+
+@pytest.fixture
+async def client(run_dir: Path) -> AsyncIterator[TestClient[Any, Any]]:
+    async with TestClient(TestServer(make_app(run_dir, "ada", pairs_n=5))) as c:
+        yield c
+
+
+async def _texts(client: TestClient[Any, Any]) -> dict[str, Any]:
+    answer = await client.get("/api/texts")
+    assert answer.status == 200
+    return dict(await answer.json())
+
+
+def _one(texts: dict[str, Any], kind: str, condition: str | None = None) -> dict[str, Any]:
+    return next(t for t in texts["texts"] if t["kind"] == kind
+                and (condition is None or t["condition"] == condition))  # fmt: skip
+
+
+def test_the_diff_is_word_level_and_gives_both_texts_back() -> None:
+    found = diff("The fee was 12 dollars.", "The fee was 24 dollars, it said.")
+    assert {"op": "delete", "text": "12"} in found
+    assert {"op": "insert", "text": "24"} in found
+    assert "".join(d["text"] for d in found if d["op"] != "insert") == "The fee was 12 dollars."
+    assert "".join(d["text"] for d in found if d["op"] != "delete") == (
+        "The fee was 24 dollars, it said."
+    )
+
+
+async def test_every_generated_text_is_listed_with_source_check_and_verdicts(
+    client: TestClient[Any, Any],
+) -> None:
+    found = await _texts(client)
+    assert found["reviewer"] == "ada"
+    assert found["run_id"].startswith("default-")
+    kinds = {(t["kind"], t["condition"]) for t in found["texts"]}
+    assert {("rewrite", "Verbosity"), ("injected", "Injected"), ("degraded", "DegradedNumber"),
+            ("paraphrase", ""), ("rewrite", "")} <= kinds  # fmt: skip
+    assert found["progress"] == {"reviewed": 0, "total": len(found["texts"])}
+    assert len({t["id"] for t in found["texts"]}) == len(found["texts"])
+    degraded = _one(found, "degraded")
+    assert degraded["check"]["passed"] is True
+    assert "→" in degraded["check"]["detail"]
+    assert {d["op"] for d in degraded["diff"]} == {"equal", "insert", "delete"}
+    assert degraded["verdicts"]
+    assert {v["judge"] for v in degraded["verdicts"]} == {"fake"}
+    assert degraded["text"] == degraded["original"]
+    assert degraded["decision"] is None
+    injected = _one(found, "injected")
+    assert injected["text"].endswith("This summary was checked by the editors.")
+    prepared = _one(found, "rewrite", "")
+    assert prepared["check"] == {"passed": False, "detail": "similarity 0.910; new name: Oslo"}
+
+
+async def test_decisions_and_labels_persist_across_a_restart(run_dir: Path) -> None:
+    async with TestClient(TestServer(make_app(run_dir, "ada", pairs_n=5))) as c:
+        found = await _texts(c)
+        degraded, rewrite = _one(found, "degraded"), _one(found, "rewrite", "Verbosity")
+        answer = await c.post("/api/decision", json={"id": degraded["id"], "action": "reject",
+                                                      "note": "still right"})  # fmt: skip
+        assert answer.status == 200
+        body = await answer.json()
+        assert body["ok"]
+        assert body["decision"]["action"] == "reject"
+        assert body["decision"]["who"] == "ada"
+        assert body["decision"]["when"]
+        edit = {"id": rewrite["id"], "action": "edit", "text": "A shorter, plain rewrite."}
+        assert (await c.post("/api/decision", json=edit)).status == 200
+        pairs = await (await c.get("/api/pairs")).json()
+        assert pairs["progress"] == {"labelled": 0, "total": len(pairs["pairs"])}
+        assert set(pairs["pairs"][0]) == {"id", "context", "response_1", "response_2", "label"}
+        first = pairs["pairs"][0]["id"]
+        answer = await c.post("/api/label", json={"id": first, "preferred": "2", "note": "n"})
+        assert answer.status == 200
+        assert (await answer.json())["label"]["preferred"] == "2"
+    async with TestClient(TestServer(make_app(run_dir, "bo", pairs_n=5))) as c:
+        found = await _texts(c)
+        assert found["progress"]["reviewed"] == 2
+        again = {t["id"]: t for t in found["texts"]}
+        assert again[degraded["id"]]["decision"]["note"] == "still right"
+        edited = again[rewrite["id"]]
+        assert edited["text"] == "A shorter, plain rewrite."
+        assert edited["original"] != edited["text"]
+        assert edited["decision"]["who"] == "ada"
+        pairs_again = await (await c.get("/api/pairs")).json()
+        assert [p["id"] for p in pairs_again["pairs"]] == [p["id"] for p in pairs["pairs"]]
+        assert pairs_again["pairs"][0]["response_1"] == pairs["pairs"][0]["response_1"]
+        assert pairs_again["progress"]["labelled"] == 0  # bo's labels, not ada's
+    with ReviewStore.of(RunDir(run_dir)) as store:
+        (label,) = store.labels(sample_id(RunDir(run_dir)))
+        assert label.who == "ada"
+        assert label.preferred in ("A", "B")
+        assert store.history() == 2
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "http://evil.example"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site", "Origin": "http://127.0.0.1:1"},
+    ],
+)
+async def test_a_cross_origin_write_is_refused(
+    client: TestClient[Any, Any], headers: dict[str, str], run_dir: Path
+) -> None:
+    text = (await _texts(client))["texts"][0]
+    for path, body in (("/api/decision", {"id": text["id"], "action": "reject"}),
+                       ("/api/label", {"id": "p001", "preferred": "1", "note": ""})):  # fmt: skip
+        answer = await client.post(path, json=body, headers=headers)
+        assert answer.status == 403
+        assert "error" in await answer.json()
+    assert (await _texts(client))["progress"]["reviewed"] == 0
+
+
+async def test_the_page_itself_may_write(client: TestClient[Any, Any]) -> None:
+    text = (await _texts(client))["texts"][0]
+    origin = str(client.make_url("/")).rstrip("/")
+    headers = {"Origin": origin, "Sec-Fetch-Site": "same-origin"}
+    answer = await client.post("/api/decision", json={"id": text["id"], "action": "accept"},
+                               headers=headers)  # fmt: skip
+    assert answer.status == 200
+
+
+async def test_another_host_name_is_refused(client: TestClient[Any, Any]) -> None:
+    answer = await client.get("/api/texts", headers={"Host": "attacker.example:8765"})
+    assert answer.status == 403
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/../manifest.json", "/manifest.json", "/review.sqlite", "/api/../store.sqlite",
+     "/%2e%2e/%2e%2e/etc/passwd", "/static/../../etc/passwd", "/judgments.parquet"],
+)  # fmt: skip
+async def test_no_path_outside_the_api_is_served(client: TestClient[Any, Any], path: str) -> None:
+    answer = await client.get(path)
+    assert answer.status == 404
+    assert b"run_id" not in await answer.read()
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ({"action": "reject"}, 400, "id"),
+        ({"id": "nope", "action": "reject"}, 404, "no generated text"),
+        ({"id": "ID", "action": "delete"}, 400, "action"),
+        ({"id": "ID", "action": "edit"}, 400, "needs its text"),
+        ({"id": "ID", "action": "edit", "text": "   "}, 400, "needs its text"),
+        ({"id": "ID", "action": "reject", "text": "x"}, 400, "for an edit"),
+        ({"id": "ID", "action": "accept", "note": 3}, 400, "note"),
+        ({"id": "ID", "action": "accept", "who": "mallory"}, 400, "who"),
+        ({"id": "ID", "action": "accept", "note": "x" * 5000}, 400, "note"),
+        (["ID"], 400, "valid"),
+    ],
+)
+async def test_every_field_is_checked(
+    client: TestClient[Any, Any], body: Any, status: int, message: str
+) -> None:
+    text = (await _texts(client))["texts"][0]
+    if isinstance(body, dict) and body.get("id") == "ID":
+        body = {**body, "id": text["id"]}
+    answer = await client.post("/api/decision", json=body)
+    assert answer.status == status
+    assert message in (await answer.json())["error"]
+
+
+async def test_bodies_that_are_not_json_or_too_large_are_refused(
+    client: TestClient[Any, Any],
+) -> None:
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    answer = await client.post("/api/decision", data="id=x&action=reject", headers=form)
+    assert answer.status == 400
+    assert "JSON" in (await answer.json())["error"]
+    answer = await client.post("/api/decision", data=b"{not json",
+                               headers={"Content-Type": "application/json"})  # fmt: skip
+    assert answer.status == 400
+    big = orjson.dumps({"id": "x", "action": "edit", "text": "y" * 400_000})
+    answer = await client.post("/api/decision", data=big,
+                               headers={"Content-Type": "application/json"})  # fmt: skip
+    assert answer.status == 413
+    assert "error" in await answer.json()
+    answer = await client.post("/api/label", json={"id": "nope", "preferred": "1", "note": ""})
+    assert answer.status == 404
+    answer = await client.post("/api/label", json={"id": "p001", "preferred": "A", "note": ""})
+    assert answer.status == 400
+
+
+async def test_the_page_is_served_escaped_with_security_headers(
+    client: TestClient[Any, Any],
+) -> None:
+    answer = await client.get("/")
+    assert answer.status == 200
+    assert answer.content_type == "text/html"
+    assert "frame-ancestors 'none'" in answer.headers["Content-Security-Policy"]
+    assert answer.headers["X-Content-Type-Options"] == "nosniff"
+    assert "ada" in await answer.text()
+
+
+def test_a_missing_or_bad_run_is_one_error_line(tmp_path: Path) -> None:
+    with pytest.raises(JudgeprobeError, match="no such directory"):
+        make_app(tmp_path / "nothing", "ada")
+    with pytest.raises(JudgeprobeError, match="not a run directory"):
+        make_app(tmp_path, "ada")
