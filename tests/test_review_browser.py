@@ -9,7 +9,6 @@ copy's judgments out.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -28,11 +27,9 @@ from tests.fakeserver import FakeJudge
 
 CONDITIONS = ["Blind", "Verbosity", "DegradedNumber"]
 EDIT = "The council approved 42 new homes; EDITED-BY-ADA taxes would not rise."
-# BACKEND: needs `judgeprobe review` (branch review-api); skipped until that branch is merged.
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("judgeprobe.review") is None,
-    reason="judgeprobe review is not in this tree yet (branch review-api)",
-)
+# BACKEND: review-api serves the page and stores the review; the sweep and card reading it come
+# later on that branch. Until then the test ends xfail after the page's part: set True when merged.
+HONOURED = False
 TOWNS = [("Leeds", 42, 3, "Jane Smith"), ("York", 17, 8, "Omar Khan"),
          ("Bath", 65, 12, "Ruth Lee"), ("Hull", 23, 5, "Tom Ward")]  # fmt: skip
 
@@ -193,15 +190,21 @@ def test_review_reject_edit_label_reload_resume_card(
     assert [x["preferred"] for x in labels[:3]] == ["1", "2", "tie"]
     assert all(x is None for x in labels[3:])
 
-    # The next resume judges the edited text (and only what the edit changed).
+    if not HONOURED:
+        pytest.xfail("BACKEND: resume and card do not read the review yet (branch review-api)")
+    _resume_and_card_honour_it(run, cfg, judge)
+
+
+def _resume_and_card_honour_it(run: Path, cfg: Path, judge: FakeJudge) -> None:
+    """The next resume judges the edited text (and asks nothing else); the card drops the
+    rejected copy's judgments and says so."""
     sent = judge.chat_requests
     proc = run_cli("--config", str(cfg), "--out", str(run), "--resume")
     assert proc.returncode == 0, proc.stderr
     asked = [orjson.dumps(b["messages"]).decode() for b in judge.bodies]
     assert judge.chat_requests > sent
-    assert any("EDITED-BY-ADA" in m for m in asked[sent:])
+    assert all("EDITED-BY-ADA" in m for m in asked[sent:])
     assert not any("EDITED-BY-ADA" in m for m in asked[:sent])
-    # The card leaves the rejected copy out, and says so.
     card = subprocess.run(
         [sys.executable, "-m", "judgeprobe", "card", str(run), "--resamples", "50"],
         capture_output=True, text=True, timeout=300, cwd=ROOT,
