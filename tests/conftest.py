@@ -40,6 +40,29 @@ def make_items(path: Path, n: int) -> Path:
     return path
 
 
+TOWNS = [("Leeds", 42, 3, "Jane Smith"), ("York", 17, 8, "Omar Khan"),
+         ("Bath", 65, 12, "Ruth Lee"), ("Hull", 23, 5, "Tom Ward")]  # fmt: skip
+
+
+def town_items(path: Path, extra: str = "") -> Path:
+    """Four items with numbers and names (so a degraded copy has a fact to change); ``extra``
+    ends every document and candidate."""
+    rows = []
+    for i, (town, homes, budget, mayor) in enumerate(TOWNS):
+        rows.append({
+            "item_id": f"doc-{i}", "subset": "towns",
+            "document": f"{town} council met on Tuesday. It approved {homes} new homes and a "
+                        f"budget of {budget} million pounds. The mayor, {mayor}, said the plan "
+                        f"would not raise taxes. Work starts in {2020 + i}.{extra}",
+            "candidate_1": f"The council approved {homes} new homes and a {budget} million pound "
+                           f"budget; {mayor} said taxes would not rise.{extra}",
+            "candidate_2": f"{town} council backed new homes and a budget, the mayor said.{extra}",
+            "source_1": "LLM", "source_2": "TradML",
+        })  # fmt: skip
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    return path
+
+
 def toml_value(value: Any) -> str:
     if isinstance(value, str):
         return orjson.dumps(value).decode()

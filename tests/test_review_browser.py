@@ -22,7 +22,7 @@ import polars as pl
 import pytest
 
 from tests import chromium
-from tests.conftest import ROOT, review_server, run_cli, write_config
+from tests.conftest import ROOT, review_server, run_cli, town_items, write_config
 from tests.fakeserver import FakeJudge
 
 CONDITIONS = ["Blind", "Verbosity", "DegradedNumber"]
@@ -30,26 +30,6 @@ EDIT = "The council approved 42 new homes; EDITED-BY-ADA taxes would not rise."
 # BACKEND: review-api serves the page and stores the review; the sweep and card reading it come
 # later on that branch. Until then the test ends xfail after the page's part: set True when merged.
 HONOURED = False
-TOWNS = [("Leeds", 42, 3, "Jane Smith"), ("York", 17, 8, "Omar Khan"),
-         ("Bath", 65, 12, "Ruth Lee"), ("Hull", 23, 5, "Tom Ward")]  # fmt: skip
-
-
-def town_items(path: Path, candidate_1: str = "", condition_text: str = "") -> Path:
-    """Four items with numbers and names (so a degraded copy has a fact to change)."""
-    rows = []
-    for i, (town, homes, budget, mayor) in enumerate(TOWNS):
-        rows.append({
-            "item_id": f"doc-{i}", "subset": "towns",
-            "document": f"{town} council met on Tuesday. It approved {homes} new homes and a "
-                        f"budget of {budget} million pounds. The mayor, {mayor}, said the plan "
-                        f"would not raise taxes. Work starts in {2020 + i}.{condition_text}",
-            "candidate_1": f"The council approved {homes} new homes and a {budget} million pound "
-                           f"budget; {mayor} said taxes would not rise.{candidate_1}",
-            "candidate_2": f"{town} council backed new homes and a budget, the mayor said.",
-            "source_1": "LLM", "source_2": "TradML",
-        })  # fmt: skip
-    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
-    return path
 
 
 def api(url: str, path: str) -> Any:

@@ -35,7 +35,15 @@ from judgeprobe.report.run import run_report
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import load_lexicons
 from tests import chromium
-from tests.conftest import ROOT, make_items, toml_value
+from tests.conftest import (
+    ROOT,
+    make_items,
+    review_server,
+    run_cli,
+    toml_value,
+    town_items,
+    write_config,
+)
 from tests.fakeserver import FakeJudge
 from tests.reportdata import rows, run_dir, table
 
@@ -429,3 +437,81 @@ def test_hostile_names_print_as_written_in_every_terminal_table(
     shown = capsys.readouterr().out
     assert shown.count("[red]judge[/red] [/]") >= 2  # the report's table and the card's
     assert "True[/]" in shown
+
+
+# A real run whose every untrusted text carries markup: the fake judge explains with it, the
+# items' documents and candidates end with it (so the rewrites, degraded copies and injected
+# texts carry it too), a user-defined condition's name and injected sentence are made of it.
+# Every page judgeprobe writes or serves for that run, opened in Chromium, runs none of it.
+PWNED = ("<script>window.__pwned=1</script>", '<img src=x onerror="window.__pwned=1">')
+HOSTILE_CUE = f'Cue"><svg onload=alert(1)>{PWNED[1]}'
+INJECTED = "img[src='x'], svg, [onerror], [onload], [onmouseover]"
+
+
+def _hostile_sweep(tmp_path: Path, judge: FakeJudge) -> Path:
+    items = town_items(tmp_path / "items.jsonl", extra=f" {PWNED[0]} {PWNED[1]}")
+    cfg = write_config(
+        tmp_path / "c.toml", judge.url, items, protocols=["baseline"], order="12",
+        conditions=["Blind", "Verbosity", "DegradedNumber", HOSTILE_CUE],
+    )  # fmt: skip
+    with cfg.open("a") as f:
+        f.write(f"\n[cues.{toml_value(HOSTILE_CUE)}]\ntarget = \"A\"\n"
+                f"inject = {{ where = \"A\", what = {toml_value(PWNED[0])} }}\n")  # fmt: skip
+    run = tmp_path / "run"
+    proc = run_cli("--config", str(cfg), "--out", str(run))
+    assert proc.returncode == 0, proc.stderr
+    card = card_main([str(run), "--resamples", "50"])
+    assert card in (0, 5, 6, 7)
+    return run
+
+
+def _assert_ran_nothing(tab: chromium.Tab, name: str, scripts: int) -> str:
+    """Nothing ran or was injected on the open page; its text."""
+    page = tab.page
+    page.wait_for_timeout(300)  # what a payload would run, on load or after
+    assert page.evaluate("window.__pwned") is None, name
+    assert page.evaluate("window.__ran") == [], name
+    assert tab.dialogs == [], name
+    assert tab.errors == [], name
+    assert page.locator(INJECTED).count() == 0, name
+    assert page.evaluate("document.scripts.length") == scripts, name
+    return str(page.evaluate("document.body.textContent"))
+
+
+def test_a_hostile_run_runs_nothing_on_any_page(tmp_path: Path) -> None:
+    """The report (with its evidence browser), the card, the annotation form and the review
+    page, over a real run: markup is shown as text, runs nothing, adds no element."""
+    chromium.browser()  # skip early without it
+    with FakeJudge(explanation=" ".join(PWNED)) as judge:
+        run = _hostile_sweep(tmp_path, judge)
+    trap = (f"{RAN} = []; for (const f of ['alert', 'confirm', 'prompt']) "
+            f"window[f] = (m) => {RAN}.push(f + ':' + m);")  # fmt: skip
+    with review_server(run) as url, chromium.playwright_page() as tab:
+        tab.page.add_init_script(trap)
+        rundir = RunDir(run)
+        files = {"report": (rundir.report_html, 1), "card": (rundir.card_html, 0),
+                 "annotation form": (rundir.annotation_form, 3)}  # fmt: skip
+        for name, (path, scripts) in files.items():
+            tab.page.goto(path.resolve().as_uri())
+            shown = _assert_ran_nothing(tab, name, scripts)
+            assert PWNED[1] in shown or PWNED[0] in shown, name  # shown, as text
+        report = rundir.report_html.read_text(encoding="utf-8")
+        assert HOSTILE_CUE not in report  # the name is escaped in the page's source too
+        # The review page: every text, its verdicts and every pair drawn in turn.
+        page = tab.page
+        page.goto(url)
+        page.wait_for_selector("body[data-ready]")
+        texts = page.locator("#list li").count()
+        assert texts >= 12  # rewrites, degraded copies, injected sentences
+        for _ in range(texts):
+            assert PWNED[0] in (page.text_content("#t-text") or "")
+            assert page.locator("#t-verdicts td.ex").first.text_content() == " ".join(PWNED)
+            page.keyboard.press("j")
+        conditions = page.locator("#f-condition option").all_text_contents()
+        assert any(c.startswith(HOSTILE_CUE) for c in conditions)
+        page.click("#tab-labels")
+        for _ in range(page.locator("#pair-list li").count()):
+            assert PWNED[1] in (page.text_content("#p-response-1") or "")
+            page.keyboard.press("j")
+        shown = _assert_ran_nothing(tab, "review", 1)
+        assert PWNED[0] in shown
