@@ -19,12 +19,11 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.annotate.export import sample_id
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.run import main as run
 from judgeprobe.review.server import make_app
 from judgeprobe.review.texts import diff
-from judgeprobe.runs.review import ReviewStore
+from judgeprobe.runs.review import ReviewStore, sample_id
 from judgeprobe.runs.rundir import RunDir
 from tests.conftest import write_config
 from tests.fakeserver import FakeJudge

@@ -115,11 +115,6 @@ def sample_pairs(items: Sequence[Item], judged: set[str], n: int, seed: int) -> 
     return pairs
 
 
-def sample_id(run: RunDir) -> str:
-    """The drawn sample's name: its key's hash (labels of a redrawn sample stop counting)."""
-    return hashlib.sha256(run.annotation_key.read_bytes()).hexdigest()[:16]
-
-
 def _csv(rows: list[dict[str, str]], fields: Sequence[str]) -> str:
     out = io.StringIO(newline="")
     writer = csv.DictWriter(out, fieldnames=list(fields), lineterminator="\n")

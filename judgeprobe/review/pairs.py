@@ -16,9 +16,9 @@ from typing import Any, cast
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.agreement import SCREEN, read_key
-from judgeprobe.annotate.export import export, sample_id
+from judgeprobe.annotate.export import export
 from judgeprobe.core.corpus import read_rows
-from judgeprobe.runs.review import Label, Preferred, now
+from judgeprobe.runs.review import Label, Preferred, now, sample_id
 from judgeprobe.runs.rundir import RunDir
 
 SHOWN: dict[str, dict[str, str]] = {

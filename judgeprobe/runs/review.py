@@ -14,6 +14,7 @@ decision ever made (who changed what, when), append-only; ``labels`` one label p
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -152,11 +153,18 @@ class ReviewStore:
         return label
 
     def put_labels(self, labels: Iterable[Label], replace_who: str | None = None) -> None:
-        """Record labels, all or none; ``replace_who`` first drops that person's labels."""
+        """Record labels, all or none.
+
+        ``replace_who`` first drops that person's labels on the labels' sample (a file that is
+        their whole answer).
+        """
+        labels = list(labels)
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            if replace_who is not None:
-                self._db.execute("DELETE FROM labels WHERE who = ?", (replace_who,))
+            for sample in sorted({x.sample for x in labels} if replace_who is not None else ()):
+                self._db.execute(
+                    "DELETE FROM labels WHERE who = ? AND sample = ?", (replace_who, sample)
+                )
             self._db.executemany(
                 "INSERT OR REPLACE INTO labels (sample, pair_id, who, preferred, note, at, "
                 "document_id, item_ids, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -189,9 +197,20 @@ def read_decisions(run: RunDir) -> dict[str, Decision]:
         return store.decisions()
 
 
-def read_labels(run: RunDir, sample: str) -> list[Label]:
-    """A run's labels on one sample; none when it was never reviewed."""
-    if not run.review.is_file():
+def sample_id(run: RunDir) -> str:
+    """The drawn preference sample's name: its key's hash; "" when none was drawn.
+
+    The sample is ``annotate export``'s; a redrawn sample's labels stop counting.
+    """
+    if not run.annotation_key.is_file():
+        return ""
+    return hashlib.sha256(run.annotation_key.read_bytes()).hexdigest()[:16]
+
+
+def read_labels(run: RunDir) -> list[Label]:
+    """A run's labels on its current sample; none when it has no sample or no review."""
+    sample = sample_id(run)
+    if not sample or not run.review.is_file():
         return []
     with ReviewStore(run.review) as store:
         return store.labels(sample)
