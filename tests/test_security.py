@@ -30,6 +30,7 @@ from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.metrics.load import load_run
 from judgeprobe.protocols.replies import PairwiseReply
+from judgeprobe.render import templating
 from judgeprobe.render.page import Section, render
 from judgeprobe.report.run import run_report
 from judgeprobe.runs.rundir import RunDir
@@ -255,7 +256,8 @@ HOSTILE = [
 MARKDOWN_HOSTILE = "a | b\nc `d` \\| e"  # a column, a line, a code span, an escape
 JUDGE = f"judge|{HOSTILE[3]}"  # in every table's first column
 RAN = "window.__ran"
-SAFE_ATTRIBUTES = {"lang", "charset", "class", "id", "type", "alt", "src", "size", "required"}
+SAFE_ATTRIBUTES = {"lang", "charset", "class", "id", "type", "alt", "src", "size", "required",
+                   "hidden", "value", "placeholder", "role", "rel", "href"}  # fmt: skip
 """The attributes the templates write; a payload that broke out would add others."""
 
 
@@ -318,11 +320,17 @@ def hostile_pages(tmp_path: Path) -> dict[str, tuple[Path, int]]:
     _, page = render(RunDir(tmp_path), HOSTILE[4], [HOSTILE[2]], [section])
     generic = tmp_path / "page.html"
     generic.write_text(page, encoding="utf-8")
+    # The review page as its server renders it (its data comes later, by fetch: see
+    # test_a_hostile_run_runs_nothing_on_any_page); opened from a file, its fetch fails.
+    review = tmp_path / "review.html"
+    review.write_text(templating.page("review.html.j2", run_id=HOSTILE[0], reviewer=HOSTILE[4]),
+                      encoding="utf-8")  # fmt: skip
     return {
         "report": (run / "report.html", 1),  # the evidence browser's filters
         "card": (run / "card.html", 0),
         "annotation form": (form, 3),  # its data, its CSV writer, its page script
         "section page": (generic, 0),
+        "review page": (review, 1),
     }
 
 
