@@ -107,6 +107,11 @@ def test_review_reject_edit_label_reload_resume_card(
         assert page.get_attribute("#list li.current", "data-id") == rewrite_id
         page.keyboard.press("e")
         assert page.is_visible("#edit-text")
+        page.keyboard.press("Control+Enter")  # unchanged: the server refuses, the page says so
+        page.wait_for_function("document.getElementById('status').textContent !== ''")
+        assert "accept it instead" in (page.text_content("#status") or "")
+        assert page.is_visible("#edit-text")  # still open on the same text
+        assert page.get_attribute("#list li.current", "data-id") == rewrite_id
         page.fill("#edit-text", EDIT)
         page.keyboard.press("Control+Enter")
         _progress(page, f"reviewed 2 of {n}")
