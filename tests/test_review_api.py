@@ -9,22 +9,38 @@ judged on the next ``--resume`` under a new key, and labels give κ in the repor
 
 from __future__ import annotations
 
+import asyncio
 import shutil
+import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import orjson
+import polars as pl
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from sklearn.metrics import cohen_kappa_score
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.__main__ import COMMANDS
+from judgeprobe.annotate.__main__ import main as annotate
+from judgeprobe.card.from_run import card_for_run
 from judgeprobe.core.corpus import load_items
+from judgeprobe.cue.config import load_config, sweep_conditions
+from judgeprobe.cue.items import reviewed, sweep_items
+from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.cue.run import main as run
+from judgeprobe.metrics.__main__ import main as metrics_main
+from judgeprobe.metrics.agreement import human_kappa
+from judgeprobe.metrics.load import load_judgments, load_run
+from judgeprobe.report.run import run_report
+from judgeprobe.review.__main__ import cli as review_cli
 from judgeprobe.review.server import make_app
 from judgeprobe.review.texts import diff
-from judgeprobe.runs.review import ReviewStore, sample_id
+from judgeprobe.runs.review import ReviewStore, read_decisions, sample_id
 from judgeprobe.runs.rundir import RunDir
+from judgeprobe.text.lexicons import load_lexicons
 from tests.conftest import write_config
 from tests.fakeserver import FakeJudge
 
@@ -264,3 +280,167 @@ def test_a_missing_or_bad_run_is_one_error_line(tmp_path: Path) -> None:
         make_app(tmp_path / "nothing", "ada")
     with pytest.raises(JudgeprobeError, match="not a run directory"):
         make_app(tmp_path, "ada")
+
+
+async def _decide(run_dir: Path, *bodies: dict[str, Any]) -> dict[str, Any]:
+    """Post decisions (``kind``/``condition`` pick the text) through the API; the texts."""
+    async with TestClient(TestServer(make_app(run_dir, "ada", pairs_n=5))) as c:
+        found = await _texts(c)
+        for body in bodies:
+            text = _one(found, body.pop("kind"), body.pop("condition", None))
+            answer = await c.post("/api/decision", json={"id": text["id"], **body})
+            assert answer.status == 200, await answer.text()
+        return found
+
+
+def _rows(frame: pl.DataFrame, condition: str, item_id: str) -> pl.DataFrame:
+    return frame.filter((pl.col("condition") == condition) & (pl.col("item_id") == item_id))
+
+
+async def test_a_rejected_degraded_copy_leaves_the_metrics_and_the_card(run_dir: Path) -> None:
+    found = await _decide(run_dir, {"kind": "degraded", "action": "reject", "note": "still true"})
+    degraded = _one(found, "degraded")
+    raw = load_judgments(RunDir(run_dir).judgments)
+    gone = _rows(raw, "DegradedNumber", degraded["item_id"]).height
+    assert gone > 0
+    counted = load_run(run_dir).judgments
+    assert counted.height == raw.height - gone
+    assert _rows(counted, "DegradedNumber", degraded["item_id"]).is_empty()
+    before = pl.read_csv(RunDir(run_dir).metrics).filter(pl.col("condition") == "DegradedNumber")
+    assert metrics_main([str(run_dir), "--resamples", "50"]) == 0
+    after = pl.read_csv(RunDir(run_dir).metrics).filter(pl.col("condition") == "DegradedNumber")
+    assert after["n"].sum() == before["n"].sum() - gone
+    card = card_for_run(run_dir, resamples=50)
+    assert any(f"{gone} judgments of the 1 rejected texts are left out" in r for r in card.review)
+    md = RunDir(run_dir).card_md.read_text()
+    assert "## Human review" in md
+    assert "still true" in md
+    assert "still true" in RunDir(run_dir).card_html.read_text()
+    report = run_report(load_run(run_dir), load_lexicons(None), resamples=50)
+    assert "Human review of the generated texts" in report.with_suffix(".md").read_text()
+
+
+def test_an_edited_rewrite_is_judged_on_resume_under_a_new_key(
+    run_dir: Path, made: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edit = "Harrow & Finch ran a pilot of returnable glass bottles, and it was a pilot indeed."
+    found = asyncio.run(
+        _decide(
+            run_dir,
+            {"kind": "rewrite", "condition": "Verbosity", "action": "edit", "text": edit},
+            {"kind": "degraded", "action": "reject", "note": "still true"},
+        )
+    )
+    rewrite = _one(found, "rewrite", "Verbosity")
+    before = _rows(load_judgments(RunDir(run_dir).judgments), "Verbosity", rewrite["item_id"])
+    with FakeJudge() as judge:
+        cfg = write_config(tmp_path / "c.toml", judge.url, made[1].parent / "items.jsonl",
+                           conditions=CONDITIONS)  # fmt: skip
+        args = ["--config", str(cfg), "--out", str(run_dir), "--no-progress", "--resume"]
+        assert run(args) == 0
+        assert judge.chat_requests == before.height  # the edited text's judgments, no other
+    said = capsys.readouterr().err
+    degraded = _one(found, "degraded")
+    gone = _rows(load_judgments(RunDir(run_dir).judgments), "DegradedNumber", degraded["item_id"])
+    assert f"{gone.height} of them show one of the 1 texts the review rejected" in said
+    assert "(most often: 1× still true)" in said
+    after = load_judgments(RunDir(run_dir).judgments)
+    edited = _rows(after, "Verbosity", rewrite["item_id"])
+    assert edited.height == before.height
+    assert set(edited["request_key"]).isdisjoint(before["request_key"])
+    manifest = RunDir(run_dir).manifest()
+    state = manifest.model_extra["review"]  # type: ignore[index]
+    assert state["edit"] == 1
+    assert state["reject"] == 1
+    assert state["edited_texts"] == [rewrite["id"]]
+    # The new keys are the plan's for the edited text: what the judge was shown.
+    config = load_config(cfg)
+    items, conditions = reviewed(sweep_items(config), sweep_conditions(config),
+                                 read_decisions(RunDir(run_dir)))  # fmt: skip
+    prints = {j["name"]: j["fingerprint"] for j in manifest.judges}
+    jobs = [j for j in cue_jobs(config, protocols_for(config), items, conditions, prints)
+            if j.condition == "Verbosity" and j.item_id == rewrite["item_id"]]  # fmt: skip
+    assert {j.key for j in jobs} == set(edited["request_key"])
+    assert all(edit in (j.presentation.text_1 + j.presentation.text_2) for j in jobs)
+
+
+async def test_labels_give_the_judges_kappa_in_the_report_and_card(run_dir: Path) -> None:
+    choices = ["1", "2", "tie", "1", "2"]
+    async with TestClient(TestServer(make_app(run_dir, "ada", pairs_n=5))) as c:
+        pairs = (await (await c.get("/api/pairs")).json())["pairs"]
+        assert len(pairs) == 5
+        for pair, choice in zip(pairs, choices, strict=True):
+            body = {"id": pair["id"], "preferred": choice, "note": "<b>why</b>"}
+            assert (await c.post("/api/label", json=body)).status == 200
+        labelled = (await (await c.get("/api/pairs")).json())["progress"]["labelled"]
+        assert labelled == 5
+    # κ by hand: each labelled pair's label (the key unblinds it) against every Blind verdict.
+    key = {r["pair_id"]: r for r in pl.read_csv(RunDir(run_dir).annotation_key).to_dicts()}
+    screen = {"A": {"1": "A", "2": "B"}, "B": {"1": "B", "2": "A"}}
+    judged = load_run(run_dir).judgments.filter(
+        (pl.col("condition") == "Blind") & (pl.col("verdict") != "Invalid")
+    )
+    people, judge = [], []
+    for pair, choice in zip(pairs, choices, strict=True):
+        k = key[pair["id"]]
+        label = "Tie" if choice == "tie" else screen[k["shown_first"]][choice]
+        for verdict in judged.filter(pl.col("item_id").is_in(k["item_ids"].split(";")))["verdict"]:
+            people.append(label)
+            judge.append(verdict)
+    expected = cohen_kappa_score(people, judge, labels=["A", "B", "Tie"])
+    kappa, n_pairs, n_people = human_kappa(RunDir(run_dir), load_run(run_dir).judgments, 200, 0)
+    assert (n_pairs, n_people) == (5, 1)
+    (row,) = kappa.to_dicts()
+    assert row["kappa"] == pytest.approx(expected)
+    assert row["judgments"] == len(judge)
+    assert row["lo"] <= row["kappa"] <= row["hi"]
+    report = run_report(load_run(run_dir), load_lexicons(None), resamples=200)
+    md = report.with_suffix(".md").read_text()
+    assert "Human preference labels: agreement with the judge" in md
+    assert f"{expected:.3f} [" in md
+    card_for_run(run_dir, resamples=200)
+    assert f"{expected:.3f} [" in RunDir(run_dir).card_md.read_text()
+
+
+def test_annotate_reads_and_writes_the_same_store(run_dir: Path, tmp_path: Path) -> None:
+    async def label_one() -> str:
+        async with TestClient(TestServer(make_app(run_dir, "ada", pairs_n=5))) as c:
+            pair = (await (await c.get("/api/pairs")).json())["pairs"][0]["id"]
+            body = {"id": pair, "preferred": "1", "note": ""}
+            assert (await c.post("/api/label", json=body)).status == 200
+            return str(pair)
+
+    pair = asyncio.run(label_one())
+    form = tmp_path / "labels-bo.csv"
+    form.write_text(f"pair_id,annotator,label\n{pair},bo,2\n")
+    assert annotate(["import", str(run_dir), str(form), "--resamples", "50"]) == 0
+    with ReviewStore.of(RunDir(run_dir)) as store:
+        found = {(x.who, x.origin) for x in store.labels(sample_id(RunDir(run_dir)))}
+    assert found == {("ada", "review"), ("bo", "labels-bo.csv")}
+    table = pl.read_csv(RunDir(run_dir).agreement)
+    assert set(table.filter(pl.col("kind") == "annotator")["who"]) == {"ada", "bo"}
+
+
+def test_the_command_says_one_line_for_a_bad_run_or_a_port_in_use(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert review_cli([str(tmp_path / "nothing")]) == 2
+    assert capsys.readouterr().err == f"error: {tmp_path / 'nothing'}: no such directory\n"
+    (tmp_path / "empty").mkdir()
+    assert review_cli([str(tmp_path / "empty")]) == 2
+    assert "not a run directory" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert review_cli([str(run_dir), "--port", str(port), "--reviewer", "ada"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: --port {port} on 127.0.0.1 is in use; choose another --port\n"
+    assert review_cli([str(run_dir), "--port", "70000"]) == 2
+    assert "--port must be 0 to 65535" in capsys.readouterr().err
+    assert review_cli([str(run_dir), "--reviewer", " "]) == 2
+    assert "--reviewer" in capsys.readouterr().err
+
+
+def test_review_is_a_subcommand() -> None:
+    assert COMMANDS["review"][0] == "judgeprobe.review.__main__"

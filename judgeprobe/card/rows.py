@@ -120,6 +120,10 @@ class Card:
     rows: pl.DataFrame  # ROW_SCHEMA
     silent_items: pl.DataFrame  # the LDS pairs whose explanation never names the cue
     thresholds: LoadedThresholds
+    # The run's human review, when it has one (``card_for_run``): what it decided, and the
+    # judges' κ with the human preference labels (``metrics.agreement.JUDGE_KAPPA_SCHEMA``).
+    review: tuple[str, ...] = ()
+    human: pl.DataFrame | None = None
 
     @property
     def exit_code(self) -> int:

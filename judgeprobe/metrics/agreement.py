@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 from sklearn.metrics import cohen_kappa_score
 
+from judgeprobe.core.cells import interval_expr
 from judgeprobe.metrics.items import DOC
 from judgeprobe.metrics.uncertainty import (
     Share,
@@ -31,6 +32,8 @@ from judgeprobe.metrics.uncertainty import (
     unit_interval,
     unit_patterns,
 )
+from judgeprobe.runs.review import Label, read_labels
+from judgeprobe.runs.rundir import RunDir
 
 LABELS = ("A", "B", "Tie")
 
@@ -158,3 +161,33 @@ def judge_kappa(
                     "lo": lo, "hi": hi, "pairs": g["pair_id"].n_unique(),
                     "judgments": g.height, "undefined_resamples": undefined})  # fmt: skip
     return pl.DataFrame(out, schema=JUDGE_KAPPA_SCHEMA)
+
+
+def labelled(labels: Sequence[Label]) -> tuple[list[HumanPair], list[Annotations]]:
+    """Stored labels as the pairs they label and each person's labels."""
+    pairs = {x.pair_id: HumanPair(x.pair_id, x.document_id, x.item_ids) for x in labels}
+    people: dict[str, dict[str, str]] = {}
+    for x in labels:
+        people.setdefault(x.who, {})[x.pair_id] = x.preferred
+    return list(pairs.values()), [Annotations(who, found) for who, found in sorted(people.items())]
+
+
+def human_kappa(
+    run: RunDir, judgments: pl.DataFrame, resamples: int, seed: int
+) -> tuple[pl.DataFrame, int, int]:
+    """The judges' κ with the run's human labels (``judge_kappa``), the pairs and people.
+
+    Empty when nobody labelled the run's sample (``judgeprobe review``, ``annotate import``).
+    """
+    labels = read_labels(run)
+    pairs, people = labelled(labels)
+    if not labels:
+        return pl.DataFrame(schema=JUDGE_KAPPA_SCHEMA), 0, 0
+    return judge_kappa(pairs, people, judgments, resamples, seed), len(pairs), len(people)
+
+
+def kappa_table(kappa: pl.DataFrame) -> pl.DataFrame:
+    """The judges' κ rows (``JUDGE_KAPPA_SCHEMA``) as the report and the card show them."""
+    return kappa.select(
+        "judge", "protocol", interval_expr("kappa"), "pairs", "judgments", "undefined_resamples"
+    )

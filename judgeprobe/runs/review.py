@@ -272,3 +272,30 @@ def review_state(
     if frame is not None:
         state["rejected_judgments"] = int(frame.filter(is_rejected(decisions)).height)
     return state
+
+
+def review_sentences(decisions: Mapping[str, Decision], left_out: int) -> list[str]:
+    """What a reader of the report or card is told of the review ([] when none was made).
+
+    ``left_out``: the judgments of rejected texts that the tables and the card leave out.
+    """
+    if not decisions:
+        return []
+    state = review_state(decisions)
+    out = [
+        f"{state['decided']} generated texts reviewed: {state['accept']} accepted, "
+        f"{state['reject']} rejected, {state['edit']} edited."
+    ]
+    if state["reject"]:
+        why = Counter(d.note.strip() or "no reason given" for d in rejected(decisions))
+        reasons = "; ".join(f"{n}× {note}" for note, n in why.most_common(5))
+        out.append(
+            f"{left_out} judgments of the {state['reject']} rejected texts are left out of "
+            f"every table and the card (why: {reasons})."
+        )
+    if state["edit"]:
+        out.append(
+            f"{state['edit']} edited texts are judged under their own keys by "
+            "`judgeprobe run --resume` (the texts as generated are no longer in the plan)."
+        )
+    return out
