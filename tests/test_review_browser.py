@@ -9,7 +9,6 @@ copy's judgments out.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 import urllib.request
@@ -27,9 +26,6 @@ from tests.fakeserver import FakeJudge
 
 CONDITIONS = ["Blind", "Verbosity", "DegradedNumber"]
 EDIT = "The council approved 42 new homes; EDITED-BY-ADA taxes would not rise."
-# BACKEND: review-api serves the page and stores the review; the sweep and card reading it come
-# later on that branch. Until then the test ends xfail after the page's part: set True when merged.
-HONOURED = False
 
 
 def api(url: str, path: str) -> Any:
@@ -108,7 +104,7 @@ def test_review_reject_edit_label_reload_resume_card(
         page.keyboard.press("e")
         assert page.is_visible("#edit-text")
         page.keyboard.press("Control+Enter")  # unchanged: the server refuses, the page says so
-        page.wait_for_function("document.getElementById('status').textContent !== ''")
+        page.wait_for_function("() => document.getElementById('status').textContent !== ''")
         assert "accept it instead" in (page.text_content("#status") or "")
         assert page.is_visible("#edit-text")  # still open on the same text
         assert page.get_attribute("#list li.current", "data-id") == rewrite_id
@@ -175,24 +171,34 @@ def test_review_reject_edit_label_reload_resume_card(
     assert [x["preferred"] for x in labels[:3]] == ["1", "2", "tie"]
     assert all(x is None for x in labels[3:])
 
-    if not HONOURED:
-        pytest.xfail("BACKEND: resume and card do not read the review yet (branch review-api)")
-    _resume_and_card_honour_it(run, cfg, judge)
+    _resume_and_card_honour_it(run, cfg, judge, degraded["id"], str(rewrite_id))
 
 
-def _resume_and_card_honour_it(run: Path, cfg: Path, judge: FakeJudge) -> None:
-    """The next resume judges the edited text (and asks nothing else); the card drops the
-    rejected copy's judgments and says so."""
+def _resume_and_card_honour_it(
+    run: Path, cfg: Path, judge: FakeJudge, rejected: str, edited: str
+) -> None:
+    """The next resume judges the edited text (and asks nothing else) and records the review
+    in the manifest; the card leaves the rejected copy's judgment out and says why."""
     sent = judge.chat_requests
     proc = run_cli("--config", str(cfg), "--out", str(run), "--resume")
     assert proc.returncode == 0, proc.stderr
     asked = [orjson.dumps(b["messages"]).decode() for b in judge.bodies]
-    assert judge.chat_requests > sent
-    assert all("EDITED-BY-ADA" in m for m in asked[sent:])
+    assert judge.chat_requests == sent + 1  # the edited rewrite, in its one order
+    assert "EDITED-BY-ADA" in asked[-1]
     assert not any("EDITED-BY-ADA" in m for m in asked[:sent])
+    review = orjson.loads((run / "manifest.json").read_bytes())["review"]
+    assert (review["accept"], review["reject"], review["edit"]) == (0, 1, 1)
+    assert [t["id"] for t in review["rejected_texts"]] == [rejected]
+    assert review["rejected_texts"][0]["note"] == "the copy is still right"
+    assert review["edited_texts"] == [edited]
+    # The planned counts say what the review leaves out, and why.
+    assert "1 of them show one of the 1 texts the review rejected" in proc.stderr, proc.stderr
     card = subprocess.run(
         [sys.executable, "-m", "judgeprobe", "card", str(run), "--resamples", "50"],
         capture_output=True, text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
     assert card.returncode in (0, 5, 6, 7), card.stderr
-    assert re.search(r"\b1 rejected\b", (run / "card.md").read_text(encoding="utf-8"))
+    text = (run / "card.md").read_text(encoding="utf-8")
+    assert "2 generated texts reviewed: 0 accepted, 1 rejected, 1 edited." in text
+    assert "1 judgments of the 1 rejected texts are left out" in text
+    assert "the copy is still right" in text
