@@ -123,6 +123,14 @@ def test_review_reject_edit_label_reload_resume_card(
         assert not page.is_visible("#help")
         _filter(page, decision="reject")
         assert page.locator("#list li").count() == 1
+        _filter(page, kind="rewrite")
+        assert page.locator("#list li").count() == 4
+        verdicts = page.locator("#f-verdict option").evaluate_all("(o) => o.map((x) => x.value)")
+        assert verdicts[0] == ""
+        assert set(verdicts[1:]) == {v["verdict"] for t in texts for v in t["verdicts"]}
+        _filter(page, verdict=verdicts[1])
+        want = sum(any(v["verdict"] == verdicts[1] for v in t["verdicts"]) for t in texts)
+        assert page.locator("#list li").count() == want
         _filter(page, check="failed")
         assert page.locator("#list li").count() == 0
         assert page.is_visible("#texts-empty")
