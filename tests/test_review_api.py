@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import shutil
 import socket
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -41,7 +43,7 @@ from judgeprobe.review.texts import diff
 from judgeprobe.runs.review import ReviewStore, read_decisions, sample_id
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import load_lexicons
-from tests.conftest import write_config
+from tests.conftest import ROOT, write_config
 from tests.fakeserver import FakeJudge
 
 CONDITIONS = ["Blind", "Verbosity", "Injected", "DegradedNumber"]
@@ -444,3 +446,20 @@ def test_the_command_says_one_line_for_a_bad_run_or_a_port_in_use(
 
 def test_review_is_a_subcommand() -> None:
     assert COMMANDS["review"][0] == "judgeprobe.review.__main__"
+
+
+def test_a_decision_survives_a_process_killed_without_closing(tmp_path: Path) -> None:
+    """Every decision is its own committed transaction: nothing waits for a close."""
+    code = (
+        "import os, sys; from pathlib import Path; "
+        "from judgeprobe.runs.review import Decision, ReviewStore; "
+        "s = ReviewStore(Path(sys.argv[1])); "
+        "s.decide(Decision(id='degraded:D:i', condition='D', item_id='i', action='reject', "
+        "note='n', who='ada', when='t')); os._exit(9)"
+    )
+    path = tmp_path / "review.sqlite"
+    done = subprocess.run([sys.executable, "-c", code, str(path)], cwd=ROOT, timeout=60)
+    assert done.returncode == 9
+    with ReviewStore(path) as store:
+        (found,) = store.decisions().values()
+    assert (found.action, found.who, found.note) == ("reject", "ada", "n")

@@ -40,6 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--reviewer", help="who decides (default: the login name)")
     p.add_argument("--pairs", type=int, default=30, help="pairs to label when none are drawn")
     p.add_argument("--seed", type=int, default=0, help="the pair sample's seed")
+    p.add_argument("--items", help="the run's items file, when it moved since the run")
     return p
 
 
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.host not in LOOPBACK:
         console.print(f"[yellow]--host {escape(args.host)}: anyone who can reach it can read "
                       "the run and write decisions[/]")  # fmt: skip
-    app = make_app(args.run_dir, reviewer, args.pairs, args.seed, args.host)
+    app = make_app(args.run_dir, reviewer, args.pairs, args.seed, args.host, args.items)
     asyncio.run(_serve(app, args.host, args.port, console))
     return 0
 

@@ -61,11 +61,11 @@ class Sample:
     pairs: dict[str, BlindPair]
 
 
-def load_sample(run_dir: Path, n: int, seed: int) -> Sample:
+def load_sample(run_dir: Path, n: int, seed: int, items: str | None = None) -> Sample:
     """The run's sample, drawn now (``n`` pairs, ``seed``) when ``annotate export`` drew none."""
     run = RunDir(run_dir)
     if not run.annotation_key.is_file():
-        export(run_dir, n, seed)
+        export(run_dir, n, seed, items)
     key = read_key(run_dir)
     rows = read_rows(run.annotation_pairs, str(run.annotation_pairs), ("csv",))
     shown = {str(r.get("pair_id")): r for r in rows}

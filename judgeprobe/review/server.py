@@ -250,11 +250,15 @@ async def label(request: web.Request) -> web.Response:
 
 
 def make_app(
-    run_dir: Path, reviewer: str, pairs_n: int = 30, seed: int = 0, host: str = "127.0.0.1"
-) -> web.Application:
-    """The review application over ``run_dir`` (read now: a bad run is one error line)."""
-    run_texts = load_texts(run_dir)
-    sample = load_sample(run_dir, pairs_n, seed)
+    run_dir: Path, reviewer: str, pairs_n: int = 30, seed: int = 0, host: str = "127.0.0.1",
+    items: str | None = None,
+) -> web.Application:  # fmt: skip
+    """The review application over ``run_dir`` (read now: a bad run is one error line).
+
+    ``items``: the run's items file, when it moved since the run.
+    """
+    run_texts = load_texts(run_dir, items)
+    sample = load_sample(run_dir, pairs_n, seed, items)
     store = ReviewStore.of(RunDir(run_dir))
     app = web.Application(middlewares=[guard], client_max_size=MAX_BODY)
     app[KEY] = Review(run_texts, sample, store, reviewer, LOOPBACK | {host.lower()})

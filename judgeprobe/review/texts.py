@@ -182,8 +182,11 @@ def generated_texts(
     return out
 
 
-def load_texts(run_dir: Path) -> RunTexts:
-    """A run's generated texts, from its manifest's config, its check files and judgments."""
+def load_texts(run_dir: Path, items: str | None = None) -> RunTexts:
+    """A run's generated texts, from its manifest's config, its check files and judgments.
+
+    ``items``: the run's items file when it moved since the run (else the config's).
+    """
     run = RunDir(run_dir)
     if not run_dir.is_dir():
         raise JudgeprobeError(f"{run_dir}: no such directory")
@@ -191,10 +194,12 @@ def load_texts(run_dir: Path) -> RunTexts:
         raise JudgeprobeError(f"{run_dir}: not a run directory (no judgments or manifest)")
     manifest = run.manifest()
     cfg = run_config(run, manifest)
-    items = sweep_items(cfg)
+    if items is not None:
+        cfg = cfg.model_copy(update={"items": items})
+    judged = sweep_items(cfg)
     conditions = sweep_conditions(cfg)
     rows = {str(r.get("item_id")): r for r in item_rows(cfg.items)}
-    texts = generated_texts(items, conditions, list(cfg.conditions), _checks(run), rows)
+    texts = generated_texts(judged, conditions, list(cfg.conditions), _checks(run), rows)
     return RunTexts(run, manifest.run_id, tuple(texts), load_judgments(run.judgments))
 
 
