@@ -62,7 +62,7 @@ def test_review_reject_edit_label_reload_resume_card(
     judged_run: tuple[Path, Path, FakeJudge], tmp_path: Path
 ) -> None:
     run, cfg, judge = judged_run
-    with review_server(run) as url, chromium.playwright_page() as tab:
+    with review_server(run) as url, chromium.page() as tab:
         page = tab.page
         page.goto(url)
         page.wait_for_selector("body[data-ready]")

@@ -256,6 +256,9 @@ HOSTILE = [
 MARKDOWN_HOSTILE = "a | b\nc `d` \\| e"  # a column, a line, a code span, an escape
 JUDGE = f"judge|{HOSTILE[3]}"  # in every table's first column
 RAN = "window.__ran"
+TRAP = (f"{RAN} = []; for (const f of ['alert', 'confirm', 'prompt']) "
+        f"window[f] = (m) => {RAN}.push(f + ':' + m);")  # fmt: skip
+"""Any dialog a payload could open is recorded in ``window.__ran`` instead."""
 SAFE_ATTRIBUTES = {"lang", "charset", "class", "id", "type", "alt", "src", "size", "required",
                    "hidden", "value", "placeholder", "role", "rel", "href"}  # fmt: skip
 """The attributes the templates write; a payload that broke out would add others."""
@@ -402,27 +405,18 @@ def _columns(row: str) -> int:
     return len(re.findall(r"(?<!\\)(?:\\\\)*\|", row)) - 1
 
 
-async def test_hostile_text_runs_nothing_in_a_browser(tmp_path: Path) -> None:
+def test_hostile_text_runs_nothing_in_a_browser(tmp_path: Path) -> None:
     chromium.browser()  # skip early without it
     pages = hostile_pages(tmp_path)
-    async with chromium.page(tmp_path / "profile") as page:
-        # Any dialog or script a payload could reach is recorded instead of run.
-        trap = (f"{RAN} = []; for (const f of ['alert', 'confirm', 'prompt']) "
-                f"window[f] = (m) => {RAN}.push(f + ':' + m);")  # fmt: skip
-        await page.send("Page.enable")
-        await page.send("Page.addScriptToEvaluateOnNewDocument", source=trap)
+    with chromium.page() as tab:
+        tab.page.add_init_script(TRAP)
         for name, (path, scripts) in pages.items():
-            await page.open(path.resolve().as_uri())
-            await page.evaluate("new Promise((done) => setTimeout(done, 300))")
-            assert await page.evaluate(RAN) == [], name
-            injected = "img[src=x], svg, [onerror], [onload], [onmouseover]"
-            assert await page.evaluate(f"document.querySelectorAll({injected!r}).length") == 0
-            assert await page.evaluate("document.scripts.length") == scripts, name
-            shown = await page.evaluate("document.body.textContent")
+            tab.page.goto(path.resolve().as_uri())
+            shown = _assert_ran_nothing(tab, name, scripts)
             assert "<script>alert(1)</script>" in shown, name  # shown as text
         # The report's filters still work on a hostile condition name (its chip and rows).
-        await page.open(pages["report"][0].resolve().as_uri())
-        count = await page.evaluate(
+        tab.page.goto(pages["report"][0].resolve().as_uri())
+        count = tab.page.evaluate(
             "(() => { const b = Array.from(document.querySelectorAll("
             "'#evidence button[data-key=condition]')).find(x => x.dataset.value.includes('<img'));"
             " b.click(); return Array.from(document.querySelectorAll('#evidence tbody tr'))"
@@ -492,10 +486,8 @@ def test_a_hostile_run_runs_nothing_on_any_page(tmp_path: Path) -> None:
     chromium.browser()  # skip early without it
     with FakeJudge(explanation=" ".join(PWNED)) as judge:
         run = _hostile_sweep(tmp_path, judge)
-    trap = (f"{RAN} = []; for (const f of ['alert', 'confirm', 'prompt']) "
-            f"window[f] = (m) => {RAN}.push(f + ':' + m);")  # fmt: skip
-    with review_server(run) as url, chromium.playwright_page() as tab:
-        tab.page.add_init_script(trap)
+    with review_server(run) as url, chromium.page() as tab:
+        tab.page.add_init_script(TRAP)
         rundir = RunDir(run)
         files = {"report": (rundir.report_html, 1), "card": (rundir.card_html, 0),
                  "annotation form": (rundir.annotation_form, 3)}  # fmt: skip
