@@ -20,6 +20,8 @@ import orjson
 import polars as pl
 import pytest
 
+from judgeprobe.runs.review import read_decisions, read_labels
+from judgeprobe.runs.rundir import RunDir
 from tests import chromium
 from tests.conftest import ROOT, review_server, run_cli, town_items, write_config
 from tests.fakeserver import FakeJudge
@@ -97,6 +99,7 @@ def test_review_reject_edit_label_reload_resume_card(
         _filter(page, condition="Verbosity")
         page.click("#list li >> nth=0")
         rewrite_id = page.get_attribute("#list li.current", "data-id")
+        assert rewrite_id is not None
         page.keyboard.press("j")  # next, then back
         assert page.get_attribute("#list li.current", "data-id") != rewrite_id
         page.keyboard.press("k")
@@ -168,18 +171,25 @@ def test_review_reject_edit_label_reload_resume_card(
         assert tab.errors == []
         page.screenshot(path=str(tmp_path / "review.png"))
 
-    # The store: the same decisions and labels, read back by the API a fresh server gives.
-    with review_server(run) as url:
-        stored = {t["id"]: t["decision"] for t in api(url, "/api/texts")["texts"]}
-        labels = [p["label"] for p in api(url, "/api/pairs")["pairs"]]
-    assert stored[degraded["id"]]["action"] == "reject"
-    assert stored[rewrite_id]["action"] == "edit"
-    assert stored[rewrite_id]["text"] == EDIT
-    assert sum(d is not None for d in stored.values()) == 2
-    assert [x["preferred"] for x in labels[:3]] == ["1", "2", "tie"]
-    assert all(x is None for x in labels[3:])
+    # The run's review store holds them, with who: the decisions, and the labels in the item's
+    # own terms (the page's 1 and 2 unblinded by the sample's key).
+    decisions = read_decisions(RunDir(run))
+    assert set(decisions) == {degraded["id"], rewrite_id}
+    assert decisions[degraded["id"]].action == "reject"
+    assert decisions[degraded["id"]].note == "the copy is still right"
+    assert decisions[rewrite_id].action == "edit"
+    assert decisions[rewrite_id].text == EDIT
+    assert {d.who for d in decisions.values()} == {"ada"}
+    labels = sorted(
+        read_labels(RunDir(run)), key=lambda x: [p["id"] for p in pairs].index(x.pair_id)
+    )
+    assert [x.pair_id for x in labels] == [p["id"] for p in pairs[:3]]
+    assert [x.preferred for x in labels][2] == "Tie"
+    assert {x.preferred for x in labels[:2]} <= {"A", "B"}
+    assert [x.note for x in labels] == ["", "2 names the mayor", ""]
+    assert {x.who for x in labels} == {"ada"}
 
-    _resume_and_card_honour_it(run, cfg, judge, degraded["id"], str(rewrite_id))
+    _resume_and_card_honour_it(run, cfg, judge, degraded["id"], rewrite_id)
 
 
 def _resume_and_card_honour_it(
