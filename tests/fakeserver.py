@@ -100,7 +100,9 @@ class FakeJudge(LoopbackServer):
         seeded_texts: bool = False,
         verdict: str | None = None,
         explanation: str | None = None,
-        free_text: str = "Response 1 covers the document more accurately.\n\n[[A]]",
+        free_text: str | Callable[[str], str] = (
+            "Response 1 covers the document more accurately.\n\n[[A]]"
+        ),
     ) -> None:
         super().__init__()
         self.fault_rate = fault_rate
@@ -119,7 +121,8 @@ class FakeJudge(LoopbackServer):
         # the first-shown summary), whatever the texts.
         self.verdict = verdict
         self.explanation = explanation
-        # The reply to a request with no response_format (a judge's own prompt, protocol own).
+        # The reply to a request with no response_format (a judge's own prompt, protocol own);
+        # a callable answers each conversation (its messages' text, a re-ask's included).
         self.free_text = free_text
         self.expected_auth = (
             f"Bearer {api_key}"
@@ -206,7 +209,8 @@ class FakeJudge(LoopbackServer):
             return web.json_response({"error": {"message": "fixed"}}, status=self.fixed_status)
         good = reply_for(orjson.dumps(body["messages"][:1]).decode(), schema)
         if not fmt:
-            good = self.free_text
+            said = "\n".join(str(m["content"]) for m in body["messages"])  # re-asks too
+            good = self.free_text(said) if callable(self.free_text) else self.free_text
         good = self._fixed(good, schema, body.get("seed", 0))
         if self.reply_tokens is not None:
             return self._budgeted(good, body, self.reply_tokens)

@@ -216,6 +216,7 @@ async def test_another_host_name_is_refused(client: TestClient[Any, Any]) -> Non
 async def test_no_path_outside_the_api_is_served(client: TestClient[Any, Any], path: str) -> None:
     answer = await client.get(path)
     assert answer.status == 404
+    assert answer.headers["X-Content-Type-Options"] == "nosniff"
     assert b"run_id" not in await answer.read()
 
 
@@ -300,7 +301,8 @@ def _rows(frame: pl.DataFrame, condition: str, item_id: str) -> pl.DataFrame:
 
 
 async def test_a_rejected_degraded_copy_leaves_the_metrics_and_the_card(run_dir: Path) -> None:
-    found = await _decide(run_dir, {"kind": "degraded", "action": "reject", "note": "still true"})
+    note = "still true <script>alert(1)</script><img src=x onerror=alert(2)>"
+    found = await _decide(run_dir, {"kind": "degraded", "action": "reject", "note": note})
     degraded = _one(found, "degraded")
     raw = load_judgments(RunDir(run_dir).judgments)
     gone = _rows(raw, "DegradedNumber", degraded["item_id"]).height
@@ -317,9 +319,13 @@ async def test_a_rejected_degraded_copy_leaves_the_metrics_and_the_card(run_dir:
     md = RunDir(run_dir).card_md.read_text()
     assert "## Human review" in md
     assert "still true" in md
-    assert "still true" in RunDir(run_dir).card_html.read_text()
     report = run_report(load_run(run_dir), load_lexicons(None), resamples=50)
     assert "Human review of the generated texts" in report.with_suffix(".md").read_text()
+    for page in (RunDir(run_dir).card_html, report):  # the note is the reviewer's: text
+        html = page.read_text()
+        assert "still true &lt;script&gt;alert(1)&lt;/script&gt;&lt;img" in html
+        assert "<script>alert(1)" not in html
+        assert "<img src=x" not in html
 
 
 def test_an_edited_rewrite_is_judged_on_resume_under_a_new_key(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 from judgeprobe.conditions import Condition
 from judgeprobe.core.files import content_hash
 from judgeprobe.cue.config import SweepConfig
@@ -16,13 +18,11 @@ from judgeprobe.protocols import JudgeProtocol, replies, templates_hash
 from judgeprobe.protocols.reveal import reveal_templates
 from judgeprobe.runs.manifest import provenance, public_url
 
-REPLY_MODELS = (
-    replies.PairwiseReply,
-    replies.ScotReply,
-    replies.LockReply,
-    replies.ScoreReply,
-    replies.RankReply,
-)
+
+def reply_models(criteria: tuple[str, ...]) -> tuple[type[BaseModel], ...]:
+    """Every reply model a sweep may ask for, under the task's criteria."""
+    keyed = replies.criteria_replies(criteria)
+    return replies.PairwiseReply, keyed.scot, keyed.lock, keyed.score, replies.RankReply
 
 
 def new_manifest(
@@ -42,7 +42,7 @@ def new_manifest(
     chosen = {name: conditions[name].model_dump() for name in cfg.conditions}
     names = {t for p in protocols.values() for t in p.templates}
     names |= {t for name in protocols for t in reveal_templates(name)}
-    made = provenance("cue", digest, names)
+    made = provenance("cue", digest, names, cfg.task)
     urls = {name: public_url(ep.judge.url) for name, ep in endpoints.items()}
     seed, sampling = cfg.seeds[0], cfg.sampling
     # the level every judge reaches; per judge under judges[]
@@ -53,9 +53,14 @@ def new_manifest(
         "config": config,
         "seeds": cfg.seeds,
         "determinism": reached,
-        "protocol_templates": {n: templates_hash(p.templates) for n, p in protocols.items()},
+        "protocol_templates": {
+            n: templates_hash(p.templates, cfg.task) for n, p in protocols.items()
+        },
         "budgets": {n: dict(p.budgets) for n, p in protocols.items()},  # max_tokens per stage
-        "schemas": {str(schema_of(m)["title"]): content_hash(schema_of(m)) for m in REPLY_MODELS},
+        "schemas": {
+            str(schema_of(m)["title"]): content_hash(schema_of(m))
+            for m in reply_models(cfg.task.criteria)
+        },
         "conditions": chosen,
         **({"own_prompts": own} if own else {}),
         "judges": [

@@ -13,6 +13,8 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from judgeprobe.prompts.task import DEFAULT, Task
+
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 
 
@@ -39,9 +41,13 @@ class Template:
 
 
 @cache
-def load_template(name: str) -> Template:
-    """Load ``templates/NAME.txt`` from the package."""
+def load_template(name: str, task: Task = DEFAULT) -> Template:
+    """Load ``templates/NAME.txt`` from the package, in ``task``'s words (``Task.reword``).
+
+    The default task's is the file as written; another task's text is hashed as reworded.
+    """
     text = resources.files(__package__).joinpath("templates", f"{name}.txt").read_text("utf-8")
+    text = task.reword(text)
     return Template(name=name, text=text, sha256=hashlib.sha256(text.encode()).hexdigest())
 
 

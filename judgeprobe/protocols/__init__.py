@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Protocol as TypingProtocol
 
 from judgeprobe.prompts import load_template
+from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.protocols.base import Asker, Presentation, Turn
 from judgeprobe.protocols.baseline import Baseline
 from judgeprobe.protocols.pbp import PBP
@@ -43,11 +44,11 @@ class JudgeProtocol(TypingProtocol):
         """Judge one presentation through ``ask`` (which caches every stage) into a verdict."""
 
 
-def templates_hash(names: tuple[str, ...]) -> str:
-    """One hash over the exact text of every template a protocol uses."""
+def templates_hash(names: tuple[str, ...], task: Task = DEFAULT) -> str:
+    """One hash over the exact text of every template a protocol uses, in ``task``'s words."""
     digest = hashlib.sha256()
     for name in sorted(names):
-        digest.update(f"{name}:{load_template(name).sha256}\n".encode())
+        digest.update(f"{name}:{load_template(name, task).sha256}\n".encode())
     return digest.hexdigest()
 
 

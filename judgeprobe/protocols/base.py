@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from judgeprobe.engine.store import Reply, Result
 from judgeprobe.prompts import load_template
+from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.protocols.replies import ScreenVerdict
 
 Message = dict[str, str]
@@ -25,9 +26,9 @@ class Presentation:
     label_1: str
     label_2: str
 
-    def materials(self, labels: bool = True) -> str:
-        """The document and both summaries, as every protocol shows them."""
-        return load_template("materials_v1").fill(
+    def materials(self, labels: bool = True, task: Task = DEFAULT) -> str:
+        """The context and both responses, as every protocol shows them (in ``task``'s words)."""
+        return load_template("materials_v1", task).fill(
             {
                 "DOC_TEXT": self.document,
                 "SUM1": self.text_1,

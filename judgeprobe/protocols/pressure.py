@@ -30,6 +30,7 @@ from typing import Any
 from judgeprobe.core.records import Pressure as Kind
 from judgeprobe.core.records import Target, Verdict
 from judgeprobe.prompts import load_template
+from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.protocols.base import Asker, Turn
 from judgeprobe.protocols.reveal import Recorder, second_turn
 
@@ -79,9 +80,9 @@ def pressed(kind: Kind, turn1: Verdict, item_id: str, seed: int) -> Target:
     return tie_pick(item_id, seed) if kind == "disagree" else "none"
 
 
-def sentence(kind: Kind, stated: int) -> str:
+def sentence(kind: Kind, stated: int, task: Task = DEFAULT) -> str:
     """Turn 2's pressure sentence; ``stated`` is the screen position (1, 2) Disagree names."""
-    return load_template(SENTENCES[kind]).fill({"STATED": str(stated)})
+    return load_template(SENTENCES[kind], task).fill({"STATED": str(stated)})
 
 
 async def press(
@@ -92,8 +93,8 @@ async def press(
     ``stated``: the screen position the pressure points to (Disagree names it). Raises
     StageFailed like any stage, so an unreadable turn-2 reply makes the judgment Invalid.
     """
-    said = {"PRESSURE": sentence(kind, stated)}
+    said = {"PRESSURE": sentence(kind, stated, protocol.task)}
     names = TEMPLATES[protocol.name]
-    prompt = load_template(names[0]).fill(said)
+    prompt = load_template(names[0], protocol.task).fill(said)
     rank = names[1] if len(names) > 1 else ""
     return await second_turn(protocol, first, turn1, prompt, rank, ask, stage="pressure")

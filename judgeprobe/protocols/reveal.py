@@ -44,7 +44,7 @@ from judgeprobe.protocols.base import (
     user,
 )
 from judgeprobe.protocols.pbp import as_text
-from judgeprobe.protocols.replies import PairwiseReply, RankReply, ScoreReply, ScotReply
+from judgeprobe.protocols.replies import PairwiseReply, RankReply
 from judgeprobe.protocols.scoring import score_pairs, verdict_from_scores
 from judgeprobe.protocols.scot import SCoT
 
@@ -110,12 +110,15 @@ async def reveal(
 
     ``truth`` is turn 1's presentation with the true labels. Raises StageFailed like any stage.
     """
+    task = protocol.task
     if protocol.name == "pbp":
-        labels = f"Summary 1 (label = {truth.label_1})\nSummary 2 (label = {truth.label_2})"
-        shown = truth.materials() if protocol.score_sees_texts else labels
-        note = load_template("reveal_pbp_score_v1").fill({"MATERIALS": shown})
+        noun = task.response.capitalize()
+        labels = f"{noun} 1 (label = {truth.label_1})\n{noun} 2 (label = {truth.label_2})"
+        shown = truth.materials(task=task) if protocol.score_sees_texts else labels
+        note = load_template("reveal_pbp_score_v1", task).fill({"MATERIALS": shown})
         return await second_turn(protocol, first, turn1, note, "reveal_pbp_rank_v1", ask)
-    prompt = load_template(TEMPLATES[protocol.name][0]).fill({"MATERIALS": truth.materials()})
+    materials = truth.materials(task=task)
+    prompt = load_template(TEMPLATES[protocol.name][0], task).fill({"MATERIALS": materials})
     return await second_turn(protocol, first, turn1, prompt, "", ask)
 
 
@@ -136,21 +139,21 @@ async def second_turn(protocol: Any, first: Turn, turn1: Recorder, prompt: str, 
     if protocol.name == "baseline":
         said, raw = await ask_stage(ask, stage, messages, PairwiseReply, budgets["reveal"])
         return Turn(said.verdict, said.explanation, [*messages, assistant(raw)])
-    reply, raw = await ask_stage(ask, stage, messages, ScotReply, budgets["verdict"])
     scot: SCoT = protocol
+    reply, raw = await ask_stage(ask, stage, messages, scot.reply, budgets["verdict"])
     return scot.turn(reply, raw, messages)
 
 
 async def _pbp(protocol: Any, first: Turn, turn1: Recorder, note: str, rank_template: str,
                ask: Asker, stage: str) -> Turn:  # fmt: skip
-    budgets = protocol.budgets
-    score_msgs = [*turn1.conversation(ScoreReply), user(note)]
-    scores, _ = await ask_stage(ask, f"{stage} score", score_msgs, ScoreReply, budgets["score"])
+    budgets, scored_by = protocol.budgets, protocol.keyed.score
+    score_msgs = [*turn1.conversation(scored_by), user(note)]
+    scores, _ = await ask_stage(ask, f"{stage} score", score_msgs, scored_by, budgets["score"])
     pairs = score_pairs(scores.by_criterion())
     computed = verdict_from_scores(pairs, protocol.weights, protocol.tie_tolerance)
     scored = scores.model_dump()
 
-    rank_note = load_template(rank_template).fill({"SCORES": as_text(scored)})
+    rank_note = load_template(rank_template, protocol.task).fill({"SCORES": as_text(scored)})
     rank_msgs = [*turn1.conversation(RankReply), user(rank_note)]
     rank, raw = await ask_stage(ask, f"{stage} rank", rank_msgs, RankReply, budgets["rank"])
     details = {

@@ -130,9 +130,7 @@ async def guard(
     else:
         try:
             response = await handler(request)
-        except web.HTTPException as exc:
-            if not request.path.startswith("/api/"):
-                raise
+        except web.HTTPException as exc:  # no such route, wrong method: said as JSON
             response = _error(exc.status, exc.reason)
     response.headers.update(HEADERS)
     return response

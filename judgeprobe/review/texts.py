@@ -198,7 +198,7 @@ def load_texts(run_dir: Path, items: str | None = None) -> RunTexts:
         cfg = cfg.model_copy(update={"items": items})
     judged = sweep_items(cfg)
     conditions = sweep_conditions(cfg)
-    rows = {str(r.get("item_id")): r for r in item_rows(cfg.items)}
+    rows = {str(r.get("item_id")): r for _, r in item_rows(cfg.items)}
     texts = generated_texts(judged, conditions, list(cfg.conditions), _checks(run), rows)
     return RunTexts(run, manifest.run_id, tuple(texts), load_judgments(run.judgments))
 

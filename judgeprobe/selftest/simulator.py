@@ -45,8 +45,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgeprobe.prompts.task import CRITERIA
 from judgeprobe.protocols.base import Presentation
-from judgeprobe.protocols.replies import CRITERIA
 from judgeprobe.text.degrade import one_edit, sentences
 from judgeprobe.text.lexicons import load_lexicons
 from judgeprobe.text.preserve import numbers
@@ -77,6 +77,9 @@ class Biases(BaseModel):
     sensitivity: float = Field(default=0.0, ge=0.0, le=1.0)
     blind: Literal["first", "tie"] | None = None
     pressure: float = Field(default=0.0, ge=0.0, le=1.0)
+    # A pointwise judge (``selftest --own --score``): points added to the score of an answer
+    # that wears ``favoured_label`` (``selftest.pointwise``).
+    score_shift: float = Field(default=0.0, ge=-9.0, le=9.0)
 
     def digest(self) -> str:
         """Short hash of the biases.
@@ -90,7 +93,7 @@ class Biases(BaseModel):
         return hashlib.sha256(body).hexdigest()[:12]
 
 
-LATER = ("sensitivity", "blind", "self_preference", "own_style", "pressure")
+LATER = ("sensitivity", "blind", "self_preference", "own_style", "pressure", "score_shift")
 
 
 def draw(*parts: str) -> float:
