@@ -14,6 +14,7 @@ from pathlib import Path
 import orjson
 import polars as pl
 
+from judgeprobe.card.from_run import card_for_run
 from judgeprobe.core.corpus import load_items
 from tests import chromium
 from tests.conftest import run_cli
@@ -170,12 +171,12 @@ def test_the_own_judge_example_on_the_bundled_qa_set(qwen_judge: str, tmp_path: 
     assert j.height - invalid.height >= 12, invalid.select("invalid_reason")
     blind = j.filter(pl.col("condition") == "Blind")
     assert set(blind["gold"]) == {"A", "B"}
-    metrics = pl.read_csv(out / "metrics.csv")
+    metrics = pl.read_csv(out / "metrics_ci.csv")  # every metric with its interval
     acc = metrics.filter((pl.col("metric") == "ACC") & (pl.col("condition") == "Blind"))
     valid = blind.filter(pl.col("verdict") != "Invalid")
     assert acc["value"][0] == (valid["verdict"] == valid["gold"]).sum() / valid.height
-    card = pl.read_csv(out / "card.csv")
-    assert {"accuracy", "sensitivity", "position"} <= set(card["row"])
+    card = card_for_run(out)  # the card the run's report holds, as `judgeprobe card` writes it
+    assert {"accuracy", "sensitivity", "position"} <= set(card.rows["row"])
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "Accuracy against gold" in report
     assert "pick the longer" in report

@@ -192,6 +192,6 @@ def test_bundled_qa_is_small_balanced_and_its_wrong_answers_differ_in_one_fact()
 
 
 def test_bundled_qa_is_what_its_build_script_writes() -> None:
-    proc = subprocess.run([sys.executable, "judgeprobe/data/qa/build.py", "--check"],
+    proc = subprocess.run([sys.executable, "-m", "judgeprobe.candidates.qa", "--check"],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr

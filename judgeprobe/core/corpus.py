@@ -27,7 +27,7 @@ BUNDLED = {
     # The bundled corpus built by ``judgeprobe.candidates`` with the embedded Gemma 3 270M judge.
     "bundled:candidates": "candidates/embedded.parquet",
     # Questions over the bundled corpus, a correct answer beside a copy wrong in one fact, with
-    # gold (built by data/qa/build.py from data/qa/questions.toml).
+    # gold (built by candidates/qa.py from data/qa/questions.toml).
     "bundled:qa": "qa/items.jsonl",
 }
 BUNDLED_CORPUS = {"bundled:corpus": "corpus/documents.jsonl"}

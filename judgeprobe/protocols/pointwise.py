@@ -200,6 +200,7 @@ class OwnScorer:
         # Each score by its response, in candidate terms once the job renames summary_k.
         point = {"summary_1": scores[0], "summary_2": scores[1]}
         details = {"pointwise": point | {"min": self.fmt.min, "max": self.fmt.max}}
+        # Both conversations, one after the other: no second turn continues them (own has none).
         return Turn(derived(*scores), explanation, conversation, details)
 
 

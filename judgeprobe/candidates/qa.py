@@ -1,6 +1,6 @@
-"""Build the bundled Q&A set (``bundled:qa``, ``items.jsonl``) from ``questions.toml``.
+"""Build the bundled Q&A set (``bundled:qa``: ``data/qa/items.jsonl``) from ``questions.toml``.
 
-Run ``python judgeprobe/data/qa/build.py`` to rewrite it (``--check`` only compares).
+Run ``python -m judgeprobe.candidates.qa`` to rewrite it (``--check`` only compares).
 
 Each question over a paragraph of the bundled corpus has a correct answer written by hand; the
 wrong answer is its copy changed in one fact by the sensitivity controls' own rules
@@ -20,7 +20,7 @@ import orjson
 from judgeprobe.core.corpus import load_documents
 from judgeprobe.text.degrade import degrade, verify
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent / "data" / "qa"
 SOURCE, ITEMS = HERE / "questions.toml", HERE / "items.jsonl"
 
 
