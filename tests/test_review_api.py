@@ -29,7 +29,7 @@ from judgeprobe.__main__ import COMMANDS
 from judgeprobe.annotate.__main__ import main as annotate
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.core.corpus import load_items
-from judgeprobe.cue.config import load_config, sweep_conditions
+from judgeprobe.cue.config import SweepConfig, load_config, sweep_conditions
 from judgeprobe.cue.items import reviewed, sweep_items
 from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.cue.run import main as run
@@ -40,7 +40,14 @@ from judgeprobe.report.run import run_report
 from judgeprobe.review.__main__ import cli as review_cli
 from judgeprobe.review.server import make_app
 from judgeprobe.review.texts import diff
-from judgeprobe.runs.review import ReviewStore, read_decisions, sample_id
+from judgeprobe.runs.review import (
+    Action,
+    Decision,
+    ReviewStore,
+    read_decisions,
+    sample_id,
+    without_rejected,
+)
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import load_lexicons
 from tests.conftest import ROOT, write_config
@@ -469,3 +476,40 @@ def test_a_decision_survives_a_process_killed_without_closing(tmp_path: Path) ->
     with ReviewStore(path) as store:
         (found,) = store.decisions().values()
     assert (found.action, found.who, found.note) == ("reject", "ada", "n")
+
+
+def _decision(condition: str, item_id: str, action: Action, text: str | None = None) -> Decision:
+    return Decision(id=f"x:{condition}:{item_id}", condition=condition, item_id=item_id,
+                    action=action, text=text, who="ada", when="t")  # fmt: skip
+
+
+def test_an_items_file_text_is_decided_for_its_item_in_every_condition(tmp_path: Path) -> None:
+    cfg = SweepConfig(items=str(_items(tmp_path / "items.jsonl")), conditions=CONDITIONS, swap=0)
+    prints = {j.name: "f" for j in cfg.judges}
+    items, conditions = sweep_items(cfg), sweep_conditions(cfg)
+
+    def keys(decisions: dict[str, Decision]) -> dict[tuple[str, str], str]:
+        found, edited = reviewed(items, conditions, decisions)
+        return {(j.condition, j.item_id): j.key
+                for j in cue_jobs(cfg, protocols_for(cfg), found, edited, prints)}  # fmt: skip
+
+    before = keys({})
+    edit = _decision("", "x/eq_pair", "edit", "A second paraphrase, as the reviewer wrote it.")
+    after = keys({edit.id: edit})
+    changed = {cell for cell in before if before[cell] != after[cell]}
+    # Every condition that shows the paraphrase is judged anew (DegradedNumber shows a copy of
+    # candidate 1 beside itself, so nothing of it changes).
+    assert changed == {(c, "x/eq_pair") for c in ("Blind", "Verbosity", "Injected")}
+    frame = pl.DataFrame(
+        [{"condition": c, "item_id": i} for c, i in before], schema={"condition": pl.String,
+                                                                     "item_id": pl.String}
+    )  # fmt: skip
+    whole = _decision("", "x/eq_pair", "reject")
+    one = _decision("Verbosity", "business-02", "reject")
+    kept = without_rejected(frame, {whole.id: whole, one.id: one})
+    cells = frame.filter(pl.col("item_id") == "x/eq_pair").height
+    assert kept.height == frame.height - cells - 1
+    assert kept.filter(pl.col("item_id") == "x/eq_pair").is_empty()
+    assert kept.filter(pl.col("item_id") == "business-02").height == (
+        frame.filter(pl.col("item_id") == "business-02").height - 1
+    )
