@@ -322,8 +322,10 @@ def write_report(
         "judges: " + ", ".join(f"{x['name']} ({x['model']}, {x['backend']})" for x in judges),
         f"{j.height} judgments, {int((j['verdict'] == 'Invalid').sum())} invalid; "
         f"seeds {manifest.seeds}; determinism {manifest.determinism}",
-        f"95% percentile bootstrap over documents (a document's items together), "
-        f"{resamples} resamples, seed {seed}; "
+        "95% intervals over documents (a document's items together): score-type, "
+        "Korn–Graubard for shares and MOVER for differences (docs/coverage.md); "
+        f"the percentile bootstrap ({resamples} resamples, seed {seed}) only where ci_flag "
+        "says so; "
         f"lexicons {lex.origin} ({lex.sha256[:12]}); drift {drift_metric}; "
         f"metrics computed in {time.monotonic() - start:.1f}s",
     ]
