@@ -52,6 +52,20 @@ REPEAT = "BlindRepeat"
 the judge changes its own verdict on the identical request is its noise floor."""
 
 
+NAMED_BLIND: dict[str, str] = {
+    "numbers": "BlindNumbers",
+    "letters": "BlindLetters",
+    "ids": "BlindIds",
+}
+"""The condition of Blind judged again, in both orders, under a further label scheme (``names``
+as a list: ``protocols.names``): the position row of that scheme."""
+
+
+def scheme_of_condition(condition: str) -> str:
+    """The label scheme a ``NAMED_BLIND`` condition judges under ("" for every other)."""
+    return next((s for s, c in NAMED_BLIND.items() if c == condition), "")
+
+
 _FIELD = re.compile(r"\{(source_1|source_2)\}")
 
 

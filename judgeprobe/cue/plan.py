@@ -8,14 +8,17 @@ scheduler keeps them together: ``document_of`` is its grouping key).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from itertools import product
 
+import orjson
 from pydantic import BaseModel
 
-from judgeprobe.conditions import REPEAT, Condition, ResolvedCue
+from judgeprobe.conditions import NAMED_BLIND, REPEAT, Condition, ResolvedCue
 from judgeprobe.core.files import content_hash
 from judgeprobe.core.records import Item, Order
 from judgeprobe.cue.config import SweepConfig
@@ -23,6 +26,7 @@ from judgeprobe.cue.job import Job
 from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.budget import stage_budgets
+from judgeprobe.protocols.names import NUMBERS, Names, screen_names
 from judgeprobe.protocols.own import Own, own_protocol
 from judgeprobe.protocols.pressure import pressure_templates
 from judgeprobe.protocols.reveal import reveal_stages, reveal_templates
@@ -133,6 +137,7 @@ def count(
             shown, judged, blind = shown + orders, judged + orders * cells, blind + both - orders
             if has_blind and repeated(item.item_id, seed, cfg.repeat):
                 again += both
+            again += 2 * (len(cfg.schemes) - 1)  # Blind in both orders under each further scheme
     per_judge = len(cfg.judges)
     n_reveal = sum(conditions[c].reveal_1 is not None or conditions[c].reveal_2 is not None
                    or conditions[c].pressure is not None  # a second turn of as many stages
@@ -155,11 +160,17 @@ def _job_key(protocol: JudgeProtocol, presentation: Presentation, order: Order, 
     text pair that another item shows reversed) must not share one: the order is in the key.
     Their requests still share keys (``CachedAsker``), so such a screen is asked once.
     """
+    # The presentation in its fields' order (orjson keeps a dataclass's), without ``names``
+    # under numbers: the keys from before label schemes existed.
+    fields = [f.name for f in dataclasses.fields(presentation)]
+    if presentation.names == NUMBERS:
+        fields.remove("names")
+    shown = orjson.Fragment(orjson.dumps({k: getattr(presentation, k) for k in fields}))
     body = {
         "protocol": repr(protocol),
         "order": order,
         "templates": template_hash,
-        "presentation": presentation,
+        "presentation": shown,
         "reveal": reveal,
         "sampling": cfg.sampling.model_dump(),
         "seed": seed,
@@ -179,13 +190,14 @@ def _job(
     cue: ResolvedCue,
     template_hash: str,
     cfg: SweepConfig,
+    names: Names = NUMBERS,
 ) -> Job:
-    """One judgment: the cue applied, the texts put in screen order."""
+    """One judgment: the cue applied, the texts put in screen order, named as ``names``."""
     swap = order == "21"
     texts = (cue.text_2, cue.text_1) if swap else (cue.text_1, cue.text_2)
     labels = (cue.label_2, cue.label_1) if swap else (cue.label_1, cue.label_2)
     reveal = (cue.reveal[1], cue.reveal[0]) if swap and cue.reveal else cue.reveal
-    presentation = Presentation(cue.document, *texts, *labels)
+    presentation = Presentation(cue.document, *texts, *labels, names=names)
     second = {"pressure": cue.pressure} if cue.pressure else reveal  # what turn 2 adds
     key = _job_key(protocol, presentation, order, second, template_hash, cfg, seed, fingerprint)
     return Job(
@@ -225,16 +237,15 @@ def cue_jobs(
 ) -> Iterator[Job]:
     """Yield every planned judgment, grouped by document; ``fingerprints`` by judge name.
 
-    ``protocols`` are ``protocols_for(cfg)``, built once by the caller (not once per pass).
+    ``protocols`` are ``protocols_for(cfg)``, built once by the caller (not once per pass). Under
+    a further label scheme (``names`` as a list) Blind comes again in both orders
+    (``NAMED_BLIND``), after the item's other judgments of the seed.
     """
-    hashes = {
-        (name, reveal): templates_hash(p.templates + (reveal_templates(name) if reveal else ()))
-        for name, p in protocols.items()
-        for reveal in (False, True)
-    }
     for item in items:
         resolved = {name: conditions[name].resolve(item) for name in cfg.conditions}
         cues = {name: cue for name, cue in resolved.items() if not cue.skip}
+        schemes = [(s, screen_names(s, item.item_id)) for s in cfg.schemes]
+        names = schemes[0][1]
         for seed in cfg.seeds:
             again = repeated(item.item_id, seed, cfg.repeat)
             shown = orders_for(cfg.order, item.item_id, seed)
@@ -244,19 +255,42 @@ def cue_jobs(
                     if order not in shown and cname != "Blind":
                         continue  # the swap share: Blind alone in the other order
                     fingerprint = fingerprints[judge.name]
-                    template_hash = hashes[(pname, cue.reveal is not None)]
+                    template_hash = _templates(pname, protocol, cue, names)
                     if isinstance(protocol, Own):  # each judge under its own prompt
                         protocol = protocol.for_judge(judge.name)
                         template_hash = protocol.prompt_sha256
-                    if cue.pressure:  # its second turn's templates
-                        template_hash = templates_hash(
-                            protocol.templates + pressure_templates(pname, cue.pressure)
-                        )
                     job = _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
-                               template_hash, cfg)  # fmt: skip
+                               template_hash, cfg, names)  # fmt: skip
                     yield job
                     if again and cname == "Blind":
                         yield repeat_of(job)
+            if "Blind" not in cues:
+                continue
+            for (scheme, other), order, judge, (pname, protocol) in product(
+                schemes[1:], BOTH, cfg.judges, protocols.items()
+            ):
+                template_hash = _templates(pname, protocol, cues["Blind"], other)
+                yield _job(item, seed, order, judge.name, fingerprints[judge.name], protocol,
+                           NAMED_BLIND[scheme], cues["Blind"], template_hash, cfg,
+                           other)  # fmt: skip
+
+
+BOTH: tuple[Order, Order] = ("12", "21")
+
+
+@cache
+def _templates_of(templates: tuple[str, ...], names: Names) -> str:
+    return templates_hash(templates, names)
+
+
+def _templates(pname: str, protocol: JudgeProtocol, cue: ResolvedCue, names: Names) -> str:
+    """The hash of the templates a judgment is asked with, read under its screen names."""
+    extra: tuple[str, ...] = ()
+    if cue.pressure:  # its second turn's templates
+        extra = pressure_templates(pname, cue.pressure)
+    elif cue.reveal is not None:
+        extra = reveal_templates(pname)
+    return _templates_of(protocol.templates + extra, names)
 
 
 def repeat_of(job: Job) -> Job:

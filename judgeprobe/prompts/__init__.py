@@ -2,6 +2,8 @@
 
 A template never changes silently: new wording goes into a new file (``baseline_v2.txt``),
 and the hash of the text actually used is recorded in the manifest and on every judgment.
+Under a label scheme other than numbers (``protocols.names``) a template is read with its
+screen names replaced (``load_named``); under numbers it is the file's text, unchanged.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from importlib import resources
 from pathlib import Path
 
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
+_SCREEN = re.compile(r"(?<=Summary )[12]\b|(?<=summary_)[12]\b|\[1,2\]|\[2,1\]")
+"""Where a template names a screen position: "Summary 1", a ``summary_1`` key, a verdict."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +62,28 @@ def load_prompt_file(path: str) -> Template:
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"prompt file {path}: cannot read ({exc})") from None
     return Template(name=path, text=text, sha256=hashlib.sha256(text.encode()).hexdigest())
+
+
+@cache
+def load_named(name: str, names: tuple[str, str] = ("1", "2")) -> Template:
+    """Template ``name`` with its screen names in ``names`` (``protocols.names``).
+
+    "Summary 1"/"Summary 2", the keys ``summary_1``/``summary_2`` and the verdicts ``[1,2]``/
+    ``[2,1]`` become the scheme's, in one pass; under ``("1", "2")`` the template is the file's.
+    Its hash is of the text as renamed.
+    """
+    template = load_template(name)
+    if names == ("1", "2"):
+        return template
+    first, second = names
+
+    def rename(match: re.Match[str]) -> str:
+        found = match.group()
+        if found == "[1,2]":
+            return f"[{first},{second}]"
+        if found == "[2,1]":
+            return f"[{second},{first}]"
+        return first if found == "1" else second
+
+    text = _SCREEN.sub(rename, template.text)
+    return Template(name=name, text=text, sha256=hashlib.sha256(text.encode()).hexdigest())

@@ -8,7 +8,6 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
-from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
 from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.replies import PairwiseReply
@@ -29,8 +28,8 @@ class Baseline:
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request; the reply's verdict is the judgment."""
-        prompt = load_template("baseline_v1").fill({"MATERIALS": p.materials()})
+        prompt = p.template("baseline_v1").fill({"MATERIALS": p.materials()})
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
-        reply, raw = await ask_stage(ask, "verdict", messages, PairwiseReply, budget)
+        reply, raw = await ask_stage(ask, "verdict", messages, p.reply(PairwiseReply), budget)
         return Turn(reply.verdict, reply.explanation, [*messages, assistant(raw)])

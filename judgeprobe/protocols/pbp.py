@@ -22,7 +22,6 @@ from typing import Any, ClassVar
 import orjson
 from pydantic import BaseModel
 
-from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
 from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.quotes import verify_quote
@@ -57,25 +56,25 @@ class PBP:
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """Lock evidence, score from it, then rank; quotes are verified and every stage cached."""
         budget = self.budgets
-        lock_msgs = [user(load_template(LOCK_TEMPLATE).fill({"MATERIALS": p.materials()}))]
-        notes, _ = await ask_stage(ask, "lock", lock_msgs, LockReply, budget["lock"])
-        locked = as_text(notes.model_dump())
+        lock_msgs = [user(p.template(LOCK_TEMPLATE).fill({"MATERIALS": p.materials()}))]
+        notes, _ = await ask_stage(ask, "lock", lock_msgs, p.reply(LockReply), budget["lock"])
+        locked = as_text(notes.model_dump(by_alias=True))  # as the judge wrote them
 
         materials = p.materials() if self.score_sees_texts else ""
-        score_prompt = load_template("pbp_score_v1").fill(
+        score_prompt = p.template("pbp_score_v1").fill(
             {"MATERIALS": materials, "LOCKED_NOTES": locked}
         )
         score_msgs = [user(score_prompt)]
-        scores, _ = await ask_stage(ask, "score", score_msgs, ScoreReply, budget["score"])
+        scores, _ = await ask_stage(ask, "score", score_msgs, p.reply(ScoreReply), budget["score"])
         pairs = score_pairs(scores.by_criterion())
         computed = verdict_from_scores(pairs, self.weights, self.tie_tolerance)
         scored = scores.model_dump()
 
-        rank_prompt = load_template("pbp_rank_v1").fill(
-            {"LOCKED_NOTES": locked, "SCORES": as_text(scored)}
+        rank_prompt = p.template("pbp_rank_v1").fill(
+            {"LOCKED_NOTES": locked, "SCORES": as_text(scores.model_dump(by_alias=True))}
         )
         rank_msgs = [user(rank_prompt)]
-        rank, raw = await ask_stage(ask, "rank", rank_msgs, RankReply, budget["rank"])
+        rank, raw = await ask_stage(ask, "rank", rank_msgs, p.reply(RankReply), budget["rank"])
 
         # A quote found as well in a summary as in the document is the summary's (the first best
         # match wins): evidence about a candidate, even where the candidate copies the document.

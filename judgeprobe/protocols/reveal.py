@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from judgeprobe.engine.store import Result
-from judgeprobe.prompts import load_template
+from judgeprobe.prompts import load_named, load_template
 from judgeprobe.protocols.base import (
     Asker,
     Message,
@@ -43,8 +43,9 @@ from judgeprobe.protocols.base import (
     assistant,
     user,
 )
+from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.pbp import as_text
-from judgeprobe.protocols.replies import PairwiseReply, RankReply, ScoreReply, ScotReply
+from judgeprobe.protocols.replies import PairwiseReply, RankReply, ScoreReply, ScotReply, named
 from judgeprobe.protocols.scoring import score_pairs, verdict_from_scores
 from judgeprobe.protocols.scot import SCoT
 
@@ -110,49 +111,56 @@ async def reveal(
 
     ``truth`` is turn 1's presentation with the true labels. Raises StageFailed like any stage.
     """
+    n1, n2 = truth.names
     if protocol.name == "pbp":
-        labels = f"Summary 1 (label = {truth.label_1})\nSummary 2 (label = {truth.label_2})"
+        labels = f"Summary {n1} (label = {truth.label_1})\nSummary {n2} (label = {truth.label_2})"
         shown = truth.materials() if protocol.score_sees_texts else labels
-        note = load_template("reveal_pbp_score_v1").fill({"MATERIALS": shown})
-        return await second_turn(protocol, first, turn1, note, "reveal_pbp_rank_v1", ask)
-    prompt = load_template(TEMPLATES[protocol.name][0]).fill({"MATERIALS": truth.materials()})
-    return await second_turn(protocol, first, turn1, prompt, "", ask)
+        note = truth.template("reveal_pbp_score_v1").fill({"MATERIALS": shown})
+        return await second_turn(protocol, first, turn1, note, "reveal_pbp_rank_v1", ask,
+                                 names=truth.names)  # fmt: skip
+    prompt = truth.template(TEMPLATES[protocol.name][0]).fill({"MATERIALS": truth.materials()})
+    return await second_turn(protocol, first, turn1, prompt, "", ask, names=truth.names)
 
 
 async def second_turn(protocol: Any, first: Turn, turn1: Recorder, prompt: str, rank: str,
-                      ask: Asker, stage: str = "reveal") -> Turn:  # fmt: skip
+                      ask: Asker, stage: str = "reveal",
+                      names: Names = NUMBERS) -> Turn:  # fmt: skip
     """Turn 2 of ``protocol``: ``prompt`` continues turn 1's conversation, the protocol's question.
 
     Baseline and SCoT continue the verdict conversation; PBP continues the *score* conversation
     with ``prompt`` (re-scoring from the locked notes), computes the verdict from the new scores,
     and continues the *rank* conversation with template ``rank`` for the model's own verdict.
     Reveal-After's turn and the pressure conditions' (``protocols.pressure``) are both this one;
-    ``stage`` names its stages in an Invalid reason. Raises StageFailed like any stage.
+    ``stage`` names its stages in an Invalid reason; ``names`` are turn 1's screen names, which
+    turn 2's templates and reply schemas keep. Raises StageFailed like any stage.
     """
     budgets = protocol.budgets
     if protocol.name == "pbp":
-        return await _pbp(protocol, first, turn1, prompt, rank, ask, stage)
+        return await _pbp(protocol, first, turn1, prompt, rank, ask, stage, names)
     messages = [*first.messages, user(prompt)]
     if protocol.name == "baseline":
-        said, raw = await ask_stage(ask, stage, messages, PairwiseReply, budgets["reveal"])
+        model = named(PairwiseReply, names)
+        said, raw = await ask_stage(ask, stage, messages, model, budgets["reveal"])
         return Turn(said.verdict, said.explanation, [*messages, assistant(raw)])
-    reply, raw = await ask_stage(ask, stage, messages, ScotReply, budgets["verdict"])
+    reply, raw = await ask_stage(ask, stage, messages, named(ScotReply, names), budgets["verdict"])
     scot: SCoT = protocol
     return scot.turn(reply, raw, messages)
 
 
 async def _pbp(protocol: Any, first: Turn, turn1: Recorder, note: str, rank_template: str,
-               ask: Asker, stage: str) -> Turn:  # fmt: skip
+               ask: Asker, stage: str, names: Names) -> Turn:  # fmt: skip
     budgets = protocol.budgets
-    score_msgs = [*turn1.conversation(ScoreReply), user(note)]
-    scores, _ = await ask_stage(ask, f"{stage} score", score_msgs, ScoreReply, budgets["score"])
+    score_model, rank_model = named(ScoreReply, names), named(RankReply, names)
+    score_msgs = [*turn1.conversation(score_model), user(note)]
+    scores, _ = await ask_stage(ask, f"{stage} score", score_msgs, score_model, budgets["score"])
     pairs = score_pairs(scores.by_criterion())
     computed = verdict_from_scores(pairs, protocol.weights, protocol.tie_tolerance)
     scored = scores.model_dump()
 
-    rank_note = load_template(rank_template).fill({"SCORES": as_text(scored)})
-    rank_msgs = [*turn1.conversation(RankReply), user(rank_note)]
-    rank, raw = await ask_stage(ask, f"{stage} rank", rank_msgs, RankReply, budgets["rank"])
+    shown = as_text(scores.model_dump(by_alias=True))
+    rank_note = load_named(rank_template, names).fill({"SCORES": shown})
+    rank_msgs = [*turn1.conversation(rank_model), user(rank_note)]
+    rank, raw = await ask_stage(ask, f"{stage} rank", rank_msgs, rank_model, budgets["rank"])
     details = {
         "notes": first.details["notes"],  # locked in turn 1, never rewritten
         "scores": scored,

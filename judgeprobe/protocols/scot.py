@@ -12,7 +12,6 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
-from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import (
     Asker,
     Message,
@@ -41,10 +40,10 @@ class SCoT:
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request for per-criterion scores; the weighted totals decide the verdict."""
-        prompt = load_template("scot_v1").fill({"MATERIALS": p.materials()})
+        prompt = p.template("scot_v1").fill({"MATERIALS": p.materials()})
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
-        reply, raw = await ask_stage(ask, "verdict", messages, ScotReply, budget)
+        reply, raw = await ask_stage(ask, "verdict", messages, p.reply(ScotReply), budget)
         return self.turn(reply, raw, messages)
 
     def turn(self, reply: ScotReply, raw: str, messages: list[Message]) -> Turn:

@@ -21,26 +21,37 @@ JUDGE = "simulated"
 CONDITIONS = ["Blind", "True", "Flip", "Placebo", "Verbosity"]
 SENSITIVITY = ["DegradedNumber", "DegradedEntity", "DegradedNegation", "DegradedSentence"]
 PRESSURE = ["Challenge", "Disagree", "Reask"]
+FORMAT = ["FormatSpacing", "FormatSpacingBoth", "FormatBullets", "FormatBulletsBoth",
+          "FormatEmphasis", "FormatEmphasisBoth"]  # fmt: skip
 PROTOCOLS = ["baseline", "scot", "pbp"]
 #: The ``--own`` judge's verdict: MT-Bench's "[[A]]"/"[[B]]"/"[[C]]", the last one counting.
 OWN_VERDICT = r"""{ pattern = '\[\[(A|B|C)\]\]', map = { A = "1", B = "2", C = "tie" } }"""
 
 
 def default_config(
-    out: Path, n_items: int, sensitivity: bool = False, pressure: bool = False
+    out: Path,
+    n_items: int,
+    sensitivity: bool = False,
+    pressure: bool = False,
+    format: bool = False,
+    names: tuple[str, ...] = (),
 ) -> Path:
     """The self-test's own sweep.
 
     Synthetic items, both orders, every protocol, the cue conditions whose effects are planted;
     with ``sensitivity`` the sensitivity conditions too (the synthetic summaries have a number
     and a claim to degrade, no second name and one sentence: those two kinds judge nothing);
-    with ``pressure`` the pressure conditions and their placebo.
+    with ``pressure`` the pressure conditions and their placebo; with ``format`` the format
+    conditions and their placebos; ``names``: further label schemes, each with Blind judged
+    under it (``protocols.names``).
     """
     out.mkdir(parents=True, exist_ok=True)
     items = write_items(out / "items.jsonl", n_items)
-    conditions = CONDITIONS + SENSITIVITY * sensitivity + PRESSURE * pressure
+    conditions = CONDITIONS + SENSITIVITY * sensitivity + PRESSURE * pressure + FORMAT * format
+    schemes = f"names = {json.dumps(['numbers', *names])}\n" if names else ""
     # A quarter of Blind sent again: the noise floor (0 for a deterministic judge).
-    return write_config(out, "selftest", items, PROTOCOLS, conditions, repeat=0.25)
+    return write_config(out, "selftest", items, PROTOCOLS, conditions, repeat=0.25,
+                        top_lines=schemes)  # fmt: skip
 
 
 def own_config(out: Path, n_items: int, sensitivity: bool = False) -> Path:
@@ -69,9 +80,11 @@ def write_config(
     repeat: float | None = None,
     judge: str = JUDGE,
     judge_lines: str = "",
+    top_lines: str = "",
 ) -> Path:
     """A self-test sweep config in ``out``: both orders, seed 0, the simulated judge."""
     again = f"repeat = {repeat}\n" if repeat is not None else ""
+    again += top_lines
     text = f"""# Written by judgeprobe selftest.
 name = {json.dumps(name)}
 items = {json.dumps(items.resolve().as_posix())}

@@ -145,4 +145,8 @@ def plain(text: str) -> str:
 
 def formatted(text: str) -> bool:
     """Whether a text carries a rule's mark: bold, a bullet line, a line break or a double space."""
-    return _BOLD in text or "\n" in text.strip() or "  " in text.strip() or text != text.strip()
+    inner = text.strip()
+    return (
+        _BOLD in text or "\n" in inner or "  " in inner or text != inner
+        or any(line.startswith("- ") for line in text.splitlines())
+    )  # fmt: skip
