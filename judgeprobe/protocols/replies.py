@@ -17,7 +17,14 @@ from __future__ import annotations
 from functools import cache
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    create_model,
+    field_serializer,
+    field_validator,
+)
 
 CRITERIA = ("accuracy", "completeness", "conciseness", "fluency")
 ScreenVerdict = Literal["[1,2]", "[2,1]", "Tie"]
@@ -180,13 +187,15 @@ def named(model: type[M], names: tuple[str, str]) -> type[M]:
     Its schema asks for the scheme's verdicts (``[A,B]``, ``[B,A]``, ``Tie``) and keys
     (``summary_A``); a reply is read back into screen terms (``verdict`` ``[1,2]``, fields
     ``summary_1``), so a protocol handles it as under numbers. ``model_dump(by_alias=True)``
-    writes it as the judge was asked (for a later stage's prompt). Under ``("1", "2")`` it is
+    writes it as the judge was asked (for a later stage's prompt, and the store, which
+    validates it again). Under ``("1", "2")`` it is
     ``model`` itself, so the schema and every request key stay what they were.
     """
     if names == ("1", "2"):
         return model
     first, second = names
     tokens = {f"[{first},{second}]": "[1,2]", f"[{second},{first}]": "[2,1]", "Tie": "Tie"}
+    back = {screen: token for token, screen in tokens.items()}
     fields: dict[str, Any] = {}
     validators: dict[str, Any] = {}
     for name, info in model.model_fields.items():
@@ -201,6 +210,9 @@ def named(model: type[M], names: tuple[str, str]) -> type[M]:
             )
             validators["_scheme"] = field_validator("verdict", mode="before")(
                 lambda v: v.upper() if isinstance(v, str) and v.lower() != "tie" else v
+            )
+            validators["_asked"] = field_serializer("verdict", when_used="always")(
+                lambda v, info: back.get(v, v) if info.by_alias else v
             )
         elif isinstance(kind, type) and issubclass(kind, BaseModel):
             fields[name] = (named(kind, names), info)
