@@ -14,6 +14,7 @@ from judgeprobe.conditions import checks as checks_module
 from judgeprobe.conditions.checks import attack_checks
 from judgeprobe.core.records import Item
 from judgeprobe.cue.run import main
+from judgeprobe.selftest.__main__ import main as selftest_main
 from judgeprobe.text import format as fmt
 from judgeprobe.text.format import FORMS, plain, reformat, same_words, words
 from tests.conftest import make_items, write_config
@@ -166,3 +167,16 @@ def test_a_sweep_with_a_format_condition_writes_its_checks(tmp_path: Path) -> No
     bullets = judgments.filter(pl.col("condition") == "FormatBullets")
     assert set(bullets["attack"]) == {"format:bullets"}
     assert set(bullets["target"]) == {"A"}
+
+
+def test_selftest_recovers_a_planted_format_preference_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = selftest_main(["--out", str(tmp_path / "run"), "--items", "10", "--format", "0.5"])
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.split()[1:2] == ["format"]]
+    assert code == 0, out
+    assert len(lines) == 9  # FormatSpacing, FormatBullets, FormatEmphasis on each protocol
+    assert all(line.startswith("PASS") and "LDS − Format" in line for line in lines)
+    checks = pl.read_csv(tmp_path / "run" / "attack_checks.csv")
+    assert checks.filter(pl.col("method") == "format")["preserved"].all()

@@ -38,6 +38,7 @@ from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols.names import Scheme, scheme_of
 from judgeprobe.protocols.pressure import pressed
 from judgeprobe.selftest.simulator import (
     Biases,
@@ -154,6 +155,7 @@ def expected(
                 "badge": _candidate(wearing(p, biases.badge_label), o),
                 "own": _candidate(carrying(p, biases.own_style), o),
                 "formatted": _candidate(side, o),
+                "scheme": scheme_of(job.presentation.names),
                 "x_taste": _candidate(d.taste, o),
                 # sensitivity pairs: the verdict without reading, and the text it would read as
                 # more faithful
@@ -268,7 +270,8 @@ def _lines(
     probes = m.filter((pl.col("condition") != "Blind") & ~pl.col("reveal")).join(
         twins, on=TWIN, how="inner"
     )
-    out = [_tie(blind, estimates, cell, b), _position(blind, card, cell, b.position)]
+    scheme: Scheme = blind["scheme"][0] if blind.height else "numbers"
+    out = [_tie(blind, estimates, cell, b), _position(blind, card, cell, b.position_for(scheme))]
     for condition in NAMED_BLIND.values():  # Blind under a further label scheme
         named = m.filter(pl.col("condition") == condition)
         if named.height:
