@@ -94,7 +94,7 @@ def test_emphasis_never_nests_inside_existing_bold() -> None:
         assert same_words(text, out) == ""
 
 
-def test_the_check_fails_a_broken_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_check_fails_a_broken_rule(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert same_words("a b c", "a c b") == "word 2 changed: 'b' → 'c'"
     assert same_words("a b c", "a b") == "1 word(s) lost at the end, from 'c'"
     assert same_words("a b", "a b c") == "1 word(s) added at the end, from 'c'"
@@ -116,6 +116,10 @@ def test_the_check_fails_a_broken_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     assert both["flag"].startswith("candidate 1: word 1 changed")
     assert "candidate 2:" in both["flag"]
     assert checks_module.SCHEMA["method"] == pl.String
+    line = checks_module.write_attack_checks(tmp_path / "c.csv", [item], builtin_conditions(),
+                                             ["FormatBullets", "FormatSpacing"])  # fmt: skip
+    assert line.startswith("attack preservation: 1 of 2 attacked texts pass (failed: ")
+    assert "FormatBullets d1: word 1 changed: 'The' → 'council'" in line
 
 
 def test_format_conditions_resolve_as_attacks_on_one_candidate() -> None:

@@ -35,6 +35,7 @@ from judgeprobe.text import embeddings, preserve
 from judgeprobe.text.format import same_words
 
 THRESHOLD = 0.75  # as the builder's default similarity_threshold
+FAILED_SHOWN = 3  # failed checks named in the sweep's summary line
 SCHEMA = {
     "condition": pl.String,
     "item_id": pl.String,
@@ -154,7 +155,13 @@ def write_attack_checks(
     table.write_csv(path)
     kept, unknown = int(table["preserved"].sum()), table["preserved"].null_count()
     maybe = f" ({unknown} without a similarity)" if unknown else ""
-    return f"attack preservation: {kept} of {table.height} attacked texts pass{maybe} → {path}"
+    failed = table.filter(pl.col("preserved").not_())
+    named = "; ".join(f"{r['condition']} {r['item_id']}: {r['flag']}"
+                      for r in failed.head(FAILED_SHOWN).iter_rows(named=True))  # fmt: skip
+    more = f" and {failed.height - FAILED_SHOWN} more" if failed.height > FAILED_SHOWN else ""
+    shown = f" (failed: {named}{more})" if named else ""
+    return (f"attack preservation: {kept} of {table.height} attacked texts pass{maybe}{shown} "
+            f"→ {path}")  # fmt: skip
 
 
 DEGRADE_SCHEMA = {
