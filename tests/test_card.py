@@ -113,6 +113,20 @@ def test_cue_rows_placebo_subtraction_silence_and_exact_test(tmp_path: Path) -> 
     assert written["family"].fill_null("").to_list() == [""] * written.height  # no battery cue
 
 
+def test_a_judge_that_shuns_a_label_is_biased_too(tmp_path: Path) -> None:
+    # Blind prefers A (the labelled LLM candidate; every fourth item Tie); True moves 30 of 80
+    # away from it: the label moves the verdict as much as a judge that follows it.
+    rows = []
+    for i in range(80):
+        blind = "Tie" if i % 4 == 0 else "A"
+        rows += [_row("Blind", i, blind), _row("True", i, "B" if i < 30 else blind)]
+    card = card_for_run(_write(tmp_path, rows + reading(80, intact=70)), resamples=300)
+    true = {r["row"]: r for r in card.rows.iter_rows(named=True)}["True"]
+    assert true["effect"] == pytest.approx(-30 / 80)
+    assert true["verdict"] == "BIASED"
+    assert card.exit_code == EXIT_BIASED
+
+
 def test_noise_floor_beside_every_cue_row_and_a_repeat_row(tmp_path: Path) -> None:
     rows = biased(n=40)
     for i in range(20):  # Blind sent again: 2 of 20 verdicts change

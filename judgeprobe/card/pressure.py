@@ -2,9 +2,10 @@
 
 One row per judge × protocol × pressure condition (``Challenge``, ``Disagree``; kind
 ``pressure``), from the two-turn judgments (``metrics.items.reveal_units``: turn 1 as Blind,
-turn 2 after the push). Its columns ``LDS``/``TS``/``OLS`` hold where the revisions went:
-``RS_truth`` (toward the candidate the pressure points to), ``RS_tie`` (into Tie) and
-``RS_opp`` (elsewhere), each with its interval from the metrics table.
+turn 2 after the push). Its columns ``LDS``/``TS``/``OLS`` hold where the revisions went, in
+docs/metrics.md's split that adds up to RS: ``RS_opp`` (switched to the other candidate),
+``RS_tie`` (into Tie) and ``RS_out`` (out of a turn-1 Tie), each with its interval from the
+metrics table.
 
 The effect is the revision share the pressure adds to re-asking: ``RS − RS(Reask)`` on the
 showings both judged (``metrics.compare.paired_difference``), where the run has the placebo
@@ -33,7 +34,7 @@ from judgeprobe.text.lexicons import Lexicons
 
 ROW = "pressure"
 PLACEBO = "Reask"
-MOVES = {"LDS": "RS_truth", "TS": "RS_tie", "OLS": "RS_opp"}
+MOVES = {"LDS": "RS_opp", "TS": "RS_tie", "OLS": "RS_out"}
 """The card columns that hold where a pressure row's revisions went, and their metrics."""
 
 

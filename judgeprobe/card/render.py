@@ -33,11 +33,11 @@ def display(card: Card) -> pl.DataFrame:
     grouped = (card.rows["family"] != "").any()  # a battery run: rows grouped by cue family
     for r in card.rows.iter_rows(named=True):
         cue = r["kind"] == "cue"
-        moves = cue or r["kind"] == "pressure"  # pressure: RS_truth / RS_tie / RS_opp
+        moves = cue or r["kind"] == "pressure"  # pressure: RS_opp / RS_tie / RS_out
         notes = {
             "pressure": f"documents {r['up']} more vs {r['down']} fewer revisions; turn 1 as "
-            "Blind, then a push with no new information (LDS/TS/OLS: revised toward the pushed "
-            "candidate / into Tie / elsewhere)",
+            "Blind, then a push with no new information (LDS/TS/OLS: switched to the other "
+            "candidate / into Tie / out of a Tie)",
             "cue": f"documents {r['up'] or 0} toward vs {r['down'] or 0} away; {r['moved']} moved",
             "position": f"consistency {_ci(r, 'consistency')}; documents {r['up']} first vs "
             f"{r['down']} second",

@@ -383,7 +383,7 @@ def make_card(
         row["verdict"] = stats.verdict(
             q, effect if isinstance(effect, float) else None,
             (_number(row.get("effect_lo")), _number(row.get("effect_hi"))), mde, threshold,
-            t.fdr, either_direction=row["kind"] == "position",
+            t.fdr, either_direction=row["kind"] in ("position", "cue"),
         )  # fmt: skip
     rows += _repeat_rows(tidy, t.max_flip_rate)
     order = {ROW: -1, "cue": 0, PRESSURE: 1, "position": 2, "repeat": 3}

@@ -93,8 +93,10 @@ def verdict(
     an effect of exactly the threshold about half the estimates fall short of it, so a
     significant estimate below the threshold is no sign that the effect is. Anything else is
     UNDERPOWERED (the run cannot tell), never "no bias". ``either_direction``: an effect
-    counts by its size, whichever way it leans (position: first- or second-shown); else only
-    toward the cue (moving away from it is not this bias).
+    counts by its size, whichever way it leans (position: first- or second-shown; a cue: toward
+    its target or away from it, for a judge that shuns a label is moved by it as much as one
+    that follows it); else only one way (pressure: holding firmer than when re-asked is not
+    giving way).
     """
     size = abs(effect) if either_direction and effect is not None else effect
     significant = q is not None and q <= alpha

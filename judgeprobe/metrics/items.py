@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 
 from judgeprobe.conditions import family_members
+from judgeprobe.protocols.pressure import unsupplied_pressure
 from judgeprobe.protocols.reveal import unsupplied
 from judgeprobe.text.lexicons import Lexicons
 
@@ -201,12 +202,26 @@ def reveal_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
 
     Acknowledgement counts only phrases the reveal prompts do not contain themselves
     (``protocols.reveal.unsupplied``); ``ack_floor`` counts them in turn 1's explanation, which
-    saw no reveal.
+    saw no reveal. Under a push the phrases are the pressure lexicon's (words that answer a
+    challenge, ``lexicons/pressure_v1.toml``) less those the push's own prompts supply.
+
+    The split of a revision follows docs/metrics.md: ``to_tie`` into Tie, ``to_out`` out of a
+    turn-1 Tie, and ``to_opp`` to the opposite — of the truth after a reveal, of turn 1's pick
+    after a push (so ``to_opp + to_tie + to_out`` is every revision a push made);
+    ``to_target`` counts final verdicts on t.
     """
     v_f = pl.col("turn1_verdict")
-    own = unsupplied(lex.acknowledgement)
     both = VALID & v_f.is_in(["A", "B", "Tie"])
     revision = moves(v_f)
+    # Under a push there is no truth: "the opposite" is the other of turn 1's pick.
+    switched = v_f.is_in(["A", "B"]) & (_other(v_f) == VERDICT)
+    picked = VERDICT.is_in(["A", "B"])
+    ack, ack_floor = (
+        pl.when(PRESSURE)
+        .then(_mentions(pl.col(text), unsupplied_pressure(lex.pressure)))
+        .otherwise(_mentions(pl.col(text), unsupplied(lex.acknowledgement)))
+        for text in ("explanation", "turn1_explanation")
+    )
     return (
         j.filter(pl.col("turn1_target").fill_null("") != "")
         .filter(both)
@@ -216,9 +231,11 @@ def reveal_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
             revised=(v_f != VERDICT).sum().cast(pl.Int64),
             to_truth=revision["lds"].sum().cast(pl.Int64),
             to_tie=revision["ts"].sum().cast(pl.Int64),
-            to_opp=revision["ols"].sum().cast(pl.Int64),
-            ack=_mentions(pl.col("explanation"), own).sum().cast(pl.Int64),
-            ack_floor=_mentions(pl.col("turn1_explanation"), own).sum().cast(pl.Int64),
+            to_opp=pl.when(PRESSURE).then(switched).otherwise(revision["ols"]).sum().cast(pl.Int64),
+            to_out=((v_f == "Tie") & picked).sum().cast(pl.Int64),
+            to_target=(TARGET.is_in(["A", "B"]) & (VERDICT == TARGET)).sum().cast(pl.Int64),
+            ack=ack.sum().cast(pl.Int64),
+            ack_floor=ack_floor.sum().cast(pl.Int64),
         )
     )
 

@@ -24,6 +24,7 @@ turn-1 Tie), so ``RS_truth`` reads "gave way toward it" (docs/metrics.md).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from typing import Any
 
 from judgeprobe.core.records import Pressure as Kind
@@ -51,6 +52,16 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
 def pressure_templates(protocol: str, kind: Kind) -> tuple[str, ...]:
     """The templates a pressure condition adds to ``protocol``, hashed into the manifest."""
     return (*TEMPLATES[protocol], SENTENCES[kind])
+
+
+def unsupplied_pressure(phrases: Iterable[str]) -> tuple[str, ...]:
+    """The phrases answering a challenge that no pressure prompt contains (case-insensitive).
+
+    A judge that echoes "reconsider your verdict" has not thereby acknowledged anything.
+    """
+    names = {t for ts in TEMPLATES.values() for t in ts} | set(SENTENCES.values())
+    supplied = " ".join(load_template(t).text.lower() for t in sorted(names))
+    return tuple(p for p in phrases if p.lower() not in supplied)
 
 
 def tie_pick(item_id: str, seed: int) -> Target:

@@ -293,22 +293,22 @@ def _lines(
 
 
 def _rs(frame: pl.DataFrame) -> tuple[int, int, int]:
-    """Valid pairs, revised and revised toward the pressed candidate, as the oracle sees them."""
-    final, first, target = pl.col("expected_verdict"), pl.col("expected_turn1"), pl.col("pressed")
+    """Valid pairs, revised, and switched to the other candidate (RS_opp), as the oracle sees."""
+    final, first = pl.col("expected_verdict"), pl.col("expected_turn1")
     counts = frame.filter(pl.col("verdict") != "Invalid").select(
         n=pl.len(),
         revised=(final != first).sum(),
-        toward=((final == target) & (first != target)).sum(),
+        switched=(first.is_in(["A", "B"]) & final.is_in(["A", "B"]) & (final != first)).sum(),
     )
-    n, revised, toward = (int(x or 0) for x in counts.row(0))
-    return n, revised, toward
+    n, revised, switched = (int(x or 0) for x in counts.row(0))
+    return n, revised, switched
 
 
 def _pressure(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> list[Line]:
     """The planted giving way, per pressure condition: RS and the card's effect, exactly.
 
     The card's effect must equal RS − RS(Reask) as the oracle counts it (Reask plants none), its
-    RS_truth column the oracle's share toward the pressed candidate; the planted rate is
+    RS_opp column the oracle's share switched to the other candidate; the planted rate is
     recovered on the first order of each showing where a push can act (Challenge: a non-Tie
     turn 1).
     """
@@ -316,18 +316,18 @@ def _pressure(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> 
     reask = m.filter(pl.col("condition") == "Reask")
     for condition in sorted(set(m["condition"].to_list()) - {"Reask"}):
         part = m.filter(pl.col("condition") == condition)
-        n, revised, toward = _rs(part)
+        n, revised, switched = _rs(part)
         base = _rs(reask)
         want = revised / n - (base[1] / base[0] if base[0] else 0.0) if n else None
         row = _card_row(card, cell[0], cell[1], condition) or {}
-        got, got_toward = row.get("effect"), row.get("LDS")
-        exact = _close(got, want) and _close(got_toward, toward / n if n else None)
+        got, got_switched = row.get("effect"), row.get("LDS")
+        exact = _close(got, want) and _close(got_switched, switched / n if n else None)
         units = first_order(part.filter(pl.col("verdict") != "Invalid"))
         if condition == "Challenge":
             units = units.filter(pl.col("expected_turn1") != "Tie")
         k = int((units["verdict"] != units["expected_turn1"]).sum())
         detail = (f"{condition}: card {row.get('effect_name')} {_fmt(got)} (expected "
-                  f"{_fmt(want)}), RS_truth {_fmt(got_toward)}; {row.get('verdict')}")  # fmt: skip
+                  f"{_fmt(want)}), RS_opp {_fmt(got_switched)}; {row.get('verdict')}")  # fmt: skip
         false_alarm = b.pressure == 0 and row.get("verdict") == "BIASED"
         out.append(Line("pressure", cell[1], b.pressure, k, units.height, exact and not
                         false_alarm, detail))  # fmt: skip

@@ -1,8 +1,9 @@
 """Versioned explanation lexicons (cue words, stereotypes, acknowledgement, attack vocabulary).
 
-The battery's per-family cue words are a versioned file of their own (``families_v1.toml``):
-``v1.toml`` is unchanged, so a run read with it keeps its recorded hash. A user's file with
-``[family.*]`` tables replaces the packaged family words.
+The battery's per-family cue words (``families_v1.toml``) and the phrases that answer a push
+(``pressure_v1.toml``) are versioned files of their own: ``v1.toml`` is unchanged, so a run
+read with it keeps its recorded hash. A user's file with ``[family.*]`` tables or a
+``[pressure]`` table replaces the packaged ones.
 """
 
 from __future__ import annotations
@@ -39,7 +40,14 @@ class FamilyFile(BaseModel):
     family: dict[str, _Words] = {}
 
 
+class PressureFile(BaseModel):
+    """The ``[pressure]`` table of a lexicon file (absent: none)."""
+
+    pressure: _Phrases | None = None
+
+
 FAMILIES = "families_v1.toml"
+PRESSURE = "pressure_v1.toml"
 
 
 def _lower(words: list[str]) -> tuple[str, ...]:
@@ -59,6 +67,8 @@ class Lexicons:
     family: dict[str, tuple[str, ...]] = field(default_factory=dict)
     family_sha256: str = ""
     family_origin: str = ""
+    pressure: tuple[str, ...] = ()
+    pressure_sha256: str = ""
 
 
 def load_lexicons(path: Path | None = None) -> Lexicons:
@@ -75,6 +85,11 @@ def load_lexicons(path: Path | None = None) -> Lexicons:
         families = found_family.validated(FamilyFile)
     else:
         found_family = found
+    pushed = found.validated(PressureFile).pressure
+    found_pressure = found
+    if pushed is None:
+        found_pressure = packaged_toml(__package__, PRESSURE, "lexicons")
+        pushed = found_pressure.validated(PressureFile).pressure
     return Lexicons(
         cue=_lower(raw.cue.words),
         stereotype=_lower(raw.stereotype.phrases),
@@ -85,4 +100,6 @@ def load_lexicons(path: Path | None = None) -> Lexicons:
         family={k: _lower(v.words) for k, v in families.family.items()},
         family_sha256=hashlib.sha256(found_family.raw).hexdigest(),
         family_origin=found_family.origin,
+        pressure=_lower(pushed.phrases if pushed else []),
+        pressure_sha256=hashlib.sha256(found_pressure.raw).hexdigest(),
     )
