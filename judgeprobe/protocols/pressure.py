@@ -29,7 +29,7 @@ from typing import Any
 
 from judgeprobe.core.records import Pressure as Kind
 from judgeprobe.core.records import Target, Verdict
-from judgeprobe.prompts import load_named
+from judgeprobe.prompts import load_named, load_template
 from judgeprobe.protocols.base import Asker, Turn
 from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.reveal import Recorder, second_turn
