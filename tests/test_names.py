@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from judgeprobe.conditions import NAMED_BLIND, builtin_conditions
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.manifest import label_schemes
 from judgeprobe.cue.plan import count, cue_jobs, protocols_for
 from judgeprobe.prompts import load_named, load_template
 from judgeprobe.protocols.base import Presentation
@@ -253,3 +254,15 @@ def test_selftest_recovers_a_position_lean_per_scheme_exactly(
     card = (tmp_path / "run" / "card.md").read_text()
     assert "position (letters)" in card
     assert "position (ids)" in card
+
+
+def test_the_manifest_records_what_each_scheme_asked_with() -> None:
+    cfg = _cfg(names=["numbers", "letters", "ids"])
+    got = label_schemes(cfg, protocols_for(cfg))
+    assert list(got) == ["numbers", "letters", "ids"]
+    assert got["numbers"]["names"] == ["1", "2"]
+    assert got["letters"]["names"] == ["A", "B"]
+    assert got["numbers"]["protocol_templates"] != got["letters"]["protocol_templates"]
+    assert got["numbers"]["schemas"]["pairwise_verdict"] != got["letters"]["schemas"][
+        "pairwise_verdict"]  # fmt: skip
+    assert "per item" in got["ids"]["names"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 from judgeprobe.conditions import Condition
 from judgeprobe.core.files import content_hash
 from judgeprobe.cue.config import SweepConfig
@@ -13,6 +15,7 @@ from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.settings import own_records
 from judgeprobe.engine.wire import sampling_record
 from judgeprobe.protocols import JudgeProtocol, replies, templates_hash
+from judgeprobe.protocols.names import LETTERS, NUMBERS, Scheme
 from judgeprobe.protocols.reveal import reveal_templates
 from judgeprobe.runs.manifest import provenance, public_url
 
@@ -23,6 +26,30 @@ REPLY_MODELS = (
     replies.ScoreReply,
     replies.RankReply,
 )
+
+
+def label_schemes(cfg: SweepConfig, protocols: Mapping[str, JudgeProtocol]) -> dict[str, Any]:
+    """What each label scheme of the sweep asked with (``protocols.names``).
+
+    Numbers and letters: their names and the hashes of the templates and reply schemas as read
+    under them; ids: the rule that draws two IDs per item (the hashes differ per item).
+    """
+    fixed: dict[Scheme, tuple[str, str]] = {"numbers": NUMBERS, "letters": LETTERS}
+    out: dict[str, Any] = {}
+    for scheme in cfg.schemes:
+        names = fixed.get(scheme)
+        if names is None:
+            out[scheme] = {"names": "two IDs per item from sha256('names:ids:' + item_id)"}
+            continue
+        models: list[type[BaseModel]] = [replies.named(m, names) for m in REPLY_MODELS]
+        asked = [schema_of(m) for m in models]
+        out[scheme] = {
+            "names": list(names),
+            "protocol_templates": {n: templates_hash(p.templates, names)
+                                   for n, p in protocols.items()},
+            "schemas": {str(s["title"]): content_hash(s) for s in asked},
+        }  # fmt: skip
+    return out
 
 
 def new_manifest(
@@ -58,6 +85,7 @@ def new_manifest(
         "schemas": {str(schema_of(m)["title"]): content_hash(schema_of(m)) for m in REPLY_MODELS},
         "conditions": chosen,
         **({"own_prompts": own} if own else {}),
+        **({"label_schemes": label_schemes(cfg, protocols)} if cfg.schemes != ["numbers"] else {}),
         "judges": [
             {
                 "name": name,
