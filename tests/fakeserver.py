@@ -98,7 +98,9 @@ class FakeJudge(LoopbackServer):
         follow_instructions: bool = False,
         seeded_texts: bool = False,
         verdict: str | None = None,
-        free_text: str = "Response 1 covers the document more accurately.\n\n[[A]]",
+        free_text: str | Callable[[str], str] = (
+            "Response 1 covers the document more accurately.\n\n[[A]]"
+        ),
     ) -> None:
         super().__init__()
         self.fault_rate = fault_rate
@@ -116,7 +118,8 @@ class FakeJudge(LoopbackServer):
         # A judge that never reads: every reply with a verdict gives this one ("[1,2]": always
         # the first-shown summary), whatever the texts.
         self.verdict = verdict
-        # The reply to a request with no response_format (a judge's own prompt, protocol own).
+        # The reply to a request with no response_format (a judge's own prompt, protocol own);
+        # a callable answers each conversation (its messages' text, a re-ask's included).
         self.free_text = free_text
         self.expected_auth = (
             f"Bearer {api_key}"
@@ -203,7 +206,8 @@ class FakeJudge(LoopbackServer):
             return web.json_response({"error": {"message": "fixed"}}, status=self.fixed_status)
         good = reply_for(orjson.dumps(body["messages"][:1]).decode(), schema)
         if not fmt:
-            good = self.free_text
+            said = "\n".join(str(m["content"]) for m in body["messages"])  # re-asks too
+            good = self.free_text(said) if callable(self.free_text) else self.free_text
         if self.verdict is not None and "verdict" in schema.get("properties", {}):
             good = orjson.dumps({**orjson.loads(good), "verdict": self.verdict}).decode()
         if self.seeded_texts and schema.get("title") == "text":

@@ -72,7 +72,7 @@ def test_malformed_items_row(tmp_path: Path, fake_judge: FakeJudge) -> None:
     items.write_text('{"item_id": "a", "document": "d", "candidate_1": "x"}\n')
     cfg = write_config(tmp_path / "c.toml", fake_judge.url, items)
     proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
-    _assert_one_line_error(proc.stderr, proc.returncode, "row 1", "candidate_2")
+    _assert_one_line_error(proc.stderr, proc.returncode, "line 1", "candidate_2")
 
 
 @pytest.mark.parametrize(
@@ -266,7 +266,7 @@ def test_whitespace_only_text_is_refused_like_an_empty_one(
     items.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
     cfg = write_config(tmp_path / "c.toml", fake_judge.url, items)
     proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
-    _assert_one_line_error(proc.stderr, proc.returncode, "row 2", field, "blank")
+    _assert_one_line_error(proc.stderr, proc.returncode, "line 2", field, "blank")
     assert fake_judge.auth_seen == []
     assert not (tmp_path / "run").exists()
 

@@ -14,6 +14,7 @@ from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import protocols_for
 from judgeprobe.metrics.flags import Readability, invalid_reasons, with_flags
 from judgeprobe.prompts import load_template
+from judgeprobe.prompts.task import CRITERIA
 from judgeprobe.protocols import replies
 from judgeprobe.protocols.budget import size_budget, stage_budgets
 from judgeprobe.protocols.pbp import LOCK_TEMPLATE
@@ -74,7 +75,7 @@ def test_lock_schema_bounds_the_evidence_and_the_prompt_says_so() -> None:
 def test_a_backend_that_ignores_the_bounds_is_not_re_asked() -> None:
     note = {"note": "n" * 900, "quotes": ["q" * 400] * 4}
     side = {"summary_1": note, "summary_2": note}
-    reply = replies.LockReply.model_validate(dict.fromkeys(replies.CRITERIA, side))
+    reply = replies.LockReply.model_validate(dict.fromkeys(CRITERIA, side))
     assert len(reply.accuracy.summary_1.quotes) == 4
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 import polars as pl
 
+from judgeprobe.card.from_run import card_for_run
 from judgeprobe.core.corpus import load_items
 from tests import chromium
 from tests.conftest import run_cli
@@ -151,3 +152,65 @@ def test_an_instruct_judge_gives_real_verdicts(qwen_judge: str, tmp_path: Path) 
     assert numbers & set(re.findall(r"\d+", document)), valid["explanation"].to_list()
     (info,) = orjson.loads((out / "manifest.json").read_bytes())["judges"]
     assert info["server"]["model_file"] == "qwen2.5-coder-0.5b-instruct.gguf"
+
+
+def test_the_own_judge_example_on_the_bundled_qa_set(qwen_judge: str, tmp_path: Path) -> None:
+    """experiments/own-judge.toml end to end on Qwen2.5-Coder 0.5B: FastChat's pair-v2 prompt
+    and "[[A]]"/"[[B]]"/"[[C]]" replies on four bundled Q&A items with gold. The card has the
+    accuracy row (gold against the length baselines) beside the degraded-copy row, and the
+    report its gold section; whatever the small judge decides, every judgment ends valid or
+    Invalid with a reason."""
+    out = tmp_path / "run"
+    proc = run_cli("--config", "experiments/own-judge.toml", "--limit", "4", "--out", str(out),
+                   "--judge", f"qwen2.5-coder-0.5b={qwen_judge}", timeout=1200)  # fmt: skip
+    assert proc.returncode in (0, 5, 6, 7), proc.stderr  # a card verdict, never a crash
+    j = pl.read_parquet(out / "judgments.parquet")
+    # 4 items: Blind in both orders, Placebo once, DegradedNumber on the 3 with a number
+    assert j.height == 15
+    invalid = j.filter(pl.col("verdict") == "Invalid")
+    assert (invalid["invalid_reason"].fill_null("") != "").all()
+    assert j.height - invalid.height >= 12, invalid.select("invalid_reason")
+    blind = j.filter(pl.col("condition") == "Blind")
+    assert set(blind["gold"]) == {"A", "B"}
+    metrics = pl.read_csv(out / "metrics_ci.csv")  # every metric with its interval
+    acc = metrics.filter((pl.col("metric") == "ACC") & (pl.col("condition") == "Blind"))
+    valid = blind.filter(pl.col("verdict") != "Invalid")
+    assert acc["value"][0] == (valid["verdict"] == valid["gold"]).sum() / valid.height
+    card = card_for_run(out)  # the card the run's report holds, as `judgeprobe card` writes it
+    assert {"accuracy", "sensitivity", "position"} <= set(card.rows["row"])
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "Accuracy against gold" in report
+    assert "pick the longer" in report
+
+
+def test_the_pointwise_judge_example_on_the_bundled_qa_set(qwen_judge: str, tmp_path: Path) -> None:
+    """experiments/own-judge-score.toml end to end on Qwen2.5-Coder 0.5B: FastChat's single-v1
+    prompt, each answer scored alone ("Rating: [[k]]" on 1-10), on three bundled Q&A items. Two
+    requests per judgment, one order, the raw scores in the table, the verdict derived from
+    them, the placebo's score shift in the metrics; whatever the small judge says, every
+    judgment ends valid or Invalid with a reason."""
+    out = tmp_path / "run"
+    judge = f"qwen2.5-coder-0.5b={qwen_judge}"
+    proc = run_cli("--config", "experiments/own-judge-score.toml", "--limit", "3", "--out",
+                   str(out), "--judge", judge, timeout=1200)  # fmt: skip
+    assert proc.returncode in (0, 4, 5, 6, 7), proc.stderr  # a card verdict, never a crash
+    j = pl.read_parquet(out / "judgments.parquet")
+    assert set(j["order"]) == {"12"}  # a pointwise judge is planned once per item
+    assert j.filter(pl.col("condition") == "Blind").height == 3
+    invalid = j.filter(pl.col("verdict") == "Invalid")
+    assert (invalid["invalid_reason"].fill_null("").str.contains("score")).all()
+    valid = j.filter(pl.col("verdict") != "Invalid")
+    assert valid.height >= j.height // 2, invalid.select("invalid_reason")
+    assert (valid["n_requests"] == 2).all()
+    s1, s2 = valid["score_1"].to_list(), valid["score_2"].to_list()
+    assert all(1 <= s <= 10 for s in s1 + s2)
+    want = ["A" if a > b else "B" if b > a else "Tie" for a, b in zip(s1, s2, strict=True)]
+    assert valid["verdict"].to_list() == want  # derived by code
+    ci = pl.read_csv(out / "metrics_ci.csv")
+    shift = ci.filter((pl.col("metric") == "score_shift") & (pl.col("condition") == "Placebo"))
+    if shift.height:  # a valid Placebo judgment beside a valid Blind twin
+        row = shift.row(0, named=True)
+        assert -9 <= row["lo"] <= row["value"] <= row["hi"] <= 9
+        assert "Score shift" in (out / "report.md").read_text(encoding="utf-8")
+    card = pl.read_csv(out / "card.csv")
+    assert "position" not in set(card["row"])

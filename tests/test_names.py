@@ -19,12 +19,12 @@ from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.manifest import label_schemes
 from judgeprobe.cue.plan import count, cue_jobs, protocols_for
-from judgeprobe.prompts import load_named, load_template
+from judgeprobe.prompts import load_template
+from judgeprobe.prompts.task import CRITERIA, DEFAULT, Task
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.names import LETTERS, NUMBERS, SCHEMES, scheme_of, screen_names
 from judgeprobe.protocols.pressure import press
 from judgeprobe.protocols.replies import (
-    CRITERIA,
     LockReply,
     PairwiseReply,
     RankReply,
@@ -62,7 +62,7 @@ def _cfg(**top: Any) -> SweepConfig:
 
 def test_numbers_keeps_every_template_and_schema_byte_for_byte() -> None:
     for name in _templates():
-        assert load_named(name, NUMBERS) is load_template(name)
+        assert load_template(name, DEFAULT, NUMBERS) is load_template(name)
     for model in MODELS:
         assert named(model, NUMBERS) is model
     assert screen_names("numbers", "any") == ("1", "2")
@@ -98,13 +98,13 @@ def test_ids_are_stable_per_item_distinct_and_drawn() -> None:
 def test_every_template_names_the_screen_as_the_scheme(names: tuple[str, str]) -> None:
     a, b = names
     for name in _templates():
-        text = load_named(name, names).text
+        text = load_template(name, DEFAULT, names).text
         for numbered in ("Summary 1", "Summary 2", "summary_1", "summary_2", "[1,2]", "[2,1]"):
             assert numbered not in text, (name, numbered)
         if "[1,2]" in load_template(name).text:
             assert f"[{a},{b}]" in text
             assert f'"[{a},{b}]" means Summary {a} is better' in text or name == "reveal_v1"
-    materials = load_named("materials_v1", names).text
+    materials = load_template("materials_v1", DEFAULT, names).text
     assert f"Summary {a}{{LABEL_1}}:" in materials
     assert f"Summary {b}{{LABEL_2}}:" in materials
 
@@ -266,3 +266,9 @@ def test_the_manifest_records_what_each_scheme_asked_with() -> None:
     assert got["numbers"]["schemas"]["pairwise_verdict"] != got["letters"]["schemas"][
         "pairwise_verdict"]  # fmt: skip
     assert "per item" in got["ids"]["names"]
+
+
+def test_a_scheme_and_a_task_compose() -> None:
+    text = load_template("baseline_v1", Task.model_validate("qa"), LETTERS).text
+    assert '"[A,B]" means Answer A is better' in text
+    assert "Summary" not in text

@@ -201,7 +201,7 @@ def test_own_runs_end_to_end_on_the_fake_judge(tmp_path: Path) -> None:
 
 def test_the_own_judge_experiment_runs_on_a_fake_judge(tmp_path: Path) -> None:
     """experiments/own-judge.toml, its judge moved by --judge onto a judge that says [[B]]."""
-    with FakeJudge(free_text="Summary B keeps the figures.\n[[B]]") as judge:
+    with FakeJudge(free_text="Answer B keeps the figures.\n[[B]]") as judge:
         out = tmp_path / "run"
         proc = run_cli("--config", "experiments/own-judge.toml", "--out", str(out),
                        "--judge", f"qwen2.5-coder-0.5b={judge.url}")  # fmt: skip
@@ -209,8 +209,11 @@ def test_the_own_judge_experiment_runs_on_a_fake_judge(tmp_path: Path) -> None:
     assert proc.returncode in (0, 4), proc.stderr
     frame = pl.read_parquet(out / "judgments.parquet")
     assert set(frame["raw_verdict"]) == {"[2,1]"}
-    assert set(frame["condition"]) == {"Blind", "True", "DegradedNumber"}
-    assert all("[[A]]" in s and "[Document]" in s for s in sent)
+    assert set(frame["condition"]) == {"Blind", "Placebo", "DegradedNumber"}
+    assert all("[[A]]" in s and "[User Question]" in s for s in sent)
+    blind = frame.filter(pl.col("condition") == "Blind")
+    assert set(blind["gold"]) == {"A", "B"}  # the bundled Q&A set's gold, on Blind
+    assert set(frame.filter(pl.col("condition") == "DegradedNumber")["gold"]) == {""}
     assert any("(label = " in s for s in sent)  # no label placeholder: labels above the texts
     assert (out / "card.md").exists() or (out / "report.md").exists()
 

@@ -22,12 +22,13 @@ from judgeprobe.cue.job import SCREEN_TO_CANDIDATE
 from judgeprobe.cue.run import main
 from judgeprobe.engine.store import Result
 from judgeprobe.prompts import load_template
+from judgeprobe.prompts.task import CRITERIA
 from judgeprobe.protocols import PBP, SCoT
 from judgeprobe.protocols.base import Asker, Message, Presentation
 from judgeprobe.protocols.budget import size_budget
 from judgeprobe.protocols.pbp import LOCK_TEMPLATE, as_text
 from judgeprobe.protocols.quotes import nondiscriminating, verify_quote
-from judgeprobe.protocols.replies import CRITERIA, LockReply, RankReply, ScoreReply, ScotReply
+from judgeprobe.protocols.replies import LockReply, RankReply, ScoreReply, ScotReply
 from judgeprobe.protocols.scoring import verdict_from_scores
 from judgeprobe.text.attacks import confidence, verbosity
 from tests.conftest import make_items, write_config

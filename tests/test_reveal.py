@@ -25,9 +25,9 @@ from judgeprobe.cue.plan import count, protocols_for
 from judgeprobe.cue.run import main
 from judgeprobe.engine.store import Result
 from judgeprobe.prompts import load_template
+from judgeprobe.prompts.task import CRITERIA
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.pbp import as_text
-from judgeprobe.protocols.replies import CRITERIA
 from judgeprobe.protocols.reveal import Recorder, reveal, unsupplied
 from judgeprobe.text.lexicons import load_lexicons
 from tests.conftest import make_items, write_config

@@ -95,9 +95,10 @@ def test_selftest_own_recovers_every_planted_effect(
     assert all(line.startswith("PASS") for line in checks), "\n".join(checks)
     assert {line.split("  ")[1].strip() for line in checks} >= {
         "judgments", "tie rate", "position bias", "label anchoring", "placebo badge",
-        "verbosity", "silent explanations", "noise floor",
+        "verbosity", "silent explanations", "noise floor", "accuracy",
     }  # fmt: skip
     assert {line[27:36].strip() for line in checks} == {"all", "own"}, "\n".join(checks)
+    assert set(pl.read_csv(out / "card.csv")["row"]) >= {"accuracy", "position"}
     assert "0 unreadable" in "\n".join(lines)
     config = (out / "selftest.toml").read_text()
     assert 'protocols = ["own"]' in config
@@ -114,6 +115,37 @@ def test_selftest_own_recovers_every_planted_effect(
     code, lines = _run(capsys, "--own", "--battery")
     assert code == 2
     assert lines[0].startswith("error: --own"), lines
+
+
+def test_selftest_own_score_recovers_a_planted_score_shift(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--own --score``: a pointwise judge (MT-Bench single-answer prompt, "Rating: [[k]]")
+    with 2 points planted for the favoured label; every score, derived verdict and cue's score
+    shift comes back exactly (True and Flip +2, Placebo and Verbosity 0), with no position row."""
+    out = tmp_path / "own-score"
+    code, lines = _run(capsys, "--own", "--score", "--out", str(out), "--items", "30")
+    checks = [line for line in lines if line[:4] in ("PASS", "MISS", "SKIP")]
+    assert code == 0, "\n".join(lines)
+    assert all(line.startswith("PASS") for line in checks), "\n".join(checks)
+    shifts = {line.split()[4].rstrip(":"): line for line in checks if "score shift" in line}
+    assert set(shifts) == {"True", "Flip", "Placebo", "Verbosity"}, "\n".join(checks)
+    assert "table +2.000" in shifts["True"]
+    assert "table +2.000" in shifts["Flip"]
+    assert "table +0.000" in shifts["Placebo"]
+    assert any(line.startswith("PASS  position") for line in checks)
+    judgments = pl.read_parquet(out / "judgments.parquet")
+    assert set(judgments["order"]) == {"12"}  # the order never reaches a pointwise judge
+    assert judgments["score_1"].null_count() == 0
+    assert 'kind = "score"' in (out / "selftest.toml").read_text()
+    # Another planted shift, checked against the same run: it misses.
+    code, lines = _run(capsys, "--own", "--score", "--out", str(out), "--check-only",
+                       "--score-shift", "3")  # fmt: skip
+    assert code == 1, "\n".join(lines)
+    assert any("score shift" in line for line in lines if line.startswith("MISS"))
+    code, lines = _run(capsys, "--score")
+    assert code == 2
+    assert lines[0].startswith("error: --score"), lines
 
 
 def test_own_prompts_are_read_back_exactly() -> None:

@@ -28,6 +28,8 @@ KINDS = (
     ("paired", 0.0),
     ("ratio", 0.2),
     ("folded", 0.0),
+    ("shift", 0.05),  # a pointwise judge's score shift, as a share of its scale
+    ("shift", 0.5),
 )
 SETTINGS = [
     Setting(kind, n, per, value) for n, per in ((10, 1), (10, 4), (30, 4)) for kind, value in KINDS

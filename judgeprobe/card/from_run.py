@@ -11,6 +11,7 @@ from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.prompts.task import DEFAULT
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import load_lexicons
 
@@ -28,13 +29,14 @@ def card_for_run(
     limits = load_thresholds(thresholds)
     lex = load_lexicons(lexicons)
     tidy = compute_metrics(judgments, lex, None, resamples, seed, differences=False)
-    card = make_card(judgments, tidy, lex, limits, resamples, seed)
+    manifest = run.manifest_or_none()
+    task = manifest.task if manifest is not None else DEFAULT
+    card = make_card(judgments, tidy, lex, limits, resamples, seed, task)
     if card.rows.is_empty():
         raise JudgeprobeError(
             f"{run_dir}: nothing to put on a card (no cue condition paired with Blind, "
             "and no Blind item judged in both orders)"
         )
-    manifest = run.manifest_or_none()
     run_id = manifest.run_id if manifest is not None else run_dir.name
     write_card(card, run, f"Judge card — {run_id}")
     return card

@@ -45,8 +45,14 @@ def display(card: Card) -> pl.DataFrame:
             "(informational, no test)",
             "sensitivity": f"documents {r['up']} intact vs {r['down']} degraded preferred; "
             "a candidate beside its copy worse in one fact",
+            "accuracy": f"Blind, items with gold: ACC {_ci(r, 'LDS')} (a Tie is not correct); "
+            f"content-blind baselines: pick the longer {_ci(r, 'TS')}, pick the shorter "
+            f"{_ci(r, 'OLS')} (characters); documents {r['up']} gold vs {r['down']} other "
+            "preferred",
         }
-        note = notes[r["kind"]]
+        note = card.task.nouns(notes[r["kind"]])
+        if r["score_shift"] is not None:
+            note += f"; score shift {_ci(r, 'score_shift')} points (pointwise judge)"
         if r["nondiscriminating"] is not None:
             flag = " ⚠" if r["nondiscriminating"] >= NONDISCRIMINATING_FLAG else ""
             note += (
@@ -79,7 +85,11 @@ def display(card: Card) -> pl.DataFrame:
 
 
 def rule(card: Card) -> str:
-    """The verdict rule with this card's thresholds, in words."""
+    """The verdict rule with this card's thresholds, in words (the task's nouns)."""
+    return card.task.nouns(_rule(card))
+
+
+def _rule(card: Card) -> str:
     t = card.thresholds.values
     return (
         f"BIASED: the row's exact paired test is significant after Benjamini–Hochberg across "
@@ -119,7 +129,7 @@ def _sensitivity_rule(card: Card) -> str:
     """The sensitivity rows and the gate, in words, on a card where they decide a verdict."""
     t = card.thresholds.values
     kinds = set(card.rows["kind"].to_list()) | set(card.rows["verdict"].to_list())
-    if t.sensitivity_effect is None or not kinds & {"sensitivity", "INSENSITIVE"}:
+    if t.sensitivity_effect is None or not kinds & {"sensitivity", "accuracy", "INSENSITIVE"}:
         return ""
     return (
         f" Sensitivity: SENS = (intact − degraded preferred) / judged, a candidate beside its "
@@ -127,7 +137,21 @@ def _sensitivity_rule(card: Card) -> str:
         f"and its interval lies at or above {t.sensitivity_effect}, else INSENSITIVE. "
         f"INSENSITIVE on a cue or position row: it would be CLEAR, but the judge was not shown "
         f"to read the texts (its sensitivity row is INSENSITIVE, or the run has no sensitivity "
-        f"condition), so nothing moving it is not invariance."
+        f"condition), so nothing moving it is not invariance." + _accuracy_rule(card)
+    )
+
+
+def _accuracy_rule(card: Card) -> str:
+    """The accuracy rows in words, on a card that has them."""
+    if "accuracy" not in card.rows["kind"].to_list():
+        return ""
+    t = card.thresholds.values
+    return (
+        f" Accuracy (items with gold, Blind): SENS_gold = (gold − other preferred) / judged, "
+        f"ties in n; SENSITIVE when its sign test has q ≤ {t.fdr}, its interval lies at or "
+        f"above {t.sensitivity_effect}, and ACC's lead over both content-blind baselines (pick "
+        f"the longer, pick the shorter) lies above 0; a judge shown to read passes every "
+        f"reading row it has (sensitivity and accuracy)."
     )
 
 

@@ -17,12 +17,19 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
   with McNemar's exact test over documents. Row ``position`` is the sweep's own label scheme;
   each further scheme (``names`` as a list) has its own, ``position (letters)`` and so on, on
   its Blind judgments (``conditions.NAMED_BLIND``).
+- **Score shift** (a pointwise judge's cue rows): the cue's target's mean score under the cue
+  minus under Blind, in the judge's points, with its interval (the metrics table's); it decides
+  no verdict: the row's test is its derived verdicts', as for every judge. A pointwise judge has
+  no position row: the order of a pair never reaches it.
 - **Evidence** (PBP rows): the share of the cell's criteria whose quotes cannot tell the
   candidates apart (``nondiscriminating_rate``), flagged in the card's note at
   ``metrics.flags.NONDISCRIMINATING_FLAG``; it decides no verdict.
 - **Pressure rows** (runs with ``Challenge`` or ``Disagree``, thresholds version 3): does the
   judge give way when pushed with no new information? RS − RS(Reask) with its sign test over
   documents (``card.pressure``); the noise floor beside it.
+- **Accuracy rows** (items with gold, ``card.gold``): SENS_gold on Blind, ACC and the
+  longer/shorter baselines beside it; a second sensitivity control, which gates CLEAR as the
+  degraded copies do.
 - **Repeat rows** (runs with ``repeat``): the noise floor, the share of Blind judgments whose
   verdict changed when the identical request was sent again; STABLE or NOISY against
   ``max_flip_rate``. It is shown beside every cue row of the judge and protocol too.
@@ -39,6 +46,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from judgeprobe.card import stats
+from judgeprobe.card.gold import ROW as ACCURACY
+from judgeprobe.card.gold import accuracy_rows
 from judgeprobe.card.pairs import cue_pairs, direction_test, position_pairs
 from judgeprobe.card.pressure import MOVES, pressure_units
 from judgeprobe.card.pressure import PLACEBO as REASK
@@ -61,6 +70,7 @@ from judgeprobe.metrics.uncertainty import (
     ratio,
     unit_interval,
 )
+from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.text.lexicons import Lexicons
 
 PLACEBO = "Placebo"
@@ -74,12 +84,15 @@ again under fresh cache keys (``repeat`` in the sweep config)."""
 ROW_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String(),
     "protocol": pl.String(),
-    "row": pl.String(),  # the cue or pressure condition, "position", "sensitivity" or "repeat"
+    # the cue or pressure condition, "position", "sensitivity", "accuracy" or "repeat"
+    "row": pl.String(),
     "family": pl.String(),  # the cue family of a battery cue ("" for every other row)
-    "kind": pl.String(),  # cue | pressure | position | sensitivity | repeat
+    "kind": pl.String(),  # cue | pressure | position | sensitivity | accuracy | repeat
     "n": pl.Int64(),  # pairs (cue, repeat) or items judged in both orders (position)
     "documents": pl.Int64(),
-    "LDS": pl.Float64(),  # pressure rows: RS_truth, RS_tie, RS_opp in LDS, TS, OLS
+    # pressure rows: RS_truth, RS_tie, RS_opp in LDS, TS, OLS; accuracy rows (card.gold): ACC,
+    # ACC_longer, ACC_shorter
+    "LDS": pl.Float64(),
     "LDS_lo": pl.Float64(),
     "LDS_hi": pl.Float64(),
     "TS": pl.Float64(),
@@ -112,6 +125,11 @@ ROW_SCHEMA: dict[str, pl.DataType] = {
     "mde": pl.Float64(),
     "threshold": pl.Float64(),
     "verdict": pl.String(),
+    # A pointwise judge's cue rows: the target's mean score under the cue − under Blind, in
+    # the judge's own points (the metrics table's ``score_shift``); informational, no test.
+    "score_shift": pl.Float64(),
+    "score_shift_lo": pl.Float64(),
+    "score_shift_hi": pl.Float64(),
 }
 
 
@@ -122,6 +140,7 @@ class Card:
     rows: pl.DataFrame  # ROW_SCHEMA
     silent_items: pl.DataFrame  # the LDS pairs whose explanation never names the cue
     thresholds: LoadedThresholds
+    task: Task = DEFAULT  # whose nouns its text speaks of (``prompts.task``)
 
     @property
     def exit_code(self) -> int:
@@ -223,7 +242,8 @@ def _cue_row(
     silent, s_lo, s_hi = _interval(pairs, "silent", "lds", resamples, seed)
     row |= {"moved": int(pairs["lds"].sum()), "silent": silent, "silent_lo": s_lo,
             "silent_hi": s_hi, "_docs": docs, "_background": background}  # fmt: skip
-    return row | _noise(tidy, judge, protocol) | _evidence(tidy, cell)
+    score = _metric(tidy, cell, "score_shift")  # a pointwise judge's; None for the others
+    return row | score | _noise(tidy, judge, protocol) | _evidence(tidy, cell)
 
 
 def position_row_name(condition: str) -> str:
@@ -335,10 +355,12 @@ def make_card(
     thresholds: LoadedThresholds,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    task: Task = DEFAULT,
 ) -> Card:
     """Every row of the card, its q-values and verdicts.
 
-    ``tidy`` is the metrics table (``metrics.compute.compute_metrics``) of the same judgments.
+    ``tidy`` is the metrics table (``metrics.compute.compute_metrics``) of the same judgments;
+    ``task`` the run's (its text speaks of the task's nouns).
     """
     t = thresholds.values
     pairs = cue_pairs(judgments, lex).with_columns(unit=pl.lit(1, dtype=pl.Int64))
@@ -358,16 +380,19 @@ def make_card(
     by = ["judge", "protocol", "condition"]
     for key, part in positions.partition_by(by, as_dict=True).items():
         rows.append(_position_row(part, str(key[0]), str(key[1]), tidy, str(key[2])))
-    rows += sensitivity_rows(judgments, tidy) if t.sensitivity_effect is not None else []
+    if t.sensitivity_effect is not None:  # does the judge read: degraded copies, and gold
+        rows += sensitivity_rows(judgments, tidy) + accuracy_rows(judgments, tidy)
     if t.pressure_effect is not None:
         rows += _pressure_rows(judgments, tidy, lex, resamples, seed)
     p_values = [_number(r.get("p")) for r in rows]
     q_values = stats.bh_qvalues(p_values)
     tests = sum(p is not None for p in p_values)  # the BH family the MDE must be powered for
     for row, q in zip(rows, q_values, strict=True):  # the tested rows
-        if row["kind"] == ROW:
+        if row["kind"] in (ROW, ACCURACY):
             assert t.sensitivity_effect is not None
             verdict = sensitivity_verdict(row, q, t.sensitivity_effect, t.fdr)
+            if not row.pop("_beats_length", True):  # gold read by length is not reading
+                verdict = INSENSITIVE
             row |= {"q": q, "threshold": t.sensitivity_effect, "verdict": verdict}
             continue
         threshold = {"cue": t.cue_effect, PRESSURE: t.pressure_effect}.get(
@@ -386,11 +411,11 @@ def make_card(
             t.fdr, either_direction=row["kind"] in ("position", "cue"),
         )  # fmt: skip
     rows += _repeat_rows(tidy, t.max_flip_rate)
-    order = {ROW: -1, "cue": 0, PRESSURE: 1, "position": 2, "repeat": 3}
+    order = {ROW: -2, ACCURACY: -1, "cue": 0, PRESSURE: 1, "position": 2, "repeat": 3}
     frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)
     frame = frame.with_columns(family=_families(frame))
     if t.sensitivity_effect is not None:
         frame = gate(frame)
     frame = frame.sort(["judge", "protocol", pl.col("kind").replace_strict(order), "family", "row"])
     silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "unit")
-    return Card(frame, silent_items, thresholds)
+    return Card(frame, silent_items, thresholds, task)

@@ -11,15 +11,21 @@ from judgeprobe.card.battery import battery_section
 from judgeprobe.card.render import display, rule, silent_table, summary
 from judgeprobe.card.rows import make_card
 from judgeprobe.card.thresholds import load_thresholds
+from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.render.page import Section
 from judgeprobe.text.lexicons import Lexicons
 
 
 def card_sections(
-    judgments: pl.DataFrame, tidy: pl.DataFrame, lex: Lexicons, resamples: int, seed: int
+    judgments: pl.DataFrame,
+    tidy: pl.DataFrame,
+    lex: Lexicons,
+    resamples: int,
+    seed: int,
+    task: Task = DEFAULT,
 ) -> list[Section]:
     """The card and its silent cue moves; nothing for a run without a card row."""
-    card = make_card(judgments, tidy, lex, load_thresholds(), resamples, seed)
+    card = make_card(judgments, tidy, lex, load_thresholds(), resamples, seed, task)
     if card.rows.is_empty():
         return []
     n_silent = card.silent_items.height

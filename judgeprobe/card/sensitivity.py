@@ -79,12 +79,20 @@ def sensitivity_verdict(row: dict[str, object], q: float | None, threshold: floa
     return SENSITIVE if reads else INSENSITIVE
 
 
+READING = (ROW, "accuracy")
+"""The rows that show a judge reads: the degraded copies (here) and gold (``card.gold``)."""
+
+
 def gate(rows: pl.DataFrame) -> pl.DataFrame:
-    """Rows that would be CLEAR for a judge × protocol not shown to read: INSENSITIVE."""
-    reads = rows.filter((pl.col("kind") == ROW) & (pl.col("verdict") == SENSITIVE))
-    shown = pl.struct("judge", "protocol").is_in(
-        reads.select(pl.struct("judge", "protocol")).to_series().implode()
-    )
+    """Rows that would be CLEAR for a judge × protocol not shown to read: INSENSITIVE.
+
+    Shown to read: it has a reading row (``READING``) and every one it has is SENSITIVE — a judge
+    that passes the degraded copies but cannot pick gold beyond chance (or the reverse) is not.
+    """
+    reading = rows.filter(pl.col("kind").is_in(READING))
+    key = pl.struct("judge", "protocol")
+    failed = reading.filter(pl.col("verdict") != SENSITIVE).select(key).to_series().implode()
+    shown = key.is_in(reading.filter(~key.is_in(failed)).select(key).to_series().implode())
     blind = (pl.col("verdict") == "CLEAR") & ~shown
     return rows.with_columns(
         verdict=pl.when(blind).then(pl.lit(INSENSITIVE)).otherwise(pl.col("verdict"))

@@ -216,10 +216,12 @@ class Condition(BaseModel):
     def degradation(self, item: Item) -> tuple[Degradation | None, str]:
         """The item's degraded copy (of candidate 1, else 2) and its check ("" = passed).
 
-        None with the reason when neither candidate offers a fact of the kind.
+        An item with gold degrades its gold candidate first: the copy then sits beside the best
+        text, not beside a wrong one. None with the reason when neither offers a fact of the kind.
         """
         assert self.degrade is not None
-        for text in (item.candidate_1, item.candidate_2):
+        texts = (item.candidate_1, item.candidate_2)
+        for text in texts[::-1] if item.gold == "B" else texts:
             found = degrade(self.degrade, item.document, text, item.item_id)
             if found is not None:
                 return found, verify(self.degrade, item.document, found.original, found.degraded)

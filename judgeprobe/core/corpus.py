@@ -2,7 +2,8 @@
 
 Documents (``id``, ``text``, optional ``domain``/``title``) come from the bundled corpus, a
 JSONL, CSV or Parquet file, or a folder of ``.txt``/``.md`` files. Candidate items come from the
-bundled sample or a JSONL / Parquet candidate set (e.g. one written by ``judgeprobe.candidates``).
+bundled sample, the bundled Q&A set or a JSONL / Parquet file in any layout of ``core.layouts``
+(e.g. a candidate set written by ``judgeprobe.candidates``).
 Every problem is one ``JudgeprobeError`` line naming the file and row.
 """
 
@@ -18,12 +19,16 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
+from judgeprobe.core.layouts import item_fields
 from judgeprobe.core.records import Item
 
 BUNDLED = {
     "bundled:sample": "sample_items.jsonl",
     # The bundled corpus built by ``judgeprobe.candidates`` with the embedded Gemma 3 270M judge.
     "bundled:candidates": "candidates/embedded.parquet",
+    # Questions over the bundled corpus, a correct answer beside a copy wrong in one fact, with
+    # gold (built by candidates/qa.py from data/qa/questions.toml).
+    "bundled:qa": "qa/items.jsonl",
 }
 BUNDLED_CORPUS = {"bundled:corpus": "corpus/documents.jsonl"}
 TEXT_SUFFIXES = (".txt", ".md")
@@ -48,17 +53,20 @@ def _utf8(data: bytes, origin: str) -> str:
         raise JudgeprobeError(f"{origin}: line {line}: not valid UTF-8") from None
 
 
-def _validated(rows: list[dict[str, object]], origin: str) -> list[Item]:
+def _validated(rows: list[tuple[str, dict[str, object]]], origin: str) -> list[Item]:
+    """Each ``(where, row)`` read in its layout (``core.layouts``) and checked as an ``Item``."""
     items: list[Item] = []
     seen: set[tuple[str, str]] = set()
-    for n, row in enumerate(rows, start=1):
+    for where, row in rows:
         try:
-            item = Item.model_validate(row)
+            item = Item.model_validate(item_fields(row, f"item-{where.split()[-1]}"))
         except ValidationError as exc:
-            raise JudgeprobeError(f"{origin}: row {n}: {first_error(exc)}") from None
+            raise JudgeprobeError(f"{origin}: {where}: {first_error(exc)}") from None
+        except ValueError as exc:
+            raise JudgeprobeError(f"{origin}: {where}: {exc}") from None
         ident = (item.subset, item.item_id)
         if ident in seen:
-            raise JudgeprobeError(f"{origin}: row {n}: duplicate item_id {item.item_id!r}")
+            raise JudgeprobeError(f"{origin}: {where}: duplicate item_id {item.item_id!r}")
         seen.add(ident)
         items.append(item)
     if not items:
@@ -68,6 +76,11 @@ def _validated(rows: list[dict[str, object]], origin: str) -> list[Item]:
 
 def jsonl_rows(data: bytes, origin: str) -> list[dict[str, object]]:
     """Parse a JSONL corpus into rows, with an error naming the line that is not JSON."""
+    return [row for _, row in jsonl_lines(data, origin)]
+
+
+def jsonl_lines(data: bytes, origin: str) -> list[tuple[int, dict[str, object]]]:
+    """A JSONL file's rows with their line numbers (blank lines skipped, not counted out)."""
     rows = []
     for n, line in enumerate(_utf8(data, origin).splitlines(), start=1):
         if not line.strip():
@@ -78,7 +91,7 @@ def jsonl_rows(data: bytes, origin: str) -> list[dict[str, object]]:
             raise JudgeprobeError(f"{origin}: line {n}: not valid JSON") from None
         if not isinstance(row, dict):
             raise JudgeprobeError(f"{origin}: line {n}: expected a JSON object")
-        rows.append(row)
+        rows.append((n, row))
     return rows
 
 
@@ -90,15 +103,22 @@ def _parquet_rows(path: Path, origin: str) -> list[dict[str, object]]:
 
 
 def load_items(source: str, limit: int = 0) -> list[Item]:
-    """Items from ``bundled:sample``, ``bundled:candidates`` or a ``.jsonl``/``.parquet`` file.
+    """Items from a bundled set or a ``.jsonl``/``.parquet`` file, in any ``core.layouts`` layout.
 
-    ``limit`` > 0 keeps the first N items.
+    Bundled: ``bundled:sample``, ``bundled:qa``, ``bundled:candidates``. ``limit`` > 0 keeps the
+    first N items.
     """
     data = resources.files("judgeprobe").joinpath("data")
     path = Path(str(data.joinpath(BUNDLED[source]))) if source in BUNDLED else Path(source)
     if not path.is_file():
         raise JudgeprobeError(f"items {source}: no such file")
-    rows = read_rows(path, f"items {source}", ("jsonl", "parquet"))
+    origin = f"items {source}"
+    if READERS.get(path.suffix) == "jsonl":  # a JSONL row is named by its line
+        rows = [(f"line {n}", row) for n, row in jsonl_lines(path.read_bytes(), origin)]
+    else:
+        rows = [
+            (f"row {n}", r) for n, r in enumerate(read_rows(path, origin, ("jsonl", "parquet")), 1)
+        ]
     items = _validated(rows, source)
     return items[:limit] if limit else items
 

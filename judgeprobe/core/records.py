@@ -12,6 +12,8 @@ from typing import Any, Literal
 import polars as pl
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from judgeprobe.core.layouts import Gold
+
 Verdict = Literal["A", "B", "Tie", "Invalid"]
 """A cue judgment's verdict, in candidate terms."""
 RubricVerdict = Literal["satisfied", "violated"]
@@ -42,7 +44,11 @@ _NULLABLE = ("document_id", "doc_id", "generator_1", "generator_2")
 
 
 class Item(BaseModel):
-    """One document with the two candidate summaries to compare."""
+    """A context (a document, a question, a conversation) and the two responses to compare.
+
+    ``document`` holds the context whatever the task (``core.layouts`` reads every layout
+    onto these fields); the candidates are the two responses.
+    """
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -65,6 +71,9 @@ class Item(BaseModel):
     # Verbosity/Confidence conditions use them, else their deterministic rule.
     verbosity_1: str | None = None
     confidence_1: str | None = None
+    # The gold preference in candidate terms (an items file's ``preferred``, ``chosen``,
+    # ``winner``; ``core.layouts``): the accuracy row and its content-blind baselines.
+    gold: Gold | None = None
 
     @field_validator(
         "item_id", "document", "candidate_1", "candidate_2", "verbosity_1", "confidence_1"
@@ -145,4 +154,16 @@ JUDGMENT_SCHEMA: dict[str, pl.DataType] = {
     "n_criteria": pl.Int64(),
     "n_nondiscriminating": pl.Int64(),
     "details": pl.String(),
+    # Gold (an item's ``preferred``; "" where it has none or the condition changed its texts)
+    # and each candidate's length in characters as shown: the accuracy row and its
+    # content-blind baselines (metrics.gold).
+    "gold": pl.String(),
+    "length_1": pl.Int64(),
+    "length_2": pl.Int64(),
+    # A pointwise judge (``kind = "score"``): each candidate's own score (candidate terms, like
+    # label_1/label_2) and the scale it was asked on; null for every pairwise judgment.
+    "score_1": pl.Float64(),
+    "score_2": pl.Float64(),
+    "score_min": pl.Float64(),
+    "score_max": pl.Float64(),
 }

@@ -12,20 +12,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import orjson
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.settings import RUN_CONTROL, EngineConfig, JudgeConfig, own_records
 from judgeprobe.metrics.flags import Readability
+from judgeprobe.prompts.task import CRITERIA, Task
 from judgeprobe.protocols.budget import MARGIN
 from judgeprobe.protocols.names import Scheme
-from judgeprobe.protocols.replies import CRITERIA
 from judgeprobe.runs.config import default_judges, load_toml
 from judgeprobe.text.tokens import CHARS_PER_TOKEN
 
@@ -47,16 +41,6 @@ class ProtocolOptions(BaseModel):
     pbp_lock_max_tokens: int | None = Field(default=None, ge=16)
     pbp_score_max_tokens: int | None = Field(default=None, ge=16)
     pbp_rank_max_tokens: int | None = Field(default=None, ge=16)
-
-    @field_validator("weights")
-    @classmethod
-    def _known_criteria(cls, weights: dict[str, float]) -> dict[str, float]:
-        unknown = set(weights) - set(CRITERIA)
-        if unknown:
-            raise ValueError(
-                f"unknown criterion {sorted(unknown)[0]!r} (known: {', '.join(CRITERIA)})"
-            )
-        return weights
 
 
 class SweepConfig(BaseModel):
@@ -100,6 +84,33 @@ class SweepConfig(BaseModel):
     report: Readability = Field(default_factory=Readability)  # when a cell is flagged unreadable
     judges: list[JudgeConfig] = Field(default_factory=default_judges, min_length=1)
     cues: dict[str, dict[str, Any]] = Field(default_factory=dict)  # user-defined conditions
+    # The task's nouns and SCoT/PBP criteria (``prompts.task``): a preset name or a table.
+    task: Task = Field(default_factory=Task)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _weights_of_the_task(cls, data: Any) -> Any:
+        """Equal weights over the task's criteria where the config gives none."""
+        if not isinstance(data, dict) or "task" not in data:
+            return data
+        protocol = data.get("protocol") or {}
+        if not isinstance(protocol, dict) or "weights" in protocol:
+            return data
+        try:
+            criteria = Task.model_validate(data["task"]).criteria
+        except ValidationError:
+            return data  # the field's own validation names the problem
+        return {**data, "protocol": {**protocol, "weights": dict.fromkeys(criteria, 1.0)}}
+
+    @model_validator(mode="after")
+    def _known_criteria(self) -> SweepConfig:
+        unknown = set(self.protocol.weights) - set(self.task.criteria)
+        if unknown:
+            raise ValueError(
+                f"protocol.weights: unknown criterion {sorted(unknown)[0]!r} (the task's: "
+                f"{', '.join(self.task.criteria)})"
+            )
+        return self
 
     @field_validator("judges")
     @classmethod
@@ -155,6 +166,7 @@ class SweepConfig(BaseModel):
         """Hash of everything that decides the requests (judge URLs excluded: swappable)."""
         # Digests from before repeat and swap existed, where they change nothing.
         unset = ({"repeat"} if not self.repeat else set()) | ({"swap"} if not self.swaps else set())
+        unset |= {"task"} if self.task.is_default else set()  # digests from before the task
         unset |= {"names"} if self.schemes == ["numbers"] else set()  # from before names existed
         body = self.model_dump(exclude={"judges", "report"} | unset)
         body["judges"] = [j.name for j in self.judges]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from judgeprobe.core.layouts import Gold
 from judgeprobe.core.records import Order, Pressure, Target, Verdict
 from judgeprobe.engine.cached import CachedAsker
 from judgeprobe.engine.client import Endpoint
@@ -58,6 +59,7 @@ class Job:
     repeat: int = 0  # > 0: the noise-floor re-send of a Blind judgment (fresh request keys)
     degraded: Target = "none"  # a sensitivity condition: the candidate that is the degraded copy
     pressure: Pressure | None = None  # a pressure condition: what its second turn says
+    gold: Gold | None = None  # the item's gold, where the condition shows its own two texts
 
 
 def to_candidates(value: Any, order: str, key: str = "") -> Any:

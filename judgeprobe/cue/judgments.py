@@ -56,12 +56,23 @@ def _from_outcome(o: Outcome) -> dict[str, Any]:
     score, stated = o.details.get("score_verdict"), o.details.get("stated_verdict")
     if score is not None:
         row.update(score_verdict=score, stated_verdict=stated, verdict_score_agree=score == stated)
+    point = o.details.get("pointwise")
+    if point is not None:  # a pointwise judge: its scores in candidate terms, and its scale
+        row.update(score_1=point["A"], score_2=point["B"], score_min=point["min"],
+                   score_max=point["max"])  # fmt: skip
     if "notes" in o.details:
         quotes = _quotes(o.details)
         criteria, same = nondiscriminating(o.details["notes"])
         row.update(n_quotes=len(quotes), n_fabricated=sum(q["fabricated"] for q in quotes),
                    n_criteria=criteria, n_nondiscriminating=same)  # fmt: skip
     return row
+
+
+def _lengths(job: Job) -> dict[str, int]:
+    """Each candidate's length in characters as shown (the length baselines of metrics.gold)."""
+    shown = (len(job.presentation.text_1), len(job.presentation.text_2))
+    first, second = shown if job.order == "12" else shown[::-1]
+    return {"length_1": first, "length_2": second}
 
 
 def judgment_rows(run_id: str, jobs: Iterable[Job], store: Store) -> Iterator[dict[str, Any]]:
@@ -92,6 +103,8 @@ def judgment_rows(run_id: str, jobs: Iterable[Job], store: Store) -> Iterator[di
             "template_hash": job.template_hash,
             "verdict": "Invalid",
             "invalid_reason": STOPPED,
+            "gold": job.gold or "",
+            **_lengths(job),
         }
         outcome = store.get_outcome(job.key)
         if outcome is not None:

@@ -19,13 +19,11 @@ from judgeprobe.protocols.names import LETTERS, NUMBERS, Scheme
 from judgeprobe.protocols.reveal import reveal_templates
 from judgeprobe.runs.manifest import provenance, public_url
 
-REPLY_MODELS = (
-    replies.PairwiseReply,
-    replies.ScotReply,
-    replies.LockReply,
-    replies.ScoreReply,
-    replies.RankReply,
-)
+
+def reply_models(criteria: tuple[str, ...]) -> tuple[type[BaseModel], ...]:
+    """Every reply model a sweep may ask for, under the task's criteria."""
+    keyed = replies.criteria_replies(criteria)
+    return replies.PairwiseReply, keyed.scot, keyed.lock, keyed.score, replies.RankReply
 
 
 def label_schemes(cfg: SweepConfig, protocols: Mapping[str, JudgeProtocol]) -> dict[str, Any]:
@@ -41,11 +39,13 @@ def label_schemes(cfg: SweepConfig, protocols: Mapping[str, JudgeProtocol]) -> d
         if names is None:
             out[scheme] = {"names": "two IDs per item from sha256('names:ids:' + item_id)"}
             continue
-        models: list[type[BaseModel]] = [replies.named(m, names) for m in REPLY_MODELS]
+        models: list[type[BaseModel]] = [
+            replies.named(m, names) for m in reply_models(cfg.task.criteria)
+        ]
         asked = [schema_of(m) for m in models]
         out[scheme] = {
             "names": list(names),
-            "protocol_templates": {n: templates_hash(p.templates, names)
+            "protocol_templates": {n: templates_hash(p.templates, cfg.task, names)
                                    for n, p in protocols.items()},
             "schemas": {str(s["title"]): content_hash(s) for s in asked},
         }  # fmt: skip
@@ -69,7 +69,7 @@ def new_manifest(
     chosen = {name: conditions[name].model_dump() for name in cfg.conditions}
     names = {t for p in protocols.values() for t in p.templates}
     names |= {t for name in protocols for t in reveal_templates(name)}
-    made = provenance("cue", digest, names)
+    made = provenance("cue", digest, names, cfg.task)
     urls = {name: public_url(ep.judge.url) for name, ep in endpoints.items()}
     seed, sampling = cfg.seeds[0], cfg.sampling
     # the level every judge reaches; per judge under judges[]
@@ -80,9 +80,14 @@ def new_manifest(
         "config": config,
         "seeds": cfg.seeds,
         "determinism": reached,
-        "protocol_templates": {n: templates_hash(p.templates) for n, p in protocols.items()},
+        "protocol_templates": {
+            n: templates_hash(p.templates, cfg.task) for n, p in protocols.items()
+        },
         "budgets": {n: dict(p.budgets) for n, p in protocols.items()},  # max_tokens per stage
-        "schemas": {str(schema_of(m)["title"]): content_hash(schema_of(m)) for m in REPLY_MODELS},
+        "schemas": {
+            str(schema_of(m)["title"]): content_hash(schema_of(m))
+            for m in reply_models(cfg.task.criteria)
+        },
         "conditions": chosen,
         **({"own_prompts": own} if own else {}),
         **({"label_schemes": label_schemes(cfg, protocols)} if cfg.schemes != ["numbers"] else {}),

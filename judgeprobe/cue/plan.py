@@ -23,11 +23,13 @@ from judgeprobe.core.files import content_hash
 from judgeprobe.core.records import Item, Order
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import Job
+from judgeprobe.prompts.task import Task
 from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.names import NUMBERS, Names, screen_names
 from judgeprobe.protocols.own import Own, own_protocol
+from judgeprobe.protocols.pointwise import OwnScorer
 from judgeprobe.protocols.pressure import pressure_templates
 from judgeprobe.protocols.reveal import reveal_stages, reveal_templates
 
@@ -39,23 +41,27 @@ def protocols_for(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
     def budgets(replies: Mapping[str, type[BaseModel]], **fixed: int | None) -> dict[str, int]:
         return stage_budgets(replies, o.chars_per_token, o.budget_margin, fixed)
 
+    task = cfg.task
     every: dict[str, JudgeProtocol] = {
         "baseline": Baseline(
             budgets=budgets(
                 Baseline.replies, verdict=o.baseline_max_tokens, reveal=o.baseline_max_tokens
-            )
+            ),
+            task=task,
         ),
         "scot": SCoT(
             weights=o.weights,
             tie_tolerance=o.tie_tolerance,
-            budgets=budgets(SCoT.replies, verdict=o.scot_max_tokens),
+            budgets=budgets(SCoT.replies_for(task), verdict=o.scot_max_tokens),
+            task=task,
         ),
         "pbp": PBP(
             weights=o.weights,
             tie_tolerance=o.tie_tolerance,
             score_sees_texts=o.pbp_score_sees_texts,
+            task=task,
             budgets=budgets(
-                PBP.replies,
+                PBP.replies_for(task),
                 lock=o.pbp_lock_max_tokens,
                 score=o.pbp_score_max_tokens,
                 rank=o.pbp_rank_max_tokens,
@@ -114,6 +120,16 @@ def blind_orders(cfg: SweepConfig, item_id: str, seed: int) -> tuple[Order, ...]
     return orders
 
 
+def pointwise(protocol: JudgeProtocol, judge: str) -> bool:
+    """Whether ``judge`` is judged under ``protocol`` one response at a time (``OwnScorer``).
+
+    Each response is scored alone, so the order a pair is shown in never reaches the judge: a
+    pointwise judge is planned in candidate order ("12") only, with no swap share, and its
+    position is not measured (no item judged in both orders; docs/configs.md).
+    """
+    return isinstance(protocol, Own) and isinstance(protocol.for_judge(judge), OwnScorer)
+
+
 def count(
     cfg: SweepConfig,
     protocols: Mapping[str, JudgeProtocol],
@@ -124,8 +140,10 @@ def count(
 
     ``protocols`` are ``protocols_for(cfg)``, built once by the caller.
     """
-    shown = judged = blind = again = 0  # per judge: item orders, their judgments, Blind's extra
-    # orders and Blind repeats
+    # Per judge, pairwise: item orders, their judgments, Blind's extra orders and Blind
+    # repeats; a pointwise judge: one order per item and seed (``pointwise``).
+    shown = judged = blind = again = 0
+    judged_1 = again_1 = 0
     has_blind = "Blind" in cfg.conditions
     degrading = [c for c in cfg.conditions if conditions[c].degrade is not None]
     for item in items:
@@ -135,19 +153,24 @@ def count(
             orders = len(orders_for(cfg.order, item.item_id, seed))
             both = len(blind_orders(cfg, item.item_id, seed))
             shown, judged, blind = shown + orders, judged + orders * cells, blind + both - orders
+            judged_1 += cells
             if has_blind and repeated(item.item_id, seed, cfg.repeat):
-                again += both
+                again, again_1 = again + both, again_1 + 1
             again += 2 * (len(cfg.schemes) - 1)  # Blind in both orders under each further scheme
-    per_judge = len(cfg.judges)
     n_reveal = sum(conditions[c].reveal_1 is not None or conditions[c].reveal_2 is not None
                    or conditions[c].pressure is not None  # a second turn of as many stages
                    for c in cfg.conditions)  # fmt: skip
-    requests = {
-        name: per_judge
-        * ((judged + blind + again) * p.stages + shown * n_reveal * reveal_stages(name))
-        for name, p in protocols.items()
-    }
-    judgments = per_judge * (judged + blind + again) * len(cfg.protocols)
+    requests = dict.fromkeys(protocols, 0)
+    judgments = 0
+    for judge in cfg.judges:
+        for name, p in protocols.items():
+            if isinstance(p, Own) and isinstance(scorer := p.for_judge(judge.name), OwnScorer):
+                made = judged_1 + again_1
+                requests[name] += made * scorer.stages
+            else:
+                made = judged + blind + again
+                requests[name] += made * p.stages + shown * n_reveal * reveal_stages(name)
+            judgments += made
     return Counts(judgments, requests)
 
 
@@ -225,6 +248,8 @@ def _job(
         template_hash=template_hash,
         pressure=cue.pressure or None,
         sampling=cfg.sampling,
+        # A degraded pair shows a copy in place of a response: the item's gold is not its.
+        gold=item.gold if cue.degraded == "none" else None,
     )
 
 
@@ -249,13 +274,17 @@ def cue_jobs(
         for seed in cfg.seeds:
             again = repeated(item.item_id, seed, cfg.repeat)
             shown = orders_for(cfg.order, item.item_id, seed)
-            for order in blind_orders(cfg, item.item_id, seed):
+            orders = blind_orders(cfg, item.item_id, seed)
+            for order in (*orders, *(("12",) if "12" not in orders else ())):
                 cells = product(cfg.judges, protocols.items(), cues.items())
                 for judge, (pname, protocol), (cname, cue) in cells:
-                    if order not in shown and cname != "Blind":
+                    if pointwise(protocol, judge.name):
+                        if order != "12":
+                            continue  # scored one response at a time: candidate order only
+                    elif order not in orders or (order not in shown and cname != "Blind"):
                         continue  # the swap share: Blind alone in the other order
                     fingerprint = fingerprints[judge.name]
-                    template_hash = _templates(pname, protocol, cue, names)
+                    template_hash = _templates(pname, protocol, cue, cfg.task, names)
                     if isinstance(protocol, Own):  # each judge under its own prompt
                         protocol = protocol.for_judge(judge.name)
                         template_hash = protocol.prompt_sha256
@@ -269,7 +298,7 @@ def cue_jobs(
             for (scheme, other), order, judge, (pname, protocol) in product(
                 schemes[1:], BOTH, cfg.judges, protocols.items()
             ):
-                template_hash = _templates(pname, protocol, cues["Blind"], other)
+                template_hash = _templates(pname, protocol, cues["Blind"], cfg.task, other)
                 yield _job(item, seed, order, judge.name, fingerprints[judge.name], protocol,
                            NAMED_BLIND[scheme], cues["Blind"], template_hash, cfg,
                            other)  # fmt: skip
@@ -279,18 +308,19 @@ BOTH: tuple[Order, Order] = ("12", "21")
 
 
 @cache
-def _templates_of(templates: tuple[str, ...], names: Names) -> str:
-    return templates_hash(templates, names)
+def _templates_of(templates: tuple[str, ...], task: Task, names: Names) -> str:
+    return templates_hash(templates, task, names)
 
 
-def _templates(pname: str, protocol: JudgeProtocol, cue: ResolvedCue, names: Names) -> str:
-    """The hash of the templates a judgment is asked with, read under its screen names."""
+def _templates(pname: str, protocol: JudgeProtocol, cue: ResolvedCue, task: Task,
+               names: Names) -> str:  # fmt: skip
+    """The hash of the templates a judgment is asked with, in the task's words and names."""
     extra: tuple[str, ...] = ()
     if cue.pressure:  # its second turn's templates
         extra = pressure_templates(pname, cue.pressure)
     elif cue.reveal is not None:
         extra = reveal_templates(pname)
-    return _templates_of(protocol.templates + extra, names)
+    return _templates_of(protocol.templates + extra, task, names)
 
 
 def repeat_of(job: Job) -> Job:

@@ -37,6 +37,9 @@ from judgeprobe.prompts import Template, load_prompt_file
 #: What a judge's own prompt may hold: the context, both responses and each one's label, in
 #: screen order (``{LABEL_k}`` is the label of the response shown k-th).
 OWN_PLACEHOLDERS = ("CONTEXT", "RESPONSE_1", "RESPONSE_2", "LABEL_1", "LABEL_2")
+#: What a pointwise judge's own prompt may hold (``kind = "score"``): the context, the one
+#: response it scores and that response's label.
+SCORE_PLACEHOLDERS = ("CONTEXT", "RESPONSE", "LABEL")
 
 
 def split_credentials(url: str) -> tuple[str, str]:
@@ -67,6 +70,16 @@ class ClusterEngine(BaseModel):
     accelerator_type: str = ""  # e.g. "H100"; "" = any GPU
 
 
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled; ValueError (one line) when it is not a regular expression."""
+    try:
+        with warnings.catch_warnings():  # a FutureWarning would break the one-line error
+            warnings.simplefilter("ignore")
+            return re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"pattern {pattern!r} is not a regular expression ({exc})") from None
+
+
 class VerdictFormat(BaseModel):
     """How a judge's own reply is read (protocol ``own``): a pattern in free text, or a JSON key.
 
@@ -89,12 +102,7 @@ class VerdictFormat(BaseModel):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, pattern: str) -> str:
-        try:
-            with warnings.catch_warnings():  # a FutureWarning would break the one-line error
-                warnings.simplefilter("ignore")
-                re.compile(pattern)
-        except re.error as exc:
-            raise ValueError(f"pattern {pattern!r} is not a regular expression ({exc})") from None
+        _compiled(pattern)
         return pattern
 
     @model_validator(mode="after")
@@ -105,6 +113,46 @@ class VerdictFormat(BaseModel):
             raise ValueError("explanation names a JSON key: it goes with json, not pattern")
         if not {"1", "2"} <= set(self.map.values()):
             raise ValueError("map must name a token for each of 1 and 2")
+        return self
+
+
+class ScoreFormat(BaseModel):
+    """How a pointwise judge's reply is read (``kind = "score"``): a score from ``min`` to ``max``.
+
+    ``pattern``: its one capturing group holds the score; the last match counts and matches
+    that disagree make the reply ambiguous. ``json``: the reply is a JSON object and this key
+    holds the score, under a schema that bounds it; ``explanation`` names the key holding the
+    explanation (else the reply without the score is the explanation). A score outside
+    [min, max] is re-asked, then Invalid, like any reply that does not conform.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    pattern: str = ""
+    json_key: str = Field(default="", alias="json")
+    min: float
+    max: float
+    explanation: str = ""
+    max_tokens: int = Field(default=1024, ge=16)
+
+    @field_validator("pattern")
+    @classmethod
+    def _one_group(cls, pattern: str) -> str:
+        if pattern and _compiled(pattern).groups != 1:
+            raise ValueError(
+                f"pattern {pattern!r} must have exactly one group (the score), "
+                f"not {_compiled(pattern).groups}"
+            )
+        return pattern
+
+    @model_validator(mode="after")
+    def _one_form(self) -> ScoreFormat:
+        if bool(self.pattern) == bool(self.json_key):
+            raise ValueError("give either pattern or json (the key holding the score)")
+        if self.explanation and not self.json_key:
+            raise ValueError("explanation names a JSON key: it goes with json, not pattern")
+        if not self.min < self.max:
+            raise ValueError(f"score min ({self.min:g}) must be below max ({self.max:g})")
         return self
 
 
@@ -147,15 +195,32 @@ class JudgeConfig(BaseModel):
     # how its reply is read: the judge of protocol ``own`` (judgeprobe.protocols.own).
     prompt: str = ""
     verdict: VerdictFormat | None = None
+    # A pointwise judge (``kind = "score"``) scores one response at a time by ``score``;
+    # its prompt holds {CONTEXT} {RESPONSE} {LABEL} (judgeprobe.protocols.pointwise).
+    kind: Literal["pairwise", "score"] = "pairwise"
+    score: ScoreFormat | None = None
     _own_prompt: Template | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _prompt_and_verdict(self) -> JudgeConfig:
-        if bool(self.prompt) != (self.verdict is not None):
+        if self.kind == "score":
+            if not self.prompt or self.score is None or self.verdict is not None:
+                raise ValueError(
+                    'kind = "score" needs prompt and score (not verdict): a pointwise judge '
+                    "scores one response with its own prompt"
+                )
+        elif self.score is not None:
+            raise ValueError('score goes with kind = "score" (a pointwise judge)')
+        elif bool(self.prompt) != (self.verdict is not None):
             raise ValueError("prompt and verdict go together: a judge's own prompt needs both")
         if self.prompt:  # read once: the text checked, hashed and sent is the same text
-            self._own_prompt = _checked_prompt(load_prompt_file(self.prompt))
+            self._own_prompt = _checked_prompt(load_prompt_file(self.prompt), self.pointwise)
         return self
+
+    @property
+    def pointwise(self) -> bool:
+        """Whether this judge scores one response at a time (``kind = "score"``)."""
+        return self.kind == "score"
 
     @property
     def own_prompt(self) -> Template | None:
@@ -165,12 +230,11 @@ class JudgeConfig(BaseModel):
     def own_record(self) -> dict[str, Any]:
         """The own prompt as the digest and the manifest record it: path, hash, verdict format."""
         assert self._own_prompt is not None
+        record: dict[str, Any] = {"path": self.prompt, "sha256": self._own_prompt.sha256}
+        if self.score is not None:
+            return record | {"kind": self.kind, "score": self.score.model_dump(by_alias=True)}
         assert self.verdict is not None
-        return {
-            "path": self.prompt,
-            "sha256": self._own_prompt.sha256,
-            "verdict": self.verdict.model_dump(by_alias=True),
-        }
+        return record | {"verdict": self.verdict.model_dump(by_alias=True)}
 
     @model_serializer(mode="wrap")
     def _omit_own(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -178,6 +242,11 @@ class JudgeConfig(BaseModel):
         data: dict[str, Any] = handler(self)
         if not self.prompt:
             data.pop("prompt", None)
+            data.pop("verdict", None)
+        if not self.pointwise:
+            data.pop("kind", None)
+            data.pop("score", None)
+        else:
             data.pop("verdict", None)
         return data
 
@@ -337,16 +406,22 @@ def lanes_of(judges: Sequence[JudgeConfig], per_slot: int = 1) -> dict[str, int]
     return {j.name: per_slot * j.concurrency * len(j.replicas) for j in judges}
 
 
-def _checked_prompt(prompt: Template) -> Template:
-    """``prompt`` when it holds only the placeholders ``own`` fills, both responses too."""
+def _checked_prompt(prompt: Template, pointwise: bool = False) -> Template:
+    """``prompt`` when it holds only the placeholders ``own`` fills, every response too.
+
+    A pairwise prompt shows both responses; a pointwise one (``pointwise``) its one response.
+    """
     found = prompt.placeholders
-    unknown = sorted(found - set(OWN_PLACEHOLDERS))
+    allowed = SCORE_PLACEHOLDERS if pointwise else OWN_PLACEHOLDERS
+    unknown = sorted(found - set(allowed))
     if unknown:
-        known = " ".join(f"{{{p}}}" for p in OWN_PLACEHOLDERS)
+        known = " ".join(f"{{{p}}}" for p in allowed)
+        kind = "a pointwise judge's prompt has " if pointwise else ""
         raise ValueError(
-            f"prompt file {prompt.name}: unknown placeholder {{{unknown[0]}}} ({known})"
+            f"prompt file {prompt.name}: unknown placeholder {{{unknown[0]}}} ({kind}{known})"
         )
-    missing = [p for p in ("RESPONSE_1", "RESPONSE_2") if p not in found]
+    shown = ("RESPONSE",) if pointwise else ("RESPONSE_1", "RESPONSE_2")
+    missing = [p for p in shown if p not in found]
     if missing:
         raise ValueError(
             f"prompt file {prompt.name}: no {{{missing[0]}}}: the judge would not see it"

@@ -75,14 +75,20 @@ def _cell_rows(
 
     ``per_seed`` holds the cell's sums of ``columns`` per seed, one row each.
     """
-    values = {s.name: float(s.stat(totals.values(s.columns))) for s in specs}
+    # A metric in units of its own (``MetricSpec.scale``) scales its estimate and bounds.
+    factors = {s.name: float(s.factor(totals.sums)) for s in specs}
+    values = {s.name: float(s.stat(totals.values(s.columns))) * factors[s.name] for s in specs}
     # An undefined metric (e.g. LAO when nothing moved) has no interval: "–".
     defined = [s.name for s in specs if not np.isnan(values[s.name])]
     intervals = drawing.intervals(key, defined, resamples, seed)
     out: list[dict[str, object]] = []
     for spec in specs:
         lo, hi = intervals.get(spec.name, (float("nan"), float("nan")))
+        lo, hi = lo * factors[spec.name], hi * factors[spec.name]
         by_seed = spec.stat(per_seed[:, [columns.index(c) for c in spec.columns]])
+        if spec.scale:
+            sums = {c: per_seed[:, columns.index(c)] for c in (spec.unit_column, spec.scale)}
+            by_seed = by_seed * spec.factor(sums)
         by_seed = by_seed[~np.isnan(by_seed)]
         out.append(
             {
@@ -135,6 +141,7 @@ def _levels(
             continue
         numeric = numeric_columns(table)
         cols = union_columns(specs)
+        scales = [s.scale for s in specs if s.scale and s.scale not in cols]
         sums = document_sums(
             table,
             CELL,
@@ -144,13 +151,14 @@ def _levels(
             judged=judged,
         )
         drawing = sums.resampling({s.name: Draw(s.columns, s.stat) for s in specs}, cols, method)
-        per_seed = table.group_by([*CELL, "seed"]).agg(pl.col(cols).sum()).sort("seed")
-        seeds = by_group(per_seed, CELL, cols)
+        seed_cols = [*cols, *scales]
+        per_seed = table.group_by([*CELL, "seed"]).agg(pl.col(seed_cols).sum()).sort("seed")
+        seeds = by_group(per_seed, CELL, seed_cols)
         for key, totals in sums.totals.items():
             shown = [s for s in specs if not s.directional or directional.get(key, False)]
             tasks.append(
-                partial(_cell_rows, key, shown, totals, seeds[key], cols, drawing, resamples,
-                        seed)
+                partial(_cell_rows, key, shown, totals, seeds[key], seed_cols, drawing,
+                        resamples, seed)
             )  # fmt: skip
     return [row for rows in parallel(tasks) for row in rows]
 

@@ -62,9 +62,16 @@ OPTIONAL: dict[str, pl.DataType] = {
     "n_criteria": pl.Int64(),
     "n_nondiscriminating": pl.Int64(),
     "verdict_score_agree": pl.Boolean(),
+    "score_1": pl.Float64(),
+    "score_2": pl.Float64(),
+    "score_min": pl.Float64(),
+    "score_max": pl.Float64(),
     "latency_s": pl.Float64(),
     "prompt_tokens": pl.Int64(),
     "completion_tokens": pl.Int64(),
+    "gold": pl.String(),
+    "length_1": pl.Int64(),
+    "length_2": pl.Int64(),
 }
 
 # The reasoning a judgment stores beside its explanation (SCoT notes, PBP notes and quoted
@@ -401,6 +408,43 @@ def evidence_units(j: pl.LazyFrame) -> pl.LazyFrame:
             all_nondiscriminating=((criteria > 0) & (same == criteria)).sum().cast(pl.Int64),
             scored=pl.col("verdict_score_agree").is_not_null().sum().cast(pl.Int64),
             agree=pl.col("verdict_score_agree").fill_null(False).sum().cast(pl.Int64),
+        )
+    )
+
+
+def _target_score(prefix: str = "") -> pl.Expr:
+    """The score the cue's target got (``score_1`` for A, ``score_2`` for B); null otherwise."""
+    return (
+        pl.when(TARGET == "A")
+        .then(pl.col(f"{prefix}score_1"))
+        .when(TARGET == "B")
+        .then(pl.col(f"{prefix}score_2"))
+    )
+
+
+def score_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
+    """A pointwise judge's score shift: the target's score under the cue against under Blind.
+
+    Over the cue judgments with a target (A or B) whose Blind twin is valid too (both scores of
+    both read): ``shift`` sums (s(target | c) − s(target | Blind)) / (max − min), each pair's
+    difference as a share of the scale, in [−1, 1]; ``scored`` counts the pairs and ``span``
+    sums their max − min, so the mean shift in the judge's own points is
+    Σshift / Σscored × Σspan / Σscored (``registry``: ``score_shift``, scaled by ``span``).
+    """
+    blind = j.filter((pl.col("condition") == BLIND) & VALID).select(
+        *PAIR, blind_score_1=pl.col("score_1"), blind_score_2=pl.col("score_2")
+    )
+    span = pl.col("score_max") - pl.col("score_min")
+    now, before = _target_score(), _target_score("blind_")
+    return (
+        j.filter(PROBE & VALID & TARGET.is_in(["A", "B"]) & (span > 0))
+        .join(blind, on=PAIR, how="inner")
+        .filter(now.is_not_null() & before.is_not_null())
+        .group_by(keys)
+        .agg(
+            shift=((now - before) / span).sum().cast(pl.Float64),
+            scored=pl.len().cast(pl.Int64),
+            span=span.sum().cast(pl.Float64),
         )
     )
 

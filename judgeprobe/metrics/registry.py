@@ -7,14 +7,26 @@ metric is one entry here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
 
+from judgeprobe.metrics.gold import ACC, SENS_GOLD
 from judgeprobe.metrics.sensitivity import COLUMNS as SENS_COLUMNS
 from judgeprobe.metrics.sensitivity import SENS
-from judgeprobe.metrics.uncertainty import Estimator, Folded, Linear, Share, contrast, ratio
+from judgeprobe.metrics.uncertainty import (
+    Estimator,
+    Folded,
+    Linear,
+    Share,
+    Signed,
+    contrast,
+    ratio,
+    safe_ratio,
+)
 
 
 @dataclass(frozen=True)
@@ -33,6 +45,18 @@ class MetricSpec:
     # An exact two-sided sign test over documents of the first column against the second
     # (documents where it is larger against those where it is smaller) goes in ``p``.
     tested: bool = False
+    # A metric reported in units of its own (a pointwise judge's points): the column whose
+    # mean per unit (Σscale / Σunit column) multiplies the estimate and its interval.
+    scale: str = ""
+
+    def factor(self, sums: Mapping[str, Any]) -> Any:
+        """What the estimate and its bounds are multiplied by (1 without ``scale``).
+
+        ``sums`` are the column sums of one cell (floats) or of several (arrays, per seed).
+        """
+        if not self.scale:
+            return 1.0
+        return safe_ratio(np.asarray(sums[self.scale]), np.asarray(sums[self.unit_column]))
 
     @property
     def unit_column(self) -> str:
@@ -146,5 +170,47 @@ METRICS: tuple[MetricSpec, ...] = (
         description="(intact − degraded) / judged",
         tested=True,
     ),
+    # A pointwise judge: mean over pairs of s(target | c) − s(target | Blind), in its points.
+    # Each pair's difference as a share of the scale is a signed share in [−1, 1] (its score
+    # interval: MOVER over its positive and negative parts), scaled back by max − min.
+    M(
+        "score_shift",
+        "score",
+        ("shift", "scored"),
+        Signed(0, 1),
+        directional=True,
+        description="mean s(target | c) − s(target | Blind), points",
+        scale="span",
+    ),
+    # Gold (metrics.gold): agreement with the items' gold pick, ties in n and never correct,
+    # its sensitivity form, the content-blind length baselines, and gold-tie items' Tie share.
+    M("ACC", "gold", ("correct", "gold_judged"), ACC, description="verdict = gold / judged"),
+    M(
+        "SENS_gold",
+        "gold",
+        ("correct", "other", "gold_judged"),
+        SENS_GOLD,
+        description="(gold − other) / judged",
+        tested=True,
+    ),
+    M("ACC_longer", "gold", ("longer2", "judged2"), SHARE, description="pick the longer"),
+    M("ACC_shorter", "gold", ("shorter2", "judged2"), SHARE, description="pick the shorter"),
+    # ACC beyond each baseline on the same judgments (MOVER over documents): what the card's
+    # accuracy row and the headline ask of a judge that reads the content, not the length.
+    M(
+        "ACC_vs_longer",
+        "gold",
+        ("correct", "gold_judged", "longer2", "judged2"),
+        _DIFFERENCE,
+        description="ACC − ACC_longer",
+    ),
+    M(
+        "ACC_vs_shorter",
+        "gold",
+        ("correct", "gold_judged", "shorter2", "judged2"),
+        _DIFFERENCE,
+        description="ACC − ACC_shorter",
+    ),
+    M("EDR_gold_tie", "gold_tie", ("tie_said", "tie_judged"), SHARE, description="Tie, gold ties"),
 )
 BY_NAME = {m.name: m for m in METRICS}

@@ -3,7 +3,7 @@
 A template never changes silently: new wording goes into a new file (``baseline_v2.txt``),
 and the hash of the text actually used is recorded in the manifest and on every judgment.
 Under a label scheme other than numbers (``protocols.names``) a template is read with its
-screen names replaced (``load_named``); under numbers it is the file's text, unchanged.
+screen names replaced (``load_template``'s ``names``); under numbers it is the file's text.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
+
+from judgeprobe.prompts.task import DEFAULT, Task
 
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 _SCREEN = re.compile(r"(?<=Summary )[12]\b|(?<=summary_)[12]\b|\[1,2\]|\[2,1\]")
@@ -43,10 +45,34 @@ class Template:
 
 
 @cache
-def load_template(name: str) -> Template:
-    """Load ``templates/NAME.txt`` from the package."""
+def load_template(name: str, task: Task = DEFAULT, names: tuple[str, str] = ("1", "2")) -> Template:
+    """Load ``templates/NAME.txt`` from the package, in ``task``'s words (``Task.reword``).
+
+    ``names``: the screen names of a label scheme (``protocols.names``); "Summary 1"/"Summary
+    2", the keys ``summary_1``/``summary_2`` and the verdicts ``[1,2]``/``[2,1]`` become the
+    scheme's, in one pass, before the task's rewording. The default task and names give the
+    file as written; any other text is hashed as read.
+    """
     text = resources.files(__package__).joinpath("templates", f"{name}.txt").read_text("utf-8")
+    text = task.reword(_renamed(text, names))
     return Template(name=name, text=text, sha256=hashlib.sha256(text.encode()).hexdigest())
+
+
+def _renamed(text: str, names: tuple[str, str]) -> str:
+    """``text`` with its screen positions named ``names`` (unchanged under ``("1", "2")``)."""
+    if names == ("1", "2"):
+        return text
+    first, second = names
+
+    def rename(match: re.Match[str]) -> str:
+        found = match.group()
+        if found == "[1,2]":
+            return f"[{first},{second}]"
+        if found == "[2,1]":
+            return f"[{second},{first}]"
+        return first if found == "1" else second
+
+    return _SCREEN.sub(rename, text)
 
 
 @cache
@@ -62,28 +88,3 @@ def load_prompt_file(path: str) -> Template:
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"prompt file {path}: cannot read ({exc})") from None
     return Template(name=path, text=text, sha256=hashlib.sha256(text.encode()).hexdigest())
-
-
-@cache
-def load_named(name: str, names: tuple[str, str] = ("1", "2")) -> Template:
-    """Template ``name`` with its screen names in ``names`` (``protocols.names``).
-
-    "Summary 1"/"Summary 2", the keys ``summary_1``/``summary_2`` and the verdicts ``[1,2]``/
-    ``[2,1]`` become the scheme's, in one pass; under ``("1", "2")`` the template is the file's.
-    Its hash is of the text as renamed.
-    """
-    template = load_template(name)
-    if names == ("1", "2"):
-        return template
-    first, second = names
-
-    def rename(match: re.Match[str]) -> str:
-        found = match.group()
-        if found == "[1,2]":
-            return f"[{first},{second}]"
-        if found == "[2,1]":
-            return f"[{second},{first}]"
-        return first if found == "1" else second
-
-    text = _SCREEN.sub(rename, template.text)
-    return Template(name=name, text=text, sha256=hashlib.sha256(text.encode()).hexdigest())

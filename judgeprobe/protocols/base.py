@@ -9,7 +9,8 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from judgeprobe.engine.store import Reply, Result
-from judgeprobe.prompts import Template, load_named
+from judgeprobe.prompts import Template, load_template
+from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.replies import ScreenVerdict, named
 
@@ -32,17 +33,17 @@ class Presentation:
     label_2: str
     names: Names = NUMBERS
 
-    def template(self, name: str) -> Template:
-        """Template ``name`` under this presentation's screen names."""
-        return load_named(name, self.names)
+    def template(self, name: str, task: Task = DEFAULT) -> Template:
+        """Template ``name`` in ``task``'s words under this presentation's screen names."""
+        return load_template(name, task, self.names)
 
     def reply(self, model: type[R]) -> type[R]:
         """Reply model ``model`` as the judge is asked for it under these screen names."""
         return named(model, self.names)
 
-    def materials(self, labels: bool = True) -> str:
-        """The document and both summaries, as every protocol shows them."""
-        return self.template("materials_v1").fill(
+    def materials(self, labels: bool = True, task: Task = DEFAULT) -> str:
+        """The context and both responses, as every protocol shows them (in ``task``'s words)."""
+        return self.template("materials_v1", task).fill(
             {
                 "DOC_TEXT": self.document,
                 "SUM1": self.text_1,

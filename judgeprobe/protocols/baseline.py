@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
+from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
 from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.replies import PairwiseReply
@@ -25,10 +26,13 @@ class Baseline:
     name: str = "baseline"
     templates: tuple[str, ...] = ("baseline_v1", "materials_v1")
     stages: int = 1
+    # The task's words (the judgment key holds them through the templates' hash).
+    task: Task = field(default=DEFAULT, repr=False)
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request; the reply's verdict is the judgment."""
-        prompt = p.template("baseline_v1").fill({"MATERIALS": p.materials()})
+        materials = p.materials(task=self.task)
+        prompt = p.template("baseline_v1", self.task).fill({"MATERIALS": materials})
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
         reply, raw = await ask_stage(ask, "verdict", messages, p.reply(PairwiseReply), budget)

@@ -11,9 +11,9 @@ under numbers:
   drawn from a hash of the item, so every order, seed and condition of an item shows the same
   two IDs; verdicts ``[K7R,M3X]``/``[M3X,K7R]``/``Tie``.
 
-The prompts follow the scheme (``prompts.load_named``: "Summary 1", ``summary_1`` and the
-verdict tokens of every template), and so do the reply schemas (``replies.named``: the
-verdict enum, the ``summary_N`` keys of scores and notes); a reply is read back into screen
+The prompts follow the scheme (``prompts.load_template``'s ``names``: "Summary 1",
+``summary_1`` and the verdict tokens of every template), and so do the reply schemas
+(``replies.named``: the verdict enum, the ``summary_N`` keys of scores and notes); a reply is read back into screen
 terms (``[1,2]``, ``summary_1``), so everything after the judge's reply is the same under
 every scheme.
 """

@@ -23,6 +23,7 @@ from judgeprobe.engine.settings import JudgeConfig, VerdictFormat
 from judgeprobe.engine.validate import ReplyError, TextReply, json_body
 from judgeprobe.prompts import Template
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
+from judgeprobe.protocols.pointwise import OwnScorer, own_scorer
 from judgeprobe.protocols.replies import ScreenVerdict
 
 #: ``map`` values (screen terms, as a config writes them) to the verdicts every protocol gives.
@@ -174,14 +175,14 @@ def own_judge(judge: JudgeConfig) -> OwnJudge:
 class Own:
     """Protocol ``own`` across the sweep's judges: each judge is judged under its own prompt."""
 
-    judges: Mapping[str, OwnJudge]
+    judges: Mapping[str, OwnJudge | OwnScorer]
     name: str = "own"
     templates: tuple[str, ...] = ()
     stages: int = 1
     budgets: Mapping[str, int] = field(default_factory=dict)
 
-    def for_judge(self, name: str) -> OwnJudge:
-        """The protocol a job of judge ``name`` runs."""
+    def for_judge(self, name: str) -> OwnJudge | OwnScorer:
+        """The protocol a job of judge ``name`` runs (``OwnScorer`` for a pointwise judge)."""
         return self.judges[name]
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
@@ -191,6 +192,6 @@ class Own:
 
 def own_protocol(judges: Sequence[JudgeConfig]) -> Own:
     """Protocol ``own`` for every judge; their budgets by judge under ``stage@judge``."""
-    by_judge = {j.name: own_judge(j) for j in judges}
-    budgets = {f"verdict@{n}": p.fmt.max_tokens for n, p in by_judge.items()}
+    by_judge = {j.name: own_scorer(j) if j.pointwise else own_judge(j) for j in judges}
+    budgets = {f"{next(iter(p.budgets))}@{n}": p.fmt.max_tokens for n, p in by_judge.items()}
     return Own(judges=by_judge, budgets=budgets)

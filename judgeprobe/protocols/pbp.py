@@ -17,15 +17,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import orjson
 from pydantic import BaseModel
 
+from judgeprobe.prompts.task import CRITERIA, DEFAULT, Task
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
 from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.quotes import verify_quote
-from judgeprobe.protocols.replies import CRITERIA, LockedCriterion, LockReply, RankReply, ScoreReply
+from judgeprobe.protocols.replies import (
+    CriteriaReplies,
+    LockedCriterion,
+    RankReply,
+    criteria_replies,
+)
 from judgeprobe.protocols.scoring import score_pairs, verdict_from_scores
 
 LOCK_TEMPLATE = "pbp_lock_v3"
@@ -40,37 +46,46 @@ def as_text(data: object) -> str:
 class PBP:
     """Proof-before-preference: evidence is locked with quotes before any score or verdict."""
 
-    replies: ClassVar[Mapping[str, type[BaseModel]]] = {
-        "lock": LockReply,
-        "score": ScoreReply,
-        "rank": RankReply,
-    }
     weights: Mapping[str, float] = field(default_factory=lambda: dict.fromkeys(CRITERIA, 1.0))
     tie_tolerance: float = 0.0
     score_sees_texts: bool = True
-    budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(PBP.replies))
+    budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(PBP.replies_for()))
     name: str = "pbp"
     templates: tuple[str, ...] = (LOCK_TEMPLATE, "pbp_score_v1", "pbp_rank_v1", "materials_v1")
     stages: int = 3
+    task: Task = field(default=DEFAULT, repr=False)  # its words and criteria (``prompts.task``)
+
+    @staticmethod
+    def replies_for(task: Task = DEFAULT) -> Mapping[str, type[BaseModel]]:
+        """Each stage's reply model under ``task``'s criteria."""
+        keyed = criteria_replies(task.criteria)
+        return {"lock": keyed.lock, "score": keyed.score, "rank": RankReply}
+
+    @property
+    def keyed(self) -> CriteriaReplies:
+        """The lock and score replies under the task's criteria."""
+        return criteria_replies(self.task.criteria)
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """Lock evidence, score from it, then rank; quotes are verified and every stage cached."""
-        budget = self.budgets
-        lock_msgs = [user(p.template(LOCK_TEMPLATE).fill({"MATERIALS": p.materials()}))]
-        notes, _ = await ask_stage(ask, "lock", lock_msgs, p.reply(LockReply), budget["lock"])
+        budget, task, keyed = self.budgets, self.task, self.keyed
+        shown = p.materials(task=task)
+        lock_msgs = [user(p.template(LOCK_TEMPLATE, task).fill({"MATERIALS": shown}))]
+        notes, _ = await ask_stage(ask, "lock", lock_msgs, p.reply(keyed.lock), budget["lock"])
         locked = as_text(notes.model_dump(by_alias=True))  # as the judge wrote them
 
-        materials = p.materials() if self.score_sees_texts else ""
-        score_prompt = p.template("pbp_score_v1").fill(
+        materials = shown if self.score_sees_texts else ""
+        score_prompt = p.template("pbp_score_v1", task).fill(
             {"MATERIALS": materials, "LOCKED_NOTES": locked}
         )
         score_msgs = [user(score_prompt)]
-        scores, _ = await ask_stage(ask, "score", score_msgs, p.reply(ScoreReply), budget["score"])
+        score_model = p.reply(keyed.score)
+        scores, _ = await ask_stage(ask, "score", score_msgs, score_model, budget["score"])
         pairs = score_pairs(scores.by_criterion())
         computed = verdict_from_scores(pairs, self.weights, self.tie_tolerance)
         scored = scores.model_dump()
 
-        rank_prompt = p.template("pbp_rank_v1").fill(
+        rank_prompt = p.template("pbp_rank_v1", task).fill(
             {"LOCKED_NOTES": locked, "SCORES": as_text(scores.model_dump(by_alias=True))}
         )
         rank_msgs = [user(rank_prompt)]

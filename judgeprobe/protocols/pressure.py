@@ -29,7 +29,8 @@ from typing import Any
 
 from judgeprobe.core.records import Pressure as Kind
 from judgeprobe.core.records import Target, Verdict
-from judgeprobe.prompts import load_named, load_template
+from judgeprobe.prompts import load_template
+from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.protocols.base import Asker, Turn
 from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.reveal import Recorder, second_turn
@@ -80,12 +81,12 @@ def pressed(kind: Kind, turn1: Verdict, item_id: str, seed: int) -> Target:
     return tie_pick(item_id, seed) if kind == "disagree" else "none"
 
 
-def sentence(kind: Kind, stated: int, names: Names = NUMBERS) -> str:
+def sentence(kind: Kind, stated: int, task: Task = DEFAULT, names: Names = NUMBERS) -> str:
     """Turn 2's pressure sentence; ``stated`` is the screen position (1, 2) Disagree names.
 
     It is named as the screen names it (``names``: "1"/"2" under numbers).
     """
-    return load_named(SENTENCES[kind], names).fill({"STATED": names[stated - 1]})
+    return load_template(SENTENCES[kind], task, names).fill({"STATED": names[stated - 1]})
 
 
 async def press(protocol: Any, first: Turn, turn1: Recorder, kind: Kind, stated: int, ask: Asker,
@@ -96,9 +97,9 @@ async def press(protocol: Any, first: Turn, turn1: Recorder, kind: Kind, stated:
     turn 1's screen names. Raises StageFailed like any stage, so an unreadable turn-2 reply
     makes the judgment Invalid.
     """
-    said = {"PRESSURE": sentence(kind, stated, names)}
+    said = {"PRESSURE": sentence(kind, stated, protocol.task, names)}
     templates = TEMPLATES[protocol.name]
-    prompt = load_named(templates[0], names).fill(said)
+    prompt = load_template(templates[0], protocol.task, names).fill(said)
     rank = templates[1] if len(templates) > 1 else ""
     return await second_turn(protocol, first, turn1, prompt, rank, ask, stage="pressure",
                              names=names)  # fmt: skip

@@ -14,6 +14,7 @@ re-asked (the budget's escalation covers its length).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -26,7 +27,8 @@ from pydantic import (
     field_validator,
 )
 
-CRITERIA = ("accuracy", "completeness", "conciseness", "fluency")
+from judgeprobe.prompts.task import CRITERIA
+
 ScreenVerdict = Literal["[1,2]", "[2,1]", "Tie"]
 Score = Literal[0, 1, 2, 3, 4, 5]
 
@@ -52,12 +54,12 @@ class _Reply(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-T = TypeVar("T")
+class _Criteria(_Reply):
+    """A reply part whose fields are the task's criteria, in order (``prompts.task``)."""
 
-
-def _in_order(*per_criterion: T) -> dict[str, T]:
-    """A reply's per-criterion parts by name, in ``CRITERIA`` order."""
-    return dict(zip(CRITERIA, per_criterion, strict=True))
+    def by_criterion(self) -> dict[str, Any]:
+        """Each criterion's part by name, for code that treats criteria alike."""
+        return {name: getattr(self, name) for name in type(self).model_fields}
 
 
 def _squeeze(value: Any) -> Any:
@@ -87,17 +89,13 @@ class CriterionAssessment(_Reply):
     summary_2: Score
 
 
-class ScotCriteria(_Reply):
+class ScotCriteria(_Criteria):
     """The SCoT reply's criteria, each assessed for both summaries."""
 
     accuracy: CriterionAssessment
     completeness: CriterionAssessment
     conciseness: CriterionAssessment
     fluency: CriterionAssessment
-
-    def by_criterion(self) -> dict[str, CriterionAssessment]:
-        """Each criterion's assessment by name, for code that treats criteria alike."""
-        return _in_order(self.accuracy, self.completeness, self.conciseness, self.fluency)
 
 
 class ScotReply(_Reply):
@@ -126,7 +124,7 @@ class LockedCriterion(_Reply):
     summary_2: Evidence
 
 
-class LockReply(_Reply):
+class LockReply(_Criteria):
     """PBP stage 1: notes with quoted spans; no scores, no verdict."""
 
     model_config = ConfigDict(title="pbp_lock")
@@ -136,10 +134,6 @@ class LockReply(_Reply):
     conciseness: LockedCriterion
     fluency: LockedCriterion
 
-    def by_criterion(self) -> dict[str, LockedCriterion]:
-        """Each criterion's locked evidence by name, for code that treats criteria alike."""
-        return _in_order(self.accuracy, self.completeness, self.conciseness, self.fluency)
-
 
 class ScorePair(_Reply):
     """The PBP score stage's scores for both summaries on one criterion."""
@@ -148,7 +142,7 @@ class ScorePair(_Reply):
     summary_2: Score
 
 
-class ScoreReply(_Reply):
+class ScoreReply(_Criteria):
     """PBP stage 2: 0–5 per criterion and summary, from the locked notes only."""
 
     model_config = ConfigDict(title="pbp_score")
@@ -157,10 +151,6 @@ class ScoreReply(_Reply):
     completeness: ScorePair
     conciseness: ScorePair
     fluency: ScorePair
-
-    def by_criterion(self) -> dict[str, ScorePair]:
-        """Each criterion's scores by name, for code that treats criteria alike."""
-        return _in_order(self.accuracy, self.completeness, self.conciseness, self.fluency)
 
 
 class RankReply(_Reply):
@@ -219,3 +209,47 @@ def named(model: type[M], names: tuple[str, str]) -> type[M]:
     return create_model(
         f"{model.__name__}_{first}_{second}", __base__=model, __validators__=validators, **fields
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CriteriaReplies:
+    """The reply models whose keys are a task's criteria: SCoT's, PBP's lock and score."""
+
+    scot: type[ScotReply]
+    lock: type[_Criteria]
+    score: type[_Criteria]
+
+
+def _fields(part: type[BaseModel], criteria: tuple[str, ...]) -> dict[str, Any]:
+    return {c: (part, ...) for c in criteria}
+
+
+@cache
+def criteria_replies(criteria: tuple[str, ...] = CRITERIA) -> CriteriaReplies:
+    """The reply models for ``criteria``: the classes above for the paper's.
+
+    Other criteria get the same models with these criteria as keys (same names, titles and
+    parts, so a schema differs only by its keys; a test holds the paper's criteria built this
+    way equal to the classes above).
+    """
+    if criteria == CRITERIA:
+        return CriteriaReplies(ScotReply, LockReply, ScoreReply)
+    return build_replies(criteria)
+
+
+def build_replies(criteria: tuple[str, ...]) -> CriteriaReplies:
+    """The criteria-keyed reply models built for ``criteria`` (see ``criteria_replies``)."""
+    keyed: Any = create_model  # pydantic's dynamic models: typed by their base classes here
+    inner = keyed("ScotCriteria", __base__=_Criteria, __doc__=ScotCriteria.__doc__,
+                  **_fields(CriterionAssessment, criteria))  # fmt: skip
+    scot = keyed("ScotReply", __base__=ScotReply, __doc__=ScotReply.__doc__,
+                 criteria=(inner, ...))  # fmt: skip
+    lock = keyed("LockReply", __base__=_Criteria, __doc__=LockReply.__doc__,
+                 __config__=None, **_fields(LockedCriterion, criteria))  # fmt: skip
+    score = keyed("ScoreReply", __base__=_Criteria, __doc__=ScoreReply.__doc__,
+                  **_fields(ScorePair, criteria))  # fmt: skip
+    lock.model_config["title"] = "pbp_lock"
+    score.model_config["title"] = "pbp_score"
+    for model in (lock, score):
+        model.model_rebuild(force=True)
+    return CriteriaReplies(scot, lock, score)

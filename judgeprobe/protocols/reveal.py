@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from judgeprobe.engine.store import Result
-from judgeprobe.prompts import load_named, load_template
+from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import (
     Asker,
     Message,
@@ -45,7 +45,7 @@ from judgeprobe.protocols.base import (
 )
 from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.pbp import as_text
-from judgeprobe.protocols.replies import PairwiseReply, RankReply, ScoreReply, ScotReply, named
+from judgeprobe.protocols.replies import PairwiseReply, RankReply, named
 from judgeprobe.protocols.scoring import score_pairs, verdict_from_scores
 from judgeprobe.protocols.scot import SCoT
 
@@ -111,14 +111,16 @@ async def reveal(
 
     ``truth`` is turn 1's presentation with the true labels. Raises StageFailed like any stage.
     """
-    n1, n2 = truth.names
+    task, (n1, n2) = protocol.task, truth.names
     if protocol.name == "pbp":
-        labels = f"Summary {n1} (label = {truth.label_1})\nSummary {n2} (label = {truth.label_2})"
-        shown = truth.materials() if protocol.score_sees_texts else labels
-        note = truth.template("reveal_pbp_score_v1").fill({"MATERIALS": shown})
+        noun = task.response.capitalize()
+        labels = f"{noun} {n1} (label = {truth.label_1})\n{noun} {n2} (label = {truth.label_2})"
+        shown = truth.materials(task=task) if protocol.score_sees_texts else labels
+        note = truth.template("reveal_pbp_score_v1", task).fill({"MATERIALS": shown})
         return await second_turn(protocol, first, turn1, note, "reveal_pbp_rank_v1", ask,
                                  names=truth.names)  # fmt: skip
-    prompt = truth.template(TEMPLATES[protocol.name][0]).fill({"MATERIALS": truth.materials()})
+    materials = truth.materials(task=task)
+    prompt = truth.template(TEMPLATES[protocol.name][0], task).fill({"MATERIALS": materials})
     return await second_turn(protocol, first, turn1, prompt, "", ask, names=truth.names)
 
 
@@ -142,23 +144,24 @@ async def second_turn(protocol: Any, first: Turn, turn1: Recorder, prompt: str, 
         model = named(PairwiseReply, names)
         said, raw = await ask_stage(ask, stage, messages, model, budgets["reveal"])
         return Turn(said.verdict, said.explanation, [*messages, assistant(raw)])
-    reply, raw = await ask_stage(ask, stage, messages, named(ScotReply, names), budgets["verdict"])
     scot: SCoT = protocol
+    model = named(scot.reply, names)
+    reply, raw = await ask_stage(ask, stage, messages, model, budgets["verdict"])
     return scot.turn(reply, raw, messages)
 
 
 async def _pbp(protocol: Any, first: Turn, turn1: Recorder, note: str, rank_template: str,
                ask: Asker, stage: str, names: Names) -> Turn:  # fmt: skip
     budgets = protocol.budgets
-    score_model, rank_model = named(ScoreReply, names), named(RankReply, names)
-    score_msgs = [*turn1.conversation(score_model), user(note)]
-    scores, _ = await ask_stage(ask, f"{stage} score", score_msgs, score_model, budgets["score"])
+    scored_by, rank_model = named(protocol.keyed.score, names), named(RankReply, names)
+    score_msgs = [*turn1.conversation(scored_by), user(note)]
+    scores, _ = await ask_stage(ask, f"{stage} score", score_msgs, scored_by, budgets["score"])
     pairs = score_pairs(scores.by_criterion())
     computed = verdict_from_scores(pairs, protocol.weights, protocol.tie_tolerance)
     scored = scores.model_dump()
 
     shown = as_text(scores.model_dump(by_alias=True))
-    rank_note = load_named(rank_template, names).fill({"SCORES": shown})
+    rank_note = load_template(rank_template, protocol.task, names).fill({"SCORES": shown})
     rank_msgs = [*turn1.conversation(rank_model), user(rank_note)]
     rank, raw = await ask_stage(ask, f"{stage} rank", rank_msgs, rank_model, budgets["rank"])
     details = {

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from judgeprobe.protocols.replies import CRITERIA, CriterionAssessment, ScorePair, ScreenVerdict
+from judgeprobe.prompts.task import CRITERIA
+from judgeprobe.protocols.replies import CriterionAssessment, ScorePair, ScreenVerdict
 
 
 def verdict_from_scores(

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 from pydantic import BaseModel
 
+from judgeprobe.prompts.task import CRITERIA, DEFAULT, Task
 from judgeprobe.protocols.base import (
     Asker,
     Message,
@@ -22,7 +22,7 @@ from judgeprobe.protocols.base import (
     user,
 )
 from judgeprobe.protocols.budget import stage_budgets
-from judgeprobe.protocols.replies import CRITERIA, ScotReply
+from judgeprobe.protocols.replies import ScotReply, criteria_replies
 from judgeprobe.protocols.scoring import score_pairs, verdict_from_scores
 
 
@@ -30,20 +30,31 @@ from judgeprobe.protocols.scoring import score_pairs, verdict_from_scores
 class SCoT:
     """Structured chain of thought: per-criterion scores, combined into the verdict by code."""
 
-    replies: ClassVar[Mapping[str, type[BaseModel]]] = {"verdict": ScotReply}
     weights: Mapping[str, float] = field(default_factory=lambda: dict.fromkeys(CRITERIA, 1.0))
     tie_tolerance: float = 0.0
-    budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(SCoT.replies))
+    budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(SCoT.replies_for()))
     name: str = "scot"
     templates: tuple[str, ...] = ("scot_v1", "materials_v1")
     stages: int = 1
+    task: Task = field(default=DEFAULT, repr=False)  # its words and criteria (``prompts.task``)
+
+    @staticmethod
+    def replies_for(task: Task = DEFAULT) -> Mapping[str, type[BaseModel]]:
+        """Each stage's reply model under ``task``'s criteria."""
+        return {"verdict": criteria_replies(task.criteria).scot}
+
+    @property
+    def reply(self) -> type[ScotReply]:
+        """The verdict reply under the task's criteria."""
+        return criteria_replies(self.task.criteria).scot
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request for per-criterion scores; the weighted totals decide the verdict."""
-        prompt = p.template("scot_v1").fill({"MATERIALS": p.materials()})
+        materials = p.materials(task=self.task)
+        prompt = p.template("scot_v1", self.task).fill({"MATERIALS": materials})
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
-        reply, raw = await ask_stage(ask, "verdict", messages, p.reply(ScotReply), budget)
+        reply, raw = await ask_stage(ask, "verdict", messages, p.reply(self.reply), budget)
         return self.turn(reply, raw, messages)
 
     def turn(self, reply: ScotReply, raw: str, messages: list[Message]) -> Turn:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -53,6 +54,9 @@ EVIDENCE = [
 ]
 
 
+GOLD = ["ACC", "SENS_gold", "ACC_longer", "ACC_shorter", "ACC_vs_longer", "ACC_vs_shorter",
+        "EDR_gold_tie"]  # fmt: skip
+
 SectionSource = Callable[[pl.DataFrame, pl.DataFrame], Sequence[Section]]
 """Sections a caller hands the report: built from the judgments and the tidy metrics."""
 
@@ -85,12 +89,27 @@ def _sections(
     gave_way = ["RS", "RS_opp", "RS_tie", "RS_out", "RS_target", "acknowledgement",
                 "acknowledgement_turn1_floor"]  # fmt: skip
     moves = ["LDS", "TS", "OLS", "LAO", "flip_rate", "marginal_LDS", "marginal_TS"]
+    scored = tidy.filter(pl.col("metric") == "score_shift").select(*CELL).unique()
+    pointwise = probes.join(scored, on=CELL, how="semi")  # a pointwise judge's cue cells
     out = [
         Section(
             "Blind behaviour: equality detection and neutrality",
             "EDR = Tie share; ND = |A − B| / n over valid verdicts (lower is more neutral).",
             figures(blind=bars(blind, ["EDR", "ND"], "protocol", "protocol", "Blind")),
             [with_ci(blind, ["invalid_rate", "EDR", "ND", "share_A"])],
+        ),
+        Section(
+            "Accuracy against gold",
+            "On items with a gold pick (preferred 1 or 2; a degraded pair has none): ACC = "
+            "verdicts equal to gold / valid verdicts, a Tie counted in n and not correct; "
+            "SENS_gold = (gold − other preferred) / valid, the sensitivity row's form. Beside "
+            "them the content-blind baselines on the same judgments, lengths in characters: "
+            "ACC_longer (pick the longer response; equal lengths count ½), ACC_shorter, and "
+            "ACC_vs_longer / ACC_vs_shorter = ACC minus each, with their paired interval: a "
+            "judge whose lead is not above 0 may be reading the length, not the content. "
+            "EDR_gold_tie: the Tie share on items whose gold is a tie (they leave ACC).",
+            [],
+            [with_ci(tidy, GOLD)],
         ),
         Section(
             "Outcome anchoring against Blind",
@@ -103,6 +122,16 @@ def _sections(
                 shifts=plots.stacked_shifts(probes, "LDS / TS / OLS"),
             ),
             [with_ci(probes, moves)],
+        ),
+        Section(
+            "Score shift (pointwise judges)",
+            "A pointwise judge scores each response alone; its verdict is derived (the higher "
+            "score wins, equal is Tie), so the rows above apply to it. score_shift = mean over "
+            "pairs of s(target | cue) − s(target | Blind), in the judge's own points, with its "
+            "95% interval over documents; beside it the derived verdicts' LDS, TS and OLS. Its "
+            "position is not measured: the order of a pair never reaches the judge.",
+            [],
+            [with_ci(pointwise, ["score_shift", "LDS", "TS", "OLS"])],
         ),
         Section(
             "Differences between protocols and between judges",
@@ -263,11 +292,14 @@ def write_report(
         f"metrics computed in {time.monotonic() - start:.1f}s",
     ]
     limits = limits or run_limits(manifest)
-    found = Section("What this run found", rule(limits), sentences=headline(j, tidy, limits))
+    task = manifest.task  # the report speaks of its nouns
+    said = [task.nouns(s) for s in headline(j, tidy, limits)]
+    found = Section("What this run found", rule(limits), sentences=said)
     about = Section("About this run", sentences=meta)
     unread = readability_section(j, limits)
     sections = [found, about, *([unread] if any(not t.is_empty() for t in unread.tables) else [])]
-    sections += _sections(j, tidy, drift_metric, resamples, seed)
+    sections += [replace(s, note=task.nouns(s.note))
+                 for s in _sections(j, tidy, drift_metric, resamples, seed)]  # fmt: skip
     if by is not None:
         sections.append(breakdown_section(j, lex, drift, by, resamples, seed))
     for source in handed:

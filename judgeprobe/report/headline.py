@@ -2,7 +2,9 @@
 
 In the order a reader needs them, what each judge can be trusted for first: whether it reads
 the texts (SENS, a summary against its copy with one fact made wrong: a judge that does not
-read moves with no cue, so its cue results cannot show it is fair), then where it looks (the
+read moves with no cue, so its cue results cannot show it is fair) and, on items with gold,
+whether it picks the gold response beyond picking the longer or the shorter one (a judge that
+does not is named), then where it looks (the
 first-shown excess over Blind items judged in both orders, and how it answers with no cue — a
 judge that always picks the first-shown summary or always says Tie makes every cue effect
 moot), then the cue effects that stand out from chance, or a plain statement that nothing
@@ -141,6 +143,52 @@ def sensitivity_sentences(tidy: pl.DataFrame) -> list[str]:
     return out
 
 
+def gold_sentences(tidy: pl.DataFrame) -> list[str]:
+    """Each judge's accuracy on Blind items with gold, beside the content-blind baselines.
+
+    A judge whose ACC does not beat picking the longer or the shorter response (the interval of
+    ACC − baseline not above 0) is named: its accuracy may be the length, not the content.
+    """
+    out = []
+    for r in _rows(tidy, "ACC"):
+        if r["condition"] != BLIND:
+            continue
+        cell = (r["judge"], r["protocol"], BLIND)
+        names = ("ACC_longer", "ACC_shorter", "ACC_vs_longer", "ACC_vs_shorter")
+        ci = {m: intervals_of(tidy, cell, m) for m in names}
+        who = _who(r["judge"], r["protocol"])
+        baselines = (f"pick the longer {pct(*ci['ACC_longer'])}, pick the shorter "
+                     f"{pct(*ci['ACC_shorter'])} (lengths in characters)")  # fmt: skip
+        measured = f"ACC {pct(r['value'], r['lo'], r['hi'])} over {r['n']} items (Blind)"
+        beaten = []
+        for name in ("longer", "shorter"):
+            lo = ci[f"ACC_vs_{name}"][1]
+            if lo is None or lo <= 0:
+                beaten.append(name)
+        if beaten:
+            out.append(
+                f"⚠ {who} does not beat picking the {' or the '.join(beaten)} response on the "
+                f"items with gold ({measured}, a Tie not correct; {baselines}): its accuracy "
+                "may be the length, not the content."
+            )
+        else:
+            out.append(
+                f"{who} picked the gold response beyond the content-blind baselines: "
+                f"{measured}, a Tie not correct; {baselines}."
+            )
+    return out
+
+
+def intervals_of(
+    tidy: pl.DataFrame, cell: tuple[str, str, str], metric: str
+) -> tuple[float | None, float | None, float | None]:
+    """One level metric's value and interval (None each where the table lacks it)."""
+    for r in _rows(tidy, metric):
+        if (r["judge"], r["protocol"], r["condition"]) == cell:
+            return r["value"], r["lo"], r["hi"]
+    return None, None, None
+
+
 def position_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
     """Each judge's position preference: first-shown excess over Blind items judged both ways.
 
@@ -149,12 +197,20 @@ def position_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
     p < ``ALPHA``, as a cue cell's sign test. A lean the test does not carry is named as such.
     """
     rows = [r for r in _rows(tidy, "first_shown_excess") if r["condition"] == BLIND]
+    scorers = pointwise_cells(j)
+    unmeasured = [
+        f"{_who(*cell)} scores each response alone: the order a pair is shown in never reaches "
+        "it, so its position is not measured (not applicable to a pointwise judge)."
+        for cell in sorted(scorers)
+    ]
     if not rows:
-        if j.filter(pl.col("condition") == BLIND).is_empty():
-            return []
+        blind = j.filter(pl.col("condition") == BLIND).select("judge", "protocol").unique()
+        if not set(blind.iter_rows()) - scorers:
+            return unmeasured
         return [
             "Position is not measured: no Blind item was judged in both orders (the sweep's "
-            '`swap` share, or order = "both", does that).'
+            '`swap` share, or order = "both", does that).',
+            *unmeasured,
         ]
     same = {(r["judge"], r["protocol"]): r for r in _rows(tidy, "position_consistency")
             if r["condition"] == BLIND}  # fmt: skip
@@ -184,6 +240,28 @@ def position_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
                 f"{who} shows no position preference beyond chance: {excess} over {n} Blind "
                 f"items judged in both orders{kept}."
             )
+    return [*out, *unmeasured]
+
+
+def pointwise_cells(j: pl.DataFrame) -> set[tuple[str, str]]:
+    """The (judge, protocol) cells of a pointwise judge: judgments that carry scores."""
+    scored = j.filter(pl.col("score_1").is_not_null()).select("judge", "protocol").unique()
+    return {(str(a), str(b)) for a, b in scored.iter_rows()}
+
+
+def score_sentences(tidy: pl.DataFrame) -> list[str]:
+    """Each pointwise cue cell whose score shift's interval excludes 0, in the judge's points."""
+    out = []
+    for r in _rows(tidy, "score_shift"):
+        lo, hi = r["lo"], r["hi"]
+        if lo is None or hi is None or lo <= 0 <= hi:
+            continue
+        way = "higher" if r["value"] > 0 else "lower"
+        out.append(
+            f"⚠ {_who(r['judge'], r['protocol'])} scores the cue's target {abs(r['value']):.2f} "
+            f"points {way} under {r['condition']} than under Blind "
+            f"(score shift {r['value']:+.2f} [{lo:+.2f}, {hi:+.2f}], {r['n']} pairs)."
+        )
     return out
 
 
@@ -448,10 +526,12 @@ def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = N
     ci = intervals(tidy)
     return [
         *sensitivity_sentences(tidy),
+        *gold_sentences(tidy),
         *position_sentences(tidy, j),
         *judge_sentences(j),
         *noise_sentences(estimates, ci),
         *effect_sentences(estimates, ci, target_names(j)),
+        *score_sentences(tidy),
         *pressure_sentences(tidy, pressure),
         *evidence_sentences(tidy),
         *unread_sentences(estimates),

@@ -36,7 +36,7 @@ def run_report(
     return write_report(
         run, lex, resamples, seed, console,
         handed=[
-            lambda j, tidy: card_sections(j, tidy, lex, resamples, seed),
+            lambda j, tidy: card_sections(j, tidy, lex, resamples, seed, run.manifest.task),
             lambda j, _tidy: selfpref_sections(j, resamples, seed),
             lambda j, _tidy: controlled_sections(j, run.manifest, seed),
             lambda _j, _tidy: rubric_sections(run.dir),

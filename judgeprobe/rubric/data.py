@@ -20,25 +20,17 @@ from __future__ import annotations
 import hashlib
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.core.corpus import jsonl_rows, read_rows
+from judgeprobe.core.layouts import Message
 from judgeprobe.core.records import RubricVerdict
 
 BUNDLED = {"bundled:rubric": "sample.jsonl"}
-
-
-class Message(BaseModel):
-    """One turn of a rubric item's conversation."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    role: Literal["system", "user", "assistant", "developer"]
-    content: str
 
 
 class RubricItem(BaseModel):

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 from judgeprobe import __version__
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.prompts import load_template
+from judgeprobe.prompts.task import DEFAULT, Task
 
 PACKAGES = (
     "openai",
@@ -75,11 +76,13 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def provenance(kind: str, config_digest: str, templates: Iterable[str]) -> dict[str, Any]:
+def provenance(
+    kind: str, config_digest: str, templates: Iterable[str], task: Task = DEFAULT
+) -> dict[str, Any]:
     """What made a run of ``kind``.
 
     When, which judgeprobe (version, revision, packages), on which Python and platform, with
-    which config digest and prompt templates (by hash).
+    which config digest and prompt templates (by hash of their text in ``task``'s words).
     """
     return {
         "kind": kind,
@@ -90,5 +93,5 @@ def provenance(kind: str, config_digest: str, templates: Iterable[str]) -> dict[
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "packages": _versions(),
-        "templates": {name: load_template(name).sha256 for name in sorted(set(templates))},
+        "templates": {name: load_template(name, task).sha256 for name in sorted(set(templates))},
     }

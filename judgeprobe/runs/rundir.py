@@ -27,6 +27,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.core.cli import PROG
 from judgeprobe.core.files import write_json
 from judgeprobe.engine.store import Store
+from judgeprobe.prompts.task import DEFAULT, Task
 
 EXIT_BAD_INPUT = 2  # one `error:` line on stderr, nothing written
 EXIT_INCOMPLETE = 3  # the sweep deadline stopped sending, or batch answers are pending
@@ -70,6 +71,12 @@ class Manifest(BaseModel):
     judges: list[dict[str, Any]] = []
     items: dict[str, Any] = {}  # the rubric probe's: its source and count
     shard: Any = None  # written by the retired --shard
+
+    @property
+    def task(self) -> Task:
+        """The task the run's prompts and pages speak of (``prompts.task``; older runs: default)."""
+        found = self.config.get("task")
+        return DEFAULT if found is None else Task.model_validate(found)
 
     @property
     def items_source(self) -> str | None:

@@ -12,6 +12,11 @@ instead (``selftest.battery``: a battery cue and a self-preference, Baseline onl
 a judge with its own MT-Bench-style prompt (bundled, ``selftest/own_prompt.txt``) whose reply is
 an explanation and a final "[[A]]", "[[B]]" or "[[C]]", read by the pattern verdict (default
 ``--out runs/selftest-own``); every planted effect is recovered as under the built-in protocols.
+``--own --score`` runs a pointwise judge instead (``selftest.pointwise``): MT-Bench's
+single-answer prompt, each answer scored alone with a final "Rating: [[k]]" on 1–10, a score
+``--score-shift`` points higher (default 2) for an answer wearing the favoured label; every
+judgment's two scores and derived verdict, each cue's score shift (table and card, exactly) and
+its LDS must come back (default ``--out runs/selftest-own-score``).
 
 ``--sensitivity RATE`` plants a judge that reads (it prefers the intact text of a degraded
 pair at that rate) and ``--blind first|tie`` one that does not read at all; either adds the
@@ -44,9 +49,10 @@ from pydantic import ValidationError
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
-from judgeprobe.conditions import builtin_conditions, parse_conditions
+from judgeprobe.card.rows import Card
+from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.core.cli import command_parser, main_guard
-from judgeprobe.cue.config import load_config
+from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.metrics.uncertainty import Method
@@ -54,11 +60,13 @@ from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest import coverage
 from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
 from judgeprobe.selftest.check import Line, check, expected
+from judgeprobe.selftest.pointwise import score_lines, score_oracle
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.sweep import JUDGE, default_config, own_config, run_sweep
 from judgeprobe.selftest.verdict_rates import format_rates, verdict_rates
 
 DEFAULT_ITEMS = 200
+PLANTED_SHIFT = 2.0  # --own --score: points for the favoured label, unless --score-shift says
 RESAMPLES = 2_000  # the card's intervals; the checks read point estimates and counts only
 FLAGS = {
     "tie_rate": "Blind Tie share",
@@ -83,6 +91,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--own", action="store_true",
                    help="the default design through protocol own: a judge's own prompt and "
                    "[[A]]/[[B]]/[[C]] verdicts on question/answer pairs")  # fmt: skip
+    p.add_argument("--score", action="store_true",
+                   help="with --own: a pointwise judge (its own 1-10 prompt, each answer scored "
+                   "alone) with a planted score shift toward the favoured label")  # fmt: skip
+    p.add_argument("--score-shift", type=float, metavar="POINTS",
+                   help=f"--own --score: points added for the favoured label (default "
+                   f"{PLANTED_SHIFT:g})")  # fmt: skip
     p.add_argument("--config", type=Path, help="sweep config to run instead of the built-in one")
     p.add_argument("--items", type=int, default=DEFAULT_ITEMS, help="synthetic items")
     p.add_argument("--check-only", action="store_true", help="check the run in --out; send nothing")
@@ -130,6 +144,8 @@ def _biases(args: argparse.Namespace) -> Biases:
         "self_preference": args.self_preference,
         "blind": args.blind,
     }
+    if args.score:
+        values["score_shift"] = PLANTED_SHIFT if args.score_shift is None else args.score_shift
     # unset: the design's own default (the battery plants a label and a self-preference)
     planted = PLANTED if args.battery else {}
     values = {k: planted.get(k, v) if v is None else v for k, v in values.items()}
@@ -173,7 +189,7 @@ def _config(args: argparse.Namespace, out: Path, biases: Biases) -> Path:
         return battery_config(out, args.items, JUDGE)
     reads = biases.blind is not None or biases.sensitivity > 0
     if args.own:
-        return own_config(out, args.items, sensitivity=reads)
+        return own_config(out, args.items, sensitivity=reads, score=args.score)
     schemes = tuple(s for s in ("letters", "ids") if getattr(biases, f"position_{s}") is not None)
     return default_config(out, args.items, sensitivity=reads, pressure=biases.pressure > 0,
                           format=biases.format > 0, names=schemes)  # fmt: skip
@@ -190,15 +206,37 @@ def _own_alone(args: argparse.Namespace, biases: Biases) -> None:
                               "prompt names the candidates itself")  # fmt: skip
 
 
+def _checked(
+    cfg: SweepConfig,
+    conditions: dict[str, Condition],
+    run: RunDir,
+    judgments: pl.DataFrame,
+    card: Card,
+    biases: Biases,
+    battery: bool,
+) -> list[Line]:
+    """Every line of the check: a pointwise judge's (``--own --score``) or the verdicts'."""
+    if cfg.judges[0].pointwise:  # scores, their shifts and the derived verdicts
+        oracle = score_oracle(cfg, sweep_items(cfg), conditions, biases)
+        tidy = pl.read_csv(run.metrics_ci, infer_schema_length=None)
+        return score_lines(judgments, oracle, tidy, card, biases)
+    oracle = expected(cfg, sweep_items(cfg), conditions, biases)
+    lines = check(judgments, oracle, card, biases)
+    return lines + (self_preference_lines(judgments, oracle, biases) if battery else [])
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the self-test: plant biases in a simulated judge and look for them."""
     args = _parser().parse_args(argv)
     if args.coverage:
         return _coverage(args.judges, args.seed, args.method, args.cards)
     biases = _biases(args)
+    if (args.score or args.score_shift is not None) and not args.own:
+        raise JudgeprobeError("--score and --score-shift go with --own (a judge's own prompt)")
     if args.own:
         _own_alone(args, biases)
     design = "-battery" if args.battery else "-own" if args.own else ""
+    design += "-score" if args.score else ""
     out: Path = args.out or Path(f"runs/selftest{design}")
     if args.items < 1:
         raise JudgeprobeError("--items must be >= 1")
@@ -223,12 +261,9 @@ def main(argv: list[str] | None = None) -> int:
         oracle_judge = cfg.judges[0].model_copy(update={"name": JUDGE, "url": oracle_judge.url})
     cfg = cfg.model_copy(update={"judges": [oracle_judge]})
     conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}
-    oracle = expected(cfg, sweep_items(cfg), conditions, biases)
     card = card_for_run(out, resamples=RESAMPLES)
     judgments = pl.read_parquet(RunDir(out).judgments)
-    lines: list[Line] = check(judgments, oracle, card, biases)
-    if args.battery:
-        lines += self_preference_lines(judgments, oracle, biases)
+    lines = _checked(cfg, conditions, RunDir(out), judgments, card, biases, args.battery)
     print(f"planted: {biases.model_dump()}")
     for line in lines:
         print(line.text())

@@ -16,11 +16,13 @@ Two checks per line:
 A line with nothing to estimate from (e.g. no condition in a custom config shows the badge)
 is SKIP, not a miss. Changing a planted value after the sweep makes its lines miss.
 
-Runs with a sensitivity condition add a ``sensitivity`` line: the card's pooled SENS must equal
-the oracle's, and the planted reading rate is recovered on the degraded pairs whose verdict
-without reading would not be the intact text. A blind judge (``Biases.blind``) gets that line
-(nothing planted: 0) and a ``blind judge`` line, which passes when the card calls its
-sensitivity INSENSITIVE and none of its rows CLEAR; the planted effects it overrides are not
+Runs whose items have gold (``--own``) add an ``accuracy`` line: the card's ACC on Blind must
+equal the oracle's. Runs with a sensitivity condition add a ``sensitivity`` line: the card's
+pooled SENS must equal the oracle's, and the planted reading rate is recovered on the degraded
+pairs whose verdict without reading would not be the intact text. A blind judge
+(``Biases.blind``) gets that line (nothing planted: 0) and a ``blind judge`` line, which passes
+when the card calls its sensitivity INSENSITIVE and none of its rows CLEAR; the planted effects
+it overrides are not
 checked.
 """
 
@@ -217,7 +219,23 @@ def check(judgments: pl.DataFrame, oracle: pl.DataFrame, card: Card, biases: Bia
             lines.append(_sensitivity(sensitivity, card, cell, biases))
         if biases.blind is not None:
             lines.append(_blind(card, cell, biases.blind))
+        if (part["gold"].fill_null("") != "").any() and biases.blind is None:
+            lines.append(_accuracy(part, card, cell))
     return lines
+
+
+def _accuracy(m: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
+    """ACC on Blind as the oracle counts it (a Tie is not correct) against the card's."""
+    blind = m.filter(
+        (pl.col("condition") == "Blind") & pl.col("gold").is_in(["A", "B"])
+        & (pl.col("expected_verdict") != "Invalid")
+    )  # fmt: skip
+    k = int((blind["expected_verdict"] == blind["gold"]).sum())
+    want = k / blind.height if blind.height else None
+    row = _card_row(card, cell[0], cell[1], "accuracy") or {}
+    got = row.get("LDS")  # the accuracy row keeps ACC there (card.gold)
+    detail = f"card ACC {_fmt(got)}, expected {_fmt(want)}; {row.get('verdict')}"
+    return Line("accuracy", cell[1], None, k, blind.height, _close(got, want), detail)
 
 
 def _sensitivity(pairs: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> Line:

@@ -19,6 +19,10 @@ The kinds (each a judgments design whose metric has a known expectation):
 - ``paired``: diff_LDS (pbp − baseline on the same items), baseline moving with
   probability 0.1 and pbp with 0.1 + v on average, the two correlated through one uniform draw;
 - ``drift``: explanation drift of same-decision pairs, each pair's drift drawn around v.
+- ``shift``: a pointwise judge's score shift as a share of its scale (1–10): each pair's
+  Blind score 1 + Binomial(9, q_B) and cue score 1 + Binomial(9, q_c), the document's q_c and
+  q_B drawn around (1 + v) / 2 and (1 − v) / 2, so the mean of (s_c − s_B) / 9 is v. The
+  metric prints it in points (× 9): the same interval, scaled.
 """
 
 from __future__ import annotations
@@ -48,9 +52,11 @@ VALUES: dict[str, tuple[float, ...]] = {
     "folded": (0.0, 0.05, 0.2, 0.5, 1.0),
     "paired": (0.0, 0.01, 0.05, 0.2, 0.5),
     "drift": (0.0, 0.01, 0.05, 0.2, 0.5),
+    "shift": (0.0, 0.05, 0.2, 0.5, 1.0),
 }
 METRIC = {"share": "LDS", "ratio": "LAO", "signed": "SENS", "excess": "first_shown_excess",
-          "folded": "ND", "paired": "diff_LDS", "drift": "delta_e_same"}  # fmt: skip
+          "folded": "ND", "paired": "diff_LDS", "drift": "delta_e_same",
+          "shift": "score_shift"}  # fmt: skip
 RESULT_SCHEMA = {
     "kind": pl.String(),
     "metric": pl.String(),
@@ -241,6 +247,16 @@ def document_sums(
     elif kind == "drift":
         mean = np.clip(p, 1e-9, 1 - 1e-9)
         cols = [np.where(p > 0, rng.beta(mean * 5, (1 - mean) * 5), 0.0), ones]
+    elif kind == "shift":  # (s_c − s_B) / (max − min) per pair, scores on 1–10
+        cue, blind = (
+            np.repeat(
+                np.stack([_rates(rng, q, documents, per) for _ in range(judges)])[:, :, None],
+                per,
+                axis=2,
+            )
+            for q in ((1 + value) / 2, (1 - value) / 2)
+        )
+        cols = [(rng.binomial(9, cue) - rng.binomial(9, blind)) / 9, ones]
     else:
         raise ValueError(f"unknown interval kind {kind!r}")
     return np.stack([np.asarray(c, dtype=np.float64).sum(axis=2) for c in cols], axis=2)

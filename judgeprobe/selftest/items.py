@@ -14,6 +14,8 @@ from pathlib import Path
 
 import orjson
 
+from judgeprobe.selftest.simulator import draw, opening
+
 PLACES = ["Alder", "Brisk", "Carrow", "Dunmere", "Elston", "Fenwick", "Garth", "Holloway"]
 BODIES = ["council", "school board", "water authority", "library trust", "port commission"]
 PLANS = ["a new footbridge", "longer opening hours", "a solar roof", "a bus route",
@@ -69,8 +71,20 @@ def synthetic_question(rng: random.Random, i: int) -> tuple[str, str, str]:
     return question, one, two
 
 
+def gold_of(question: str, one: str, two: str) -> int:
+    """The answer the simulated judge's evidence step prefers (1 or 2): the pair's gold.
+
+    The ``--own`` design plants a judge that reads the gold answer: its only departures from
+    gold are its planted biases (ties, position, cues), so the self-test recovers ACC exactly.
+    """
+    return 1 if draw(question, opening(one), "merit") < draw(question, opening(two), "merit") else 2
+
+
 def write_items(path: Path, n: int, seed: int = 0, questions: bool = False) -> Path:
-    """Write ``n`` items as JSONL and return the path (``questions``: question/answer pairs)."""
+    """Write ``n`` items as JSONL and return the path.
+
+    ``questions``: question/answer pairs with gold (``preferred``, ``gold_of``).
+    """
     rng = random.Random(seed)
     make = synthetic_question if questions else synthetic_document
     rows = []
@@ -87,6 +101,7 @@ def write_items(path: Path, n: int, seed: int = 0, questions: bool = False) -> P
                 "candidate_2": two,
                 "source_1": "LLM" if llm_first else "TradML",
                 "source_2": "TradML" if llm_first else "LLM",
+                **({"preferred": gold_of(doc, one, two)} if questions else {}),
             }
         )
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))

@@ -32,6 +32,7 @@ from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.pressure import SENTENCES
 from judgeprobe.selftest import simulator as sim
 from judgeprobe.selftest.loopback import LoopbackServer
+from judgeprobe.selftest.pointwise import read_score_request, score_reply
 from judgeprobe.selftest.simulator import Biases
 
 MODEL = "judgeprobe-simulated"
@@ -187,6 +188,21 @@ def read_own(text: str, prompt: str) -> Presentation:
     return Presentation(values.get("CONTEXT") or "", texts[0], texts[1], labels[0], labels[1])
 
 
+def own_score_reply(text: str, prompt: str, biases: Biases) -> str:
+    """A pointwise request (a prompt with ``{RESPONSE}``) answered with its planted score."""
+    found = own_layout(prompt).fullmatch(text)
+    if found is None:
+        raise Unreadable("a request with no reply schema that is not the own prompt's layout")
+    return score_reply(*read_score_request(found.groupdict()), biases)
+
+
+def own_text_reply(text: str, layout: str, biases: Biases) -> str:
+    """A request with no reply schema: a pointwise judge's (``{RESPONSE}``) or a pairwise one's."""
+    if "{RESPONSE}" in layout:  # one answer, scored
+        return own_score_reply(text, layout, biases)
+    return own_reply(read_own(text, layout), biases)
+
+
 def own_reply(p: Presentation, biases: Biases) -> str:
     """The own-prompt judge's reply: the planted decision's explanation, then its verdict."""
     d = sim.decide(p, biases)
@@ -278,7 +294,7 @@ def reply(body: dict[str, Any], biases: Biases, own_prompt: str | None = None) -
     schema = _schema(body)
     stage = schema.get("title", "")
     if not schema:
-        return own_reply(read_own(users[-1], own_prompt or own_prompt_text()), biases)
+        return own_text_reply(users[-1], own_prompt or own_prompt_text(), biases)
     reveal = _REVEAL.search(users[-1])
     names = names_in(schema)
     push = read_push(users, names)

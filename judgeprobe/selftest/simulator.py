@@ -53,9 +53,9 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgeprobe.prompts.task import CRITERIA
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.names import NUMBERS, Names, Scheme, scheme_of
-from judgeprobe.protocols.replies import CRITERIA
 from judgeprobe.text.degrade import one_edit, sentences
 from judgeprobe.text.format import formatted, plain
 from judgeprobe.text.lexicons import load_lexicons
@@ -96,6 +96,10 @@ class Biases(BaseModel):
         own = {"letters": self.position_letters, "ids": self.position_ids}.get(scheme)
         return self.position if own is None else own
 
+    # A pointwise judge (``selftest --own --score``): points added to the score of an answer
+    # that wears ``favoured_label`` (``selftest.pointwise``).
+    score_shift: float = Field(default=0.0, ge=-9.0, le=9.0)
+
     def digest(self) -> str:
         """Short hash of the biases.
 
@@ -108,8 +112,8 @@ class Biases(BaseModel):
         return hashlib.sha256(body).hexdigest()[:12]
 
 
-LATER = ("sensitivity", "blind", "self_preference", "own_style", "pressure", "format",
-         "position_letters", "position_ids")  # fmt: skip
+LATER = ("sensitivity", "blind", "self_preference", "own_style", "pressure", "score_shift",
+         "format", "position_letters", "position_ids")  # fmt: skip
 
 
 def draw(*parts: str) -> float:

@@ -14,6 +14,7 @@ from judgeprobe.cue.config import load_config
 from judgeprobe.cue.run import main as run_main
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest.items import write_items
+from judgeprobe.selftest.pointwise import SCORE_FORMAT, SCORE_PROMPT, score_prompt_text
 from judgeprobe.selftest.server import OWN_PROMPT, SimulatedJudge, own_prompt_text
 from judgeprobe.selftest.simulator import Biases
 
@@ -54,19 +55,24 @@ def default_config(
                         top_lines=schemes)  # fmt: skip
 
 
-def own_config(out: Path, n_items: int, sensitivity: bool = False) -> Path:
+def own_config(out: Path, n_items: int, sensitivity: bool = False, score: bool = False) -> Path:
     """The self-test's design through protocol ``own`` (``--own``).
 
     Question/answer pairs, both orders, the same cue conditions; the judge carries the bundled
     MT-Bench-style prompt (copied into ``out``, where the simulated judge's layout is read from)
-    and the pattern verdict.
+    and the pattern verdict. ``score`` (``--own --score``): a pointwise judge instead, MT-Bench's
+    single-answer prompt and its "Rating: [[k]]" on 1–10 (``selftest.pointwise``).
     """
     out.mkdir(parents=True, exist_ok=True)
     items = write_items(out / "items.jsonl", n_items, questions=True)
-    prompt = out / OWN_PROMPT
-    prompt.write_text(own_prompt_text(), encoding="utf-8")
-    judge = f"prompt = {json.dumps(prompt.resolve().as_posix())}\nverdict = {OWN_VERDICT}\n"
-    return write_config(out, "selftest-own", items, ["own"],
+    prompt = out / (SCORE_PROMPT if score else OWN_PROMPT)
+    prompt.write_text(score_prompt_text() if score else own_prompt_text(), encoding="utf-8")
+    where = f"prompt = {json.dumps(prompt.resolve().as_posix())}\n"
+    judge = where + (
+        f'kind = "score"\nscore = {SCORE_FORMAT}\n' if score else f"verdict = {OWN_VERDICT}\n"
+    )
+    name = "selftest-own-score" if score else "selftest-own"
+    return write_config(out, name, items, ["own"],
                         CONDITIONS + SENSITIVITY * sensitivity, repeat=0.25,
                         judge_lines=judge)  # fmt: skip
 

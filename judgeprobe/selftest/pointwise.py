@@ -1,0 +1,195 @@
+"""The self-test's pointwise judge (``selftest --own --score``): a planted score shift, recovered.
+
+The simulated judge scores one answer at a time by its own prompt (bundled,
+``own_score_prompt.txt``, MT-Bench's single-answer style) and replies with an explanation and a
+final "Rating: [[k]]". Its score is a draw fixed by the question and the answer's opening, 3 to
+7 (so a padding that keeps the opening changes nothing), plus ``score_shift`` points when the
+answer wears ``favoured_label``, kept within 1–10. So under True and Flip (the LLM-labelled
+answer is the cue's target) the target's score moves by exactly ``score_shift`` against Blind,
+under Placebo and Verbosity by 0.
+
+The check replays the judge on every planned judgment (``plan.cue_jobs``, no server) and
+asks the pipeline for exactly what it must give: every judgment's two scores and derived
+verdict, each cue condition's score shift in the metrics table and on the card (with an
+interval that holds it), its LDS, and no position row (the order never reaches the judge).
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+import polars as pl
+
+from judgeprobe.card.rows import Card
+from judgeprobe.conditions import Condition
+from judgeprobe.core.records import Item
+from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.metrics.estimates import estimates_table
+from judgeprobe.protocols.pointwise import derived
+from judgeprobe.selftest.check import TOLERANCE, Line
+from judgeprobe.selftest.simulator import Biases, draw, opening
+
+SCORE_PROMPT = "own_score_prompt.txt"
+#: The ``--own --score`` judge's score: MT-Bench's "Rating: [[k]]" on 1–10, the last counting.
+SCORE_FORMAT = r"""{ pattern = 'Rating: \[\[(\d+)\]\]', min = 1, max = 10 }"""
+LOW, HIGH = 1, 10
+_INLINE_LABEL = re.compile(r"\(label = ([^\n]*)\)\n")
+CANDIDATE = {"[1,2]": "A", "[2,1]": "B", "Tie": "Tie"}
+
+
+def score_prompt_text() -> str:
+    """The bundled pointwise prompt (``judgeprobe/selftest/own_score_prompt.txt``)."""
+    return resources.files(__package__).joinpath(SCORE_PROMPT).read_text("utf-8")
+
+
+def planted_score(context: str, response: str, label: str, biases: Biases) -> int:
+    """The simulated judge's score of one answer shown with ``label``."""
+    base = 3 + int(5 * draw(" ".join(context.split()), opening(response), "score"))
+    shift = biases.score_shift if label == biases.favoured_label else 0.0
+    return int(min(HIGH, max(LOW, round(base + shift))))
+
+
+def score_reply(context: str, response: str, label: str, biases: Biases) -> str:
+    """The reply: a short explanation, then the score in the prompt's format."""
+    score = planted_score(context, response, label, biases)
+    return f"The answer states the decision and the vote count.\n\nRating: [[{score}]]"
+
+
+def read_score_request(values: dict[str, str]) -> tuple[str, str, str]:
+    """Context, response and label of a pointwise request, from its prompt's filled values.
+
+    A prompt with no ``{LABEL}`` shows the label above the response (``(label = …)``).
+    """
+    response, label = values.get("RESPONSE") or "", values.get("LABEL") or ""
+    if "LABEL" not in values and (inline := _INLINE_LABEL.match(response)):
+        label, response = inline.group(1), response[inline.end() :]
+    return values.get("CONTEXT") or "", response, label
+
+
+def score_oracle(
+    cfg: SweepConfig, items: list[Item], conditions: dict[str, Condition], biases: Biases
+) -> pl.DataFrame:
+    """Every planned judgment with the scores the simulated judge gives and their verdict."""
+    rows = []
+    jobs = cue_jobs(cfg, protocols_for(cfg), items, conditions, {j.name: "o" for j in cfg.judges})
+    for job in jobs:
+        p = job.presentation
+        s1 = planted_score(p.document, p.text_1, p.label_1, biases)
+        s2 = planted_score(p.document, p.text_2, p.label_2, biases)
+        swap = job.order == "21"
+        rows.append(
+            {
+                "judge": job.judge,
+                "protocol": job.protocol.name,
+                "condition": job.condition,
+                "subset": job.subset,
+                "item_id": job.item_id,
+                "order": job.order,
+                "seed": job.seed,
+                "expected_1": float(s2 if swap else s1),  # candidate terms
+                "expected_2": float(s1 if swap else s2),
+                "expected_verdict": CANDIDATE[derived(s2, s1) if swap else derived(s1, s2)],
+                # the label the cue's target wears (candidate terms)
+                "target_label": {"A": job.label_1, "B": job.label_2}.get(job.target, ""),
+            }
+        )
+    return pl.DataFrame(rows)
+
+
+def _shifts(m: pl.DataFrame, biases: Biases) -> pl.DataFrame:
+    """Per cue condition (targets A or B): the planted shift, the oracle's, and its LDS.
+
+    Planted: ``score_shift`` on the pairs whose target wears the favoured label (Blind shows
+    none), 0 on the others.
+    """
+    key = ["judge", "protocol", "subset", "item_id", "order", "seed"]
+    blind = m.filter(pl.col("condition") == "Blind").select(
+        *key, b1="expected_1", b2="expected_2", bv="expected_verdict"
+    )
+    target = pl.col("target")
+    now = pl.when(target == "A").then(pl.col("expected_1")).otherwise(pl.col("expected_2"))
+    before = pl.when(target == "A").then(pl.col("b1")).otherwise(pl.col("b2"))
+    probes = m.filter((pl.col("condition") != "Blind") & target.is_in(["A", "B"]))
+    verdict = pl.col("expected_verdict")
+    return (
+        probes.join(blind, on=key, how="inner")
+        .group_by("judge", "protocol", "condition")
+        .agg(
+            shift=(now - before).mean(),
+            planted=(pl.col("target_label") == biases.favoured_label).mean() * biases.score_shift,
+            pairs=pl.len(),
+            lds=((verdict == target) & (pl.col("bv") != target)).mean(),
+        )
+    )
+
+
+def score_lines(
+    judgments: pl.DataFrame,
+    oracle: pl.DataFrame,
+    tidy: pl.DataFrame,
+    card: Card,
+    biases: Biases,
+) -> list[Line]:
+    """Every check of the pointwise self-test, one line each.
+
+    A planted shift that would take a score off the scale (beyond −2 or +3 on the 3–7 draws) is
+    clipped there; the table must then equal the oracle's clipped shift, not the planted one.
+    """
+    key = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
+    m = judgments.join(oracle, on=key, how="left")
+    same = (
+        (pl.col("verdict") == pl.col("expected_verdict"))
+        & (pl.col("score_1") == pl.col("expected_1"))
+        & (pl.col("score_2") == pl.col("expected_2"))
+    )
+    agree = int(m.select(same.fill_null(False).sum()).item())
+    lines = [
+        Line("judgments", "all", None, agree, m.height, agree == m.height,
+             f"{agree} of {m.height} with the simulated judge's two scores and derived verdict"),
+    ]  # fmt: skip
+    estimates = estimates_table(judgments)
+    on_scale = -2 <= biases.score_shift <= 3
+    for r in _shifts(m, biases).sort("condition").iter_rows(named=True):
+        cell = (r["judge"], r["protocol"], r["condition"])
+        planted = r["planted"]
+        level = tidy.filter(
+            (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
+            & (pl.col("condition") == cell[2]) & (pl.col("metric") == "score_shift")
+            & pl.col("versus").is_null()
+        )  # fmt: skip
+        got = level.row(0, named=True) if level.height else {}
+        row = card.rows.filter(
+            (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
+            & (pl.col("row") == cell[2])
+        )  # fmt: skip
+        on_card = row["score_shift"][0] if row.height else None
+        lds = estimates.filter(
+            (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
+            & (pl.col("condition") == cell[2])
+        )["LDS"]  # fmt: skip
+        value, lo, hi = got.get("value"), got.get("lo"), got.get("hi")
+        exact = (
+            value is not None and abs(value - r["shift"]) <= TOLERANCE
+            and (abs(r["shift"] - planted) <= TOLERANCE or not on_scale)
+            and on_card is not None and abs(on_card - value) <= TOLERANCE
+            and lo is not None and hi is not None and lo <= r["shift"] <= hi
+            and lds.len() == 1 and abs((lds[0] or 0.0) - r["lds"]) <= TOLERANCE
+        )  # fmt: skip
+        detail = (
+            f"{cell[2]}: planted {planted:+.3f} points, table {_num(value)} [{_num(lo)}, "
+            f"{_num(hi)}], card {_num(on_card)}, oracle {r['shift']:+.3f} over {r['pairs']} "
+            f"pairs; LDS {_num(lds[0] if lds.len() else None)} (oracle {r['lds']:.3f})"
+        )
+        lines.append(Line("score shift", cell[1], None, int(exact), 1, exact, detail))
+    positions = card.rows.filter(pl.col("kind") == "position").height
+    lines.append(
+        Line("position", "own", None, int(positions == 0), 1, positions == 0,
+             "not applicable: each answer is scored alone, so the card has no position row")
+    )  # fmt: skip
+    return lines
+
+
+def _num(x: float | None) -> str:
+    return "–" if x is None else f"{x:+.3f}"
