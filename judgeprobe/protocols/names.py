@@ -13,9 +13,9 @@ under numbers:
 
 The prompts follow the scheme (``prompts.load_template``'s ``names``: "Summary 1",
 ``summary_1`` and the verdict tokens of every template), and so do the reply schemas
-(``replies.named``: the verdict enum, the ``summary_N`` keys of scores and notes); a reply is read back into screen
-terms (``[1,2]``, ``summary_1``), so everything after the judge's reply is the same under
-every scheme.
+(``replies.named``: the verdict enum, the ``summary_N`` keys of scores and notes); a reply is
+read back into screen terms (``[1,2]``, ``summary_1``), so everything after the judge's reply
+is the same under every scheme.
 """
 
 from __future__ import annotations
