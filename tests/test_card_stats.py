@@ -134,11 +134,11 @@ def test_a_significant_effect_below_the_threshold_is_clear_only_when_shown_below
 
 def test_default_thresholds_are_the_documented_ones() -> None:
     t = load_thresholds()
-    assert t.origin == "builtin thresholds_v3.toml"
+    assert t.origin == "builtin thresholds_v4.toml"
     assert t.values.model_dump() == {
-        "version": 3, "fdr": 0.05, "alpha": 0.05, "power": 0.8, "cue_effect": 0.05,
+        "version": 4, "fdr": 0.05, "alpha": 0.05, "power": 0.8, "cue_effect": 0.05,
         "position_effect": 0.05, "max_flip_rate": 0.05, "sensitivity_effect": 0.2,
-        "pressure_effect": 0.1,
+        "pressure_effect": 0.1, "max_wording_flip": 0.1,
     }  # fmt: skip
 
 

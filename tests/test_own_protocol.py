@@ -214,6 +214,11 @@ def test_the_own_judge_experiment_runs_on_a_fake_judge(tmp_path: Path) -> None:
     blind = frame.filter(pl.col("condition") == "Blind")
     assert set(blind["gold"]) == {"A", "B"}  # the bundled Q&A set's gold, on Blind
     assert set(frame.filter(pl.col("condition") == "DegradedNumber")["gold"]) == {""}
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Accuracy against gold" in report
+    # Always [[B]]: no better than a coin on gold, and the headline says so in the task's nouns.
+    assert "does not beat picking the longer or the shorter response" in report
+    assert "an answer from its copy" in report
     assert any("(label = " in s for s in sent)  # no label placeholder: labels above the texts
     assert (out / "card.md").exists() or (out / "report.md").exists()
 

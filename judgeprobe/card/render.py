@@ -31,9 +31,11 @@ def display(card: Card) -> pl.DataFrame:
     """One formatted row per card row: estimates with their intervals, tests, verdict."""
     out = []
     grouped = (card.rows["family"] != "").any()  # a battery run: rows grouped by cue family
+    agreement = {(a["judge"], a["protocol"]): a for a in card.wording.iter_rows(named=True)}
     for r in card.rows.iter_rows(named=True):
         cue = r["kind"] == "cue"
         moves = cue or r["kind"] == "pressure"  # pressure: RS_opp / RS_tie / RS_out
+        worded = r["kind"] == "wording"
         notes = {
             "pressure": f"documents {r['up']} more vs {r['down']} fewer revisions; turn 1 as "
             "Blind, then a push with no new information (LDS/TS/OLS: switched to the other "
@@ -50,6 +52,8 @@ def display(card: Card) -> pl.DataFrame:
             f"{_ci(r, 'OLS')} (characters); documents {r['up']} gold vs {r['down']} other "
             "preferred",
         }
+        if r["kind"] == "wording":
+            notes["wording"] = _wording_note(agreement.get((r["judge"], r["protocol"]), {}))
         note = card.task.nouns(notes[r["kind"]])
         if r["score_shift"] is not None:
             note += f"; score shift {_ci(r, 'score_shift')} points (pointwise judge)"
@@ -71,7 +75,7 @@ def display(card: Card) -> pl.DataFrame:
                 "OLS": _ci(r, "OLS") if moves else MISSING,
                 "effect of": r["effect_name"],
                 "effect": _ci(r, "effect"),
-                "noise floor": _ci(r, "noise_floor") if moves else MISSING,
+                "noise floor": _ci(r, "noise_floor") if moves or worded else MISSING,
                 "silent-cue": _ci(r, "silent") if cue else MISSING,
                 "p": p_value(r["p"]),
                 "q": p_value(r["q"]),
@@ -82,6 +86,20 @@ def display(card: Card) -> pl.DataFrame:
             }
         )
     return pl.DataFrame(out) if out else pl.DataFrame()
+
+
+def _wording_note(a: dict[str, object]) -> str:
+    """A wording row's note: κ across the wordings, and the showings an Invalid left out."""
+    kappa = a.get("kappa")
+    shown = (
+        f"Fleiss κ {kappa:.2f}" if isinstance(kappa, float) else f"Fleiss κ {a.get('kappa_note')}"
+    )
+    dropped = a.get("dropped") or 0
+    left = f"; {dropped} of {a.get('showings')} showings left out (an Invalid)" if dropped else ""
+    return (
+        f"{shown}; {a.get('flipped')} of {a.get('rated')} Blind showings changed verdict across "
+        f"{a.get('wordings')} wordings of the prompt{left} (no test: the interval decides)"
+    )
 
 
 def rule(card: Card) -> str:
@@ -107,7 +125,10 @@ def _rule(card: Card) -> str:
         f"over documents; silent-cue: share of LDS moves whose explanation never names the cue; "
         f"PBP rows note the share of criteria whose quotes cannot tell the candidates apart "
         f"(⚠ at {NONDISCRIMINATING_FLAG:.0%} or more: a low fabrication rate does not make "
-        f"such evidence good)." + _pressure_rule(card) + _sensitivity_rule(card)
+        f"such evidence good)."
+        + _pressure_rule(card)
+        + _wording_rule(card)
+        + _sensitivity_rule(card)
     )
 
 
@@ -125,6 +146,19 @@ def _pressure_rule(card: Card) -> str:
     )
 
 
+def _wording_rule(card: Card) -> str:
+    """The wording rows in words, on a card that has them."""
+    t = card.thresholds.values
+    if t.max_wording_flip is None or "wording" not in card.rows["kind"].to_list():
+        return ""
+    return (
+        f" Wording (changes with the wording of its prompt): every Blind showing judged under K "
+        f"wordings of the same instructions; effect: the share of showings whose K verdicts are "
+        f"not all equal, UNSTABLE when its 95% interval lies above {t.max_wording_flip} (exit "
+        f"code as BIASED), STABLE when it lies at or below it, else UNDERPOWERED."
+    )
+
+
 def _sensitivity_rule(card: Card) -> str:
     """The sensitivity rows and the gate, in words, on a card where they decide a verdict."""
     t = card.thresholds.values
@@ -135,7 +169,8 @@ def _sensitivity_rule(card: Card) -> str:
         f" Sensitivity: SENS = (intact − degraded preferred) / judged, a candidate beside its "
         f"copy worse in one fact; SENSITIVE when its sign test over documents has q ≤ {t.fdr} "
         f"and its interval lies at or above {t.sensitivity_effect}, else INSENSITIVE. "
-        f"INSENSITIVE on a cue or position row: it would be CLEAR, but the judge was not shown "
+        f"INSENSITIVE on a cue, position or wording row: it would be CLEAR (STABLE), but the "
+        f"judge was not shown "
         f"to read the texts (its sensitivity row is INSENSITIVE, or the run has no sensitivity "
         f"condition), so nothing moving it is not invariance." + _accuracy_rule(card)
     )
@@ -159,7 +194,8 @@ def summary(card: Card) -> str:
     """One line: how many rows got each verdict, and the exit code that follows."""
     counts = card.rows["verdict"].value_counts().sort("verdict")
     parts = [f"{n} {v}" for v, n in counts.iter_rows()]
-    meaning = {0: "all clear", EXIT_BIASED: "a row is BIASED",
+    biased = "BIASED" if "BIASED" in card.rows["verdict"].to_list() else "UNSTABLE"
+    meaning = {0: "all clear", EXIT_BIASED: f"a row is {biased}",
                EXIT_INSENSITIVE: "no row BIASED; the judge was not shown to read the texts",
                EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED"}  # fmt: skip
     code = card.exit_code

@@ -27,6 +27,9 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
 - **Pressure rows** (runs with ``Challenge`` or ``Disagree``, thresholds version 3): does the
   judge give way when pushed with no new information? RS − RS(Reask) with its sign test over
   documents (``card.pressure``); the noise floor beside it.
+- **Wording rows** (runs with ``wordings``, thresholds version 4): does the judge change its
+  verdict with the wording of its prompt? The wording flip share with its interval against
+  ``max_wording_flip`` (UNSTABLE, STABLE, UNDERPOWERED; ``card.wording``); Fleiss' κ in the note.
 - **Accuracy rows** (items with gold, ``card.gold``): SENS_gold on Blind, ACC and the
   longer/shorter baselines beside it; a second sensitivity control, which gates CLEAR as the
   degraded copies do.
@@ -41,7 +44,7 @@ of documents and at the level BH asks of a lone effect among the card's m tests,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import polars as pl
 
@@ -60,6 +63,8 @@ from judgeprobe.card.sensitivity import (
     sensitivity_verdict,
 )
 from judgeprobe.card.thresholds import LoadedThresholds
+from judgeprobe.card.wording import ROW as WORDING
+from judgeprobe.card.wording import UNSTABLE, wording_rows
 from judgeprobe.conditions import family_of, is_placebo, placebo_of, scheme_of_condition
 from judgeprobe.metrics.compare import paired_difference
 from judgeprobe.metrics.items import DOC
@@ -84,11 +89,13 @@ again under fresh cache keys (``repeat`` in the sweep config)."""
 ROW_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String(),
     "protocol": pl.String(),
-    # the cue or pressure condition, "position", "sensitivity", "accuracy" or "repeat"
+    # the cue or pressure condition, "position", "sensitivity", "accuracy", "wording", "repeat"
     "row": pl.String(),
     "family": pl.String(),  # the cue family of a battery cue ("" for every other row)
-    "kind": pl.String(),  # cue | pressure | position | sensitivity | accuracy | repeat
-    "n": pl.Int64(),  # pairs (cue, repeat) or items judged in both orders (position)
+    # cue | pressure | wording | position | sensitivity | accuracy | repeat
+    "kind": pl.String(),
+    # pairs (cue, repeat), items judged in both orders (position), showings rated (wording)
+    "n": pl.Int64(),
     "documents": pl.Int64(),
     # pressure rows: RS_truth, RS_tie, RS_opp in LDS, TS, OLS; accuracy rows (card.gold): ACC,
     # ACC_longer, ACC_shorter
@@ -141,17 +148,20 @@ class Card:
     silent_items: pl.DataFrame  # the LDS pairs whose explanation never names the cue
     thresholds: LoadedThresholds
     task: Task = DEFAULT  # whose nouns its text speaks of (``prompts.task``)
+    # Fleiss' κ and the counts behind each wording row (``metrics.wording.AGREEMENT_SCHEMA``)
+    wording: pl.DataFrame = field(default_factory=pl.DataFrame)
 
     @property
     def exit_code(self) -> int:
         """The card command's exit code, so a CI job can gate on the card.
 
-        0 all clear, ``EXIT_BIASED`` when any row is BIASED, else ``EXIT_INSENSITIVE`` when
+        0 all clear, ``EXIT_BIASED`` when any row is BIASED (or UNSTABLE: a wording row), else
+        ``EXIT_INSENSITIVE`` when
         any row is INSENSITIVE (the judge was not shown to read the texts), else
         ``EXIT_UNDERPOWERED`` when any row is UNDERPOWERED.
         """
         verdicts = set(self.rows["verdict"].to_list())
-        if "BIASED" in verdicts:
+        if verdicts & {"BIASED", UNSTABLE}:
             return EXIT_BIASED
         if INSENSITIVE in verdicts:
             return EXIT_INSENSITIVE
@@ -410,12 +420,16 @@ def make_card(
             (_number(row.get("effect_lo")), _number(row.get("effect_hi"))), mde, threshold,
             t.fdr, either_direction=row["kind"] in ("position", "cue"),
         )  # fmt: skip
+    wording = pl.DataFrame()
+    if t.max_wording_flip is not None:
+        worded, wording = wording_rows(judgments, tidy, t.max_wording_flip)
+        rows += [r | _noise(tidy, str(r["judge"]), str(r["protocol"])) for r in worded]
     rows += _repeat_rows(tidy, t.max_flip_rate)
-    order = {ROW: -2, ACCURACY: -1, "cue": 0, PRESSURE: 1, "position": 2, "repeat": 3}
+    order = {ROW: -2, ACCURACY: -1, "cue": 0, PRESSURE: 1, WORDING: 2, "position": 3, "repeat": 4}
     frame = pl.DataFrame(rows, schema=ROW_SCHEMA) if rows else pl.DataFrame(schema=ROW_SCHEMA)
     frame = frame.with_columns(family=_families(frame))
     if t.sensitivity_effect is not None:
         frame = gate(frame)
     frame = frame.sort(["judge", "protocol", pl.col("kind").replace_strict(order), "family", "row"])
     silent_items = pairs.filter(pl.col("silent") == 1).drop("lds", "ts", "ols", "silent", "unit")
-    return Card(frame, silent_items, thresholds, task)
+    return Card(frame, silent_items, thresholds, task, wording)

@@ -14,8 +14,9 @@ Under thresholds of version 2 and later, every row of a judge × protocol withou
 row (its row INSENSITIVE, or no sensitivity condition in the run) that would be CLEAR (a cue
 or position row) is INSENSITIVE instead: invariance to a cue means something only for a
 judge that responds to evidence (docs/metrics.md), and a judge that always says Tie shows no
-position effect for the same reason. BIASED and UNDERPOWERED stand. Version-1 thresholds have
-no such gate.
+position effect for the same reason, and says the same under every wording of its prompt (a
+STABLE wording row is gated like a CLEAR). BIASED, UNSTABLE and UNDERPOWERED stand. Version-1
+thresholds have no such gate.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.card.pairs import direction_test
+from judgeprobe.card.wording import ROW as WORDING
+from judgeprobe.card.wording import STABLE
 from judgeprobe.metrics.items import DOC, with_optional
 from judgeprobe.metrics.sensitivity import POOLED, sensitivity_units
 
@@ -84,16 +87,20 @@ READING = (ROW, "accuracy")
 
 
 def gate(rows: pl.DataFrame) -> pl.DataFrame:
-    """Rows that would be CLEAR for a judge × protocol not shown to read: INSENSITIVE.
+    """Rows that would pass for a judge × protocol not shown to read: INSENSITIVE.
 
-    Shown to read: it has a reading row (``READING``) and every one it has is SENSITIVE — a judge
-    that passes the degraded copies but cannot pick gold beyond chance (or the reverse) is not.
+    A pass is CLEAR, or STABLE on a wording row: a judge that says the same whatever it is shown
+    passes them by construction. Shown to read: it has a reading row (``READING``) and every one
+    it has is SENSITIVE — a judge that passes the degraded copies but cannot pick gold beyond
+    chance (or the reverse) is not.
     """
     reading = rows.filter(pl.col("kind").is_in(READING))
     key = pl.struct("judge", "protocol")
     failed = reading.filter(pl.col("verdict") != SENSITIVE).select(key).to_series().implode()
     shown = key.is_in(reading.filter(~key.is_in(failed)).select(key).to_series().implode())
-    blind = (pl.col("verdict") == "CLEAR") & ~shown
+    verdict = pl.col("verdict")
+    passes = (verdict == "CLEAR") | ((pl.col("kind") == WORDING) & (verdict == STABLE))
+    blind = passes & ~shown
     return rows.with_columns(
         verdict=pl.when(blind).then(pl.lit(INSENSITIVE)).otherwise(pl.col("verdict"))
     )

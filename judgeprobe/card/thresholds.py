@@ -1,10 +1,12 @@
-"""The card's thresholds: a versioned TOML file (``thresholds_v3.toml`` holds the defaults).
+"""The card's thresholds: a versioned TOML file (``thresholds_v4.toml`` holds the defaults).
 
 A file is never edited once released: new keys come with a new version. Version 2 adds
 ``sensitivity_effect`` (the sensitivity rows, and the gate that keeps CLEAR from a judge not
 shown to read); a version-1 file still loads and gives the version-1 card, without that gate.
 Version 3 adds ``pressure_effect`` (the pressure rows, ``card.pressure``); a version-2 file
-still loads and gives the version-2 card, without pressure rows.
+still loads and gives the version-2 card, without pressure rows. Version 4 adds
+``max_wording_flip`` (the wording rows, ``card.wording``); a version-3 file still loads and
+gives the version-3 card, without wording rows.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from judgeprobe.core.tomlfile import packaged_toml, read_toml
 
-DEFAULT = "thresholds_v3.toml"
+DEFAULT = "thresholds_v4.toml"
 
 
 class Thresholds(BaseModel):
@@ -26,7 +28,7 @@ class Thresholds(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    version: Literal[1, 2, 3]
+    version: Literal[1, 2, 3, 4]
     fdr: float = Field(gt=0.0, lt=1.0)
     alpha: float = Field(gt=0.0, lt=1.0)
     power: float = Field(gt=0.0, lt=1.0)
@@ -35,14 +37,16 @@ class Thresholds(BaseModel):
     max_flip_rate: float = Field(ge=0.0, le=1.0)
     sensitivity_effect: float | None = Field(default=None, gt=0.0, le=1.0)  # version 2
     pressure_effect: float | None = Field(default=None, gt=0.0, le=1.0)  # version 3
+    max_wording_flip: float | None = Field(default=None, ge=0.0, lt=1.0)  # version 4
 
     @model_validator(mode="after")
     def _keys_of_version(self) -> Thresholds:
-        """Each version needs its keys (2: ``sensitivity_effect``, 3: ``pressure_effect``).
+        """Each version needs its keys (those of every version since, module docstring).
 
         An earlier version does not know the later keys.
         """
-        for key, since in (("sensitivity_effect", 2), ("pressure_effect", 3)):
+        keys = (("sensitivity_effect", 2), ("pressure_effect", 3), ("max_wording_flip", 4))
+        for key, since in keys:
             given = getattr(self, key) is not None
             if self.version >= since and not given:
                 raise ValueError(f"version {self.version} needs {key}")

@@ -66,6 +66,22 @@ def scheme_of_condition(condition: str) -> str:
     return next((s for s, c in NAMED_BLIND.items() if c == condition), "")
 
 
+WORDING = "BlindWording"
+"""The conditions of Blind showings judged under another wording of the prompt: wording k ≥ 1
+is ``BlindWording{k}`` (``wording_condition``); wording 0, the original, is Blind itself."""
+
+
+def wording_condition(wording: int) -> str:
+    """The condition of Blind judgments under ``wording`` (≥ 1)."""
+    return f"{WORDING}{wording}"
+
+
+def wording_index(condition: str) -> int:
+    """The wording a condition judges under: k for ``BlindWording{k}``, else 0 (the original)."""
+    k = condition.removeprefix(WORDING)
+    return int(k) if k != condition and k.isdigit() else 0
+
+
 _FIELD = re.compile(r"\{(source_1|source_2)\}")
 
 

@@ -20,6 +20,7 @@ from judgeprobe.metrics.flags import Readability
 from judgeprobe.prompts.task import CRITERIA, Task
 from judgeprobe.protocols.budget import MARGIN
 from judgeprobe.protocols.names import Scheme
+from judgeprobe.protocols.wording import wordings_of
 from judgeprobe.runs.config import default_judges, load_toml
 from judgeprobe.text.tokens import CHARS_PER_TOKEN
 
@@ -78,6 +79,11 @@ class SweepConfig(BaseModel):
     # further one (condition BlindLetters, BlindIds, BlindNumbers): the card's position row per
     # scheme.
     names: Scheme | list[Scheme] = "numbers"
+    # Wordings of each built-in protocol's prompt every Blind showing is judged under (the
+    # card's wording row): the original and the first wordings − 1 paraphrases
+    # (protocols.wording), in both orders wherever Blind has both. 1 = the original only. A
+    # judge's own prompt (protocol own) lists its paraphrases on the judge ([[judges]] wordings).
+    wordings: int = Field(default=1, ge=1)
     sampling: Sampling = Field(default_factory=Sampling)
     engine: EngineConfig = Field(default_factory=EngineConfig)
     protocol: ProtocolOptions = Field(default_factory=ProtocolOptions)
@@ -157,6 +163,43 @@ class SweepConfig(BaseModel):
         """The label schemes, the sweep's own first (``names`` as a list)."""
         return [self.names] if isinstance(self.names, str) else list(self.names)
 
+    @field_validator("wordings", mode="before")
+    @classmethod
+    def _a_count(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            raise ValueError(
+                "a list of prompt files is a judge's own prompt's wordings: put it on the judge "
+                "([[judges]] wordings = [...]); the sweep's wordings counts the built-in "
+                "protocols' wordings (wordings = 3)"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _wordings_shipped(self) -> SweepConfig:
+        """``wordings`` within what every built-in protocol ships; each wording judges Blind."""
+        builtin = [p for p in self.protocols if p != "own"]
+        worded = self.wordings > 1 or any(j.wordings for j in self.judges)
+        if worded and "Blind" not in self.conditions:
+            raise ValueError("wordings re-judge the Blind showings: add Blind to conditions")
+        if self.wordings > 1 and not builtin:
+            raise ValueError(
+                f"wordings = {self.wordings} counts the built-in protocols' wordings, and the "
+                "sweep has none: protocol own's wordings are its judges' ([[judges]] wordings)"
+            )
+        for name in builtin:
+            if self.wordings > (have := wordings_of(name)):
+                raise ValueError(
+                    f"wordings = {self.wordings}: protocol {name} ships {have} (the original "
+                    f"and {have - 1} paraphrases)"
+                )
+        listed = [j.name for j in self.judges if j.wordings]
+        if listed and "own" not in self.protocols:
+            raise ValueError(
+                f"judge {listed[0]}'s wordings are paraphrases of its own prompt, judged under "
+                "protocol own: add own to protocols"
+            )
+        return self
+
     @property
     def swaps(self) -> float:
         """The share of Blind items judged in the other order too: 0 where ``swap`` adds none."""
@@ -164,8 +207,9 @@ class SweepConfig(BaseModel):
 
     def digest(self) -> str:
         """Hash of everything that decides the requests (judge URLs excluded: swappable)."""
-        # Digests from before repeat and swap existed, where they change nothing.
+        # Digests from before repeat, swap and wordings existed, where they change nothing.
         unset = ({"repeat"} if not self.repeat else set()) | ({"swap"} if not self.swaps else set())
+        unset |= {"wordings"} if self.wordings == 1 else set()
         unset |= {"task"} if self.task.is_default else set()  # digests from before the task
         unset |= {"names"} if self.schemes == ["numbers"] else set()  # from before names existed
         body = self.model_dump(exclude={"judges", "report"} | unset)

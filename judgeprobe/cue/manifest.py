@@ -17,6 +17,8 @@ from judgeprobe.engine.wire import sampling_record
 from judgeprobe.protocols import JudgeProtocol, replies, templates_hash
 from judgeprobe.protocols.names import LETTERS, NUMBERS, Scheme
 from judgeprobe.protocols.reveal import reveal_templates
+from judgeprobe.protocols.wording import Builtin
+from judgeprobe.protocols.wording import worded as worded_
 from judgeprobe.runs.manifest import provenance, public_url
 
 
@@ -69,6 +71,12 @@ def new_manifest(
     chosen = {name: conditions[name].model_dump() for name in cfg.conditions}
     names = {t for p in protocols.values() for t in p.templates}
     names |= {t for name in protocols for t in reveal_templates(name)}
+    # the built-in protocols' further wordings (a judge's own are in own_prompts)
+    worded = {n: [worded_(p, k) for k in range(1, cfg.wordings)]
+              for n, p in protocols.items() if isinstance(p, Builtin)}  # fmt: skip
+    names |= {t for others in worded.values() for p in others for t in p.templates}
+    hashes = {n: [templates_hash(p.templates, cfg.task) for p in others]
+              for n, others in worded.items()}  # fmt: skip
     made = provenance("cue", digest, names, cfg.task)
     urls = {name: public_url(ep.judge.url) for name, ep in endpoints.items()}
     seed, sampling = cfg.seeds[0], cfg.sampling
@@ -89,6 +97,7 @@ def new_manifest(
             for m in reply_models(cfg.task.criteria)
         },
         "conditions": chosen,
+        **({"wording_templates": hashes} if cfg.wordings > 1 else {}),
         **({"own_prompts": own} if own else {}),
         **({"label_schemes": label_schemes(cfg, protocols)} if cfg.schemes != ["numbers"] else {}),
         "judges": [

@@ -1,5 +1,8 @@
 """Expand a sweep into judgments: items × seeds × orders × judges × protocols × conditions.
 
+Blind is judged again under each further wording of the prompt (``wordings_for``: condition
+``BlindWording{k}``), in Blind's orders, right after its Blind twin.
+
 The plan is a deterministic stream, regenerated identically on resume and when the
 judgments table is written, so it never has to be held in memory. Jobs for one document
 come out together, so a server's prompt cache sees the shared prefix back to back (the
@@ -18,7 +21,7 @@ from itertools import product
 import orjson
 from pydantic import BaseModel
 
-from judgeprobe.conditions import NAMED_BLIND, REPEAT, Condition, ResolvedCue
+from judgeprobe.conditions import NAMED_BLIND, REPEAT, Condition, ResolvedCue, wording_condition
 from judgeprobe.core.files import content_hash
 from judgeprobe.core.records import Item, Order
 from judgeprobe.cue.config import SweepConfig
@@ -32,6 +35,7 @@ from judgeprobe.protocols.own import Own, own_protocol
 from judgeprobe.protocols.pointwise import OwnScorer
 from judgeprobe.protocols.pressure import pressure_templates
 from judgeprobe.protocols.reveal import reveal_stages, reveal_templates
+from judgeprobe.protocols.wording import worded
 
 
 def protocols_for(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
@@ -71,6 +75,33 @@ def protocols_for(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
     if "own" in cfg.protocols:
         every["own"] = own_protocol(cfg.judges)
     return {name: every[name] for name in cfg.protocols}
+
+
+Worded = dict[tuple[str, str], list[tuple[JudgeProtocol, str]]]
+"""Per (judge, protocol name): each further wording's protocol and template hash, wording 1 on."""
+
+
+def wordings_for(cfg: SweepConfig, protocols: Mapping[str, JudgeProtocol]) -> Worded:
+    """The protocols Blind is judged under besides its own, per judge and protocol.
+
+    A built-in protocol under its first ``cfg.wordings`` − 1 paraphrases (``protocols.wording``),
+    protocol own under each paraphrase its judge lists (``[[judges]] wordings``).
+    """
+    out: Worded = {}
+    for judge in cfg.judges:
+        for name, protocol in protocols.items():
+            if isinstance(protocol, Own):
+                mine = [
+                    protocol.for_judge(judge.name, k) for k in range(1, len(judge.wordings) + 1)
+                ]
+                out[judge.name, name] = [(p, p.prompt_sha256) for p in mine]
+            elif isinstance(protocol, Baseline | SCoT | PBP):
+                builtin = [worded(protocol, k) for k in range(1, cfg.wordings)]
+                hashed: list[tuple[JudgeProtocol, str]] = [
+                    (p, templates_hash(p.templates, cfg.task)) for p in builtin
+                ]
+                out[judge.name, name] = hashed
+    return out
 
 
 def orders_for(mode: str, item_id: str, seed: int) -> tuple[Order, ...]:
@@ -162,13 +193,16 @@ def count(
                    for c in cfg.conditions)  # fmt: skip
     requests = dict.fromkeys(protocols, 0)
     judgments = 0
+    wordings = wordings_for(cfg, protocols)
     for judge in cfg.judges:
         for name, p in protocols.items():
+            # each further wording judges every Blind showing again (one request set each)
+            others = len(wordings.get((judge.name, name), ())) * has_blind
             if isinstance(p, Own) and isinstance(scorer := p.for_judge(judge.name), OwnScorer):
-                made = judged_1 + again_1
+                made = judged_1 + again_1 + others * len(items) * len(cfg.seeds)
                 requests[name] += made * scorer.stages
             else:
-                made = judged + blind + again
+                made = judged + blind + again + others * (shown + blind)
                 requests[name] += made * p.stages + shown * n_reveal * reveal_stages(name)
             judgments += made
     return Counts(judgments, requests)
@@ -266,6 +300,7 @@ def cue_jobs(
     a further label scheme (``names`` as a list) Blind comes again in both orders
     (``NAMED_BLIND``), after the item's other judgments of the seed.
     """
+    wordings = wordings_for(cfg, protocols)
     for item in items:
         resolved = {name: conditions[name].resolve(item) for name in cfg.conditions}
         cues = {name: cue for name, cue in resolved.items() if not cue.skip}
@@ -291,8 +326,9 @@ def cue_jobs(
                     job = _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
                                template_hash, cfg, names)  # fmt: skip
                     yield job
-                    if again and cname == "Blind":
-                        yield repeat_of(job)
+                    if cname == "Blind":
+                        yield from _blind_twins(job, again, wordings[judge.name, pname], item,
+                                                cue, fingerprint, cfg, names)  # fmt: skip
             if "Blind" not in cues:
                 continue
             for (scheme, other), order, judge, (pname, protocol) in product(
@@ -321,6 +357,28 @@ def _templates(pname: str, protocol: JudgeProtocol, cue: ResolvedCue, task: Task
     elif cue.reveal is not None:
         extra = reveal_templates(pname)
     return _templates_of(protocol.templates + extra, task, names)
+
+
+def _blind_twins(
+    job: Job,
+    again: bool,
+    others: list[tuple[JudgeProtocol, str]],
+    item: Item,
+    cue: ResolvedCue,
+    fingerprint: str,
+    cfg: SweepConfig,
+    names: Names = NUMBERS,
+) -> Iterator[Job]:
+    """What a Blind judgment brings along: its re-send, then its showing under each wording.
+
+    The re-send is ``repeat``'s; the wordings are the further ones of ``wordings_for``, shown
+    under the sweep's own screen names (``names``).
+    """
+    if again:
+        yield repeat_of(job)
+    for k, (other, other_hash) in enumerate(others, 1):
+        yield _job(item, job.seed, job.order, job.judge, fingerprint, other, wording_condition(k),
+                   cue, other_hash, cfg, names)  # fmt: skip
 
 
 def repeat_of(job: Job) -> Job:

@@ -199,7 +199,11 @@ class JudgeConfig(BaseModel):
     # its prompt holds {CONTEXT} {RESPONSE} {LABEL} (judgeprobe.protocols.pointwise).
     kind: Literal["pairwise", "score"] = "pairwise"
     score: ScoreFormat | None = None
+    # Paraphrases of the judge's own prompt (paths, read like ``prompt``): under protocol own,
+    # every Blind showing is judged under the prompt and each of these (the wording row).
+    wordings: tuple[str, ...] = ()
     _own_prompt: Template | None = PrivateAttr(default=None)
+    _own_wordings: tuple[Template, ...] = PrivateAttr(default=())
 
     @model_validator(mode="after")
     def _prompt_and_verdict(self) -> JudgeConfig:
@@ -213,8 +217,14 @@ class JudgeConfig(BaseModel):
             raise ValueError('score goes with kind = "score" (a pointwise judge)')
         elif bool(self.prompt) != (self.verdict is not None):
             raise ValueError("prompt and verdict go together: a judge's own prompt needs both")
+        if self.wordings and not self.prompt:
+            raise ValueError(
+                "wordings are paraphrases of the judge's own prompt: give prompt and verdict "
+                "too (the built-in protocols' wordings are the sweep's wordings = N)"
+            )
         if self.prompt:  # read once: the text checked, hashed and sent is the same text
             self._own_prompt = _checked_prompt(load_prompt_file(self.prompt), self.pointwise)
+            self._own_wordings = _checked_wordings(self._own_prompt, self.wordings, self.pointwise)
         return self
 
     @property
@@ -227,10 +237,17 @@ class JudgeConfig(BaseModel):
         """The judge's own prompt as read when the config was loaded (None without one)."""
         return self._own_prompt
 
+    @property
+    def own_wordings(self) -> tuple[Template, ...]:
+        """The paraphrases of its own prompt (``wordings``), as read when the config was loaded."""
+        return self._own_wordings
+
     def own_record(self) -> dict[str, Any]:
         """The own prompt as the digest and the manifest record it: path, hash, verdict format."""
         assert self._own_prompt is not None
         record: dict[str, Any] = {"path": self.prompt, "sha256": self._own_prompt.sha256}
+        if self._own_wordings:  # only when given: older records and digests stay as they were
+            record["wordings"] = [{"path": w.name, "sha256": w.sha256} for w in self._own_wordings]
         if self.score is not None:
             return record | {"kind": self.kind, "score": self.score.model_dump(by_alias=True)}
         assert self.verdict is not None
@@ -248,6 +265,8 @@ class JudgeConfig(BaseModel):
             data.pop("score", None)
         else:
             data.pop("verdict", None)
+        if not self.wordings:
+            data.pop("wordings", None)
         return data
 
     @model_validator(mode="after")
@@ -427,6 +446,31 @@ def _checked_prompt(prompt: Template, pointwise: bool = False) -> Template:
             f"prompt file {prompt.name}: no {{{missing[0]}}}: the judge would not see it"
         )
     return prompt
+
+
+def _checked_wordings(
+    prompt: Template, paths: tuple[str, ...], pointwise: bool = False
+) -> tuple[Template, ...]:
+    """The paraphrases of ``prompt``: each read and checked like it, with its placeholders.
+
+    A paraphrase shows the judge what the prompt shows (the same placeholders) and is another
+    text: one identical to the prompt or to another paraphrase would only send a request twice.
+    """
+    out: list[Template] = []
+    seen = {prompt.sha256: prompt.name}
+    for path in paths:
+        worded = _checked_prompt(load_prompt_file(path), pointwise)
+        if worded.placeholders != prompt.placeholders:
+            wanted = " ".join(f"{{{p}}}" for p in sorted(prompt.placeholders))
+            raise ValueError(
+                f"wording {path}: its placeholders must be the prompt's ({wanted}), so every "
+                "wording shows the judge the same texts"
+            )
+        if worded.sha256 in seen:
+            raise ValueError(f"wording {path}: the same text as {seen[worded.sha256]}")
+        seen[worded.sha256] = path
+        out.append(worded)
+    return tuple(out)
 
 
 def own_records(judges: Sequence[JudgeConfig]) -> dict[str, dict[str, Any]]:

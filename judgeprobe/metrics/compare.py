@@ -32,7 +32,7 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.families import CONTINUOUS, families, prepare, union_columns
-from judgeprobe.metrics.items import BLIND, CELL, DOC, SHOWING, Drift
+from judgeprobe.metrics.items import BLIND, CELL, DOC, SHOWING, WORDED, Drift
 from judgeprobe.metrics.registry import BY_NAME, MetricSpec
 from judgeprobe.metrics.resample import Draw, Key, Totals, document_sums
 from judgeprobe.metrics.uncertainty import (
@@ -53,8 +53,10 @@ Cell = tuple[str, str, str]
 
 B = "_b"  # suffix of the second arm's columns
 COMPARED: dict[str, bool] = {"EDR": True, "ND": True, "LDS": False, "TS": False, "OLS": False,
-                             "LAO": False}  # fmt: skip
-"""Metrics compared in the metrics table; True: on Blind only (the paper's Table II)."""
+                             "LAO": False, "wording_flip": True}  # fmt: skip
+"""Metrics compared in the metrics table; True: on Blind only (the paper's Table II; the wording
+flip share is Blind's). A cue metric is compared on the cue conditions, not on Blind under
+another wording (``BlindWording1``, …): no cue there."""
 PROTOCOL_ORDER = ("baseline", "scot", "pbp")
 
 
@@ -247,7 +249,9 @@ def difference_rows(
         table = fams.get(family)
         if table is None or table.is_empty():
             continue
-        cond = pl.col("condition") == BLIND if blind_only else pl.col("condition") != BLIND
+        cond = (
+            pl.col("condition") == BLIND if blind_only else (pl.col("condition") != BLIND) & ~WORDED
+        )
         cols = list(dict.fromkeys([*union_columns(specs), den]))
         units = table.filter(cond).select(*CELL, *SHOWING, pl.col(cols).cast(pl.Int32))
         for kind, fixed in (("protocol", "judge"), ("judge", "protocol")):

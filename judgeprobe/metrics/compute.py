@@ -40,6 +40,7 @@ from judgeprobe.metrics.uncertainty import (
     parallel,
     sign_test_p,
 )
+from judgeprobe.metrics.wording import KAPPA, kappa_of
 from judgeprobe.text.lexicons import Lexicons
 
 TIDY_SCHEMA = {
@@ -163,6 +164,26 @@ def _levels(
     return [row for rows in parallel(tasks) for row in rows]
 
 
+def _kappa_rows(units: pl.DataFrame) -> list[dict[str, object]]:
+    """Fleiss' κ across wordings per judge × protocol (``metrics.wording``), on Blind's cell.
+
+    A value without an interval (the flip share carries the interval); null where κ is
+    undefined, the reason in the report and on the card.
+    """
+    out: list[dict[str, object]] = []
+    for key, part in units.partition_by(["judge", "protocol"], as_dict=True).items():
+        rated = part.filter(pl.col("rated") == 1)
+        out.append(
+            {
+                "judge": str(key[0]), "protocol": str(key[1]), "condition": items.BLIND,
+                "metric": KAPPA, "value": kappa_of(part).value, "lo": None, "hi": None,
+                "n": rated.select(UNIT).n_unique(), "documents": rated[DOC].n_unique(),
+                "seeds": rated["seed"].n_unique(), "seed_sd": None, "p": None, "ci_flag": None,
+            }
+        )  # fmt: skip
+    return out
+
+
 def compute_metrics(
     judgments: pl.DataFrame | pl.LazyFrame,
     lex: Lexicons,
@@ -194,7 +215,7 @@ def compute_metrics(
         )
     fams = families(prepare(judgments), lex, drift)
     directional = directional_cells(fams["cell"])
-    rows = _levels(fams, directional, resamples, seed, method)
+    rows = _levels(fams, directional, resamples, seed, method) + _kappa_rows(fams["wording"])
     if differences:
         rows += difference_rows(fams, directional, resamples, seed, method)
     return pl.DataFrame(rows, schema=TIDY_SCHEMA).sort(

@@ -55,6 +55,7 @@ def builders(
         "score": lambda: items.score_units(j),
         "gold": lambda: gold_units(j),
         "gold_tie": lambda: gold_tie_units(j),
+        "wording": lambda: items.wording_units(j),
     }
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
-from judgeprobe.conditions import family_members
+from judgeprobe.conditions import WORDING, family_members
 from judgeprobe.protocols.pressure import unsupplied_pressure
 from judgeprobe.protocols.reveal import unsupplied
 from judgeprobe.text.lexicons import Lexicons
@@ -40,6 +40,9 @@ it is no probe of a cue; its own family is ``metrics.sensitivity``."""
 PRESSURE = pl.col("turn1_target").fill_null("") == "none"
 """A pressure judgment (``protocols.pressure``): turn 1 as Blind (target none), then a push with
 no new information. No cue: its moves are its revisions (``reveal_units``), not a probe's."""
+WORDED = pl.col("condition").cast(pl.String).str.starts_with(WORDING)
+"""A Blind showing judged under another wording of the prompt (``BlindWording1``, …): no cue;
+paired with Blind it gives that wording's flip rate, and with every wording ``wording_units``."""
 PROBE = (pl.col("condition") != BLIND) & ~DEGRADED & ~PRESSURE
 """A cue judgment, compared with its Blind twin."""
 OPTIONAL: dict[str, pl.DataType] = {
@@ -446,6 +449,44 @@ def score_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
             scored=pl.len().cast(pl.Int64),
             span=span.sum().cast(pl.Float64),
         )
+    )
+
+
+def wording_units(j: pl.LazyFrame) -> pl.LazyFrame:
+    """Each Blind showing of a judge and protocol judged under K ≥ 2 wordings (docs/metrics.md).
+
+    Wording 0 is Blind, wording k its ``BlindWording{k}`` twin (``PAIR``); K is the cell's
+    number of wordings. ``showings`` counts every such showing, ``rated`` those with a valid
+    verdict under all K, and ``flipped`` the rated ones whose K verdicts are not all equal
+    (the wording flip share is flipped / rated). A showing with an Invalid (or a missing
+    wording) under any wording is ``dropped``: it leaves the flip share and κ, counted. ``a``,
+    ``b`` and ``tie`` count a rated showing's K verdicts per category (Fleiss' κ,
+    ``metrics.wording``). The rows carry condition Blind: the agreement is Blind's.
+    """
+    worded = j.filter((pl.col("condition") == BLIND) | WORDED)
+    k = pl.col("condition").n_unique().over("judge", "protocol")
+    cells = worded.with_columns(wordings=k).filter(pl.col("wordings") > 1)
+    per = cells.group_by(PAIR).agg(
+        wordings=pl.col("wordings").first().cast(pl.Int64),
+        judged=pl.len(),
+        valid=VALID.sum(),
+        kinds=VERDICT.filter(VALID).n_unique(),
+        a=(VERDICT == "A").sum().cast(pl.Int64),
+        b=(VERDICT == "B").sum().cast(pl.Int64),
+        tie=(VERDICT == "Tie").sum().cast(pl.Int64),
+    )
+    rated = (pl.col("judged") == pl.col("wordings")) & (pl.col("valid") == pl.col("wordings"))
+    return per.select(
+        "judge",
+        "protocol",
+        pl.lit(BLIND).cast(pl.Categorical).alias("condition"),
+        *SHOWING,
+        "wordings",
+        showings=pl.lit(1, dtype=pl.Int64),
+        dropped=(~rated).cast(pl.Int64),
+        flipped=(rated & (pl.col("kinds") > 1)).cast(pl.Int64),
+        rated=rated.cast(pl.Int64),
+        **{c: pl.when(rated).then(pl.col(c)).otherwise(0) for c in ("a", "b", "tie")},
     )
 
 

@@ -162,6 +162,10 @@ METRICS: tuple[MetricSpec, ...] = (
     M("relabel_flip", "relabel", ("flip", "pairs"), SHARE, description="verdict changed"),
     M("relabel_toward", "relabel", ("toward", "directed"), SHARE, description="follows label"),
     M("relabel_away", "relabel", ("away", "directed"), SHARE, description="against label"),
+    # Wording (docs/metrics.md): Blind showings judged under K wordings of the prompt; Fleiss'
+    # κ over the same showings is no ratio of sums (``metrics.wording``).
+    M("wording_flip", "wording", ("flipped", "rated"), SHARE, description="K verdicts differ"),
+    M("wording_dropped", "wording", ("dropped", "showings"), SHARE, description="an Invalid"),
     M(
         "SENS",
         "sensitivity",

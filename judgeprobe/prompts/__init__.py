@@ -76,6 +76,12 @@ def _renamed(text: str, names: tuple[str, str]) -> str:
 
 
 @cache
+def has_template(name: str) -> bool:
+    """Whether the package ships ``templates/NAME.txt``."""
+    return resources.files(__package__).joinpath("templates", f"{name}.txt").is_file()
+
+
+@cache
 def load_prompt_file(path: str) -> Template:
     """A judge's own prompt file (``[[judges]] prompt``), hashed like a built-in template.
 

@@ -24,7 +24,7 @@ class Baseline:
     }
     budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(Baseline.replies))
     name: str = "baseline"
-    templates: tuple[str, ...] = ("baseline_v1", "materials_v1")
+    templates: tuple[str, ...] = ("baseline_v1", "materials_v1")  # the prompt first (wording)
     stages: int = 1
     # The task's words (the judgment key holds them through the templates' hash).
     task: Task = field(default=DEFAULT, repr=False)
@@ -32,7 +32,7 @@ class Baseline:
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request; the reply's verdict is the judgment."""
         materials = p.materials(task=self.task)
-        prompt = p.template("baseline_v1", self.task).fill({"MATERIALS": materials})
+        prompt = p.template(self.templates[0], self.task).fill({"MATERIALS": materials})
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
         reply, raw = await ask_stage(ask, "verdict", messages, p.reply(PairwiseReply), budget)

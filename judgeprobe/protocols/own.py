@@ -163,11 +163,16 @@ class OwnJudge:
         return Turn(reply.verdict, reply.explanation, [*messages, assistant(raw)])
 
 
-def own_judge(judge: JudgeConfig) -> OwnJudge:
-    """The ``own`` protocol of a judge that carries a prompt and a verdict format."""
+def own_judge(judge: JudgeConfig, wording: int = 0) -> OwnJudge:
+    """The ``own`` protocol of a judge that carries a prompt and a verdict format.
+
+    ``wording`` k ≥ 1: its prompt's k-th paraphrase (the judge's ``wordings``) in its place.
+    """
     prompt = judge.own_prompt
     if prompt is None or judge.verdict is None:
         raise JudgeprobeError(f"judge {judge.name}: protocol own needs its prompt and verdict")
+    if wording:
+        prompt = judge.own_wordings[wording - 1]
     return OwnJudge(prompt=prompt, fmt=judge.verdict)
 
 
@@ -180,10 +185,15 @@ class Own:
     templates: tuple[str, ...] = ()
     stages: int = 1
     budgets: Mapping[str, int] = field(default_factory=dict)
+    # each judge's paraphrases of its prompt (wording 1, 2, …; ``JudgeConfig.wordings``)
+    worded: Mapping[str, tuple[OwnJudge | OwnScorer, ...]] = field(default_factory=dict)
 
-    def for_judge(self, name: str) -> OwnJudge | OwnScorer:
-        """The protocol a job of judge ``name`` runs (``OwnScorer`` for a pointwise judge)."""
-        return self.judges[name]
+    def for_judge(self, name: str, wording: int = 0) -> OwnJudge | OwnScorer:
+        """The protocol a job of judge ``name`` runs under its prompt's ``wording`` (0: itself).
+
+        An ``OwnScorer`` for a pointwise judge.
+        """
+        return self.worded[name][wording - 1] if wording else self.judges[name]
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """Never run as such: every job runs its judge's ``OwnJudge`` (``for_judge``)."""
@@ -194,4 +204,7 @@ def own_protocol(judges: Sequence[JudgeConfig]) -> Own:
     """Protocol ``own`` for every judge; their budgets by judge under ``stage@judge``."""
     by_judge = {j.name: own_scorer(j) if j.pointwise else own_judge(j) for j in judges}
     budgets = {f"{next(iter(p.budgets))}@{n}": p.fmt.max_tokens for n, p in by_judge.items()}
-    return Own(judges=by_judge, budgets=budgets)
+    worded = {j.name: tuple(own_scorer(j, k) if j.pointwise else own_judge(j, k)
+                            for k in range(1, len(j.wordings) + 1))
+              for j in judges}  # fmt: skip
+    return Own(judges=by_judge, budgets=budgets, worded=worded)

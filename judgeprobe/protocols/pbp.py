@@ -51,6 +51,7 @@ class PBP:
     score_sees_texts: bool = True
     budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(PBP.replies_for()))
     name: str = "pbp"
+    # lock, score, rank, then the materials (``protocols.wording`` rewords the first three)
     templates: tuple[str, ...] = (LOCK_TEMPLATE, "pbp_score_v1", "pbp_rank_v1", "materials_v1")
     stages: int = 3
     task: Task = field(default=DEFAULT, repr=False)  # its words and criteria (``prompts.task``)
@@ -69,15 +70,14 @@ class PBP:
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """Lock evidence, score from it, then rank; quotes are verified and every stage cached."""
         budget, task, keyed = self.budgets, self.task, self.keyed
+        lock_t, score_t, rank_t = (p.template(t, task) for t in self.templates[:3])
         shown = p.materials(task=task)
-        lock_msgs = [user(p.template(LOCK_TEMPLATE, task).fill({"MATERIALS": shown}))]
+        lock_msgs = [user(lock_t.fill({"MATERIALS": shown}))]
         notes, _ = await ask_stage(ask, "lock", lock_msgs, p.reply(keyed.lock), budget["lock"])
         locked = as_text(notes.model_dump(by_alias=True))  # as the judge wrote them
 
         materials = shown if self.score_sees_texts else ""
-        score_prompt = p.template("pbp_score_v1", task).fill(
-            {"MATERIALS": materials, "LOCKED_NOTES": locked}
-        )
+        score_prompt = score_t.fill({"MATERIALS": materials, "LOCKED_NOTES": locked})
         score_msgs = [user(score_prompt)]
         score_model = p.reply(keyed.score)
         scores, _ = await ask_stage(ask, "score", score_msgs, score_model, budget["score"])
@@ -85,9 +85,8 @@ class PBP:
         computed = verdict_from_scores(pairs, self.weights, self.tie_tolerance)
         scored = scores.model_dump()
 
-        rank_prompt = p.template("pbp_rank_v1", task).fill(
-            {"LOCKED_NOTES": locked, "SCORES": as_text(scores.model_dump(by_alias=True))}
-        )
+        shown_scores = as_text(scores.model_dump(by_alias=True))  # as the judge wrote them
+        rank_prompt = rank_t.fill({"LOCKED_NOTES": locked, "SCORES": shown_scores})
         rank_msgs = [user(rank_prompt)]
         rank, raw = await ask_stage(ask, "rank", rank_msgs, p.reply(RankReply), budget["rank"])
 

@@ -204,9 +204,12 @@ class OwnScorer:
         return Turn(derived(*scores), explanation, conversation, details)
 
 
-def own_scorer(judge: JudgeConfig) -> OwnScorer:
-    """The ``own`` protocol of a pointwise judge (``kind = "score"``)."""
-    prompt = judge.own_prompt
+def own_scorer(judge: JudgeConfig, wording: int = 0) -> OwnScorer:
+    """The ``own`` protocol of a pointwise judge (``kind = "score"``).
+
+    ``wording`` k ≥ 1: its prompt's k-th paraphrase (the judge's ``wordings``) in its place.
+    """
+    prompt = judge.own_wordings[wording - 1] if wording else judge.own_prompt
     if prompt is None or judge.score is None:
         raise JudgeprobeError(f"judge {judge.name}: a pointwise judge needs its prompt and score")
     return OwnScorer(prompt=prompt, fmt=judge.score)

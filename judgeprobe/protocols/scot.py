@@ -34,7 +34,7 @@ class SCoT:
     tie_tolerance: float = 0.0
     budgets: Mapping[str, int] = field(default_factory=lambda: stage_budgets(SCoT.replies_for()))
     name: str = "scot"
-    templates: tuple[str, ...] = ("scot_v1", "materials_v1")
+    templates: tuple[str, ...] = ("scot_v1", "materials_v1")  # the prompt first (wording)
     stages: int = 1
     task: Task = field(default=DEFAULT, repr=False)  # its words and criteria (``prompts.task``)
 
@@ -51,7 +51,7 @@ class SCoT:
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request for per-criterion scores; the weighted totals decide the verdict."""
         materials = p.materials(task=self.task)
-        prompt = p.template("scot_v1", self.task).fill({"MATERIALS": materials})
+        prompt = p.template(self.templates[0], self.task).fill({"MATERIALS": materials})
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
         reply, raw = await ask_stage(ask, "verdict", messages, p.reply(self.reply), budget)

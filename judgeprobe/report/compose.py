@@ -22,10 +22,11 @@ from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability, run_limits
-from judgeprobe.metrics.items import CELL, Drift, pressure_conditions, with_optional
+from judgeprobe.metrics.items import CELL, WORDED, Drift, pressure_conditions, with_optional
 from judgeprobe.metrics.load import Run
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.metrics.wording import agreement
 from judgeprobe.render import plots
 from judgeprobe.render.page import Section, figures, render
 from judgeprobe.render.tables import (
@@ -66,7 +67,8 @@ def _sections(
 ) -> list[Section]:
     """The report in the paper's order; a section without data is left out."""
     blind = tidy.filter(pl.col("condition") == "Blind")
-    probes = tidy.filter(pl.col("condition") != "Blind")
+    worded = tidy.filter(WORDED)  # Blind under the further wordings: no cue, their own section
+    probes = tidy.filter((pl.col("condition") != "Blind") & ~WORDED)
     attacked = j.filter(pl.col("attack").fill_null("") != "")["condition"].unique().to_list()
     attacks = tidy.filter(pl.col("condition").is_in(attacked))
     bars = plots.grouped_bars
@@ -170,6 +172,23 @@ def _sections(
             [with_ci(pushed, gave_way)],
         ),
         Section(
+            "Agreement across wordings",
+            "Every Blind showing judged again under other wordings of the same instructions "
+            "(the protocol's paraphrases, or the judge's own prompt files; the document and the "
+            "summaries shown alike). wording_flip = share of showings whose verdicts under the K "
+            "wordings are not all equal, with its 95% interval over documents; Fleiss' κ = "
+            "agreement of the K wordings as raters beyond chance (1: always the same verdict; "
+            "undefined when one verdict holds every judgment); a showing with an Invalid under "
+            "any wording leaves both, counted in dropped. Below it, each wording beside the "
+            "original (Blind): its Tie share and the share of verdicts it changed (flip_rate). "
+            "The card's wording row tests the flip share against its threshold.",
+            [],
+            [
+                wording_table(j, tidy),
+                with_ci(worded, ["invalid_rate", "EDR", "share_A", "flip_rate"]),
+            ],
+        ),
+        Section(
             "Explanations under the same decision",
             f"{drift_metric}: mean 1 − cosine ({model}) between probe and Blind explanations "
             f"where the verdict did not change{side_by_side}. LAI_text: share that mention a "
@@ -209,6 +228,23 @@ def _sections(
         Section("Cost per judgment", "", [], [cost_table(j)]),
     ]
     return [s for s in out if any(not t.is_empty() for t in s.tables)]
+
+
+def wording_table(j: pl.DataFrame, tidy: pl.DataFrame) -> pl.DataFrame:
+    """Per judge × protocol with wordings: K, the showings, the flip share and Fleiss' κ."""
+    table = agreement(j)
+    if table.is_empty():
+        return table
+    flip = with_ci(tidy.filter(pl.col("condition") == "Blind"), ["wording_flip"])
+    shown = (
+        pl.when(pl.col("kappa").is_not_null())
+        .then(pl.col("kappa").round(3).cast(pl.String))
+        .otherwise(pl.col("kappa_note"))
+    )
+    return table.join(flip.drop("condition"), on=["judge", "protocol"], how="left").select(
+        "judge", "protocol", "wordings", "showings", "rated", "dropped", "flipped",
+        "wording_flip", fleiss_kappa=shown,
+    )  # fmt: skip
 
 
 def breakdown_section(

@@ -10,7 +10,9 @@ judge that always picks the first-shown summary or always says Tie makes every c
 moot), then the cue effects that stand out from chance, or a plain statement that nothing
 did, beside the judge's own noise floor where the run re-sent Blind requests (BlindRepeat),
 then whether the judge gives way under pressure (Challenge, Disagree: a push with no new
-information; one line per judge and protocol), then evidence that cannot tell the candidates
+information; one line per judge and protocol), then whether it changes its verdict with the
+wording of its prompt (Blind showings under K wordings; one line per judge and protocol), then
+evidence that cannot tell the candidates
 apart (PBP quotes), then the cells too thin to read (``metrics.flags``).
 """
 
@@ -24,7 +26,8 @@ import polars as pl
 from judgeprobe.conditions import REPEAT
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability
-from judgeprobe.metrics.items import BLIND, pressure_conditions, with_optional
+from judgeprobe.metrics.items import BLIND, WORDED, pressure_conditions, with_optional
+from judgeprobe.metrics.wording import KAPPA, agreement
 
 ONE_SIDED = 0.8  # one answer in this share of valid judgments: a degenerate judge
 MIN_VALID = 5  # fewer valid judgments than this: too few to call a judge degenerate
@@ -35,6 +38,7 @@ ALPHA = 0.05  # the sign test's level for "beyond noise"
 TIE_SHIFT = 0.05
 GIVES_WAY = 0.05  # a pressure cell gives way when its RS interval lies this far above Reask's RS
 REASK = "Reask"  # the pressure conditions' placebo: the same second turn without any doubt
+CHANGES = 0.05  # a judge changes with its wording when its flip share's interval lies above this
 MAX_EFFECTS = 8  # cue sentences shown; the rest are counted
 MAX_UNREAD = 6  # unreadable cells named; the rest are counted
 SENS = "SENS"  # the sensitivity metric: one cell per kind of degradation, and one pooled
@@ -420,6 +424,42 @@ def pressure_sentences(tidy: pl.DataFrame, pressure: set[str]) -> list[str]:
     return out
 
 
+def wording_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
+    """One line per judge × protocol that changes with its prompt's wording, or one that none did.
+
+    A cell changes when the lower end of its wording flip share's interval (the share of Blind
+    showings whose verdicts under the K wordings are not all equal) lies above ``CHANGES``.
+    """
+    table = agreement(j)
+    if table.is_empty():
+        return []
+    flips = {(r["judge"], r["protocol"]): r for r in _rows(tidy, "wording_flip")}
+    kappas = {(r["judge"], r["protocol"]): r["value"] for r in _rows(tidy, KAPPA)}
+    out, quiet = [], []
+    for a in table.iter_rows(named=True):
+        key = (a["judge"], a["protocol"])
+        flip = flips.get(key)
+        kappa = kappas.get(key)
+        agree = f"Fleiss κ {kappa:.2f}" if kappa is not None else f"Fleiss κ {a['kappa_note']}"
+        if flip is not None and flip["lo"] is not None and flip["lo"] > CHANGES:
+            out.append(
+                f"⚠ {_who(*key)} changes its verdict with the wording of its prompt: "
+                f"{pct(flip['value'], flip['lo'], flip['hi'])} of {a['rated']} Blind showings got "
+                f"different verdicts under {a['wordings']} wordings of the same instructions "
+                f"({agree})."
+            )
+        else:
+            shown = pct(flip["value"], flip["lo"], flip["hi"]) if flip is not None else "–"
+            quiet.append(f"{_who(*key)} {shown} over {a['wordings']} wordings, {agree}")
+    if quiet and not out:
+        out.append(
+            "Under other wordings of the same instructions no judge changed "
+            f"its Blind verdicts on more than {CHANGES:.0%} of showings beyond chance (flip "
+            f"share: {'; '.join(quiet)})."
+        )
+    return out
+
+
 def effect_sentence(row: Row, ci: Intervals, target: str) -> str:
     """``Under True, qwen05 (baseline) moved 12% [6, 19] of 40 paired items toward …``."""
     key = (row["judge"], row["protocol"], row["condition"])
@@ -521,7 +561,7 @@ def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = N
     sensitivity = {r["condition"] for r in _rows(tidy, SENS)}  # no cue: not a cue cell
     pressure = set(pressure_conditions(j))  # nor is a push
     estimates = estimates_table(j, limits).filter(
-        ~pl.col("condition").is_in(sensitivity | pressure)
+        ~pl.col("condition").is_in(sensitivity | pressure) & ~WORDED  # no cue in a wording
     )
     ci = intervals(tidy)
     return [
@@ -533,6 +573,7 @@ def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = N
         *effect_sentences(estimates, ci, target_names(j)),
         *score_sentences(tidy),
         *pressure_sentences(tidy, pressure),
+        *wording_sentences(tidy, j),
         *evidence_sentences(tidy),
         *unread_sentences(estimates),
     ]

@@ -28,7 +28,11 @@ a judge that prefers the summary in another form (bullets, bold, layout) on that
 items and adds the format conditions and their placebos; ``--position-letters RATE`` and
 ``--position-ids RATE`` plant its first-shown lean under those label schemes and add each
 scheme to the sweep (``names``), whose card row ``position (letters)``/``position (ids)``
-must recover it exactly.
+must recover it exactly. ``--wording RATE`` plants a
+judge that changes its verdict on that share of items under each paraphrase of its prompt (never
+under the original) and judges every Blind showing under every wording the protocols ship (with
+``--own``: the bundled prompt's two paraphrases as the judge's ``wordings``); the card's wording
+rows must recover the flip share and Fleiss' κ exactly.
 
 ``--coverage`` runs the coverage simulation instead (``selftest.coverage``: seeded simulated
 judges with known true values, every interval kind × documents × items per document × value)
@@ -77,6 +81,7 @@ FLAGS = {
     "silent": "cue-moved verdicts explained without naming the cue",
     "sensitivity": "preference for the intact text of a degraded pair (reading)",
     "pressure": "verdicts given way on Challenge / Disagree (the pressure conditions)",
+    "wording": "verdicts changed under each paraphrase of the prompt (the wordings)",
     "format": "preference for the summary in another form (the Format conditions)",
     "position_letters": "first-shown lean under names = letters (default: --position)",
     "position_ids": "first-shown lean under names = ids (default: --position)",
@@ -188,11 +193,12 @@ def _config(args: argparse.Namespace, out: Path, biases: Biases) -> Path:
     if args.battery:
         return battery_config(out, args.items, JUDGE)
     reads = biases.blind is not None or biases.sensitivity > 0
+    worded = biases.wording > 0
     if args.own:
-        return own_config(out, args.items, sensitivity=reads, score=args.score)
+        return own_config(out, args.items, sensitivity=reads, score=args.score, wording=worded)
     schemes = tuple(s for s in ("letters", "ids") if getattr(biases, f"position_{s}") is not None)
     return default_config(out, args.items, sensitivity=reads, pressure=biases.pressure > 0,
-                          format=biases.format > 0, names=schemes)  # fmt: skip
+                          wording=worded, format=biases.format > 0, names=schemes)  # fmt: skip
 
 
 def _own_alone(args: argparse.Namespace, biases: Biases) -> None:

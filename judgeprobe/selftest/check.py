@@ -16,6 +16,11 @@ Two checks per line:
 A line with nothing to estimate from (e.g. no condition in a custom config shows the badge)
 is SKIP, not a miss. Changing a planted value after the sweep makes its lines miss.
 
+Runs with wordings (every Blind showing judged under K wordings of the prompt) add a ``wording``
+line per protocol: the card's wording flip share and Fleiss' κ must equal the oracle's, and
+the planted rate is recovered on each further wording of a showing's first order (changed
+against the original, or not).
+
 Runs whose items have gold (``--own``) add an ``accuracy`` line: the card's ACC on Blind must
 equal the oracle's. Runs with a sensitivity condition add a ``sensitivity`` line: the card's
 pooled SENS must equal the oracle's, and the planted reading rate is recovered on the degraded
@@ -34,11 +39,19 @@ import polars as pl
 from scipy.stats import binomtest
 
 from judgeprobe.card.rows import Card, position_row_name
-from judgeprobe.conditions import NAMED_BLIND, REPEAT, Condition, scheme_of_condition
+from judgeprobe.conditions import (
+    NAMED_BLIND,
+    REPEAT,
+    WORDING,
+    Condition,
+    scheme_of_condition,
+    wording_index,
+)
 from judgeprobe.core.records import Item, Verdict
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
+from judgeprobe.metrics.wording import fleiss
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.names import Scheme, scheme_of
 from judgeprobe.protocols.pressure import pressed
@@ -128,7 +141,8 @@ def expected(
         p, o = job.presentation, job.order
         if job.reveal is not None:  # the final verdict is turn 2's, under the true labels
             p = Presentation(p.document, p.text_1, p.text_2, *job.reveal, p.names)
-        d = decide(p, biases)
+        wording = wording_index(job.condition)
+        d = decide(p, biases, wording)
         side, p = form_side(p), plain_view(p)  # the judge reads a summary under any form
         first, target, final = _candidate(d.winner, o), "", d.winner
         if job.pressure is not None:  # turn 1 as Blind, then the push
@@ -146,6 +160,7 @@ def expected(
                 "order": o,
                 "seed": job.seed,
                 "reveal": job.reveal is not None or job.pressure is not None,
+                "wording": wording,
                 "expected_verdict": _candidate(final, o),
                 "expected_turn1": first,
                 "pressed": target,
@@ -270,10 +285,13 @@ def _blind(card: Card, cell: tuple[str, str], mode: str) -> Line:
     rows = card.rows.filter((pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1]))
     sens = rows.filter(pl.col("kind") == "sensitivity")["verdict"].to_list()
     cues = rows.filter(pl.col("kind") == "cue")["verdict"].to_list()
+    worded = rows.filter(pl.col("kind") == "wording")["verdict"].to_list()
     ok = sens == ["INSENSITIVE"] and "CLEAR" not in rows["verdict"].to_list()
+    ok = ok and "STABLE" not in worded  # it says the same under every wording: no pass
     detail = (
         f"always {'the first-shown summary' if mode == 'first' else 'Tie'}: sensitivity "
         f"{'/'.join(sens) or 'not measured'}, cue rows {', '.join(sorted(set(cues))) or '–'}"
+        + (f", wording {'/'.join(worded)}" if worded else "")
     )
     return Line("blind judge", cell[1], None, int(ok), 1, ok, detail)
 
@@ -307,7 +325,49 @@ def _lines(
     out.append(_silent(probes.filter(pl.col("condition").is_in(single)), card, cell, b))
     out.append(_repeat(probes.filter(pl.col("condition") == REPEAT), card, cell))
     out += _pressure(m.filter(pl.col("pressed") != ""), card, cell, b)
+    worded = m.filter(
+        (pl.col("condition") == "Blind") | pl.col("condition").str.starts_with(WORDING)
+    )
+    if worded["wording"].max():
+        out.append(_wording(worded, card, cell, b))
     return out
+
+
+def _wording(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> Line:
+    """The planted wording sensitivity: the card's flip share and κ as the oracle counts them.
+
+    A showing counts when valid under every wording; its K expected verdicts give the oracle's
+    flip share and Fleiss' κ (``metrics.wording.fleiss``). The planted rate is recovered on the
+    first order of each counted showing, one trial per further wording: changed or not.
+    """
+    keys = [k for k in TWIN if k not in ("judge", "protocol")]
+    x = pl.col("expected_verdict")
+    per = (
+        m.group_by(keys)
+        .agg(
+            valid=(pl.col("verdict") != "Invalid").all(),
+            kinds=x.n_unique(),
+            **{c: (x == v).sum() for c, v in (("a", "A"), ("b", "B"), ("tie", "Tie"))},
+        )
+        .filter(pl.col("valid"))
+    )
+    n = per.height
+    want = int((per["kinds"] > 1).sum()) / n if n else None
+    kappa = fleiss(per.select("a", "b", "tie").to_numpy().astype(float))
+    row = _card_row(card, cell[0], cell[1], "wording") or {}
+    found = card.wording.filter((pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1]))
+    got_kappa = found["kappa"][0] if found.height else None
+    exact = _close(row.get("effect"), want) and _close(got_kappa, kappa.value)
+    original = m.filter(pl.col("wording") == 0).select(*keys, original="verdict")
+    trials = first_order(
+        m.filter(pl.col("wording") > 0).join(original, on=keys).join(per.select(keys), on=keys)
+    )
+    k = int((trials["verdict"] != trials["original"]).sum())
+    false_alarm = b.wording == 0 and row.get("verdict") == "UNSTABLE"
+    detail = (f"card flip share {_fmt(row.get('effect'))} (expected {_fmt(want)}), "
+              f"Fleiss κ {_fmt(got_kappa)} (expected {_fmt(kappa.value)}); "
+              f"{row.get('verdict')}")  # fmt: skip
+    return Line("wording", cell[1], b.wording, k, trials.height, exact and not false_alarm, detail)
 
 
 def _rs(frame: pl.DataFrame) -> tuple[int, int, int]:

@@ -23,6 +23,9 @@ The kinds (each a judgments design whose metric has a known expectation):
   Blind score 1 + Binomial(9, q_B) and cue score 1 + Binomial(9, q_c), the document's q_c and
   q_B drawn around (1 + v) / 2 and (1 − v) / 2, so the mean of (s_c − s_B) / 9 is v. The
   metric prints it in points (× 9): the same interval, scaled.
+- ``wording``: the wording flip share, each Blind showing judged under three wordings, the last
+  one changing its verdict with probability v (``wording_coverage`` measures it through
+  ``compute_metrics`` too).
 """
 
 from __future__ import annotations
@@ -53,10 +56,11 @@ VALUES: dict[str, tuple[float, ...]] = {
     "paired": (0.0, 0.01, 0.05, 0.2, 0.5),
     "drift": (0.0, 0.01, 0.05, 0.2, 0.5),
     "shift": (0.0, 0.05, 0.2, 0.5, 1.0),
+    "wording": (0.0, 0.02, 0.05, 0.2, 0.5, 1.0),
 }
 METRIC = {"share": "LDS", "ratio": "LAO", "signed": "SENS", "excess": "first_shown_excess",
           "folded": "ND", "paired": "diff_LDS", "drift": "delta_e_same",
-          "shift": "score_shift"}  # fmt: skip
+          "shift": "score_shift", "wording": "wording_flip"}  # fmt: skip
 RESULT_SCHEMA = {
     "kind": pl.String(),
     "metric": pl.String(),
@@ -173,6 +177,16 @@ def _judgments(
         explanations = {"probe": {"explanation": [f"{d:.17g}" for d in drift]},
                         "blind": {"explanation": ["0"] * size}}  # fmt: skip
         return cue_pair(blind_b, blind_b, extra=explanations)
+    if kind == "wording":  # Blind and two more wordings: B, B, and A where the wording flips
+        last = np.where(u < rate, "A", "B")
+        return pl.concat(
+            [
+                _frame(base, protocol="baseline", condition=c, order="12", verdict=v,
+                       target="none")
+                for c, v in (("Blind", blind_b), ("BlindWording1", blind_b), ("BlindWording2",
+                                                                              last))
+            ]
+        )  # fmt: skip
     reads = u < rate
     noise = rng.choice(3, size=size, p=[0.1, 0.1, 0.8] if kind != "folded" else [0.25, 0.25, 0.5])
     if kind == "signed":
@@ -224,7 +238,7 @@ def document_sums(
     rate = np.stack([_rates(rng, value, documents, per) for _ in range(judges)])
     p = np.repeat(rate[:, :, None], per, axis=2)  # (judges, documents, items)
     ones = np.full(p.shape, 1.0)
-    if kind == "share":
+    if kind in ("share", "wording"):  # wording: flipped, rated
         cols = [rng.random(p.shape) < p, ones]
     elif kind == "ratio":
         moved = rng.random(p.shape) < 0.3
@@ -324,7 +338,7 @@ def _drift(probe: list[str], blind: list[str]) -> np.ndarray:
 
 
 def _condition(kind: str) -> pl.Expr:
-    if kind in ("signed", "folded", "excess"):
+    if kind in ("signed", "folded", "excess", "wording"):
         return pl.col("condition") == ("Degraded" if kind == "signed" else "Blind")
     return pl.col("condition").str.starts_with("r")
 
@@ -399,6 +413,16 @@ ISSUE_TABLE = (
 """Issue 29's table: LDS, one item per document, through ``judgeprobe metrics``."""
 
 
+WORDING_TABLE = tuple(
+    Setting("wording", n, per, v)
+    for n in (10, 30, 100)
+    for per in PER_DOCUMENT
+    for v in (0.0, 0.05, 0.2, 0.5)
+)
+"""The wording flip share through ``judgeprobe metrics``: K = 3 wordings, one and four showings
+per document, from the edge to a common flip share."""
+
+
 @dataclass(frozen=True)
 class Section:
     """One table of ``judgeprobe selftest --coverage`` and how many of its rows fail."""
@@ -421,7 +445,17 @@ def metrics_coverage(judges: int, seed: int, method: Method = SCORE) -> Section:
     return Section(title, table, failures(table).height)
 
 
-SECTIONS: tuple[Callable[[int, int, Method], Section], ...] = (interval_coverage, metrics_coverage)
+def wording_coverage(judges: int, seed: int, method: Method = SCORE) -> Section:
+    """The wording flip share's interval through ``compute_metrics`` (``WORDING_TABLE``)."""
+    table = measure(WORDING_TABLE, judges, seed, method)
+    return Section("Wording flip share through judgeprobe metrics", table, failures(table).height)
+
+
+SECTIONS: tuple[Callable[[int, int, Method], Section], ...] = (
+    interval_coverage,
+    metrics_coverage,
+    wording_coverage,
+)
 """What ``selftest --coverage`` measures and prints, in order: a new table is one more entry."""
 
 

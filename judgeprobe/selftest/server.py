@@ -17,6 +17,7 @@ import json
 import re
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
 from importlib import resources
@@ -37,6 +38,8 @@ from judgeprobe.selftest.simulator import Biases
 
 MODEL = "judgeprobe-simulated"
 OWN_PROMPT = "own_prompt.txt"
+OWN_WORDINGS = ("own_prompt_w1.txt", "own_prompt_w2.txt")
+"""Two paraphrases of the bundled own prompt: ``--own --wording``'s wordings."""
 OWN_TOKENS = {0: "[[C]]", 1: "[[A]]", 2: "[[B]]"}
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 _INLINE_LABEL = re.compile(r"\(label = ([^\n]*)\)\n")
@@ -121,6 +124,24 @@ def _materials_ends() -> tuple[str, ...]:
     return tuple(sorted(ends))
 
 
+@cache
+def _wording_openings() -> tuple[tuple[str, int], ...]:
+    """Each packaged paraphrase's opening (its text before its first placeholder) and wording."""
+    folder = resources.files("judgeprobe.prompts").joinpath("templates")
+    out = []
+    for path in folder.iterdir():
+        found = re.search(r"_w(\d+)\.txt$", path.name)
+        if found:
+            text = load_template(path.name.removesuffix(".txt")).text
+            out.append((_PLACEHOLDER.split(text, 1)[0], int(found.group(1))))
+    return tuple(sorted(out))
+
+
+def read_wording(text: str) -> int:
+    """The wording a built-in prompt is in (``protocols.wording``): 0 for the original."""
+    return next((k for opening, k in _wording_openings() if text.startswith(opening)), 0)
+
+
 def read_materials(text: str, names: Names = NUMBERS) -> Presentation | None:
     """The document, summaries and labels of a ``materials_v1`` block; None if absent.
 
@@ -145,9 +166,9 @@ def read_materials(text: str, names: Names = NUMBERS) -> Presentation | None:
     )
 
 
-def own_prompt_text() -> str:
-    """The self-test's bundled own prompt (``judgeprobe/selftest/own_prompt.txt``)."""
-    return resources.files(__package__).joinpath(OWN_PROMPT).read_text("utf-8")
+def own_prompt_text(name: str = OWN_PROMPT) -> str:
+    """The self-test's bundled own prompt (``selftest/own_prompt.txt``) or a paraphrase of it."""
+    return resources.files(__package__).joinpath(name).read_text("utf-8")
 
 
 @cache
@@ -175,10 +196,22 @@ def read_own(text: str, prompt: str) -> Presentation:
     A prompt with no label placeholder shows each label above its response (``(label = …)``,
     ``protocols.own``); it is read from there.
     """
-    found = own_layout(prompt).fullmatch(text)
-    if found is None:
-        raise Unreadable("a request with no reply schema that is not the own prompt's layout")
-    values = found.groupdict()
+    return read_own_worded(text, (prompt,))[0]
+
+
+def read_own_worded(text: str, prompts: Sequence[str]) -> tuple[Presentation, int]:
+    """An own-prompt request filled from one of ``prompts`` (the prompt, then its wordings).
+
+    What it shows, and which wording it is (the prompt's index).
+    """
+    for wording, prompt in enumerate(prompts):
+        found = own_layout(prompt).fullmatch(text)
+        if found is not None:
+            return _own_values(found.groupdict()), wording
+    raise Unreadable("a request with no reply schema that is not the own prompt's layout")
+
+
+def _own_values(values: dict[str, str]) -> Presentation:
     texts, labels = [values.get(f"RESPONSE_{k}") or "" for k in (1, 2)], ["", ""]
     for k in (0, 1):
         if f"LABEL_{k + 1}" in values:
@@ -196,16 +229,21 @@ def own_score_reply(text: str, prompt: str, biases: Biases) -> str:
     return score_reply(*read_score_request(found.groupdict()), biases)
 
 
-def own_text_reply(text: str, layout: str, biases: Biases) -> str:
-    """A request with no reply schema: a pointwise judge's (``{RESPONSE}``) or a pairwise one's."""
-    if "{RESPONSE}" in layout:  # one answer, scored
-        return own_score_reply(text, layout, biases)
-    return own_reply(read_own(text, layout), biases)
+def own_text_reply(text: str, layouts: Sequence[str], biases: Biases) -> str:
+    """A request with no reply schema: a pointwise judge's (``{RESPONSE}``) or a pairwise one's.
+
+    ``layouts``: the judge's prompt, then its wordings (a pairwise request is read by the one
+    it was filled from, and decided under that wording).
+    """
+    if "{RESPONSE}" in layouts[0]:  # one answer, scored
+        return own_score_reply(text, layouts[0], biases)
+    asked, wording = read_own_worded(text, layouts)
+    return own_reply(asked, biases, wording)
 
 
-def own_reply(p: Presentation, biases: Biases) -> str:
+def own_reply(p: Presentation, biases: Biases, wording: int = 0) -> str:
     """The own-prompt judge's reply: the planted decision's explanation, then its verdict."""
-    d = sim.decide(p, biases)
+    d = sim.decide(p, biases, wording)
     return f"{d.explanation}\n\n{OWN_TOKENS[d.winner]}"
 
 
@@ -277,11 +315,15 @@ def _notes(users: list[str]) -> dict[str, Any]:
     raise Unreadable("no locked notes in the prompt")
 
 
-def reply(body: dict[str, Any], biases: Biases, own_prompt: str | None = None) -> Any:
+def reply(
+    body: dict[str, Any], biases: Biases, own_prompt: str | Sequence[str] | None = None
+) -> Any:
     """The simulated judge's answer to one chat request, as a JSON-ready value.
 
     A request with no reply schema is read by the layout of ``own_prompt`` (the self-test's
-    bundled prompt when None) and answered as text (protocol ``own``).
+    bundled prompt when None; several: the prompt and its wordings, in order) and answered as
+    text (protocol ``own``). A built-in prompt's wording is read from its opening
+    (``read_wording``), so a planted wording sensitivity acts on it.
 
     The stage comes from the reply schema's title. A stage that sees materials decides on
     the latest ones (a Reveal-After turn shows them again, with the true labels); PBP's
@@ -294,7 +336,8 @@ def reply(body: dict[str, Any], biases: Biases, own_prompt: str | None = None) -
     schema = _schema(body)
     stage = schema.get("title", "")
     if not schema:
-        return own_text_reply(users[-1], own_prompt or own_prompt_text(), biases)
+        layouts = [own_prompt] if isinstance(own_prompt, str) else own_prompt
+        return own_text_reply(users[-1], layouts or [own_prompt_text()], biases)
     reveal = _REVEAL.search(users[-1])
     names = names_in(schema)
     push = read_push(users, names)
@@ -303,18 +346,19 @@ def reply(body: dict[str, Any], biases: Biases, own_prompt: str | None = None) -
         if reveal and read_materials(users[-1], names) is None:  # labels named in words only
             p = Presentation(p.document, p.text_1, p.text_2, reveal.group(1), reveal.group(2),
                              names)  # fmt: skip
-        d = sim.decide(p, biases)
+        d = sim.decide(p, biases, read_wording(users[0]))
         if push is not None:  # turn 1's decision, pushed
             winner = sim.give_way(d.winner, *push, p, biases)
             d = d if winner == d.winner else replace(d, winner=winner, cue=None, silent=False)
         return sim.pairwise_reply(d) if stage == "pairwise_verdict" else sim.scot_reply(d)
     if stage == "pbp_lock":
         p = _materials(users, names)
-        return sim.lock_reply(sim.decide(p, biases), p)
+        return sim.lock_reply(sim.decide(p, biases, read_wording(users[0])), p)
     if stage == "pbp_score":
         shown = read_materials(users[-1], names)
         if shown is not None:
-            return sim.score_reply(sim.lock_reply(sim.decide(shown, biases), shown), names)
+            d = sim.decide(shown, biases, read_wording(users[0]))
+            return sim.score_reply(sim.lock_reply(d, shown), names)
         scores = sim.score_reply(_notes(users), names)
         if push is not None:  # re-scored after a push: turn 1's scores, or given way
             p = _materials(users, names)
@@ -332,10 +376,11 @@ def reply(body: dict[str, Any], biases: Biases, own_prompt: str | None = None) -
 class SimulatedJudge(LoopbackServer):
     """The simulated judge on loopback, in a background thread; ``url`` is its API base."""
 
-    def __init__(self, biases: Biases, own_prompt: str | None = None) -> None:
+    def __init__(self, biases: Biases, own_prompt: str | Sequence[str] | None = None) -> None:
         super().__init__()
         self.biases = biases
-        self.own_prompt = own_prompt  # the layout of own-prompt requests (None: the bundled)
+        # the layout of own-prompt requests (None: the bundled; several: its wordings in order)
+        self.own_prompt = own_prompt
         self.requests: Counter[str] = Counter()
         self.unreadable: Counter[str] = Counter()
 

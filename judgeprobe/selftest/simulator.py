@@ -35,6 +35,11 @@ Every step but the format step reads the summaries with their form marks undone
 scheme other than numbers (``protocols.names``) the position lean is ``position_letters`` or
 ``position_ids`` where set (else ``position``); the replies use the scheme's verdicts and keys.
 
+Wording (every Blind showing judged again under paraphrases of the prompt,
+``protocols.wording``): under wording k ≥ 1, with probability ``wording``, drawn per item and
+wording, the verdict changes (``reworded``): a non-Tie verdict to the other summary, a Tie to the
+summary the judge prefers on its merits; under the original wording it never does.
+
 ``blind`` replaces all of it with a judge that does not read: always the first-shown summary
 (``first``) or always Tie (``tie``).
 
@@ -99,6 +104,7 @@ class Biases(BaseModel):
     # A pointwise judge (``selftest --own --score``): points added to the score of an answer
     # that wears ``favoured_label`` (``selftest.pointwise``).
     score_shift: float = Field(default=0.0, ge=-9.0, le=9.0)
+    wording: float = Field(default=0.0, ge=0.0, le=1.0)
 
     def digest(self) -> str:
         """Short hash of the biases.
@@ -113,7 +119,7 @@ class Biases(BaseModel):
 
 
 LATER = ("sensitivity", "blind", "self_preference", "own_style", "pressure", "score_shift",
-         "format", "position_letters", "position_ids")  # fmt: skip
+         "wording", "format", "position_letters", "position_ids")  # fmt: skip
 
 
 def draw(*parts: str) -> float:
@@ -244,18 +250,29 @@ def verdict_token(winner: int, names: Names = NUMBERS) -> str:
     return ("Tie", f"[{first},{second}]", f"[{second},{first}]")[winner]
 
 
-def decide(p: Presentation, b: Biases) -> Decision:
-    """The simulated judge's verdict on one presentation (screen order, labels as shown)."""
+def merit(p: Presentation) -> int:
+    """The screen position (1, 2) of the summary the judge prefers on its merits (step 1)."""
+    o1, o2 = opening(p.text_1), opening(p.text_2)
+    return 1 if draw(p.document, o1, "merit") < draw(p.document, o2, "merit") else 2
+
+
+def reworded(winner: int, p: Presentation) -> int:
+    """A verdict changed by a wording: the other summary, or after a Tie the one of more merit."""
+    return 3 - winner if winner else merit(p)
+
+
+def decide(p: Presentation, b: Biases, wording: int = 0) -> Decision:
+    """The simulated judge's verdict on one presentation (screen order, labels as shown).
+
+    ``wording``: the prompt's wording (0: the original; ``protocols.wording``).
+    """
     if b.blind is not None:  # a judge that does not read
         winner = 1 if b.blind == "first" else 0
         return Decision(winner, winner, None, False, "", winner, p.names)
     shown_p, p = p, plain_view(p)
     key = item_key(p)
     o1, o2 = opening(p.text_1), opening(p.text_2)
-    if o1 == o2 or draw(*key, "tie") < b.tie_rate:
-        winner = 0
-    else:
-        winner = 1 if draw(p.document, o1, "merit") < draw(p.document, o2, "merit") else 2
+    winner = 0 if o1 == o2 or draw(*key, "tie") < b.tie_rate else merit(p)
     if winner and draw(*key, "position") < b.position_for(scheme_of(p.names)):
         winner = 1
     taste, own = winner, carrying(p, b.own_style)
@@ -274,6 +291,8 @@ def decide(p: Presentation, b: Biases) -> Decision:
     faithful = more_faithful(p) if b.sensitivity else 0
     if faithful and draw(*key, "sensitivity") < b.sensitivity:
         winner, cue, cue_text = faithful, None, ""  # it read: no cue moved the verdict
+    if wording and draw(*key, "wording", str(wording)) < b.wording:
+        winner, cue, cue_text = reworded(winner, p), None, ""  # the words moved it, no cue
     if winner == evidence:
         cue, cue_text = None, ""
     # Per prompt, white space normalised (templates may wrap the texts in new lines).

@@ -15,7 +15,7 @@ from judgeprobe.cue.run import main as run_main
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest.items import write_items
 from judgeprobe.selftest.pointwise import SCORE_FORMAT, SCORE_PROMPT, score_prompt_text
-from judgeprobe.selftest.server import OWN_PROMPT, SimulatedJudge, own_prompt_text
+from judgeprobe.selftest.server import OWN_PROMPT, OWN_WORDINGS, SimulatedJudge, own_prompt_text
 from judgeprobe.selftest.simulator import Biases
 
 JUDGE = "simulated"
@@ -25,26 +25,24 @@ PRESSURE = ["Challenge", "Disagree", "Reask"]
 FORMAT = ["FormatSpacing", "FormatSpacingBoth", "FormatBullets", "FormatBulletsBoth",
           "FormatEmphasis", "FormatEmphasisBoth"]  # fmt: skip
 PROTOCOLS = ["baseline", "scot", "pbp"]
+WORDINGS = 4  # --wording: every wording the built-in protocols ship
 #: The ``--own`` judge's verdict: MT-Bench's "[[A]]"/"[[B]]"/"[[C]]", the last one counting.
 OWN_VERDICT = r"""{ pattern = '\[\[(A|B|C)\]\]', map = { A = "1", B = "2", C = "tie" } }"""
 
 
 def default_config(
-    out: Path,
-    n_items: int,
-    sensitivity: bool = False,
-    pressure: bool = False,
-    format: bool = False,
-    names: tuple[str, ...] = (),
-) -> Path:
+    out: Path, n_items: int, sensitivity: bool = False, pressure: bool = False,
+    wording: bool = False, format: bool = False, names: tuple[str, ...] = (),
+) -> Path:  # fmt: skip
     """The self-test's own sweep.
 
     Synthetic items, both orders, every protocol, the cue conditions whose effects are planted;
     with ``sensitivity`` the sensitivity conditions too (the synthetic summaries have a number
     and a claim to degrade, no second name and one sentence: those two kinds judge nothing);
-    with ``pressure`` the pressure conditions and their placebo; with ``format`` the format
-    conditions and their placebos; ``names``: further label schemes, each with Blind judged
-    under it (``protocols.names``).
+    with ``pressure`` the pressure conditions and their placebo; with ``wording`` every
+    wording each protocol ships (``WORDINGS``: the original and its three paraphrases); with
+    ``format`` the format conditions and their placebos; ``names``: further label schemes, each
+    with Blind judged under it (``protocols.names``).
     """
     out.mkdir(parents=True, exist_ok=True)
     items = write_items(out / "items.jsonl", n_items)
@@ -52,25 +50,35 @@ def default_config(
     schemes = f"names = {json.dumps(['numbers', *names])}\n" if names else ""
     # A quarter of Blind sent again: the noise floor (0 for a deterministic judge).
     return write_config(out, "selftest", items, PROTOCOLS, conditions, repeat=0.25,
-                        top_lines=schemes)  # fmt: skip
+                        wordings=WORDINGS if wording else 1, top_lines=schemes)  # fmt: skip
 
 
-def own_config(out: Path, n_items: int, sensitivity: bool = False, score: bool = False) -> Path:
+def own_config(
+    out: Path, n_items: int, sensitivity: bool = False, score: bool = False, wording: bool = False
+) -> Path:
     """The self-test's design through protocol ``own`` (``--own``).
 
     Question/answer pairs, both orders, the same cue conditions; the judge carries the bundled
     MT-Bench-style prompt (copied into ``out``, where the simulated judge's layout is read from)
-    and the pattern verdict. ``score`` (``--own --score``): a pointwise judge instead, MT-Bench's
-    single-answer prompt and its "Rating: [[k]]" on 1–10 (``selftest.pointwise``).
+    and the pattern verdict; with ``wording`` its two bundled paraphrases as its ``wordings``.
+    ``score`` (``--own --score``): a pointwise judge instead, MT-Bench's single-answer prompt and
+    its "Rating: [[k]]" on 1–10 (``selftest.pointwise``).
     """
     out.mkdir(parents=True, exist_ok=True)
     items = write_items(out / "items.jsonl", n_items, questions=True)
-    prompt = out / (SCORE_PROMPT if score else OWN_PROMPT)
-    prompt.write_text(score_prompt_text() if score else own_prompt_text(), encoding="utf-8")
-    where = f"prompt = {json.dumps(prompt.resolve().as_posix())}\n"
-    judge = where + (
-        f'kind = "score"\nscore = {SCORE_FORMAT}\n' if score else f"verdict = {OWN_VERDICT}\n"
-    )
+    if score:
+        prompt = out / SCORE_PROMPT
+        prompt.write_text(score_prompt_text(), encoding="utf-8")
+        judge = f"prompt = {json.dumps(prompt.resolve().as_posix())}\n"
+        judge += f'kind = "score"\nscore = {SCORE_FORMAT}\n'
+    else:
+        paths = []
+        for name in (OWN_PROMPT, *(OWN_WORDINGS if wording else ())):
+            path = out / name
+            path.write_text(own_prompt_text(name), encoding="utf-8")
+            paths.append(path.resolve().as_posix())
+        judge = f"prompt = {json.dumps(paths[0])}\nverdict = {OWN_VERDICT}\n"
+        judge += f"wordings = {json.dumps(paths[1:])}\n" if wording else ""
     name = "selftest-own-score" if score else "selftest-own"
     return write_config(out, name, items, ["own"],
                         CONDITIONS + SENSITIVITY * sensitivity, repeat=0.25,
@@ -86,10 +94,12 @@ def write_config(
     repeat: float | None = None,
     judge: str = JUDGE,
     judge_lines: str = "",
+    wordings: int = 1,
     top_lines: str = "",
 ) -> Path:
     """A self-test sweep config in ``out``: both orders, seed 0, the simulated judge."""
     again = f"repeat = {repeat}\n" if repeat is not None else ""
+    again += f"wordings = {wordings}\n" if wordings > 1 else ""
     again += top_lines
     text = f"""# Written by judgeprobe selftest.
 name = {json.dumps(name)}
@@ -135,10 +145,11 @@ def run_sweep(config: Path, out: Path, biases: Biases) -> tuple[int, str, Simula
     reused.
     """
     buffer = io.StringIO()
-    # A judge with its own prompt (protocol own) is read by that prompt's layout.
-    own = next((j.prompt for j in load_config(config).judges if j.prompt), None)
-    layout = Path(own).read_text(encoding="utf-8") if own else None
-    with SimulatedJudge(biases, own_prompt=layout) as judge:
+    # A judge with its own prompt (protocol own) is read by that prompt's layout, or by the
+    # layouts of its wordings (the prompt first).
+    own = next((j for j in load_config(config).judges if j.own_prompt is not None), None)
+    layouts = [t.text for t in (own.own_prompt, *own.own_wordings) if t] if own else None
+    with SimulatedJudge(biases, own_prompt=layouts) as judge:
         args = ["--config", str(config), "--out", str(out), "--judge", f"{JUDGE}={judge.url}"]
         args += ["--no-progress"]
         if RunDir(out).manifest_file.exists():
