@@ -20,6 +20,7 @@ COMMANDS = {
     "report": ("judgeprobe.report.__main__", "the HTML/Markdown report of a run"),
     "card": ("judgeprobe.card.__main__", "the judge card: one verdict per cue, exit code for CI"),
     "annotate": ("judgeprobe.annotate.__main__", "human annotation forms and agreement"),
+    "review": ("judgeprobe.review.__main__", "review a run's generated texts in the browser"),
     "candidates": ("judgeprobe.candidates.__main__", "build a candidate set from a corpus"),
     "rubric": ("judgeprobe.rubric.__main__", "the rubric probe (second paper)"),
     "selfpref": ("judgeprobe.selfpref.__main__", "self-preference items from two candidate sets"),

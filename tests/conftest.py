@@ -1,11 +1,15 @@
-"""Shared helpers: synthetic items, config files and the fake judge server."""
+"""Shared helpers: synthetic items, config files, the fake judge server, the review server."""
 
 from __future__ import annotations
 
 import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +36,29 @@ def make_items(path: Path, n: int) -> Path:
         }
         for i in range(n)
     ]
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    return path
+
+
+TOWNS = [("Leeds", 42, 3, "Jane Smith"), ("York", 17, 8, "Omar Khan"),
+         ("Bath", 65, 12, "Ruth Lee"), ("Hull", 23, 5, "Tom Ward")]  # fmt: skip
+
+
+def town_items(path: Path, extra: str = "") -> Path:
+    """Four items with numbers and names (so a degraded copy has a fact to change); ``extra``
+    ends every document and candidate."""
+    rows = []
+    for i, (town, homes, budget, mayor) in enumerate(TOWNS):
+        rows.append({
+            "item_id": f"doc-{i}", "subset": "towns",
+            "document": f"{town} council met on Tuesday. It approved {homes} new homes and a "
+                        f"budget of {budget} million pounds. The mayor, {mayor}, said the plan "
+                        f"would not raise taxes. Work starts in {2020 + i}.{extra}",
+            "candidate_1": f"The council approved {homes} new homes and a {budget} million pound "
+                           f"budget; {mayor} said taxes would not rise.{extra}",
+            "candidate_2": f"{town} council backed new homes and a budget, the mayor said.{extra}",
+            "source_1": "LLM", "source_2": "TradML",
+        })  # fmt: skip
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
     return path
 
@@ -122,3 +149,35 @@ def embedded_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def qwen_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Qwen2.5-Coder 0.5B Instruct: an embedded judge that gives real verdicts."""
     yield from _serve("qwen05", tmp_path_factory)
+
+
+@contextmanager
+def review_server(run: Path, reviewer: str = "ada") -> Iterator[str]:
+    """``judgeprobe review RUN`` on a free port until the block ends; its URL."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "judgeprobe", "review", str(run), "--port", str(port),
+         "--reviewer", reviewer],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        for _ in range(600):
+            if proc.poll() is not None:
+                raise AssertionError(f"judgeprobe review exited: {proc.communicate()[1][-2000:]}")
+            try:
+                with urllib.request.urlopen(url, timeout=5) as reply:
+                    assert reply.status == 200
+                    break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.1)
+        else:
+            raise AssertionError("judgeprobe review did not answer in 60 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -13,7 +13,8 @@ Security and refusal checks: ``api_key`` (Bearer) or ``basic`` (``user:password`
 every route demand that credential, answering 401 with the credential it was shown echoed
 back (as a careless gateway would); ``follow_instructions`` ignores ``response_format`` and
 answers with the JSON object the prompt spells out (``{"ok": true}`` when it spells none).
-``verdict`` fixes every stated verdict (a judge that never reads the texts).
+``verdict`` fixes every stated verdict (a judge that never reads the texts); ``explanation``
+fixes every explanation (a judge answering with markup, for the hostile-text tests).
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ class FakeJudge(LoopbackServer):
         follow_instructions: bool = False,
         seeded_texts: bool = False,
         verdict: str | None = None,
+        explanation: str | None = None,
         free_text: str | Callable[[str], str] = (
             "Response 1 covers the document more accurately.\n\n[[A]]"
         ),
@@ -118,6 +120,7 @@ class FakeJudge(LoopbackServer):
         # A judge that never reads: every reply with a verdict gives this one ("[1,2]": always
         # the first-shown summary), whatever the texts.
         self.verdict = verdict
+        self.explanation = explanation
         # The reply to a request with no response_format (a judge's own prompt, protocol own);
         # a callable answers each conversation (its messages' text, a re-ask's included).
         self.free_text = free_text
@@ -208,10 +211,7 @@ class FakeJudge(LoopbackServer):
         if not fmt:
             said = "\n".join(str(m["content"]) for m in body["messages"])  # re-asks too
             good = self.free_text(said) if callable(self.free_text) else self.free_text
-        if self.verdict is not None and "verdict" in schema.get("properties", {}):
-            good = orjson.dumps({**orjson.loads(good), "verdict": self.verdict}).decode()
-        if self.seeded_texts and schema.get("title") == "text":
-            good = orjson.dumps({"text": SEEDED_TEXTS[body.get("seed", 0) % 5]}).decode()
+        good = self._fixed(good, schema, body.get("seed", 0))
         if self.reply_tokens is not None:
             return self._budgeted(good, body, self.reply_tokens)
         if self.rng.random() >= self.fault_rate:
@@ -219,6 +219,17 @@ class FakeJudge(LoopbackServer):
         fault = self.rng.choice(self.faults)
         self.injected[fault] += 1
         return await self._fault(fault, good, request)
+
+    def _fixed(self, good: str, schema: dict[str, Any], seed: int) -> str:
+        """The reply with what this judge fixes: its verdict, explanation, seeded texts."""
+        fixed = {"verdict": self.verdict, "explanation": self.explanation}
+        props = schema.get("properties", {})
+        fixed = {k: v for k, v in fixed.items() if v is not None and k in props}
+        if fixed:
+            good = orjson.dumps({**orjson.loads(good), **fixed}).decode()
+        if self.seeded_texts and schema.get("title") == "text":
+            good = orjson.dumps({"text": SEEDED_TEXTS[seed % 5]}).decode()
+        return good
 
     def _budgeted(self, good: str, body: dict[str, Any], reply_tokens: int) -> web.Response:
         """A reply of ``reply_tokens`` tokens, cut at the request's max_tokens when smaller."""

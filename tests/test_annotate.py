@@ -16,7 +16,9 @@ from sklearn.metrics import cohen_kappa_score
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.__main__ import main as annotate
-from judgeprobe.annotate.agreement import (
+from judgeprobe.annotate.export import allocate
+from judgeprobe.cue.run import main as run
+from judgeprobe.metrics.agreement import (
     LABELS,
     interval,
     kappa,
@@ -24,8 +26,6 @@ from judgeprobe.annotate.agreement import (
     label_pairs,
     share,
 )
-from judgeprobe.annotate.export import allocate
-from judgeprobe.cue.run import main as run
 from judgeprobe.metrics.uncertainty import ratio
 from tests.conftest import ROOT, write_config
 from tests.fakeserver import FakeJudge

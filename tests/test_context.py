@@ -77,7 +77,9 @@ def test_vllm_refuses_a_prompt_whose_reply_would_not_fit(tmp_path: Path) -> None
 
 def _largest_need(cfg: SweepConfig) -> tuple[int, int]:
     """The largest prompt + reply of the sweep: by the fake's tokenizer, and by UTF-8 size."""
-    conditions = __import__("judgeprobe.cue.run", fromlist=["_conditions"])._conditions(cfg)
+    conditions = __import__(
+        "judgeprobe.cue.config", fromlist=["sweep_conditions"]
+    ).sweep_conditions(cfg)
     reqs = asyncio.run(first_requests(cfg, protocols_for(cfg), sweep_items(cfg), conditions))
     exact = max(len(tokens(_template(r.messages))) + r.max_tokens for r in reqs)
     return exact, max(r.size + r.max_tokens for r in reqs)

@@ -7,7 +7,6 @@ the judgments, the manifest and the metric table. No fake server here.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from importlib.metadata import version
 from pathlib import Path
@@ -86,7 +85,7 @@ def test_default_sweep_on_the_real_embedded_judge(embedded_judge: str, tmp_path:
     assert "gemma3-270m (baseline)" in md.split("## About this run")[0]
     assert page.count("<tr data-judge='gemma3-270m'") == 2 * 2  # each cue judgment, browsable
     chromium.screenshot(out / "report.html", tmp_path / "report.png")
-    asyncio.run(check_browser_filters(out / "report.html", tmp_path / "profile"))
+    check_browser_filters(out / "report.html")
 
     # Deterministic judge + content-keyed store: a resume sends nothing new.
     again = run_cli(

@@ -14,9 +14,8 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.candidates.config import CandidatesConfig
 from judgeprobe.conditions import builtin_conditions, placebo_of
 from judgeprobe.core.corpus import load_items
-from judgeprobe.cue.config import SweepConfig, load_config
+from judgeprobe.cue.config import SweepConfig, load_config, sweep_conditions
 from judgeprobe.cue.items import sweep_items
-from judgeprobe.cue.run import _conditions
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.rubric.config import RubricConfig
 from judgeprobe.runs.config import EMBEDDED, load_toml
@@ -70,7 +69,7 @@ MIN_EQ_PAIR = 10
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_experiment_config_is_valid(path: Path) -> None:
     cfg = load_config(path)
-    assert set(cfg.conditions) <= set(_conditions(cfg))
+    assert set(cfg.conditions) <= set(sweep_conditions(cfg))
 
 
 # Designs beyond the paper with a twin at the top of experiments/ and one in smoke/.
@@ -92,7 +91,7 @@ def test_smoke_twin_of_a_design_beyond_the_paper(design: str) -> None:
     same = ("protocols", "conditions", "subsets", "order", "cues")
     assert {k: getattr(full, k) for k in same} == {k: getattr(smoke, k) for k in same}
     assert [j.name for j in smoke.judges] == [EMBEDDED[0].name]
-    conditions = _conditions(smoke)
+    conditions = sweep_conditions(smoke)
     for item in sweep_items(smoke):
         for name in smoke.conditions:
             conditions[name].resolve(item)
@@ -146,7 +145,7 @@ def test_config_asks_what_its_table_asked(group: str, scale: str) -> None:
 def test_every_paper_config_can_say_clear_and_states_what_that_costs(group: str) -> None:
     path = ROOT / "paper" / f"{group}.toml"
     cfg = load_config(path)
-    conditions = _conditions(cfg)
+    conditions = sweep_conditions(cfg)
     assert {conditions[name].degrade for name in SENSITIVITY} == {"number", "negation"}
     comment = path.read_text(encoding="utf-8").split("\n# Cost: ", 1)[1].split("\nconditions", 1)[0]
     assert re.search(
@@ -167,7 +166,7 @@ def test_smoke_twin_asks_what_the_paper_scale_asks(group: str) -> None:
     # and every condition resolves on every item the smoke sweep takes.
     bundled = [item for item in load_items(smoke.items) if item.subset in smoke.subsets]
     assert len(bundled) >= smoke.limit
-    conditions = _conditions(smoke)
+    conditions = sweep_conditions(smoke)
     for item in sweep_items(smoke):
         for name in smoke.conditions:
             conditions[name].resolve(item)

@@ -158,3 +158,12 @@ def test_the_card_speaks_of_the_tasks_nouns(tmp_path: Path) -> None:
     assert "summar" not in rule(qa).lower()
     notes = " ".join(display(qa)["note"].to_list())
     assert "summar" not in notes.lower()
+
+
+def test_gold_alone_can_show_a_judge_reads(tmp_path: Path) -> None:
+    """A run without degraded copies: the accuracy row is the reading control by itself."""
+    rows = [r for r in _judge("reader") if r["condition"] != "DegradedNumber"]
+    card = _card(tmp_path, rows)
+    assert "sensitivity" not in card
+    assert card["accuracy"]["verdict"] == "SENSITIVE"
+    assert card["True"]["verdict"] == "CLEAR"

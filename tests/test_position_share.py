@@ -10,9 +10,9 @@ import polars as pl
 
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.core.corpus import load_items
-from judgeprobe.cue.config import SweepConfig, load_config
+from judgeprobe.cue.config import SweepConfig, load_config, sweep_conditions
 from judgeprobe.cue.plan import blind_orders, count, cue_jobs, orders_for, protocols_for
-from judgeprobe.cue.run import _conditions, main
+from judgeprobe.cue.run import main
 from judgeprobe.protocols.reveal import reveal_stages
 from tests.conftest import make_items, write_config
 from tests.fakeserver import FakeJudge
@@ -56,7 +56,7 @@ def test_plan_judges_only_blind_in_the_other_order_and_counts_it() -> None:
         SweepConfig(order="21", swap=1.0),
         SweepConfig(order="both", swap=1.0),
     ):
-        conditions = _conditions(cfg)
+        conditions = sweep_conditions(cfg)
         jobs = list(
             cue_jobs(cfg, protocols_for(cfg), items, conditions, {j.name: "f" for j in cfg.judges})
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 import polars as pl
@@ -19,6 +20,9 @@ from judgeprobe.report.run import run_report
 from judgeprobe.text.lexicons import load_lexicons
 from tests import chromium
 from tests.reportdata import rows, run_dir, table
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page as PlaywrightPage
 
 BLIND = ["B"] * 14 + ["A"] * 4 + ["Tie"] * 2
 # Under True (target A): items 0-5 move B → A, 6-7 B → Tie, 14-15 A → B, 19 is Invalid.
@@ -125,61 +129,61 @@ def test_pbp_quotes_are_listed_with_their_match_scores() -> None:
     assert "<li class='fab'>accuracy · summary_1: “a made-up claim” → no source 0.41" in page
 
 
-async def _visible(page: chromium.Page) -> int:
+def _visible(page: PlaywrightPage) -> int:
     return int(
-        await page.evaluate(
+        page.evaluate(
             "Array.from(document.querySelectorAll('#evidence tbody tr')).filter(r => !r.hidden)"
             ".length"
         )
     )
 
 
-async def check_browser_filters(report: Path, profile: Path) -> None:
+def check_browser_filters(report: Path) -> None:
     """Open the report, click filters with the mouse and check the rows follow."""
-    rows_by_move = await _rows_by_move(report)
-    async with chromium.page(profile) as page:
-        await page.open(report.resolve().as_uri())
-        total = await _visible(page)
+    rows_by_move = _rows_by_move(report)
+    with chromium.page() as tab:
+        page = tab.page
+        page.goto(report.resolve().as_uri())
+        total = _visible(page)
         assert total == sum(rows_by_move.values()) > 0
         moved = sum(rows_by_move.get(m, 0) for m in ("silent", "toward", "away", "tie", "changed"))
-        await page.click("#evidence button[data-key=moved][data-value=any]")
-        assert await _visible(page) == moved < total
-        count = await page.evaluate("document.querySelector('#evidence .ev-count').textContent")
+        page.click("#evidence button[data-key=moved][data-value=any]")
+        assert _visible(page) == moved < total
+        count = page.evaluate("document.querySelector('#evidence .ev-count').textContent")
         assert count == f"{moved} of {total} rows shown"
-        await page.click("#evidence button[data-key=moved][data-value='']")
-        assert await _visible(page) == total
+        page.click("#evidence button[data-key=moved][data-value='']")
+        assert _visible(page) == total
         # Filters combine: one condition, then only the rows that did not move.
-        condition = await page.evaluate(
-            "document.querySelector('#evidence tbody tr').dataset.condition"
-        )
-        await page.click(f"#evidence button[data-key=condition][data-value='{condition}']")
-        in_condition = await _visible(page)
+        condition = page.evaluate("document.querySelector('#evidence tbody tr').dataset.condition")
+        page.click(f"#evidence button[data-key=condition][data-value='{condition}']")
+        in_condition = _visible(page)
         assert 0 < in_condition <= total
-        await page.click("#evidence button[data-key=moved][data-value=same]")
-        assert await _visible(page) == await page.evaluate(
+        page.click("#evidence button[data-key=moved][data-value=same]")
+        assert _visible(page) == page.evaluate(
             "document.querySelectorAll('#evidence tbody tr[data-moved=same]"
             f"[data-condition={condition}]').length"
         )
         # A link can open a filtered view.
-        await page.open(report.resolve().as_uri() + "#ev?moved=any")
-        assert await _visible(page) == moved
+        page.goto(report.resolve().as_uri() + "#ev?moved=any")
+        assert _visible(page) == moved
+        assert tab.errors == []
 
 
-async def _rows_by_move(report: Path) -> dict[str, int]:
+def _rows_by_move(report: Path) -> dict[str, int]:
     html = report.read_text()
     return {
         m: html.count(f"data-moved='{m}'") for m in set(re.findall(r"data-moved='(\w+)'", html))
     }
 
 
-async def test_clicking_a_filter_changes_the_rows(
+def test_clicking_a_filter_changes_the_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     chromium.browser()  # skip early without it
     monkeypatch.setattr(compose, "default_drift", lambda: (lexical_drift, "delta_e_same_lexical"))
     run = run_dir(tmp_path / "run", judgments())
     report = run_report(load_run(run), load_lexicons(None), resamples=200)
-    await check_browser_filters(report, tmp_path / "profile")
+    check_browser_filters(report)
 
 
 # Sensitivity: items 0-3 prefer the intact text, 4-7 the degraded copy (shown as B), 8 Tie.

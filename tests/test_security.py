@@ -30,12 +30,21 @@ from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.metrics.load import load_run
 from judgeprobe.protocols.replies import PairwiseReply
+from judgeprobe.render import templating
 from judgeprobe.render.page import Section, render
 from judgeprobe.report.run import run_report
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import load_lexicons
 from tests import chromium
-from tests.conftest import ROOT, make_items, toml_value
+from tests.conftest import (
+    ROOT,
+    make_items,
+    review_server,
+    run_cli,
+    toml_value,
+    town_items,
+    write_config,
+)
 from tests.fakeserver import FakeJudge
 from tests.reportdata import rows, run_dir, table
 
@@ -247,7 +256,11 @@ HOSTILE = [
 MARKDOWN_HOSTILE = "a | b\nc `d` \\| e"  # a column, a line, a code span, an escape
 JUDGE = f"judge|{HOSTILE[3]}"  # in every table's first column
 RAN = "window.__ran"
-SAFE_ATTRIBUTES = {"lang", "charset", "class", "id", "type", "alt", "src", "size", "required"}
+TRAP = (f"{RAN} = []; for (const f of ['alert', 'confirm', 'prompt']) "
+        f"window[f] = (m) => {RAN}.push(f + ':' + m);")  # fmt: skip
+"""Any dialog a payload could open is recorded in ``window.__ran`` instead."""
+SAFE_ATTRIBUTES = {"lang", "charset", "class", "id", "type", "alt", "src", "size", "required",
+                   "hidden", "value", "placeholder", "role", "rel", "href"}  # fmt: skip
 """The attributes the templates write; a payload that broke out would add others."""
 
 
@@ -310,11 +323,17 @@ def hostile_pages(tmp_path: Path) -> dict[str, tuple[Path, int]]:
     _, page = render(RunDir(tmp_path), HOSTILE[4], [HOSTILE[2]], [section])
     generic = tmp_path / "page.html"
     generic.write_text(page, encoding="utf-8")
+    # The review page as its server renders it (its data comes later, by fetch: see
+    # test_a_hostile_run_runs_nothing_on_any_page); opened from a file, its fetch fails.
+    review = tmp_path / "review.html"
+    review.write_text(templating.page("review.html.j2", run_id=HOSTILE[0], reviewer=HOSTILE[4]),
+                      encoding="utf-8")  # fmt: skip
     return {
         "report": (run / "report.html", 1),  # the evidence browser's filters
         "card": (run / "card.html", 0),
         "annotation form": (form, 3),  # its data, its CSV writer, its page script
         "section page": (generic, 0),
+        "review page": (review, 1),
     }
 
 
@@ -386,27 +405,18 @@ def _columns(row: str) -> int:
     return len(re.findall(r"(?<!\\)(?:\\\\)*\|", row)) - 1
 
 
-async def test_hostile_text_runs_nothing_in_a_browser(tmp_path: Path) -> None:
+def test_hostile_text_runs_nothing_in_a_browser(tmp_path: Path) -> None:
     chromium.browser()  # skip early without it
     pages = hostile_pages(tmp_path)
-    async with chromium.page(tmp_path / "profile") as page:
-        # Any dialog or script a payload could reach is recorded instead of run.
-        trap = (f"{RAN} = []; for (const f of ['alert', 'confirm', 'prompt']) "
-                f"window[f] = (m) => {RAN}.push(f + ':' + m);")  # fmt: skip
-        await page.send("Page.enable")
-        await page.send("Page.addScriptToEvaluateOnNewDocument", source=trap)
+    with chromium.page() as tab:
+        tab.page.add_init_script(TRAP)
         for name, (path, scripts) in pages.items():
-            await page.open(path.resolve().as_uri())
-            await page.evaluate("new Promise((done) => setTimeout(done, 300))")
-            assert await page.evaluate(RAN) == [], name
-            injected = "img[src=x], svg, [onerror], [onload], [onmouseover]"
-            assert await page.evaluate(f"document.querySelectorAll({injected!r}).length") == 0
-            assert await page.evaluate("document.scripts.length") == scripts, name
-            shown = await page.evaluate("document.body.textContent")
+            tab.page.goto(path.resolve().as_uri())
+            shown = _assert_ran_nothing(tab, name, scripts)
             assert "<script>alert(1)</script>" in shown, name  # shown as text
         # The report's filters still work on a hostile condition name (its chip and rows).
-        await page.open(pages["report"][0].resolve().as_uri())
-        count = await page.evaluate(
+        tab.page.goto(pages["report"][0].resolve().as_uri())
+        count = tab.page.evaluate(
             "(() => { const b = Array.from(document.querySelectorAll("
             "'#evidence button[data-key=condition]')).find(x => x.dataset.value.includes('<img'));"
             " b.click(); return Array.from(document.querySelectorAll('#evidence tbody tr'))"
@@ -429,3 +439,79 @@ def test_hostile_names_print_as_written_in_every_terminal_table(
     shown = capsys.readouterr().out
     assert shown.count("[red]judge[/red] [/]") >= 2  # the report's table and the card's
     assert "True[/]" in shown
+
+
+# A real run whose every untrusted text carries markup: the fake judge explains with it, the
+# items' documents and candidates end with it (so the rewrites, degraded copies and injected
+# texts carry it too), a user-defined condition's name and injected sentence are made of it.
+# Every page judgeprobe writes or serves for that run, opened in Chromium, runs none of it.
+PWNED = ("<script>window.__pwned=1</script>", '<img src=x onerror="window.__pwned=1">')
+HOSTILE_CUE = f'Cue"><svg onload=alert(1)>{PWNED[1]}'
+INJECTED = "img[src='x'], svg, [onerror], [onload], [onmouseover]"
+
+
+def _hostile_sweep(tmp_path: Path, judge: FakeJudge) -> Path:
+    items = town_items(tmp_path / "items.jsonl", extra=f" {PWNED[0]} {PWNED[1]}")
+    cfg = write_config(
+        tmp_path / "c.toml", judge.url, items, protocols=["baseline"], order="12",
+        conditions=["Blind", "Verbosity", "DegradedNumber", HOSTILE_CUE],
+    )  # fmt: skip
+    with cfg.open("a") as f:
+        f.write(f"\n[cues.{toml_value(HOSTILE_CUE)}]\ntarget = \"A\"\n"
+                f"inject = {{ where = \"A\", what = {toml_value(PWNED[0])} }}\n")  # fmt: skip
+    run = tmp_path / "run"
+    proc = run_cli("--config", str(cfg), "--out", str(run))
+    assert proc.returncode == 0, proc.stderr
+    card = card_main([str(run), "--resamples", "50"])
+    assert card in (0, 5, 6, 7)
+    return run
+
+
+def _assert_ran_nothing(tab: chromium.Tab, name: str, scripts: int) -> str:
+    """Nothing ran or was injected on the open page; its text."""
+    page = tab.page
+    page.wait_for_timeout(300)  # what a payload would run, on load or after
+    assert page.evaluate("window.__pwned") is None, name
+    assert page.evaluate("window.__ran") == [], name
+    assert tab.dialogs == [], name
+    assert tab.errors == [], name
+    assert page.locator(INJECTED).count() == 0, name
+    assert page.evaluate("document.scripts.length") == scripts, name
+    return str(page.evaluate("document.body.textContent"))
+
+
+def test_a_hostile_run_runs_nothing_on_any_page(tmp_path: Path) -> None:
+    """The report (with its evidence browser), the card, the annotation form and the review
+    page, over a real run: markup is shown as text, runs nothing, adds no element."""
+    chromium.browser()  # skip early without it
+    with FakeJudge(explanation=" ".join(PWNED)) as judge:
+        run = _hostile_sweep(tmp_path, judge)
+    with review_server(run) as url, chromium.page() as tab:
+        tab.page.add_init_script(TRAP)
+        rundir = RunDir(run)
+        files = {"report": (rundir.report_html, 1), "card": (rundir.card_html, 0),
+                 "annotation form": (rundir.annotation_form, 3)}  # fmt: skip
+        for name, (path, scripts) in files.items():
+            tab.page.goto(path.resolve().as_uri())
+            shown = _assert_ran_nothing(tab, name, scripts)
+            assert PWNED[1] in shown or PWNED[0] in shown, name  # shown, as text
+        report = rundir.report_html.read_text(encoding="utf-8")
+        assert HOSTILE_CUE not in report  # the name is escaped in the page's source too
+        # The review page: every text, its verdicts and every pair drawn in turn.
+        page = tab.page
+        page.goto(url)
+        page.wait_for_selector("body[data-ready]")
+        texts = page.locator("#list li").count()
+        assert texts >= 12  # rewrites, degraded copies, injected sentences
+        for _ in range(texts):
+            assert PWNED[0] in (page.text_content("#t-text") or "")
+            assert page.locator("#t-verdicts td.ex").first.text_content() == " ".join(PWNED)
+            page.keyboard.press("j")
+        conditions = page.locator("#f-condition option").all_text_contents()
+        assert any(c.startswith(HOSTILE_CUE) for c in conditions)
+        page.click("#tab-labels")
+        for _ in range(page.locator("#pair-list li").count()):
+            assert PWNED[1] in (page.text_content("#p-response-1") or "")
+            page.keyboard.press("j")
+        shown = _assert_ran_nothing(tab, "review", 1)
+        assert PWNED[0] in shown

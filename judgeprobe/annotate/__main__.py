@@ -5,10 +5,11 @@
 
 ``export`` writes ``pairs.csv`` (fill the ``label`` column: 1, 2 or Tie) and ``form.html``
 (open it in a browser; it saves ``labels-NAME.csv``) for the annotators, and ``key.csv`` for
-``import`` (keep it back: it maps pairs to items). ``import`` takes one file per annotator and
-writes ``annotation/agreement.csv``: each annotator's Tie rate, Cohen's kappa between
-annotators, and each judge × protocol × condition's agreement with the human majority, with
-95% document-bootstrap intervals.
+``import`` (keep it back: it maps pairs to items). ``import`` takes one file per annotator,
+keeps the labels in the run's review store (``review.sqlite``, beside those given on the
+``judgeprobe review`` page) and writes, over all of them, ``annotation/agreement.csv``: each
+annotator's Tie rate, Cohen's kappa between annotators, and each judge × protocol ×
+condition's agreement with the human majority, with 95% document-bootstrap intervals.
 """
 
 from __future__ import annotations
@@ -21,7 +22,13 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from judgeprobe.annotate.agreement import agreement, read_annotations, read_key
+from judgeprobe.annotate.agreement import (
+    agreement,
+    check_annotators,
+    read_annotations,
+    read_key,
+    store_annotations,
+)
 from judgeprobe.annotate.export import export, read_judgments
 from judgeprobe.core.cells import cell, interval_bounds, literal
 from judgeprobe.core.cli import command_parser, main_guard
@@ -70,12 +77,18 @@ def main(argv: list[str] | None = None) -> int:
     key = read_key(args.run_dir)
     shown_first = dict(zip(key["pair_id"], key["shown_first"], strict=True))
     annotations = [read_annotations(path, shown_first) for path in args.files]
-    table = agreement(key, annotations, read_judgments(args.run_dir), args.resamples, args.seed)
+    check_annotators(annotations)
+    stored = store_annotations(args.run_dir, key, annotations, [p.name for p in args.files])
+    table = agreement(key, stored, read_judgments(args.run_dir), args.resamples, args.seed)
     path = RunDir(args.run_dir).agreement
     table.write_csv(path)
     for a in annotations:
         if a.unanswered:
             console.print(f"{a.annotator}: {a.unanswered} pairs unanswered (left out)")
+    others = sorted({a.annotator for a in stored} - {a.annotator for a in annotations})
+    if others:
+        console.print(f"also counted, from {RunDir(args.run_dir).review.name}: the labels of "
+                      f"{', '.join(others)}")  # fmt: skip
     _print(table, console)
     console.print(f"wrote {path}")
     return 0

@@ -8,54 +8,38 @@
   it, beside the judge's own Tie rate on those pairs.
 
 Labels arrive in screen terms (``1``/``2`` as shown) and are turned into candidate terms
-(``A``/``B``) with the key ``export`` wrote. Every interval is over documents (docs/metrics.md),
-each statistic read from sums over a document's rows: rates get the metrics' score interval
-(``metrics.uncertainty.interval``), kappa (from the summed table of label pairs) a seeded 95%
-percentile bootstrap that resamples documents, whose coverage the simulation does not check
-(docs/coverage.md). A resample on which kappa is undefined (a single label) is left out, and how
-many were is reported.
+(``A``/``B``) with the key ``export`` wrote; they are kept in the run's review store
+(``runs.review``) beside the labels given on the review page, and the agreement is computed
+over all of them. κ, shares and their intervals over documents are ``metrics.agreement``'s.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import warnings
-from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 import polars as pl
-from sklearn.metrics import cohen_kappa_score
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.export import KEY_FIELDS
-from judgeprobe.metrics.items import DOC
-from judgeprobe.metrics.uncertainty import (
-    Share,
-    Stat,
-    percentile,
-    ratio,
-    resampled,
-    safe_ratio,
-    unit_interval,
-    unit_patterns,
+from judgeprobe.metrics.agreement import (
+    Annotations,
+    interval,
+    kappa,
+    kappa_of_table,
+    label_pairs,
+    majority,
+    share,
 )
+from judgeprobe.metrics.uncertainty import ratio
+from judgeprobe.runs.review import Label, ReviewStore, now, sample_id
 from judgeprobe.runs.rundir import RunDir
 
-LABELS = ("A", "B", "Tie")
 SCREEN = {"A": {"1": "A", "2": "B"}, "B": {"1": "B", "2": "A"}}  # by shown_first
-
-
-@dataclass(frozen=True, slots=True)
-class Annotations:
-    """One annotator's labels in candidate terms, by pair id."""
-
-    annotator: str
-    labels: dict[str, str]
-    unanswered: int
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
@@ -109,69 +93,40 @@ def read_annotations(path: Path, shown_first: dict[str, str]) -> Annotations:
     return Annotations(names.pop() if names else path.stem, labels, unanswered)
 
 
-def interval(
-    documents: list[str], counts: dict[str, np.ndarray], stat: Stat, resamples: int, seed: int
-) -> tuple[float, float, int]:
-    """95% interval of ``stat`` of the summed ``counts`` over documents.
+def check_annotators(annotations: Sequence[Annotations]) -> None:
+    """One file per annotator: two naming the same person is an error."""
+    names = [a.annotator for a in annotations]
+    if len(set(names)) != len(names):
+        raise JudgeprobeError(f"two files name the same annotator ({', '.join(names)})")
 
-    One entry of each count per row, ``documents`` naming each row's document. A share gets the
-    metrics' score interval (``metrics.uncertainty.interval``); κ, not a sum of counts, the
-    percentile bootstrap that draws a document with all its rows (``uncertainty.resampled``).
-    Also the number of resamples where the statistic was undefined (0 for a score interval).
+
+def store_annotations(
+    run_dir: Path, key: pl.DataFrame, annotations: Sequence[Annotations], origins: Sequence[str]
+) -> list[Annotations]:
+    """Keep the files' labels in the run's review store; every label of the sample, by person.
+
+    A person's labels from a file replace that person's earlier ones on this sample (the file
+    is their whole answer); labels others gave, on the review page or in other files, stay.
     """
-    if not documents:
-        return float("nan"), float("nan"), 0
-    rows = pl.DataFrame({DOC: documents, **counts})
-    if isinstance(stat, Share):
-        return (*unit_interval(rows, list(counts), stat, by=DOC), 0)
-    drawn = resampled(*unit_patterns(rows, list(counts), by=DOC), {"": stat}, resamples, seed)[""]
-    return (*percentile(drawn), int(np.isnan(drawn).sum()))
-
-
-def share(hits: np.ndarray) -> dict[str, np.ndarray]:
-    """The counts whose sums give the share of rows that are hits."""
-    return {"hits": hits.astype(np.int64), "rows": np.ones(len(hits), dtype=np.int64)}
-
-
-def label_pairs(a: list[str], b: list[str]) -> dict[str, np.ndarray]:
-    """One count per (label of a, label of b): summed, the table Cohen's kappa is read from."""
-    return {f"{x}|{y}": np.array([p == x and q == y for p, q in zip(a, b, strict=True)],
-                                 dtype=np.int64) for x in LABELS for y in LABELS}  # fmt: skip
-
-
-def kappa_of_table(s: np.ndarray) -> np.ndarray:
-    """Cohen's kappa from the summed ``label_pairs`` (..., 9); NaN with one label throughout.
-
-    (po − pe) / (1 − pe) with po = Σ table_ii / n and pe = Σ rows_i · columns_i / n².
-    """
-    table = s.reshape(*s.shape[:-1], len(LABELS), len(LABELS))
-    n = table.sum(axis=(-2, -1))
-    agree = np.trace(table, axis1=-2, axis2=-1)
-    chance = (table.sum(axis=-1) * table.sum(axis=-2)).sum(axis=-1)
-    return safe_ratio(n * agree - chance, n * n - chance)
-
-
-def kappa(a: list[str], b: list[str]) -> float:
-    """Cohen's kappa over A/B/Tie; NaN when it is undefined (one label throughout)."""
-    if len(set(a) | set(b)) < 2:
-        return float("nan")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(cohen_kappa_score(a, b, labels=list(LABELS)))
-
-
-def majority(annotations: list[Annotations]) -> dict[str, str]:
-    """Each pair's label given by more than half of the annotators who labelled it."""
-    votes: dict[str, Counter[str]] = {}
-    for a in annotations:
-        for pair, label in a.labels.items():
-            votes.setdefault(pair, Counter())[label] += 1
-    out = {}
-    for pair, count in votes.items():
-        label, n = count.most_common(1)[0]
-        if n * 2 > sum(count.values()):
-            out[pair] = label
-    return out
+    run = RunDir(run_dir)
+    sample = sample_id(run)
+    doc_of = dict(zip(key["pair_id"], key["document_id"], strict=True))
+    items_of = dict(zip(key["pair_id"], key["item_ids"], strict=True))
+    when = now()
+    with ReviewStore.of(run) as store:
+        for a, origin in zip(annotations, origins, strict=True):
+            labels = [
+                Label(sample=sample, pair_id=pair, who=a.annotator, preferred=label, when=when,
+                      document_id=doc_of[pair], item_ids=tuple(items_of[pair].split(";")),
+                      origin=origin)
+                for pair, label in a.labels.items()
+            ]  # fmt: skip
+            store.put_labels(labels, replace_who=a.annotator)
+        stored = store.labels(sample)
+    found: dict[str, dict[str, str]] = {}
+    for x in stored:
+        found.setdefault(x.who, {})[x.pair_id] = x.preferred
+    return [Annotations(who, labels) for who, labels in sorted(found.items())]
 
 
 def _row(kind: str, who: str, condition: str, metric: str, value: float,
@@ -186,9 +141,7 @@ def agreement(
     resamples: int = 10_000, seed: int = 0,
 ) -> pl.DataFrame:  # fmt: skip
     """The tidy agreement table: kind, who, condition, metric, value, lo, hi, n."""
-    names = [a.annotator for a in annotations]
-    if len(set(names)) != len(names):
-        raise JudgeprobeError(f"two files name the same annotator ({', '.join(names)})")
+    check_annotators(annotations)
     doc_of = dict(zip(key["pair_id"], key["document_id"], strict=True))
     out: list[dict[str, object]] = []
     mean = ratio(0, 1)  # Σ hits / Σ rows

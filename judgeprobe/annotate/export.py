@@ -29,7 +29,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.form import render_form
 from judgeprobe.core.corpus import load_items
 from judgeprobe.core.records import Item
-from judgeprobe.metrics.load import load_judgments
+from judgeprobe.metrics.load import counted_judgments
 from judgeprobe.runs.rundir import RunDir
 
 KEY_FIELDS = ("pair_id", "shown_first", "document_id", "subset", "domain", "item_ids")
@@ -128,7 +128,7 @@ def read_judgments(run_dir: Path) -> pl.DataFrame:
     path = RunDir(run_dir).judgments
     if not path.is_file():
         raise JudgeprobeError(f"{run_dir}: no {path.name} (is it a run directory?)")
-    return load_judgments(path)
+    return counted_judgments(path)
 
 
 def run_items(run_dir: Path, items: str | None) -> tuple[pl.DataFrame, list[Item]]:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.render import write_card
 from judgeprobe.card.rows import Card, make_card
 from judgeprobe.card.thresholds import load_thresholds
+from judgeprobe.metrics.agreement import human_kappa
 from judgeprobe.metrics.compute import compute_metrics
-from judgeprobe.metrics.load import load_judgments
+from judgeprobe.metrics.load import counted_judgments, load_judgments
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.prompts.task import DEFAULT
+from judgeprobe.runs.review import is_rejected, read_decisions, review_sentences
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import load_lexicons
 
@@ -25,7 +28,7 @@ def card_for_run(
 ) -> Card:
     """The card of the run in ``run_dir``, written there."""
     run = RunDir(run_dir)
-    judgments = load_judgments(run.judgments)
+    judgments = counted_judgments(run.judgments)
     limits = load_thresholds(thresholds)
     lex = load_lexicons(lexicons)
     tidy = compute_metrics(judgments, lex, None, resamples, seed, differences=False)
@@ -37,6 +40,13 @@ def card_for_run(
             f"{run_dir}: nothing to put on a card (no cue condition paired with Blind, "
             "and no Blind item judged in both orders)"
         )
+    decisions = read_decisions(run)
+    if decisions:  # the judgments of rejected texts, which the card leaves out
+        gone = load_judgments(run.judgments).filter(is_rejected(decisions)).height
+        card = replace(card, review=tuple(review_sentences(decisions, gone)))
+    kappa, pairs, _ = human_kappa(run, judgments, resamples, seed)
+    if pairs:
+        card = replace(card, human=kappa)
     run_id = manifest.run_id if manifest is not None else run_dir.name
     write_card(card, run, f"Judge card — {run_id}")
     return card

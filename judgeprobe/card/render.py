@@ -14,12 +14,19 @@ from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card
 from judgeprobe.core.cells import MISSING, cell, interval, p_value
 from judgeprobe.core.files import atomic_path, write_atomic
+from judgeprobe.metrics.agreement import kappa_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG
 from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
 from judgeprobe.render.templating import page
 from judgeprobe.runs.rundir import RunDir
 
 SILENT_SHOWN = 50
+HUMAN_NOTE = (
+    "Agreement with the human preference labels (judgeprobe review, annotate import): Cohen's "
+    "κ between the human majority and the judge's Blind verdicts on the labelled pairs' items, "
+    "95% percentile bootstrap over documents."
+)
+NO_BLIND = "(no Blind verdict on the labelled pairs)"
 
 
 def _ci(r: dict[str, object], name: str) -> str:
@@ -227,6 +234,11 @@ def write_card(card: Card, run: RunDir, title: str) -> tuple[Path, Path]:
     md += ["## Silent cue moves", "", silent_note, ""]
     if not silent.is_empty():
         md += [to_markdown(silent), ""]
+    human = None if card.human is None else kappa_table(card.human)
+    if card.review or human is not None:
+        md += ["## Human review", "", *[f"- {markdown_text(r)}" for r in card.review], ""]
+    if human is not None:
+        md += [HUMAN_NOTE, "", to_markdown(human) if not human.is_empty() else NO_BLIND, ""]
     html = page(
         "card.html.j2",
         title=title,
@@ -235,6 +247,9 @@ def write_card(card: Card, run: RunDir, title: str) -> tuple[Path, Path]:
         card=None if shown.is_empty() else header_and_rows(shown),
         silent_note=silent_note,
         silent=None if silent.is_empty() else header_and_rows(silent),
+        review=list(card.review),
+        human_note=HUMAN_NOTE if human is not None else "",
+        human=None if human is None or human.is_empty() else header_and_rows(human),
     )
     write_atomic(run.card_md, "\n".join(md).encode())
     write_atomic(run.card_html, html.encode())

@@ -150,6 +150,10 @@ class Card:
     task: Task = DEFAULT  # whose nouns its text speaks of (``prompts.task``)
     # Fleiss' κ and the counts behind each wording row (``metrics.wording.AGREEMENT_SCHEMA``)
     wording: pl.DataFrame = field(default_factory=pl.DataFrame)
+    # The run's human review, when it has one (``card_for_run``): what it decided, and the
+    # judges' κ with the human preference labels (``metrics.agreement.JUDGE_KAPPA_SCHEMA``).
+    review: tuple[str, ...] = ()
+    human: pl.DataFrame | None = None
 
     @property
     def exit_code(self) -> int:

@@ -33,12 +33,21 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.core.records import Item, Target
@@ -129,6 +138,40 @@ class Condition(BaseModel):
     pressure: PressureKind | None = None
     reformat: Form | None = None
     reformat_on: Literal["A", "B", "both"] = "A"
+    # A reviewer's edits of the text this condition writes, by item id (``with_edits``): not
+    # part of the condition as written, so never in its dump, its equality or a config.
+    _edits: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    def with_edits(self, edits: Mapping[str, str]) -> Condition:
+        """This condition with reviewed texts in place of the ones it writes, by item id."""
+        copy = self.model_copy()
+        copy._edits = dict(edits)
+        return copy
+
+    def generated(self, item: Item) -> Generated | None:
+        """The text this condition writes for ``item`` as written, beside its source.
+
+        None when it writes none (a label cue, pressure), or judges none for the item (a
+        sensitivity condition without a checked copy: ``ResolvedCue.skip``).
+        """
+        cue = self._resolve(item)
+        if self.degrade is not None:
+            if cue.skip or cue.degraded == "none":
+                return None
+            found, _ = self.degradation(item)
+            assert found is not None
+            return Generated("degraded", cue.degraded, found.original, _text_at(cue, cue.degraded))
+        if self.attack is not None:
+            where: Literal["A", "B", "document"] = self.attack_on
+            kind: GeneratedKind = "rewrite"
+        elif self.inject is not None:
+            where, kind = self.inject.where, "injected"
+        elif self.reformat is not None and self.reformat_on != "both":
+            where, kind = self.reformat_on, "rewrite"  # a format: one candidate in a new form
+        else:
+            return None
+        source = {"A": item.candidate_1, "B": item.candidate_2, "document": item.document}[where]
+        return Generated(kind, where, source, _text_at(cue, where))
 
     @model_validator(mode="after")
     def _degrade_alone(self) -> Condition:
@@ -179,7 +222,18 @@ class Condition(BaseModel):
         return value if value is None else _placeholders_only(value)
 
     def resolve(self, item: Item) -> ResolvedCue:
-        """Fill the labels for one item, apply any attack, and find the favoured candidate."""
+        """Fill the labels for one item, apply any attack, and find the favoured candidate.
+
+        A reviewer's edit of the text the condition writes (``with_edits``) takes its place.
+        """
+        cue = self._resolve(item)
+        edit = self._edits.get(item.item_id)
+        if edit is None or cue.skip:
+            return cue
+        found = self.generated(item)
+        return cue if found is None else _with_text(cue, found.where, edit)
+
+    def _resolve(self, item: Item) -> ResolvedCue:
         if self.degrade is not None:
             return self._degraded(item, self.degrade)
         fields = {"source_1": item.source_1, "source_2": item.source_2}
@@ -290,6 +344,53 @@ class ResolvedCue:
     change: str = ""  # the one fact the copy changed, e.g. "12 → 24"
     skip: str = ""  # why the item is not judged under this condition ("" = it is)
     pressure: PressureKind | Literal[""] = ""  # a pressure condition's turn 2 ("" = none)
+
+
+GeneratedKind = Literal["rewrite", "injected", "degraded", "paraphrase"]
+"""What wrote a generated text: a style attack, an injected sentence, a one-fact degradation,
+or (a text of the items file) a paraphrase."""
+
+
+@dataclass(frozen=True, slots=True)
+class Generated:
+    """A text a condition writes for an item, where it sits (candidate terms), and its source."""
+
+    kind: GeneratedKind
+    where: Literal["A", "B", "document"]
+    source: str  # what it was written from: the candidate or the document as the item has it
+    text: str
+
+
+def _text_at(cue: ResolvedCue, where: Literal["A", "B", "document"]) -> str:
+    return {"A": cue.text_1, "B": cue.text_2, "document": cue.document}[where]
+
+
+def _with_text(cue: ResolvedCue, where: Literal["A", "B", "document"], text: str) -> ResolvedCue:
+    if where == "document":
+        return replace(cue, document=text)
+    return replace(cue, text_1=text) if where == "A" else replace(cue, text_2=text)
+
+
+def item_generated(item: Item) -> Generated | None:
+    """The text an items file carries as generated: a candidate set's rewrite or paraphrase.
+
+    ``attack_*`` subsets hold a style attack (candidate 1) of the summary (candidate 2);
+    ``eq_pair`` two paraphrases of one summary, the second shown beside the first. Either is
+    the item's in every condition. None for an item of written texts.
+    """
+    if item.subset.startswith("attack_"):
+        return Generated("rewrite", "A", item.candidate_2, item.candidate_1)
+    if item.subset == "eq_pair":
+        return Generated("paraphrase", "B", item.candidate_1, item.candidate_2)
+    return None
+
+
+def item_with_edit(item: Item, text: str) -> Item:
+    """The item with a reviewer's edit in place of its generated text (``item_generated``)."""
+    found = item_generated(item)
+    if found is None:
+        return item
+    return item.model_copy(update={"candidate_1" if found.where == "A" else "candidate_2": text})
 
 
 def parse_conditions(tables: dict[str, Any], origin: str) -> dict[str, Condition]:

@@ -108,19 +108,23 @@ def load_items(source: str, limit: int = 0) -> list[Item]:
     Bundled: ``bundled:sample``, ``bundled:qa``, ``bundled:candidates``. ``limit`` > 0 keeps the
     first N items.
     """
+    items = _validated(item_rows(source), source)
+    return items[:limit] if limit else items
+
+
+def item_rows(source: str) -> list[tuple[str, dict[str, object]]]:
+    """The rows of an items file as written, each named by its line (JSONL) or row number.
+
+    Every column is kept (a candidate set's checks too), before any layout maps it to an item.
+    """
     data = resources.files("judgeprobe").joinpath("data")
     path = Path(str(data.joinpath(BUNDLED[source]))) if source in BUNDLED else Path(source)
     if not path.is_file():
         raise JudgeprobeError(f"items {source}: no such file")
     origin = f"items {source}"
     if READERS.get(path.suffix) == "jsonl":  # a JSONL row is named by its line
-        rows = [(f"line {n}", row) for n, row in jsonl_lines(path.read_bytes(), origin)]
-    else:
-        rows = [
-            (f"row {n}", r) for n, r in enumerate(read_rows(path, origin, ("jsonl", "parquet")), 1)
-        ]
-    items = _validated(rows, source)
-    return items[:limit] if limit else items
+        return [(f"line {n}", row) for n, row in jsonl_lines(path.read_bytes(), origin)]
+    return [(f"row {n}", r) for n, r in enumerate(read_rows(path, origin, ("jsonl", "parquet")), 1)]
 
 
 def _document(row: dict[str, object], where: str) -> Document:

@@ -14,6 +14,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from judgeprobe import JudgeprobeError
+from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.settings import RUN_CONTROL, EngineConfig, JudgeConfig, own_records
 from judgeprobe.metrics.flags import Readability
@@ -225,3 +227,15 @@ class SweepConfig(BaseModel):
 def load_config(path: Path | None) -> SweepConfig:
     """The sweep config in ``path``, or the default sweep."""
     return load_toml(path, SweepConfig)
+
+
+def sweep_conditions(cfg: SweepConfig) -> dict[str, Condition]:
+    """Every condition the config may name: the bundled ones and its own ``[cues.NAME]``."""
+    conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}
+    unknown = [c for c in cfg.conditions if c not in conditions]
+    if unknown:
+        raise JudgeprobeError(
+            f"unknown condition {unknown[0]!r} (known: {', '.join(sorted(conditions))}; "
+            "define new ones under [cues.NAME] in the config)"
+        )
+    return conditions

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from judgeprobe import JudgeprobeError
+from judgeprobe.conditions import Condition, item_with_edit
 from judgeprobe.core.corpus import load_items
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
+from judgeprobe.runs.review import ITEM_TEXT, Decision, edits
 from judgeprobe.text.tokens import approx_tokens
 
 
@@ -33,3 +37,27 @@ def item_tokens(item: Item) -> int:
     texts = [item.document, item.candidate_1, item.candidate_2]
     texts.append(max(item.verbosity_1 or "", item.confidence_1 or "", key=len))
     return sum(approx_tokens(t) for t in texts)
+
+
+def reviewed(
+    items: list[Item], conditions: dict[str, Condition], decisions: Mapping[str, Decision]
+) -> tuple[list[Item], dict[str, Condition]]:
+    """The items and conditions with the review's edits in place of the texts they generate.
+
+    An edited text is then in its judgments' presentation, so in their keys: a resume judges it
+    anew, and the text as generated keeps its stored judgments (a later accept brings them back).
+    """
+    edited = edits(decisions)
+    by_condition: dict[str, dict[str, str]] = {}
+    for (condition, item_id), text in edited.items():
+        if condition != ITEM_TEXT:
+            by_condition.setdefault(condition, {})[item_id] = text
+    items = [
+        item_with_edit(i, edited[(ITEM_TEXT, i.item_id)]) if (ITEM_TEXT, i.item_id) in edited
+        else i
+        for i in items
+    ]  # fmt: skip
+    return items, {
+        name: c.with_edits(by_condition[name]) if name in by_condition else c
+        for name, c in conditions.items()
+    }

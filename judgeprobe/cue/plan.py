@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -36,6 +37,7 @@ from judgeprobe.protocols.pointwise import OwnScorer
 from judgeprobe.protocols.pressure import pressure_templates
 from judgeprobe.protocols.reveal import reveal_stages, reveal_templates
 from judgeprobe.protocols.wording import worded
+from judgeprobe.runs.review import ITEM_TEXT, Decision, rejected
 
 
 def protocols_for(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
@@ -206,6 +208,41 @@ def count(
                 requests[name] += made * p.stages + shown * n_reveal * reveal_stages(name)
             judgments += made
     return Counts(judgments, requests)
+
+
+def rejected_count(
+    cfg: SweepConfig,
+    protocols: Mapping[str, JudgeProtocol],
+    items: Sequence[Item],
+    conditions: dict[str, Condition],
+    review: Mapping[str, Decision],
+) -> str:
+    """How many planned judgments show a text the review rejected, and why ("" for none).
+
+    They are judged as planned (a later accept brings them back) and left out of the metrics.
+    """
+    found = [d for d in rejected(review) if d.condition in ("", *cfg.conditions)]
+    by_id = {item.item_id: item for item in items}
+    n = 0
+    for d in found:
+        item = by_id.get(d.item_id)
+        if item is None:
+            continue
+        one = (
+            cfg
+            if d.condition == ITEM_TEXT
+            else cfg.model_copy(update={"conditions": [d.condition]})
+        )
+        n += count(one, protocols, [item], conditions).judgments
+    if not found:
+        return ""
+    why = Counter(d.note.strip() or "no reason given" for d in found).most_common(3)
+    reasons = "; ".join(f"{k}× {note}" for note, k in why)
+    return (
+        f"{n} of them show a text the review rejected ({len(found)} "
+        f"text{'' if len(found) == 1 else 's'}): judged, and left "
+        f"out of the metrics, card and report (most often: {reasons})"
+    )
 
 
 def _job_key(protocol: JudgeProtocol, presentation: Presentation, order: Order, reveal: object,

@@ -14,7 +14,7 @@ import argparse
 import asyncio
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,19 +24,19 @@ from rich.console import Console
 from rich.markup import escape
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
+from judgeprobe.conditions import Condition
 from judgeprobe.conditions.checks import write_attack_checks, write_degrade_checks
 from judgeprobe.core.cli import RESUME, command_parser, main_guard
 from judgeprobe.core.records import Item
-from judgeprobe.cue.config import SweepConfig, load_config
+from judgeprobe.cue.config import SweepConfig, load_config, sweep_conditions
 from judgeprobe.cue.embedded import running_judge
-from judgeprobe.cue.items import sweep_items
+from judgeprobe.cue.items import reviewed, sweep_items
 from judgeprobe.cue.job import Job, run_job
 from judgeprobe.cue.judgments import judgment_rows, write_judgments
 from judgeprobe.cue.manifest import new_manifest
 from judgeprobe.cue.outputs import write_outputs
 from judgeprobe.cue.own import check_conditions
-from judgeprobe.cue.plan import Counts, count, cue_jobs, document_of, protocols_for
+from judgeprobe.cue.plan import Counts, count, cue_jobs, document_of, protocols_for, rejected_count
 from judgeprobe.cue.preflight import first_requests
 from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.checks import PlanChecks
@@ -52,6 +52,7 @@ from judgeprobe.protocols import JudgeProtocol
 from judgeprobe.runs.batch import batch_sweep
 from judgeprobe.runs.config import JUDGE_FLAG, judge_from_flag, with_overrides
 from judgeprobe.runs.ray import check_engines, ray_sweep
+from judgeprobe.runs.review import Decision, read_decisions, review_state, without_rejected
 from judgeprobe.runs.rundir import (
     EXIT_INCOMPLETE,
     EXIT_UNRELIABLE,
@@ -106,17 +107,6 @@ def _apply_flags(cfg: SweepConfig, judge_flags: list[str], limit: int | None) ->
     return with_overrides(cfg, update)
 
 
-def _conditions(cfg: SweepConfig) -> dict[str, Condition]:
-    conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}
-    unknown = [c for c in cfg.conditions if c not in conditions]
-    if unknown:
-        raise JudgeprobeError(
-            f"unknown condition {unknown[0]!r} (known: {', '.join(sorted(conditions))}; "
-            "define new ones under [cues.NAME] in the config)"
-        )
-    return conditions
-
-
 @dataclass(frozen=True, slots=True)
 class Mode:
     """What this invocation does besides a plain sweep."""
@@ -166,12 +156,14 @@ def cue_job_type(
     out: Path,
     prefix_aware: bool = True,
     counts: Counts | None = None,
+    review: Mapping[str, Decision] | None = None,
 ) -> JobType[Job]:
     """The cue sweep as a job type of the shared runner.
 
     A document's jobs travel together (prefix-aware lanes, one per server slot); rows go to
     ``out/judgments.parquet``. ``protocols`` are ``protocols_for(cfg)``, built once; ``counts``
-    the plan's counts when the caller has them already (counting walks the whole plan).
+    the plan's counts when the caller has them already (counting walks the whole plan);
+    ``review`` the run's review decisions, whose state the manifest records.
     """
     run_id = f"{cfg.name}-{cfg.digest()[:8]}"
     planned = (counts or count(cfg, protocols, items, conditions)).judgments
@@ -187,7 +179,8 @@ def cue_job_type(
         return write_judgments(table, RunDir(out).judgments, fingerprints)
 
     def manifest(endpoints: dict[str, Endpoint]) -> dict[str, Any]:
-        return new_manifest(run_id, cfg, protocols, endpoints, conditions)
+        made = new_manifest(run_id, cfg, protocols, endpoints, conditions)
+        return {**made, "review": review_state(review)} if review else made
 
     return JobType(
         plan=plan,
@@ -203,9 +196,9 @@ def cue_job_type(
 
 def _announce(
     planned: Counts, items: list[Item], conditions: dict[str, Condition], names: list[str],
-    out: Path, console: Console,
+    out: Path, console: Console, rejected: str = "",
 ) -> None:  # fmt: skip
-    """Attack checks and the request counts, before anything is sent."""
+    """Attack checks, the request counts and what the review leaves out, before sending."""
     per_protocol = ", ".join(f"{k} {v}" for k, v in planned.requests.items())
     run = RunDir(out)
     for write, path in ((write_attack_checks, run.attack_checks),
@@ -217,6 +210,8 @@ def _announce(
         f"{planned.judgments} judgments planned ({sum(planned.requests.values())} "
         f"requests before cache: {per_protocol}) → {out}"
     )
+    if rejected:
+        console.print(escape(rejected))
 
 
 async def _sweep(
@@ -228,14 +223,16 @@ async def _sweep(
     console: Console,
     show_progress: bool,
     mode: Mode,
+    review: Mapping[str, Decision],
 ) -> tuple[RunSummary, bool]:
     """The sweep, its tables and report; and whether a judge's Invalid share is too high."""
     planned = count(cfg, protocols, items, conditions)
+    rejected = rejected_count(cfg, protocols, items, conditions, review)
 
     def announce() -> None:
-        _announce(planned, items, conditions, cfg.conditions, out, console)
+        _announce(planned, items, conditions, cfg.conditions, out, console, rejected)
 
-    kind = cue_job_type(cfg, protocols, items, conditions, out, counts=planned)
+    kind = cue_job_type(cfg, protocols, items, conditions, out, counts=planned, review=review)
     if mode.batch:
         summary, found = await batch_sweep(
             kind, cfg.judges, cfg.engine, out, console, mode.export_batch, mode.import_batch,
@@ -257,7 +254,7 @@ async def _sweep(
         )  # fmt: skip
         summary, frame = swept.summary, swept.judgments
     run = RunDir(out)
-    n_invalid = write_outputs(Run(run, run.manifest(), frame), console)
+    n_invalid = write_outputs(Run(run, run.manifest(), without_rejected(frame, review)), console)
     console.print(
         f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
         f"sent {summary.sent}, reused {summary.skipped}; wrote {run.judgments}, "
@@ -282,15 +279,17 @@ def main(argv: list[str] | None = None) -> int:
         ray=args.ray,
     )
     check_engines(cfg.judges, ray=mode.ray is not None)
-    conditions = _conditions(cfg)
-    items = sweep_items(cfg)
+    out = args.out or Path("runs") / cfg.name
+    # A reviewed run (``judgeprobe review``): its edited texts are judged in place of the
+    # generated ones; its rejected texts are judged as planned and left out of the metrics.
+    review = read_decisions(RunDir(out))
+    items, conditions = reviewed(sweep_items(cfg), sweep_conditions(cfg), review)
     for item in items:  # fail on an unresolvable cue before any request is sent
         for name in cfg.conditions:
             conditions[name].resolve(item)
     if "own" in cfg.protocols:  # a cue an own prompt would never show: refused now
         check_conditions(cfg.judges, {n: conditions[n] for n in cfg.conditions}, items)
     protocols = protocols_for(cfg)  # built once: planning, counts and the manifest share them
-    out = args.out or Path("runs") / cfg.name
     check_writable_dir(out, "--out")
     if mode.export_batch is not None:
         check_writable_dir(mode.export_batch.parent, "--export-batch")
@@ -304,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"[yellow]{escape(chosen)}[/]")
     start = time.monotonic()
     summary, failing = asyncio.run(
-        _sweep(cfg, protocols, items, conditions, out, console, not args.no_progress, mode)
+        _sweep(cfg, protocols, items, conditions, out, console, not args.no_progress, mode, review)
     )
     console.print(f"done in {time.monotonic() - start:.1f}s")
     if mode.export_batch is not None:

@@ -22,7 +22,7 @@ from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import add_arguments, from_arguments
 from judgeprobe.metrics.items import BLIND
-from judgeprobe.metrics.load import judgments_file, load_judgments
+from judgeprobe.metrics.load import counted_judgments, judgments_file
 from judgeprobe.metrics.table import print_differences, print_table, write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.runs.rundir import RunDir
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.resamples < 0:
         raise JudgeprobeError("--resamples must be >= 0")
     lex = load_lexicons(args.lexicons)
-    frame = with_blind(load_judgments(args.judgments), args.judgments)
+    frame = with_blind(counted_judgments(args.judgments), args.judgments)
     limits = from_arguments(args)
     if args.by is None:
         table = estimates_table(frame, limits)
@@ -122,7 +122,7 @@ def controlled_main(path: Path, seed: int, out: Path | None = None) -> int:
     """
     out = out or RunDir(path.parent).controlled
     check_out(out)
-    frame = with_blind(load_judgments(path), path)
+    frame = with_blind(counted_judgments(path), path)
     terms, rates = controlled(frame, shown_lengths(RunDir(path.parent).manifest_or_none()), seed)
     if terms.is_empty():
         raise JudgeprobeError(f"{path}: no judge × protocol with a model to fit (two documents)")

@@ -9,6 +9,7 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.estimates import REQUIRED
+from judgeprobe.runs.review import reviewed_judgments
 from judgeprobe.runs.rundir import Manifest, RunDir
 
 
@@ -50,11 +51,22 @@ def load_judgments(path: Path) -> pl.DataFrame:
     return frame
 
 
+def counted_judgments(path: Path) -> pl.DataFrame:
+    """The judgments of a file that count: a run's own table without its rejected texts' rows.
+
+    Every reader that computes from a run (metrics, card, report, agreement) reads it so; the
+    file itself keeps every judgment, so a later accept brings them back.
+    """
+    frame = load_judgments(path)
+    run = RunDir(path.parent)
+    return reviewed_judgments(run, frame) if run.judgments == path else frame
+
+
 def load_run(path: Path) -> Run:
     """The run in ``path``: its manifest and judgments, one error line when either is amiss."""
     run = RunDir(path)
     for part in (run.judgments, run.manifest_file):
         if not part.is_file():
             raise JudgeprobeError(f"{path}: no {part.name} (is this a run directory?)")
-    judgments = load_judgments(run.judgments)  # the table first: a corrupt one is named
+    judgments = counted_judgments(run.judgments)  # the table first: a corrupt one is named
     return Run(run, run.manifest(), judgments)

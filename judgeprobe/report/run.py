@@ -1,7 +1,8 @@
 """A cue run's whole report: the report's own sections, handed every other package's.
 
 The judge card (with the battery view), the self-preference and cue-controlled sections (runs
-with such conditions) and, when the run directory holds them, the rubric probe's results. It
+with such conditions) and, when the run directory holds them, the rubric probe's results and
+the human review. It
 lives here, the lowest package every writer of the report can import: a sweep (live or on
 Ray), a batch import, ``judgeprobe report`` and a rubric run beside a cue run.
 """
@@ -18,6 +19,7 @@ from judgeprobe.metrics.load import Run
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.report.compose import write_report
 from judgeprobe.report.controlled import controlled_sections
+from judgeprobe.report.review import review_sections
 from judgeprobe.report.rubric import rubric_sections
 from judgeprobe.report.selfpref import selfpref_sections
 from judgeprobe.text.lexicons import Lexicons
@@ -40,6 +42,7 @@ def run_report(
             lambda j, _tidy: selfpref_sections(j, resamples, seed),
             lambda j, _tidy: controlled_sections(j, run.manifest, seed),
             lambda _j, _tidy: rubric_sections(run.dir),
+            lambda _j, _tidy: review_sections(run, resamples, seed),
         ],
         limits=limits, by=by,
     )  # fmt: skip

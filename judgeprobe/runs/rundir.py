@@ -206,6 +206,11 @@ class RunDir:
         """The annotators' agreement with the judge and each other."""
         return self.annotation / "agreement.csv"
 
+    @property
+    def review(self) -> Path:
+        """The human review: decisions on generated texts and preference labels (SQLite)."""
+        return self.path / "review.sqlite"
+
     def is_run(self) -> bool:
         """Whether the directory holds a judged run (its judgments and its manifest)."""
         return self.judgments.is_file() and self.manifest_file.is_file()
