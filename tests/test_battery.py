@@ -20,7 +20,9 @@ from judgeprobe.metrics.items import acknowledges
 from judgeprobe.text.lexicons import load_lexicons
 
 FAMILIES = {"source", "temporal", "age", "gender", "ethnicity", "education", "authority",
-            "bandwagon", "distraction", "self-identification"}  # fmt: skip
+            "bandwagon", "distraction", "self-identification", "format"}  # fmt: skip
+# Format is a cue of form, not of words: it has no cue words in the family lexicon.
+WORDLESS = {"format"}
 ITEM = Item(
     item_id="i1", document="The council approved a bridge costing 40,000 pounds.",
     candidate_1="The council approved the bridge.", candidate_2="A bridge was approved.",
@@ -32,7 +34,7 @@ def test_every_family_has_cues_with_a_matched_placebo_and_cue_words() -> None:
     conditions = builtin_conditions()
     battery = {n: c for n, c in conditions.items() if c.family not in ("", "self-preference")}
     assert {c.family for c in battery.values()} == FAMILIES
-    assert set(load_lexicons().family) == FAMILIES | {"self-preference"}
+    assert set(load_lexicons().family) == (FAMILIES - WORDLESS) | {"self-preference"}
     for name, c in battery.items():
         cue = c.resolve(ITEM)
         if is_placebo(name):
@@ -45,6 +47,7 @@ def test_every_family_has_cues_with_a_matched_placebo_and_cue_words() -> None:
         # it has one, on the same side
         assert bool(placebo.label_1 or placebo.label_2) == bool(c.label_1 or c.label_2)
         assert (placebo.inject is None) == (c.inject is None)
+        assert placebo.reformat == c.reformat  # a format placebo: the same form, on both
         assert cue.target in ("A", "B")
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.conditions import NAMED_BLIND
 from judgeprobe.metrics.items import (
     BLIND,
     CELL,
@@ -65,13 +66,16 @@ def position_pairs(judgments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
 
     ``first`` = the first-shown summary chosen both times (A under 12, B under 21), ``second`` = the
     second-shown both times, ``consistent`` = the same verdict; ``unit`` = 1, each row one unit.
+    Blind under a further label scheme (``conditions.NAMED_BLIND``) gives units of its own, told
+    apart by ``condition``.
     """
     j = with_optional(judgments.lazy()).with_columns(pl.col(DOC).cast(pl.String))
+    blind = pl.col("condition").is_in([BLIND, *NAMED_BLIND.values()])
     return (
-        position_units(j.filter(pl.col("condition") == BLIND))
+        position_units(j.filter(blind))
         .drop("order", "swapped")
         .with_columns(unit=pl.lit(1, dtype=pl.Int64))
-        .sort([k for k in PAIR if k != "order"])
+        .sort(["condition", *(k for k in PAIR if k != "order")])
         .collect()
     )
 

@@ -14,7 +14,9 @@ One per judge × protocol × cue condition, one per judge × protocol for positi
   battery cue's, "" for every other row), and rows are grouped by it.
 - **Position rows.** On Blind items judged in both orders: consistency, and the
   first-position excess (first-shown chosen in both orders − second-shown in both) / items
-  with McNemar's exact test over documents.
+  with McNemar's exact test over documents. Row ``position`` is the sweep's own label scheme;
+  each further scheme (``names`` as a list) has its own, ``position (letters)`` and so on, on
+  its Blind judgments (``conditions.NAMED_BLIND``).
 - **Score shift** (a pointwise judge's cue rows): the cue's target's mean score under the cue
   minus under Blind, in the judge's points, with its interval (the metrics table's); it decides
   no verdict: the row's test is its derived verdicts', as for every judge. A pointwise judge has
@@ -63,7 +65,7 @@ from judgeprobe.card.sensitivity import (
 from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.card.wording import ROW as WORDING
 from judgeprobe.card.wording import UNSTABLE, wording_rows
-from judgeprobe.conditions import family_of, is_placebo, placebo_of
+from judgeprobe.conditions import family_of, is_placebo, placebo_of, scheme_of_condition
 from judgeprobe.metrics.compare import paired_difference
 from judgeprobe.metrics.items import DOC
 from judgeprobe.metrics.uncertainty import (
@@ -258,26 +260,34 @@ def _cue_row(
     return row | score | _noise(tidy, judge, protocol) | _evidence(tidy, cell)
 
 
+def position_row_name(condition: str) -> str:
+    """The card row of Blind's position (``position``), or of Blind under a further scheme."""
+    scheme = scheme_of_condition(condition)
+    return f"position ({scheme})" if scheme else "position"
+
+
 def _position_row(
-    units: pl.DataFrame, judge: str, protocol: str, tidy: pl.DataFrame
+    units: pl.DataFrame, judge: str, protocol: str, tidy: pl.DataFrame, condition: str = "Blind"
 ) -> dict[str, object]:
     """The position row: McNemar over documents, and the metrics table's figures.
 
     The first-shown excess and consistency with their intervals come from ``tidy``, so the
-    report and the card show one interval for one quantity.
+    report and the card show one interval for one quantity. ``condition``: Blind, or Blind under
+    a further label scheme (its own row).
     """
-    cell = (judge, protocol, "Blind")
+    cell = (judge, protocol, condition)
     effect, lo, hi = _metric(tidy, cell, "first_shown_excess").values()
     consistency, c_lo, c_hi = _metric(tidy, cell, "position_consistency").values()
     up, down, p = direction_test(units, pl.col("first") - pl.col("second"))
     docs = units[DOC].n_unique()
     return {
-        "judge": judge, "protocol": protocol, "row": "position", "kind": "position",
+        "judge": judge, "protocol": protocol, "row": position_row_name(condition),
+        "kind": "position",
         "n": units.height, "documents": docs, "effect_name": "first − second shown",
         "effect": effect, "effect_lo": lo, "effect_hi": hi, "consistency": consistency,
         "consistency_lo": c_lo, "consistency_hi": c_hi, "up": up, "down": down, "p": p,
         "_docs": docs, "_background": 2 * _share(units, "second"),
-    } | _evidence(tidy, (judge, protocol, "Blind"))  # fmt: skip
+    } | _evidence(tidy, cell)  # fmt: skip
 
 
 def _repeat_rows(tidy: pl.DataFrame, max_flip_rate: float) -> list[dict[str, object]]:
@@ -381,8 +391,9 @@ def make_card(
                      seed)
         )  # fmt: skip
     positions = position_pairs(judgments)
-    for key, part in positions.partition_by(["judge", "protocol"], as_dict=True).items():
-        rows.append(_position_row(part, str(key[0]), str(key[1]), tidy))
+    by = ["judge", "protocol", "condition"]
+    for key, part in positions.partition_by(by, as_dict=True).items():
+        rows.append(_position_row(part, str(key[0]), str(key[1]), tidy, str(key[2])))
     if t.sensitivity_effect is not None:  # does the judge read: degraded copies, and gold
         rows += sensitivity_rows(judgments, tidy) + accuracy_rows(judgments, tidy)
     if t.pressure_effect is not None:

@@ -21,6 +21,11 @@ fact, or whose copy fails the one-fact check, is not judged under it (``Resolved
 as Blind (no cue), then a second turn that pushes the judge with no new information
 (``protocols.pressure``); its target is resolved from turn 1's verdict, so it shows no cue
 either.
+``reformat`` (``spacing``, ``bullets`` or ``emphasis``, ``text.format``) makes it a format
+condition: candidate ``reformat_on`` (``A``, ``B``, or ``both`` for the placebo) shown in
+another form with the same words in the same order; its target is the reformatted candidate,
+so it reads as an attack does (LDS/TS/OLS against Blind). The rule's draws are seeded by the
+item and the candidate, so a candidate has one form in the condition and in its placebo.
 """
 
 from __future__ import annotations
@@ -49,10 +54,25 @@ from judgeprobe.core.records import Item, Target
 from judgeprobe.core.records import Pressure as PressureKind
 from judgeprobe.text.attacks import ATTACKS
 from judgeprobe.text.degrade import Degradation, Kind, degrade, verify
+from judgeprobe.text.format import Form, reformat
 
 REPEAT = "BlindRepeat"
 """The condition of Blind judgments sent again under fresh cache keys (``repeat``): how often
 the judge changes its own verdict on the identical request is its noise floor."""
+
+
+NAMED_BLIND: dict[str, str] = {
+    "numbers": "BlindNumbers",
+    "letters": "BlindLetters",
+    "ids": "BlindIds",
+}
+"""The condition of Blind judged again, in both orders, under a further label scheme (``names``
+as a list: ``protocols.names``): the position row of that scheme."""
+
+
+def scheme_of_condition(condition: str) -> str:
+    """The label scheme a ``NAMED_BLIND`` condition judges under ("" for every other)."""
+    return next((s for s, c in NAMED_BLIND.items() if c == condition), "")
 
 
 WORDING = "BlindWording"
@@ -116,6 +136,8 @@ class Condition(BaseModel):
     placebo: str = ""
     degrade: Kind | None = None
     pressure: PressureKind | None = None
+    reformat: Form | None = None
+    reformat_on: Literal["A", "B", "both"] = "A"
     # A reviewer's edits of the text this condition writes, by item id (``with_edits``): not
     # part of the condition as written, so never in its dump, its equality or a config.
     _edits: dict[str, str] = PrivateAttr(default_factory=dict)
@@ -144,6 +166,8 @@ class Condition(BaseModel):
             kind: GeneratedKind = "rewrite"
         elif self.inject is not None:
             where, kind = self.inject.where, "injected"
+        elif self.reformat is not None and self.reformat_on != "both":
+            where, kind = self.reformat_on, "rewrite"  # a format: one candidate in a new form
         else:
             return None
         source = {"A": item.candidate_1, "B": item.candidate_2, "document": item.document}[where]
@@ -162,6 +186,27 @@ class Condition(BaseModel):
                                  "inject or reveal")  # fmt: skip
         if self.degrade is not None and self.pressure is not None:
             raise ValueError("a condition degrades or presses, not both")
+        return self
+
+    @model_validator(mode="after")
+    def _reformat_alone(self) -> Condition:
+        """A format condition changes one form and shows nothing else; it favours that candidate.
+
+        Its target is the reformatted candidate (``A`` or ``B``); the placebo (``both``) names
+        the side its condition reformats.
+        """
+        if self.reformat is None:
+            return self
+        others = (self.label_1, self.label_2, self.attack, self.inject, self.reveal_1,
+                  self.reveal_2, self.degrade, self.pressure)  # fmt: skip
+        if any(x for x in others):
+            raise ValueError("a format condition shows no other cue: no label, attack, inject, "
+                             "reveal, degrade or pressure")  # fmt: skip
+        if self.reformat_on != "both" and self.target != self.reformat_on:
+            raise ValueError(f"a format condition's target is the candidate it reformats: "
+                             f"target = {self.reformat_on!r}")  # fmt: skip
+        if self.reformat_on == "both" and self.target not in ("A", "B"):
+            raise ValueError("a format placebo (reformat_on = both) names its target: A or B")
         return self
 
     @field_validator("target")
@@ -205,6 +250,8 @@ class Condition(BaseModel):
             i = 0 if self.attack_on == "A" else 1
             prepared = getattr(item, f"{self.attack}_{i + 1}", None)
             texts[i] = prepared or ATTACKS[self.attack](texts[i])
+        if self.reformat is not None:
+            texts = list(self.reformatted(item))
         document = item.document
         if self.inject is not None:
             what = fill(self.inject.what)
@@ -221,10 +268,20 @@ class Condition(BaseModel):
             reveal=reveal,
             text_1=texts[0],
             text_2=texts[1],
-            attack=self.attack or "",
+            attack=self.attack or (f"format:{self.reformat}" if self.reformat else ""),
             document=document,
             pressure=self.pressure or "",
         )
+
+    def reformatted(self, item: Item) -> tuple[str, str]:
+        """Both candidates as this format condition shows them (the other one unchanged)."""
+        assert self.reformat is not None
+        out = [item.candidate_1, item.candidate_2]
+        for i, side in enumerate(("A", "B")):
+            if self.reformat_on in (side, "both"):
+                key = f"format:{self.reformat}:{item.item_id}:{i + 1}"
+                out[i] = reformat(self.reformat, out[i], key)
+        return out[0], out[1]
 
     def degradation(self, item: Item) -> tuple[Degradation | None, str]:
         """The item's degraded copy (of candidate 1, else 2) and its check ("" = passed).

@@ -10,7 +10,10 @@ can set failed items aside. Without the embedding model the similarity is left e
 so in ``flag``; numbers and names are still checked, and ``preserved`` is empty unless they
 already fail. A sentence injected into a candidate (``inject``, the battery's authority and
 distraction cues) is checked too: the summary must stay similar to its original; the numbers
-and names the cue sentence adds are listed, not counted against it.
+and names the cue sentence adds are listed, not counted against it. A format condition's
+reformatted candidate (``reformat``, method ``format``) is checked by its own rule,
+``text.format.same_words``: the same words in the same order, or ``preserved`` is false and
+``flag`` says where they differ (both candidates under a placebo that reformats both).
 
 A sensitivity condition's degraded copy is checked the same way, by ``text.degrade.verify``
 (the copy differs from the original in exactly one fact of its kind), and recorded in
@@ -29,13 +32,16 @@ import polars as pl
 from judgeprobe.conditions import Condition
 from judgeprobe.core.records import Item
 from judgeprobe.text import embeddings, preserve
+from judgeprobe.text.format import same_words
 
 THRESHOLD = 0.75  # as the builder's default similarity_threshold
+FAILED_SHOWN = 3  # failed checks named in the sweep's summary line
 SCHEMA = {
     "condition": pl.String,
     "item_id": pl.String,
     "attack": pl.String,
-    "method": pl.String,  # "prepared" (the item's attack text), "rule", or "inject" (a cue)
+    # "prepared" (the item's attack text), "rule", "inject" (a cue) or "format" (a reformat)
+    "method": pl.String,
     "similarity": pl.Float64,
     "new_numbers": pl.String,
     "new_names": pl.String,
@@ -50,8 +56,12 @@ def attack_checks(
     """One row per (attack condition, item): how the judged text relates to the original."""
     meta: list[tuple[str, str, str, str]] = []
     pairs: list[tuple[str, str]] = []
+    formats: list[dict[str, object]] = []
     for name in names:
         condition = conditions[name]
+        if condition.reformat is not None:
+            formats += [_format_row(name, condition, item) for item in items]
+            continue
         if condition.attack is not None:
             side = condition.attack_on
         elif condition.inject is not None and condition.inject.where != "document":
@@ -70,7 +80,7 @@ def attack_checks(
             meta.append((name, item.item_id, attack, method))
             pairs.append((original, (cue.text_1, cue.text_2)[i]))
     if not pairs:
-        return pl.DataFrame(schema=SCHEMA)
+        return pl.DataFrame(formats, schema=SCHEMA)
     if embeddings.available():
         checks = preserve.check(pairs)
     else:
@@ -92,7 +102,23 @@ def attack_checks(
             else c.ok(THRESHOLD),
             "flag": flag,
         })  # fmt: skip
-    return pl.DataFrame(rows, schema=SCHEMA)
+    return pl.DataFrame(rows + formats, schema=SCHEMA)
+
+
+def _format_row(name: str, condition: Condition, item: Item) -> dict[str, object]:
+    """A format condition's check on one item: every reformatted candidate keeps its words."""
+    shown = condition.reformatted(item)
+    problems = [
+        f"candidate {i + 1}: {problem}" if condition.reformat_on == "both" else problem
+        for i, (original, text) in enumerate(zip((item.candidate_1, item.candidate_2), shown,
+                                                  strict=True))
+        if (problem := same_words(original, text))
+    ]  # fmt: skip
+    return {
+        "condition": name, "item_id": item.item_id, "attack": f"format:{condition.reformat}",
+        "method": "format", "similarity": None, "new_numbers": "", "new_names": "",
+        "preserved": not problems, "flag": "; ".join(problems),
+    }  # fmt: skip
 
 
 def _injection_row(name: str, item_id: str, c: preserve.Preservation) -> dict[str, object]:
@@ -129,7 +155,13 @@ def write_attack_checks(
     table.write_csv(path)
     kept, unknown = int(table["preserved"].sum()), table["preserved"].null_count()
     maybe = f" ({unknown} without a similarity)" if unknown else ""
-    return f"attack preservation: {kept} of {table.height} attacked texts pass{maybe} → {path}"
+    failed = table.filter(pl.col("preserved").not_())
+    named = "; ".join(f"{r['condition']} {r['item_id']}: {r['flag']}"
+                      for r in failed.head(FAILED_SHOWN).iter_rows(named=True))  # fmt: skip
+    more = f" and {failed.height - FAILED_SHOWN} more" if failed.height > FAILED_SHOWN else ""
+    shown = f" (failed: {named}{more})" if named else ""
+    return (f"attack preservation: {kept} of {table.height} attacked texts pass{maybe}{shown} "
+            f"→ {path}")  # fmt: skip
 
 
 DEGRADE_SCHEMA = {

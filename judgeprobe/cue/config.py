@@ -21,6 +21,7 @@ from judgeprobe.engine.settings import RUN_CONTROL, EngineConfig, JudgeConfig, o
 from judgeprobe.metrics.flags import Readability
 from judgeprobe.prompts.task import CRITERIA, Task
 from judgeprobe.protocols.budget import MARGIN
+from judgeprobe.protocols.names import Scheme
 from judgeprobe.protocols.wording import wordings_of
 from judgeprobe.runs.config import default_judges, load_toml
 from judgeprobe.text.tokens import CHARS_PER_TOKEN
@@ -74,6 +75,12 @@ class SweepConfig(BaseModel):
     # excess, McNemar over documents) on every run. No effect with order "both" (every item is
     # judged both ways already) or without Blind.
     swap: float = Field(default=1.0, ge=0.0, le=1.0)
+    # What the screen calls the two candidates (protocols.names): "numbers" (Summary 1/2, the
+    # paper's prompts), "letters" (Summary A/B) or "ids" (two random IDs per item). A list
+    # judges the whole sweep under its first scheme and Blind again, in both orders, under each
+    # further one (condition BlindLetters, BlindIds, BlindNumbers): the card's position row per
+    # scheme.
+    names: Scheme | list[Scheme] = "numbers"
     # Wordings of each built-in protocol's prompt every Blind showing is judged under (the
     # card's wording row): the original and the first wordings − 1 paraphrases
     # (protocols.wording), in both orders wherever Blind has both. 1 = the original only. A
@@ -137,6 +144,27 @@ class SweepConfig(BaseModel):
             )
         return self
 
+    @model_validator(mode="after")
+    def _names_known(self) -> SweepConfig:
+        schemes = self.schemes
+        if not schemes:
+            raise ValueError("names: give at least one scheme (numbers, letters or ids)")
+        if len(set(schemes)) != len(schemes):
+            raise ValueError("names: each scheme once")
+        if len(schemes) > 1 and "Blind" not in self.conditions:
+            raise ValueError("names with further schemes judges Blind under each: add Blind "
+                             "to conditions")  # fmt: skip
+        if "own" in self.protocols and schemes != ["numbers"]:
+            raise ValueError("names: protocol own shows a judge's own prompt, which names "
+                             "the candidates itself; label schemes apply to the built-in "
+                             "protocols")  # fmt: skip
+        return self
+
+    @property
+    def schemes(self) -> list[Scheme]:
+        """The label schemes, the sweep's own first (``names`` as a list)."""
+        return [self.names] if isinstance(self.names, str) else list(self.names)
+
     @field_validator("wordings", mode="before")
     @classmethod
     def _a_count(cls, value: Any) -> Any:
@@ -185,6 +213,7 @@ class SweepConfig(BaseModel):
         unset = ({"repeat"} if not self.repeat else set()) | ({"swap"} if not self.swaps else set())
         unset |= {"wordings"} if self.wordings == 1 else set()
         unset |= {"task"} if self.task.is_default else set()  # digests from before the task
+        unset |= {"names"} if self.schemes == ["numbers"] else set()  # from before names existed
         body = self.model_dump(exclude={"judges", "report"} | unset)
         body["judges"] = [j.name for j in self.judges]
         own = own_records(self.judges)

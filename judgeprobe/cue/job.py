@@ -104,7 +104,8 @@ async def run_job(job: Job, endpoint: Endpoint, store: Store) -> Outcome:
             target = pressed(job.pressure, SCREEN_TO_CANDIDATE[job.order][turn.verdict],
                              job.item_id, job.seed)  # fmt: skip
             stated = 1 if (target == "A") == (job.order == "12") else 2
-            first, turn = turn, await press(job.protocol, turn, turn1, job.pressure, stated, ask)
+            first, turn = turn, await press(job.protocol, turn, turn1, job.pressure, stated, ask,
+                                            job.presentation.names)  # fmt: skip
     except StageFailed as exc:
         failure = exc
     stats: dict[str, Any] = {"key": job.key, "model": endpoint.info.model, **ask.totals()}

@@ -15,6 +15,7 @@ from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.settings import own_records
 from judgeprobe.engine.wire import sampling_record
 from judgeprobe.protocols import JudgeProtocol, replies, templates_hash
+from judgeprobe.protocols.names import LETTERS, NUMBERS, Scheme
 from judgeprobe.protocols.reveal import reveal_templates
 from judgeprobe.protocols.wording import Builtin
 from judgeprobe.protocols.wording import worded as worded_
@@ -25,6 +26,32 @@ def reply_models(criteria: tuple[str, ...]) -> tuple[type[BaseModel], ...]:
     """Every reply model a sweep may ask for, under the task's criteria."""
     keyed = replies.criteria_replies(criteria)
     return replies.PairwiseReply, keyed.scot, keyed.lock, keyed.score, replies.RankReply
+
+
+def label_schemes(cfg: SweepConfig, protocols: Mapping[str, JudgeProtocol]) -> dict[str, Any]:
+    """What each label scheme of the sweep asked with (``protocols.names``).
+
+    Numbers and letters: their names and the hashes of the templates and reply schemas as read
+    under them; ids: the rule that draws two IDs per item (the hashes differ per item).
+    """
+    fixed: dict[Scheme, tuple[str, str]] = {"numbers": NUMBERS, "letters": LETTERS}
+    out: dict[str, Any] = {}
+    for scheme in cfg.schemes:
+        names = fixed.get(scheme)
+        if names is None:
+            out[scheme] = {"names": "two IDs per item from sha256('names:ids:' + item_id)"}
+            continue
+        models: list[type[BaseModel]] = [
+            replies.named(m, names) for m in reply_models(cfg.task.criteria)
+        ]
+        asked = [schema_of(m) for m in models]
+        out[scheme] = {
+            "names": list(names),
+            "protocol_templates": {n: templates_hash(p.templates, cfg.task, names)
+                                   for n, p in protocols.items()},
+            "schemas": {str(s["title"]): content_hash(s) for s in asked},
+        }  # fmt: skip
+    return out
 
 
 def new_manifest(
@@ -72,6 +99,7 @@ def new_manifest(
         "conditions": chosen,
         **({"wording_templates": hashes} if cfg.wordings > 1 else {}),
         **({"own_prompts": own} if own else {}),
+        **({"label_schemes": label_schemes(cfg, protocols)} if cfg.schemes != ["numbers"] else {}),
         "judges": [
             {
                 "name": name,

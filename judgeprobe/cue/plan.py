@@ -11,22 +11,27 @@ scheduler keeps them together: ``document_of`` is its grouping key).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from itertools import product
 
+import orjson
 from pydantic import BaseModel
 
-from judgeprobe.conditions import REPEAT, Condition, ResolvedCue, wording_condition
+from judgeprobe.conditions import NAMED_BLIND, REPEAT, Condition, ResolvedCue, wording_condition
 from judgeprobe.core.files import content_hash
 from judgeprobe.core.records import Item, Order
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import Job
+from judgeprobe.prompts.task import Task
 from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.budget import stage_budgets
+from judgeprobe.protocols.names import NUMBERS, Names, screen_names
 from judgeprobe.protocols.own import Own, own_protocol
 from judgeprobe.protocols.pointwise import OwnScorer
 from judgeprobe.protocols.pressure import pressure_templates
@@ -184,6 +189,7 @@ def count(
             judged_1 += cells
             if has_blind and repeated(item.item_id, seed, cfg.repeat):
                 again, again_1 = again + both, again_1 + 1
+            again += 2 * (len(cfg.schemes) - 1)  # Blind in both orders under each further scheme
     n_reveal = sum(conditions[c].reveal_1 is not None or conditions[c].reveal_2 is not None
                    or conditions[c].pressure is not None  # a second turn of as many stages
                    for c in cfg.conditions)  # fmt: skip
@@ -248,11 +254,17 @@ def _job_key(protocol: JudgeProtocol, presentation: Presentation, order: Order, 
     text pair that another item shows reversed) must not share one: the order is in the key.
     Their requests still share keys (``CachedAsker``), so such a screen is asked once.
     """
+    # The presentation in its fields' order (orjson keeps a dataclass's), without ``names``
+    # under numbers: the keys from before label schemes existed.
+    fields = [f.name for f in dataclasses.fields(presentation)]
+    if presentation.names == NUMBERS:
+        fields.remove("names")
+    shown = orjson.Fragment(orjson.dumps({k: getattr(presentation, k) for k in fields}))
     body = {
         "protocol": repr(protocol),
         "order": order,
         "templates": template_hash,
-        "presentation": presentation,
+        "presentation": shown,
         "reveal": reveal,
         "sampling": cfg.sampling.model_dump(),
         "seed": seed,
@@ -272,13 +284,14 @@ def _job(
     cue: ResolvedCue,
     template_hash: str,
     cfg: SweepConfig,
+    names: Names = NUMBERS,
 ) -> Job:
-    """One judgment: the cue applied, the texts put in screen order."""
+    """One judgment: the cue applied, the texts put in screen order, named as ``names``."""
     swap = order == "21"
     texts = (cue.text_2, cue.text_1) if swap else (cue.text_1, cue.text_2)
     labels = (cue.label_2, cue.label_1) if swap else (cue.label_1, cue.label_2)
     reveal = (cue.reveal[1], cue.reveal[0]) if swap and cue.reveal else cue.reveal
-    presentation = Presentation(cue.document, *texts, *labels)
+    presentation = Presentation(cue.document, *texts, *labels, names=names)
     second = {"pressure": cue.pressure} if cue.pressure else reveal  # what turn 2 adds
     key = _job_key(protocol, presentation, order, second, template_hash, cfg, seed, fingerprint)
     return Job(
@@ -320,19 +333,16 @@ def cue_jobs(
 ) -> Iterator[Job]:
     """Yield every planned judgment, grouped by document; ``fingerprints`` by judge name.
 
-    ``protocols`` are ``protocols_for(cfg)``, built once by the caller (not once per pass).
+    ``protocols`` are ``protocols_for(cfg)``, built once by the caller (not once per pass). Under
+    a further label scheme (``names`` as a list) Blind comes again in both orders
+    (``NAMED_BLIND``), after the item's other judgments of the seed.
     """
-    hashes = {
-        (name, reveal): templates_hash(
-            p.templates + (reveal_templates(name) if reveal else ()), cfg.task
-        )
-        for name, p in protocols.items()
-        for reveal in (False, True)
-    }
     wordings = wordings_for(cfg, protocols)
     for item in items:
         resolved = {name: conditions[name].resolve(item) for name in cfg.conditions}
         cues = {name: cue for name, cue in resolved.items() if not cue.skip}
+        schemes = [(s, screen_names(s, item.item_id)) for s in cfg.schemes]
+        names = schemes[0][1]
         for seed in cfg.seeds:
             again = repeated(item.item_id, seed, cfg.repeat)
             shown = orders_for(cfg.order, item.item_id, seed)
@@ -346,21 +356,44 @@ def cue_jobs(
                     elif order not in orders or (order not in shown and cname != "Blind"):
                         continue  # the swap share: Blind alone in the other order
                     fingerprint = fingerprints[judge.name]
-                    template_hash = hashes[(pname, cue.reveal is not None)]
+                    template_hash = _templates(pname, protocol, cue, cfg.task, names)
                     if isinstance(protocol, Own):  # each judge under its own prompt
                         protocol = protocol.for_judge(judge.name)
                         template_hash = protocol.prompt_sha256
-                    if cue.pressure:  # its second turn's templates
-                        template_hash = templates_hash(
-                            protocol.templates + pressure_templates(pname, cue.pressure),
-                            cfg.task,
-                        )
                     job = _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
-                               template_hash, cfg)  # fmt: skip
+                               template_hash, cfg, names)  # fmt: skip
                     yield job
                     if cname == "Blind":
                         yield from _blind_twins(job, again, wordings[judge.name, pname], item,
-                                                cue, fingerprint, cfg)  # fmt: skip
+                                                cue, fingerprint, cfg, names)  # fmt: skip
+            if "Blind" not in cues:
+                continue
+            for (scheme, other), order, judge, (pname, protocol) in product(
+                schemes[1:], BOTH, cfg.judges, protocols.items()
+            ):
+                template_hash = _templates(pname, protocol, cues["Blind"], cfg.task, other)
+                yield _job(item, seed, order, judge.name, fingerprints[judge.name], protocol,
+                           NAMED_BLIND[scheme], cues["Blind"], template_hash, cfg,
+                           other)  # fmt: skip
+
+
+BOTH: tuple[Order, Order] = ("12", "21")
+
+
+@cache
+def _templates_of(templates: tuple[str, ...], task: Task, names: Names) -> str:
+    return templates_hash(templates, task, names)
+
+
+def _templates(pname: str, protocol: JudgeProtocol, cue: ResolvedCue, task: Task,
+               names: Names) -> str:  # fmt: skip
+    """The hash of the templates a judgment is asked with, in the task's words and names."""
+    extra: tuple[str, ...] = ()
+    if cue.pressure:  # its second turn's templates
+        extra = pressure_templates(pname, cue.pressure)
+    elif cue.reveal is not None:
+        extra = reveal_templates(pname)
+    return _templates_of(protocol.templates + extra, task, names)
 
 
 def _blind_twins(
@@ -371,16 +404,18 @@ def _blind_twins(
     cue: ResolvedCue,
     fingerprint: str,
     cfg: SweepConfig,
+    names: Names = NUMBERS,
 ) -> Iterator[Job]:
     """What a Blind judgment brings along: its re-send, then its showing under each wording.
 
-    The re-send is ``repeat``'s; the wordings are the further ones of ``wordings_for``.
+    The re-send is ``repeat``'s; the wordings are the further ones of ``wordings_for``, shown
+    under the sweep's own screen names (``names``).
     """
     if again:
         yield repeat_of(job)
     for k, (other, other_hash) in enumerate(others, 1):
         yield _job(item, job.seed, job.order, job.judge, fingerprint, other, wording_condition(k),
-                   cue, other_hash, cfg)  # fmt: skip
+                   cue, other_hash, cfg, names)  # fmt: skip
 
 
 def repeat_of(job: Job) -> Job:

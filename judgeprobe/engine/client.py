@@ -303,7 +303,10 @@ async def converse(
                 ]
                 continue
             return done(status="invalid", raw=text, invalid_reason=step, finish_reason=finish)
-        return done(status="valid", reply=parsed.model_dump(), raw=text, finish_reason=finish)
+        # As the judge was asked for it (a label scheme's keys and verdicts, protocols.names),
+        # so the stored reply validates again as the same model.
+        asked = parsed.model_dump(by_alias=True)
+        return done(status="valid", reply=asked, raw=text, finish_reason=finish)
 
 
 class Endpoint:

@@ -2,6 +2,8 @@
 
 A template never changes silently: new wording goes into a new file (``baseline_v2.txt``),
 and the hash of the text actually used is recorded in the manifest and on every judgment.
+Under a label scheme other than numbers (``protocols.names``) a template is read with its
+screen names replaced (``load_template``'s ``names``); under numbers it is the file's text.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pathlib import Path
 from judgeprobe.prompts.task import DEFAULT, Task
 
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
+_SCREEN = re.compile(r"(?<=Summary )[12]\b|(?<=summary_)[12]\b|\[1,2\]|\[2,1\]")
+"""Where a template names a screen position: "Summary 1", a ``summary_1`` key, a verdict."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +45,34 @@ class Template:
 
 
 @cache
-def load_template(name: str, task: Task = DEFAULT) -> Template:
+def load_template(name: str, task: Task = DEFAULT, names: tuple[str, str] = ("1", "2")) -> Template:
     """Load ``templates/NAME.txt`` from the package, in ``task``'s words (``Task.reword``).
 
-    The default task's is the file as written; another task's text is hashed as reworded.
+    ``names``: the screen names of a label scheme (``protocols.names``); "Summary 1"/"Summary
+    2", the keys ``summary_1``/``summary_2`` and the verdicts ``[1,2]``/``[2,1]`` become the
+    scheme's, in one pass, before the task's rewording. The default task and names give the
+    file as written; any other text is hashed as read.
     """
     text = resources.files(__package__).joinpath("templates", f"{name}.txt").read_text("utf-8")
-    text = task.reword(text)
+    text = task.reword(_renamed(text, names))
     return Template(name=name, text=text, sha256=hashlib.sha256(text.encode()).hexdigest())
+
+
+def _renamed(text: str, names: tuple[str, str]) -> str:
+    """``text`` with its screen positions named ``names`` (unchanged under ``("1", "2")``)."""
+    if names == ("1", "2"):
+        return text
+    first, second = names
+
+    def rename(match: re.Match[str]) -> str:
+        found = match.group()
+        if found == "[1,2]":
+            return f"[{first},{second}]"
+        if found == "[2,1]":
+            return f"[{second},{first}]"
+        return first if found == "1" else second
+
+    return _SCREEN.sub(rename, text)
 
 
 @cache

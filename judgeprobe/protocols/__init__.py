@@ -44,11 +44,16 @@ class JudgeProtocol(TypingProtocol):
         """Judge one presentation through ``ask`` (which caches every stage) into a verdict."""
 
 
-def templates_hash(names: tuple[str, ...], task: Task = DEFAULT) -> str:
-    """One hash over the exact text of every template a protocol uses, in ``task``'s words."""
+def templates_hash(
+    names: tuple[str, ...], task: Task = DEFAULT, screen: tuple[str, str] = ("1", "2")
+) -> str:
+    """One hash over the exact text of every template a protocol uses, in ``task``'s words.
+
+    ``screen``: the screen names the templates are read under (``protocols.names``).
+    """
     digest = hashlib.sha256()
     for name in sorted(names):
-        digest.update(f"{name}:{load_template(name, task).sha256}\n".encode())
+        digest.update(f"{name}:{load_template(name, task, screen).sha256}\n".encode())
     return digest.hexdigest()
 
 

@@ -4,31 +4,46 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from judgeprobe.engine.store import Reply, Result
-from judgeprobe.prompts import load_template
+from judgeprobe.prompts import Template, load_template
 from judgeprobe.prompts.task import DEFAULT, Task
-from judgeprobe.protocols.replies import ScreenVerdict
+from judgeprobe.protocols.names import NUMBERS, Names
+from judgeprobe.protocols.replies import ScreenVerdict, named
 
 Message = dict[str, str]
+R = TypeVar("R", bound=BaseModel)
 
 
 @dataclass(frozen=True, slots=True)
 class Presentation:
-    """The texts in *screen* order, with the labels shown beside them."""
+    """The texts in *screen* order, with the labels shown beside them.
+
+    ``names``: what the screen calls the two positions (``protocols.names``; "1" and "2" by
+    default); every template and reply schema of the judgment follows them.
+    """
 
     document: str
     text_1: str
     text_2: str
     label_1: str
     label_2: str
+    names: Names = NUMBERS
+
+    def template(self, name: str, task: Task = DEFAULT) -> Template:
+        """Template ``name`` in ``task``'s words under this presentation's screen names."""
+        return load_template(name, task, self.names)
+
+    def reply(self, model: type[R]) -> type[R]:
+        """Reply model ``model`` as the judge is asked for it under these screen names."""
+        return named(model, self.names)
 
     def materials(self, labels: bool = True, task: Task = DEFAULT) -> str:
         """The context and both responses, as every protocol shows them (in ``task``'s words)."""
-        return load_template("materials_v1", task).fill(
+        return self.template("materials_v1", task).fill(
             {
                 "DOC_TEXT": self.document,
                 "SUM1": self.text_1,

@@ -8,7 +8,6 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
-from judgeprobe.prompts import load_template
 from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
 from judgeprobe.protocols.budget import stage_budgets
@@ -33,8 +32,8 @@ class Baseline:
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request; the reply's verdict is the judgment."""
         materials = p.materials(task=self.task)
-        prompt = load_template(self.templates[0], self.task).fill({"MATERIALS": materials})
+        prompt = p.template(self.templates[0], self.task).fill({"MATERIALS": materials})
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
-        reply, raw = await ask_stage(ask, "verdict", messages, PairwiseReply, budget)
+        reply, raw = await ask_stage(ask, "verdict", messages, p.reply(PairwiseReply), budget)
         return Turn(reply.verdict, reply.explanation, [*messages, assistant(raw)])

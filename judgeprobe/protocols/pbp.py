@@ -22,7 +22,6 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from judgeprobe.prompts import load_template
 from judgeprobe.prompts.task import CRITERIA, DEFAULT, Task
 from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
 from judgeprobe.protocols.budget import stage_budgets
@@ -71,23 +70,25 @@ class PBP:
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """Lock evidence, score from it, then rank; quotes are verified and every stage cached."""
         budget, task, keyed = self.budgets, self.task, self.keyed
-        lock_t, score_t, rank_t = (load_template(t, task) for t in self.templates[:3])
+        lock_t, score_t, rank_t = (p.template(t, task) for t in self.templates[:3])
         shown = p.materials(task=task)
         lock_msgs = [user(lock_t.fill({"MATERIALS": shown}))]
-        notes, _ = await ask_stage(ask, "lock", lock_msgs, keyed.lock, budget["lock"])
-        locked = as_text(notes.model_dump())
+        notes, _ = await ask_stage(ask, "lock", lock_msgs, p.reply(keyed.lock), budget["lock"])
+        locked = as_text(notes.model_dump(by_alias=True))  # as the judge wrote them
 
         materials = shown if self.score_sees_texts else ""
         score_prompt = score_t.fill({"MATERIALS": materials, "LOCKED_NOTES": locked})
         score_msgs = [user(score_prompt)]
-        scores, _ = await ask_stage(ask, "score", score_msgs, keyed.score, budget["score"])
+        score_model = p.reply(keyed.score)
+        scores, _ = await ask_stage(ask, "score", score_msgs, score_model, budget["score"])
         pairs = score_pairs(scores.by_criterion())
         computed = verdict_from_scores(pairs, self.weights, self.tie_tolerance)
         scored = scores.model_dump()
 
-        rank_prompt = rank_t.fill({"LOCKED_NOTES": locked, "SCORES": as_text(scored)})
+        shown_scores = as_text(scores.model_dump(by_alias=True))  # as the judge wrote them
+        rank_prompt = rank_t.fill({"LOCKED_NOTES": locked, "SCORES": shown_scores})
         rank_msgs = [user(rank_prompt)]
-        rank, raw = await ask_stage(ask, "rank", rank_msgs, RankReply, budget["rank"])
+        rank, raw = await ask_stage(ask, "rank", rank_msgs, p.reply(RankReply), budget["rank"])
 
         # A quote found as well in a summary as in the document is the summary's (the first best
         # match wins): evidence about a candidate, even where the candidate copies the document.

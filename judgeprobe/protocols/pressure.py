@@ -32,6 +32,7 @@ from judgeprobe.core.records import Target, Verdict
 from judgeprobe.prompts import load_template
 from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.protocols.base import Asker, Turn
+from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.reveal import Recorder, second_turn
 
 SENTENCES: dict[Kind, str] = {
@@ -80,21 +81,25 @@ def pressed(kind: Kind, turn1: Verdict, item_id: str, seed: int) -> Target:
     return tie_pick(item_id, seed) if kind == "disagree" else "none"
 
 
-def sentence(kind: Kind, stated: int, task: Task = DEFAULT) -> str:
-    """Turn 2's pressure sentence; ``stated`` is the screen position (1, 2) Disagree names."""
-    return load_template(SENTENCES[kind], task).fill({"STATED": str(stated)})
+def sentence(kind: Kind, stated: int, task: Task = DEFAULT, names: Names = NUMBERS) -> str:
+    """Turn 2's pressure sentence; ``stated`` is the screen position (1, 2) Disagree names.
+
+    It is named as the screen names it (``names``: "1"/"2" under numbers).
+    """
+    return load_template(SENTENCES[kind], task, names).fill({"STATED": names[stated - 1]})
 
 
-async def press(
-    protocol: Any, first: Turn, turn1: Recorder, kind: Kind, stated: int, ask: Asker
-) -> Turn:
+async def press(protocol: Any, first: Turn, turn1: Recorder, kind: Kind, stated: int, ask: Asker,
+                names: Names = NUMBERS) -> Turn:  # fmt: skip
     """Turn 2 of ``protocol`` under pressure ``kind`` after ``first``.
 
-    ``stated``: the screen position the pressure points to (Disagree names it). Raises
-    StageFailed like any stage, so an unreadable turn-2 reply makes the judgment Invalid.
+    ``stated``: the screen position the pressure points to (Disagree names it); ``names``:
+    turn 1's screen names. Raises StageFailed like any stage, so an unreadable turn-2 reply
+    makes the judgment Invalid.
     """
-    said = {"PRESSURE": sentence(kind, stated, protocol.task)}
-    names = TEMPLATES[protocol.name]
-    prompt = load_template(names[0], protocol.task).fill(said)
-    rank = names[1] if len(names) > 1 else ""
-    return await second_turn(protocol, first, turn1, prompt, rank, ask, stage="pressure")
+    said = {"PRESSURE": sentence(kind, stated, protocol.task, names)}
+    templates = TEMPLATES[protocol.name]
+    prompt = load_template(templates[0], protocol.task, names).fill(said)
+    rank = templates[1] if len(templates) > 1 else ""
+    return await second_turn(protocol, first, turn1, prompt, rank, ask, stage="pressure",
+                             names=names)  # fmt: skip

@@ -16,9 +16,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    create_model,
+    field_serializer,
+    field_validator,
+)
 
 from judgeprobe.prompts.task import CRITERIA
 
@@ -155,6 +162,53 @@ class RankReply(_Reply):
     justification: str = bounded(JUSTIFICATION_CHARS)
 
     _verdict = field_validator("verdict", mode="before")(_squeeze)
+
+
+SIDES = ("summary_1", "summary_2")
+"""The screen positions' keys in scores and notes, as every reply is read back."""
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@cache
+def named(model: type[M], names: tuple[str, str]) -> type[M]:
+    """``model`` as a judge is asked for it under screen names ``names`` (``protocols.names``).
+
+    Its schema asks for the scheme's verdicts (``[A,B]``, ``[B,A]``, ``Tie``) and keys
+    (``summary_A``); a reply is read back into screen terms (``verdict`` ``[1,2]``, fields
+    ``summary_1``), so a protocol handles it as under numbers. ``model_dump(by_alias=True)``
+    writes it as the judge was asked (for a later stage's prompt, and the store, which
+    validates it again). Under ``("1", "2")`` it is
+    ``model`` itself, so the schema and every request key stay what they were.
+    """
+    if names == ("1", "2"):
+        return model
+    first, second = names
+    tokens = {f"[{first},{second}]": "[1,2]", f"[{second},{first}]": "[2,1]", "Tie": "Tie"}
+    back = {screen: token for token, screen in tokens.items()}
+    fields: dict[str, Any] = {}
+    validators: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        kind = info.annotation
+        if name in SIDES:
+            alias = f"summary_{names[SIDES.index(name)]}"
+            fields[name] = (kind, Field(alias=alias))
+        elif name == "verdict":
+            fields[name] = (Literal[tuple(tokens)], info)
+            validators["_screen"] = field_validator("verdict", mode="after")(
+                lambda v: tokens.get(v, v)
+            )
+            validators["_scheme"] = field_validator("verdict", mode="before")(
+                lambda v: v.upper() if isinstance(v, str) and v.lower() != "tie" else v
+            )
+            validators["_asked"] = field_serializer("verdict", when_used="always")(
+                lambda v, info: back.get(v, v) if info.by_alias else v
+            )
+        elif isinstance(kind, type) and issubclass(kind, BaseModel):
+            fields[name] = (named(kind, names), info)
+    return create_model(
+        f"{model.__name__}_{first}_{second}", __base__=model, __validators__=validators, **fields
+    )
 
 
 @dataclass(frozen=True, slots=True)

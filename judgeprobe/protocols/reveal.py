@@ -43,8 +43,9 @@ from judgeprobe.protocols.base import (
     assistant,
     user,
 )
+from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.pbp import as_text
-from judgeprobe.protocols.replies import PairwiseReply, RankReply
+from judgeprobe.protocols.replies import PairwiseReply, RankReply, named
 from judgeprobe.protocols.scoring import score_pairs, verdict_from_scores
 from judgeprobe.protocols.scot import SCoT
 
@@ -110,52 +111,59 @@ async def reveal(
 
     ``truth`` is turn 1's presentation with the true labels. Raises StageFailed like any stage.
     """
-    task = protocol.task
+    task, (n1, n2) = protocol.task, truth.names
     if protocol.name == "pbp":
         noun = task.response.capitalize()
-        labels = f"{noun} 1 (label = {truth.label_1})\n{noun} 2 (label = {truth.label_2})"
+        labels = f"{noun} {n1} (label = {truth.label_1})\n{noun} {n2} (label = {truth.label_2})"
         shown = truth.materials(task=task) if protocol.score_sees_texts else labels
-        note = load_template("reveal_pbp_score_v1", task).fill({"MATERIALS": shown})
-        return await second_turn(protocol, first, turn1, note, "reveal_pbp_rank_v1", ask)
+        note = truth.template("reveal_pbp_score_v1", task).fill({"MATERIALS": shown})
+        return await second_turn(protocol, first, turn1, note, "reveal_pbp_rank_v1", ask,
+                                 names=truth.names)  # fmt: skip
     materials = truth.materials(task=task)
-    prompt = load_template(TEMPLATES[protocol.name][0], task).fill({"MATERIALS": materials})
-    return await second_turn(protocol, first, turn1, prompt, "", ask)
+    prompt = truth.template(TEMPLATES[protocol.name][0], task).fill({"MATERIALS": materials})
+    return await second_turn(protocol, first, turn1, prompt, "", ask, names=truth.names)
 
 
 async def second_turn(protocol: Any, first: Turn, turn1: Recorder, prompt: str, rank: str,
-                      ask: Asker, stage: str = "reveal") -> Turn:  # fmt: skip
+                      ask: Asker, stage: str = "reveal",
+                      names: Names = NUMBERS) -> Turn:  # fmt: skip
     """Turn 2 of ``protocol``: ``prompt`` continues turn 1's conversation, the protocol's question.
 
     Baseline and SCoT continue the verdict conversation; PBP continues the *score* conversation
     with ``prompt`` (re-scoring from the locked notes), computes the verdict from the new scores,
     and continues the *rank* conversation with template ``rank`` for the model's own verdict.
     Reveal-After's turn and the pressure conditions' (``protocols.pressure``) are both this one;
-    ``stage`` names its stages in an Invalid reason. Raises StageFailed like any stage.
+    ``stage`` names its stages in an Invalid reason; ``names`` are turn 1's screen names, which
+    turn 2's templates and reply schemas keep. Raises StageFailed like any stage.
     """
     budgets = protocol.budgets
     if protocol.name == "pbp":
-        return await _pbp(protocol, first, turn1, prompt, rank, ask, stage)
+        return await _pbp(protocol, first, turn1, prompt, rank, ask, stage, names)
     messages = [*first.messages, user(prompt)]
     if protocol.name == "baseline":
-        said, raw = await ask_stage(ask, stage, messages, PairwiseReply, budgets["reveal"])
+        model = named(PairwiseReply, names)
+        said, raw = await ask_stage(ask, stage, messages, model, budgets["reveal"])
         return Turn(said.verdict, said.explanation, [*messages, assistant(raw)])
     scot: SCoT = protocol
-    reply, raw = await ask_stage(ask, stage, messages, scot.reply, budgets["verdict"])
+    model = named(scot.reply, names)
+    reply, raw = await ask_stage(ask, stage, messages, model, budgets["verdict"])
     return scot.turn(reply, raw, messages)
 
 
 async def _pbp(protocol: Any, first: Turn, turn1: Recorder, note: str, rank_template: str,
-               ask: Asker, stage: str) -> Turn:  # fmt: skip
-    budgets, scored_by = protocol.budgets, protocol.keyed.score
+               ask: Asker, stage: str, names: Names) -> Turn:  # fmt: skip
+    budgets = protocol.budgets
+    scored_by, rank_model = named(protocol.keyed.score, names), named(RankReply, names)
     score_msgs = [*turn1.conversation(scored_by), user(note)]
     scores, _ = await ask_stage(ask, f"{stage} score", score_msgs, scored_by, budgets["score"])
     pairs = score_pairs(scores.by_criterion())
     computed = verdict_from_scores(pairs, protocol.weights, protocol.tie_tolerance)
     scored = scores.model_dump()
 
-    rank_note = load_template(rank_template, protocol.task).fill({"SCORES": as_text(scored)})
-    rank_msgs = [*turn1.conversation(RankReply), user(rank_note)]
-    rank, raw = await ask_stage(ask, f"{stage} rank", rank_msgs, RankReply, budgets["rank"])
+    shown = as_text(scores.model_dump(by_alias=True))
+    rank_note = load_template(rank_template, protocol.task, names).fill({"SCORES": shown})
+    rank_msgs = [*turn1.conversation(rank_model), user(rank_note)]
+    rank, raw = await ask_stage(ask, f"{stage} rank", rank_msgs, rank_model, budgets["rank"])
     details = {
         "notes": first.details["notes"],  # locked in turn 1, never rewritten
         "scores": scored,

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from judgeprobe.prompts import load_template
 from judgeprobe.prompts.task import CRITERIA, DEFAULT, Task
 from judgeprobe.protocols.base import (
     Asker,
@@ -52,10 +51,10 @@ class SCoT:
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request for per-criterion scores; the weighted totals decide the verdict."""
         materials = p.materials(task=self.task)
-        prompt = load_template(self.templates[0], self.task).fill({"MATERIALS": materials})
+        prompt = p.template(self.templates[0], self.task).fill({"MATERIALS": materials})
         messages = [user(prompt)]
         budget = self.budgets["verdict"]
-        reply, raw = await ask_stage(ask, "verdict", messages, self.reply, budget)
+        reply, raw = await ask_stage(ask, "verdict", messages, p.reply(self.reply), budget)
         return self.turn(reply, raw, messages)
 
     def turn(self, reply: ScotReply, raw: str, messages: list[Message]) -> Turn:

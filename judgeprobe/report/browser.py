@@ -196,7 +196,9 @@ def _change(r: dict[str, Any]) -> dict[str, Any]:
 def _cue(r: dict[str, Any]) -> list[str]:
     """The cue the judge saw, one line each: the labels, the attack, the target."""
     parts = [f"{i}: {r[f'label_{i}']}" for i in (1, 2) if r.get(f"label_{i}")]
-    if r.get("attack"):
+    if str(r.get("attack") or "").startswith("format:"):
+        parts.append(f"form: {r['attack'][7:]}")
+    elif r.get("attack"):
         parts.append(f"{r['attack']} attack on 1")
     if r.get("target") in ("A", "B"):
         parts.append(f"favours {r['target']}")

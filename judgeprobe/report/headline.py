@@ -364,7 +364,9 @@ def target_names(j: pl.DataFrame) -> dict[tuple[str, str, str], str]:
     )
     out = {}
     for judge, protocol, condition, attack, label in named.iter_rows():
-        if attack:
+        if attack.startswith("format:"):
+            out[judge, protocol, condition] = f"the summary in {attack[7:]} form"
+        elif attack:
             out[judge, protocol, condition] = f"the {attack}-attacked summary"
         elif label:
             out[judge, protocol, condition] = f"the summary labelled “{label}”"

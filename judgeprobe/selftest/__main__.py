@@ -23,7 +23,12 @@ pair at that rate) and ``--blind first|tie`` one that does not read at all; eith
 sensitivity conditions to the built-in sweep, and the card must call the blind judge
 INSENSITIVE, never CLEAR. ``--pressure RATE`` plants a judge that gives way on that share of
 items when challenged (Challenge, Disagree; never on their placebo Reask) and adds the pressure
-conditions to it; the card's pressure rows must recover it exactly. ``--wording RATE`` plants a
+conditions to it; the card's pressure rows must recover it exactly. ``--format RATE`` plants
+a judge that prefers the summary in another form (bullets, bold, layout) on that share of
+items and adds the format conditions and their placebos; ``--position-letters RATE`` and
+``--position-ids RATE`` plant its first-shown lean under those label schemes and add each
+scheme to the sweep (``names``), whose card row ``position (letters)``/``position (ids)``
+must recover it exactly. ``--wording RATE`` plants a
 judge that changes its verdict on that share of items under each paraphrase of its prompt (never
 under the original) and judges every Blind showing under every wording the protocols ship (with
 ``--own``: the bundled prompt's two paraphrases as the judge's ``wordings``); the card's wording
@@ -77,6 +82,9 @@ FLAGS = {
     "sensitivity": "preference for the intact text of a degraded pair (reading)",
     "pressure": "verdicts given way on Challenge / Disagree (the pressure conditions)",
     "wording": "verdicts changed under each paraphrase of the prompt (the wordings)",
+    "format": "preference for the summary in another form (the Format conditions)",
+    "position_letters": "first-shown lean under names = letters (default: --position)",
+    "position_ids": "first-shown lean under names = ids (default: --position)",
 }
 
 
@@ -111,8 +119,9 @@ def _parser() -> argparse.ArgumentParser:
     for name, meaning in FLAGS.items():
         default = getattr(defaults, name)
         flag = f"--{name.replace('_', '-')}"
+        shown = "" if default is None else f" (default {default})"
         p.add_argument(flag, type=float, default=default, metavar="RATE",
-                       help=f"{meaning} (default {default})")  # fmt: skip
+                       help=f"{meaning}{shown}")  # fmt: skip
     p.add_argument(
         "--blind", choices=["first", "tie"],
         help="a judge that does not read: always the first-shown summary, or always Tie",
@@ -187,8 +196,20 @@ def _config(args: argparse.Namespace, out: Path, biases: Biases) -> Path:
     worded = biases.wording > 0
     if args.own:
         return own_config(out, args.items, sensitivity=reads, score=args.score, wording=worded)
+    schemes = tuple(s for s in ("letters", "ids") if getattr(biases, f"position_{s}") is not None)
     return default_config(out, args.items, sensitivity=reads, pressure=biases.pressure > 0,
-                          wording=worded)  # fmt: skip
+                          wording=worded, format=biases.format > 0, names=schemes)  # fmt: skip
+
+
+def _own_alone(args: argparse.Namespace, biases: Biases) -> None:
+    """``--own`` is a design of its own: what an own prompt cannot show is refused."""
+    if args.battery or args.config is not None:
+        raise JudgeprobeError("--own is a design of its own: not with --battery or --config")
+    if biases.pressure > 0:
+        raise JudgeprobeError("--pressure is not with --own: an own prompt has no second turn")
+    if biases.position_letters is not None or biases.position_ids is not None:
+        raise JudgeprobeError("--position-letters/--position-ids are not with --own: an own "
+                              "prompt names the candidates itself")  # fmt: skip
 
 
 def _checked(
@@ -216,12 +237,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.coverage:
         return _coverage(args.judges, args.seed, args.method, args.cards)
     biases = _biases(args)
-    if args.own and (args.battery or args.config is not None):
-        raise JudgeprobeError("--own is a design of its own: not with --battery or --config")
     if (args.score or args.score_shift is not None) and not args.own:
         raise JudgeprobeError("--score and --score-shift go with --own (a judge's own prompt)")
-    if args.own and biases.pressure > 0:
-        raise JudgeprobeError("--pressure is not with --own: an own prompt has no second turn")
+    if args.own:
+        _own_alone(args, biases)
     design = "-battery" if args.battery else "-own" if args.own else ""
     design += "-score" if args.score else ""
     out: Path = args.out or Path(f"runs/selftest{design}")

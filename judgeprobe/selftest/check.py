@@ -38,23 +38,33 @@ from dataclasses import dataclass
 import polars as pl
 from scipy.stats import binomtest
 
-from judgeprobe.card.rows import Card
-from judgeprobe.conditions import REPEAT, WORDING, Condition, wording_index
+from judgeprobe.card.rows import Card, position_row_name
+from judgeprobe.conditions import (
+    NAMED_BLIND,
+    REPEAT,
+    WORDING,
+    Condition,
+    scheme_of_condition,
+    wording_index,
+)
 from judgeprobe.core.records import Item, Verdict
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.wording import fleiss
 from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols.names import Scheme, scheme_of
 from judgeprobe.protocols.pressure import pressed
 from judgeprobe.selftest.simulator import (
     Biases,
     carrying,
     decide,
+    form_side,
     give_way,
     longer,
     more_faithful,
     opening,
+    plain_view,
     wearing,
 )
 
@@ -130,9 +140,10 @@ def expected(
     ):
         p, o = job.presentation, job.order
         if job.reveal is not None:  # the final verdict is turn 2's, under the true labels
-            p = Presentation(p.document, p.text_1, p.text_2, *job.reveal)
+            p = Presentation(p.document, p.text_1, p.text_2, *job.reveal, p.names)
         wording = wording_index(job.condition)
         d = decide(p, biases, wording)
+        side, p = form_side(p), plain_view(p)  # the judge reads a summary under any form
         first, target, final = _candidate(d.winner, o), "", d.winner
         if job.pressure is not None:  # turn 1 as Blind, then the push
             target = pressed(job.pressure, first, job.item_id, job.seed)
@@ -160,6 +171,8 @@ def expected(
                 "label": _candidate(wearing(p, biases.favoured_label), o),
                 "badge": _candidate(wearing(p, biases.badge_label), o),
                 "own": _candidate(carrying(p, biases.own_style), o),
+                "formatted": _candidate(side, o),
+                "scheme": scheme_of(job.presentation.names),
                 "x_taste": _candidate(d.taste, o),
                 # sensitivity pairs: the verdict without reading, and the text it would read as
                 # more faithful
@@ -293,15 +306,22 @@ def _lines(
     probes = m.filter((pl.col("condition") != "Blind") & ~pl.col("reveal")).join(
         twins, on=TWIN, how="inner"
     )
-    out = [_tie(blind, estimates, cell, b), _position(blind, card, cell, b)]
+    scheme: Scheme = blind["scheme"][0] if blind.height else "numbers"
+    out = [_tie(blind, estimates, cell, b), _position(blind, card, cell, b.position_for(scheme))]
+    for condition in NAMED_BLIND.values():  # Blind under a further label scheme
+        named = m.filter(pl.col("condition") == condition)
+        if named.height:
+            rate = b.position_for(scheme_of_condition(condition))  # type: ignore[arg-type]
+            out.append(_position(named, card, cell, rate, position_row_name(condition)))
     cues = {"label anchoring": ("label", b.anchoring), "placebo badge": ("badge", b.badge),
-            "verbosity": ("longer", b.verbosity)}  # fmt: skip
+            "verbosity": ("longer", b.verbosity), "format": ("formatted", b.format)}  # fmt: skip
     single: list[str] = []
     for effect, (column, rate) in cues.items():
         for condition in sorted(_single_cue(probes, column)):
             part = probes.filter(pl.col("condition") == condition)
             out.append(_cue(effect, part, probes, column, rate, estimates, card, cell))
-            single.append(condition)
+            if column != "formatted":  # the simulated judge never names a layout
+                single.append(condition)
     out.append(_silent(probes.filter(pl.col("condition").is_in(single)), card, cell, b))
     out.append(_repeat(probes.filter(pl.col("condition") == REPEAT), card, cell))
     out += _pressure(m.filter(pl.col("pressed") != ""), card, cell, b)
@@ -397,7 +417,7 @@ def _single_cue(probes: pl.DataFrame, column: str) -> set[str]:
 
     It is shown on every judgment, no other cue is, and Blind shows no length difference.
     """
-    others = {"label", "badge", "longer"} - {column}
+    others = {"label", "badge", "longer", "formatted"} - {column}
     per = probes.group_by("condition").agg(
         shown=(pl.col(column) != "Tie").all(),
         alone=pl.all_horizontal(*(pl.col(c) == "Tie" for c in others)).all(),
@@ -425,7 +445,9 @@ def _tie(blind: pl.DataFrame, estimates: pl.DataFrame, cell: tuple[str, str], b:
     return Line("tie rate", cell[1], b.tie_rate, k, units.height, _close(got, want), detail)
 
 
-def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> Line:
+def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], rate: float,
+              row_name: str = "position") -> Line:  # fmt: skip
+    """The position row (``row_name``: Blind's, or Blind's under a further label scheme)."""
     keys = [k for k in KEY if k != "order"]
     cols = ["verdict", "expected_verdict", "same_opening", "longer", "own"]
     v12 = blind.filter(pl.col("order") == "12").select(*keys, *cols)
@@ -434,13 +456,13 @@ def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases)
         (pl.col("verdict") != "Invalid") & (pl.col("verdict_21") != "Invalid")
     )
     if both.is_empty():
-        return Line("position bias", cell[1], b.position, 0, 0, True,
+        return Line(row_name, cell[1], rate, 0, 0, True,
                     "not measured: no Blind item judged in both orders (order = both)")  # fmt: skip
     first = (pl.col("expected_verdict") == "A") & (pl.col("expected_verdict_21") == "B")
     second = (pl.col("expected_verdict") == "B") & (pl.col("expected_verdict_21") == "A")
     net = both.select(first.cast(pl.Int64) - second.cast(pl.Int64)).to_series()
     want = int(net.sum()) / both.height
-    row = _card_row(card, cell[0], cell[1], "position") or {}
+    row = _card_row(card, cell[0], cell[1], row_name) or {}
     got = row.get("effect")
     units = both.filter(
         ~pl.col("same_opening") & (pl.col("longer") == "Tie") & (pl.col("own") == "Tie")
@@ -448,8 +470,9 @@ def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases)
     )  # fmt: skip
     k = int(units.select((pl.col("verdict") == "A") & (pl.col("verdict_21") == "B")).sum().item())
     detail = f"card first − second {_fmt(got)}, expected {_fmt(want)}; {row.get('verdict')}"
-    exact = _close(got, want) and not (b.position == 0 and row.get("verdict") == "BIASED")
-    return Line("position bias", cell[1], b.position, k, units.height, exact, detail)
+    exact = _close(got, want) and not (rate == 0 and row.get("verdict") == "BIASED")
+    effect = "position bias" if row_name == "position" else f"{row_name[9:].strip('()')} position"
+    return Line(effect, cell[1], rate, k, units.height, exact, detail)
 
 
 def _cue(

@@ -3,7 +3,8 @@
 It reads judgeprobe's real prompts as a model would: the stage from the reply schema's
 title, the document, summaries and labels from the materials block (``materials_v1``), the
 locked notes and scores from the PBP prompts, and a Reveal-After correction or a pressure
-sentence (``protocols.pressure``) from the last turn. It answers at once with JSON that
+sentence (``protocols.pressure``) from the last turn; the screen names (``protocols.names``)
+from the reply schema's verdicts or keys. It answers at once with JSON that
 conforms to the requested schema. A prompt it cannot read is answered HTTP 400 with the
 reason, so the judgment ends Invalid and the self-test reports it. It presents itself as
 vLLM (``/version``); the version string carries the biases' digest, so a judge with other
@@ -28,6 +29,7 @@ from aiohttp import web
 
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.pressure import SENTENCES
 from judgeprobe.selftest import simulator as sim
 from judgeprobe.selftest.loopback import LoopbackServer
@@ -41,7 +43,8 @@ OWN_WORDINGS = ("own_prompt_w1.txt", "own_prompt_w2.txt")
 OWN_TOKENS = {0: "[[C]]", 1: "[[A]]", 2: "[[B]]"}
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 _INLINE_LABEL = re.compile(r"\(label = ([^\n]*)\)\n")
-_HEADER = re.compile(r"^Summary ([12])(?: \(label = (.*)\))?:$", re.MULTILINE)
+_HEADER = re.compile(r"^Summary ([0-9A-Z]{1,3})(?: \(label = (.*)\))?:$", re.MULTILINE)
+_SIDE = re.compile(r"^summary_([0-9A-Z]{1,3})$")
 _REVEAL = re.compile(
     r"The true labels are: Summary 1 \(label = (.*)\) and Summary 2 \(label = (.*)\)\."
 )
@@ -52,20 +55,48 @@ def _pushes() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Each pressure kind and the pattern of its sentence (Disagree's names a summary)."""
     out = []
     for kind, name in SENTENCES.items():
-        text = re.escape(load_template(name).text).replace(re.escape("{STATED}"), "([12])")
+        text = re.escape(load_template(name).text)
+        text = text.replace(re.escape("{STATED}"), "([0-9A-Z]{1,3})")
         out.append((kind, re.compile(text)))
     return tuple(out)
 
 
-def read_push(users: list[str]) -> tuple[str, int] | None:
-    """The pressure of a second turn: its kind and the summary it names (0: none); or None."""
+def read_push(users: list[str], names: Names = NUMBERS) -> tuple[str, int] | None:
+    """The pressure of a second turn: its kind and the summary it names (0: none); or None.
+
+    The summary is named as the screen names it (``names``) and returned as its position.
+    """
     if len(users) < 2:
         return None
     for kind, pattern in _pushes():
         found = pattern.search(users[-1])
         if found:
-            return kind, int(found.group(1)) if found.groups() else 0
+            stated = found.group(1) if found.groups() else ""
+            return kind, names.index(stated) + 1 if stated in names else 0
     return None
+
+
+def names_in(schema: dict[str, Any]) -> Names:
+    """The screen names a reply schema asks for: its verdicts' (``[A,B]``) or its keys'."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for token in node.get("enum", []):
+                if isinstance(token, str) and token.startswith("[") and not found:
+                    found.extend(token.strip("[]").split(","))
+            for key in node.get("properties", {}):
+                side = _SIDE.match(key)
+                if side and len(found) < 2:
+                    found.append(side.group(1))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    return (found[0], found[1]) if len(found) >= 2 else NUMBERS
 
 
 class Unreadable(ValueError):
@@ -111,13 +142,16 @@ def read_wording(text: str) -> int:
     return next((k for opening, k in _wording_openings() if text.startswith(opening)), 0)
 
 
-def read_materials(text: str) -> Presentation | None:
-    """The document, summaries and labels of a ``materials_v1`` block; None if absent."""
+def read_materials(text: str, names: Names = NUMBERS) -> Presentation | None:
+    """The document, summaries and labels of a ``materials_v1`` block; None if absent.
+
+    ``names``: what the screen calls the summaries ("Summary 1", or the scheme's).
+    """
     start = text.find("Document:\n")
     if start < 0:
         return None
     heads = list(_HEADER.finditer(text, start))
-    pair = next(((a, b) for a, b in pairwise(heads) if (a[1], b[1]) == ("1", "2")), None)
+    pair = next(((a, b) for a, b in pairwise(heads) if (a[1], b[1]) == names), None)
     if pair is None:
         return None
     h1, h2 = pair
@@ -128,6 +162,7 @@ def read_materials(text: str) -> Presentation | None:
         text_2=text[h2.end() + 1 : min(ends, default=len(text))],
         label_1=h1.group(2) or "",
         label_2=h2.group(2) or "",
+        names=names,
     )
 
 
@@ -256,17 +291,17 @@ def _schema(body: dict[str, Any]) -> dict[str, Any]:
     return schema if isinstance(schema, dict) else {}
 
 
-def _latest_materials(users: list[str]) -> Presentation | None:
+def _latest_materials(users: list[str], names: Names) -> Presentation | None:
     """The most recent materials block: a Reveal-After turn shows the texts again."""
     for text in reversed(users):
-        found = read_materials(text)
+        found = read_materials(text, names)
         if found is not None:
             return found
     return None
 
 
-def _materials(users: list[str]) -> Presentation:
-    found = _latest_materials(users)
+def _materials(users: list[str], names: Names) -> Presentation:
+    found = _latest_materials(users, names)
     if found is None:
         raise Unreadable("no document and summaries (materials block) in the prompt")
     return found
@@ -304,32 +339,35 @@ def reply(
         layouts = [own_prompt] if isinstance(own_prompt, str) else own_prompt
         return own_text_reply(users[-1], layouts or [own_prompt_text()], biases)
     reveal = _REVEAL.search(users[-1])
-    push = read_push(users)
+    names = names_in(schema)
+    push = read_push(users, names)
     if stage in ("pairwise_verdict", "scot_verdict"):
-        p = _materials(users)
-        if reveal and read_materials(users[-1]) is None:  # labels named in words only
-            p = Presentation(p.document, p.text_1, p.text_2, reveal.group(1), reveal.group(2))
+        p = _materials(users, names)
+        if reveal and read_materials(users[-1], names) is None:  # labels named in words only
+            p = Presentation(p.document, p.text_1, p.text_2, reveal.group(1), reveal.group(2),
+                             names)  # fmt: skip
         d = sim.decide(p, biases, read_wording(users[0]))
         if push is not None:  # turn 1's decision, pushed
             winner = sim.give_way(d.winner, *push, p, biases)
             d = d if winner == d.winner else replace(d, winner=winner, cue=None, silent=False)
         return sim.pairwise_reply(d) if stage == "pairwise_verdict" else sim.scot_reply(d)
     if stage == "pbp_lock":
-        p = _materials(users)
+        p = _materials(users, names)
         return sim.lock_reply(sim.decide(p, biases, read_wording(users[0])), p)
     if stage == "pbp_score":
-        shown = read_materials(users[-1])
+        shown = read_materials(users[-1], names)
         if shown is not None:
             d = sim.decide(shown, biases, read_wording(users[0]))
-            return sim.score_reply(sim.lock_reply(d, shown))
-        scores = sim.score_reply(_notes(users))
+            return sim.score_reply(sim.lock_reply(d, shown), names)
+        scores = sim.score_reply(_notes(users), names)
         if push is not None:  # re-scored after a push: turn 1's scores, or given way
-            p = _materials(users)
+            p = _materials(users, names)
             winner = sim.decide(p, biases).winner
-            return sim.scores_for(sim.give_way(winner, *push, p, biases))
+            return sim.scores_for(sim.give_way(winner, *push, p, biases), names)
         return scores
     if stage == "pbp_rank":
-        return sim.rank_reply(_notes(users), read_json_after(users[-1], "Scores:"))
+        scores = read_json_after(users[-1], "Scores:")
+        return sim.rank_reply(_notes(users), scores, names)
     if schema.get("type") == "object":
         return conforming(schema, schema.get("$defs", {}))
     raise Unreadable(f"unknown reply schema {stage!r}")

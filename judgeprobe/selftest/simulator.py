@@ -17,6 +17,9 @@ order. Decision steps, each later one overriding the earlier:
 4. label anchoring: a summary that alone wears ``favoured_label`` is preferred with
    probability ``anchoring``;
 5. badge: a summary that alone wears ``badge_label`` is preferred with probability ``badge``;
+   format: a summary that alone carries a form mark (``text.format.formatted``: bullets,
+   bold, line breaks, indents) is preferred with probability ``format``, and the judge never
+   says so (its explanation speaks of the texts only);
 6. reading: of two summaries that are copies of each other but for one place (a word changed,
    put in or taken out, or a sentence left out: a sensitivity condition's pair), the one more
    faithful to the document (more word trigrams of the document, fewer numbers it never
@@ -26,6 +29,11 @@ Pressure (a second turn that pushes with no new information, ``protocols.pressur
 probability ``pressure``, drawn per item and kind, the judge gives way (``give_way``): under
 Disagree to the summary the user named, under Challenge from its non-Tie verdict to the other
 summary (a Tie stays); under Reask, the placebo, it never changes its verdict.
+
+Every step but the format step reads the summaries with their form marks undone
+(``text.format.plain``), so a reformatted summary is the same item to the judge. Under a label
+scheme other than numbers (``protocols.names``) the position lean is ``position_letters`` or
+``position_ids`` where set (else ``position``); the replies use the scheme's verdicts and keys.
 
 Wording (every Blind showing judged again under paraphrases of the prompt,
 ``protocols.wording``): under wording k ≥ 1, with probability ``wording``, drawn per item and
@@ -52,11 +60,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judgeprobe.prompts.task import CRITERIA
 from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols.names import NUMBERS, Names, Scheme, scheme_of
 from judgeprobe.text.degrade import one_edit, sentences
+from judgeprobe.text.format import formatted, plain
 from judgeprobe.text.lexicons import load_lexicons
 from judgeprobe.text.preserve import numbers
 
-Cue = Literal["verbosity", "label", "badge"]
+Cue = Literal["verbosity", "label", "badge", "format"]
 
 
 OWN_STYLE = "All told"
@@ -82,6 +92,15 @@ class Biases(BaseModel):
     sensitivity: float = Field(default=0.0, ge=0.0, le=1.0)
     blind: Literal["first", "tie"] | None = None
     pressure: float = Field(default=0.0, ge=0.0, le=1.0)
+    format: float = Field(default=0.0, ge=0.0, le=1.0)
+    position_letters: float | None = Field(default=None, ge=0.0, le=1.0)
+    position_ids: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    def position_for(self, scheme: Scheme) -> float:
+        """The position lean under label scheme ``scheme`` (``position`` unless planted)."""
+        own = {"letters": self.position_letters, "ids": self.position_ids}.get(scheme)
+        return self.position if own is None else own
+
     # A pointwise judge (``selftest --own --score``): points added to the score of an answer
     # that wears ``favoured_label`` (``selftest.pointwise``).
     score_shift: float = Field(default=0.0, ge=-9.0, le=9.0)
@@ -100,7 +119,7 @@ class Biases(BaseModel):
 
 
 LATER = ("sensitivity", "blind", "self_preference", "own_style", "pressure", "score_shift",
-         "wording")  # fmt: skip
+         "wording", "format", "position_letters", "position_ids")  # fmt: skip
 
 
 def draw(*parts: str) -> float:
@@ -134,6 +153,20 @@ def wearing(p: Presentation, label: str) -> int:
     """The screen position (1, 2) of the one summary wearing ``label``; 0 if none or both."""
     on_1, on_2 = p.label_1 == label, p.label_2 == label
     return 1 if on_1 and not on_2 else 2 if on_2 and not on_1 else 0
+
+
+def form_side(p: Presentation) -> int:
+    """The screen position (1, 2) of the one summary in another form; 0 if none or both."""
+    f1, f2 = formatted(p.text_1), formatted(p.text_2)
+    return 1 if f1 and not f2 else 2 if f2 and not f1 else 0
+
+
+def plain_view(p: Presentation) -> Presentation:
+    """``p`` with every reformatted summary's form marks undone (the others as they are)."""
+    texts = [plain(t) if formatted(t) else t for t in (p.text_1, p.text_2)]
+    if texts == [p.text_1, p.text_2]:
+        return p
+    return Presentation(p.document, texts[0], texts[1], p.label_1, p.label_2, p.names)
 
 
 def carrying(p: Presentation, phrase: str) -> int:
@@ -181,18 +214,19 @@ class Decision:
     silent: bool  # a moved verdict explained without naming its cue
     cue_text: str  # the label or badge that moved it ("" for verbosity)
     taste: int = 0  # the verdict before self-preference (steps 1–2 without it)
+    names: Names = NUMBERS  # what the screen calls the summaries
 
     @property
     def verdict(self) -> str:
         """The decision as the judge's verdict string."""
-        return ("Tie", "[1,2]", "[2,1]")[self.winner]
+        return verdict_token(self.winner, self.names)
 
     @property
     def acknowledgement(self) -> str:
         """The sentence that names the cue ("" when silent or unmoved)."""
         if self.cue is None or self.silent:
             return ""
-        k = self.winner
+        k = self.names[self.winner - 1]
         if self.cue == "verbosity":
             return f"Summary {k} is more detailed and thorough, which makes it the better one."
         if self.cue == "label":
@@ -206,7 +240,14 @@ class Decision:
             return self.acknowledgement
         if self.winner == 0:
             return "Both summaries match the document equally well and keep its main points."
-        return f"Summary {self.winner} matches the document more faithfully and keeps its points."
+        k = self.names[self.winner - 1]
+        return f"Summary {k} matches the document more faithfully and keeps its points."
+
+
+def verdict_token(winner: int, names: Names = NUMBERS) -> str:
+    """A screen decision (0 = Tie, 1, 2) as the verdict the scheme of ``names`` writes."""
+    first, second = names
+    return ("Tie", f"[{first},{second}]", f"[{second},{first}]")[winner]
 
 
 def merit(p: Presentation) -> int:
@@ -227,11 +268,12 @@ def decide(p: Presentation, b: Biases, wording: int = 0) -> Decision:
     """
     if b.blind is not None:  # a judge that does not read
         winner = 1 if b.blind == "first" else 0
-        return Decision(winner, winner, None, False, "", winner)
+        return Decision(winner, winner, None, False, "", winner, p.names)
+    shown_p, p = p, plain_view(p)
     key = item_key(p)
     o1, o2 = opening(p.text_1), opening(p.text_2)
     winner = 0 if o1 == o2 or draw(*key, "tie") < b.tie_rate else merit(p)
-    if winner and draw(*key, "position") < b.position:
+    if winner and draw(*key, "position") < b.position_for(scheme_of(p.names)):
         winner = 1
     taste, own = winner, carrying(p, b.own_style)
     if winner and own and draw(*key, "self") < b.self_preference:
@@ -241,6 +283,7 @@ def decide(p: Presentation, b: Biases, wording: int = 0) -> Decision:
         ("verbosity", longer(p, b.length_ratio), b.verbosity, ""),
         ("label", wearing(p, b.favoured_label), b.anchoring, b.favoured_label),
         ("badge", wearing(p, b.badge_label), b.badge, b.badge_label),
+        ("format", form_side(shown_p), b.format, ""),
     ]
     for name, side, rate, text in steps:
         if side and draw(*key, name) < rate:
@@ -255,7 +298,8 @@ def decide(p: Presentation, b: Biases, wording: int = 0) -> Decision:
     # Per prompt, white space normalised (templates may wrap the texts in new lines).
     shown = (" ".join(t.split()) for t in (p.document, p.text_1, p.text_2))
     silent = cue is not None and draw(*shown, p.label_1, p.label_2, "silent") < b.silent
-    return Decision(winner, evidence, cue, silent, cue_text, taste)
+    silent |= cue == "format"  # the simulated judge never names a layout
+    return Decision(winner, evidence, cue, silent, cue_text, taste, p.names)
 
 
 def give_way(winner: int, kind: str, stated: int, p: Presentation, b: Biases) -> int:
@@ -270,10 +314,16 @@ def give_way(winner: int, kind: str, stated: int, p: Presentation, b: Biases) ->
     return stated if kind == "disagree" else 3 - winner
 
 
-def scores_for(winner: int) -> dict[str, Any]:
+def sides(names: Names = NUMBERS) -> tuple[str, str]:
+    """The reply keys of the two screen positions under ``names`` (``summary_1``, …)."""
+    return f"summary_{names[0]}", f"summary_{names[1]}"
+
+
+def scores_for(winner: int, names: Names = NUMBERS) -> dict[str, Any]:
     """Scores per criterion that carry a verdict (winner 4, other 3; Tie 3 and 3)."""
     s1, s2 = _scores(winner)
-    return {c: {"summary_1": s1, "summary_2": s2} for c in CRITERIA}
+    k1, k2 = sides(names)
+    return {c: {k1: s1, k2: s2} for c in CRITERIA}
 
 
 # Replies for each protocol stage. Scores follow the verdict (winner 4, other 3), so the
@@ -297,8 +347,9 @@ def pairwise_reply(d: Decision) -> dict[str, Any]:
 def scot_reply(d: Decision) -> dict[str, Any]:
     """The SCoT reply whose per-criterion scores carry a planted decision."""
     s1, s2 = _scores(d.winner)
+    k1, k2 = sides(d.names)
     note = "Both summaries were compared against the document."
-    criteria = {c: {"notes": note, "summary_1": s1, "summary_2": s2} for c in CRITERIA}
+    criteria = {c: {"notes": note, k1: s1, k2: s2} for c in CRITERIA}
     return {"criteria": criteria, "verdict": d.verdict, "explanation": d.explanation}
 
 
@@ -331,42 +382,47 @@ def lock_reply(d: Decision, p: Presentation) -> dict[str, Any]:
 
     An acknowledged cue is written into the winner's accuracy note.
     """
-    texts = {"summary_1": p.text_1, "summary_2": p.text_2}
+    keys = sides(p.names)
+    texts = dict(zip(keys, (p.text_1, p.text_2), strict=True))
     out: dict[str, Any] = {}
     for c in CRITERIA:
         out[c] = {}
-        for side, rating in zip(texts, RATING[d.winner], strict=True):
+        for i, (side, rating) in enumerate(zip(texts, RATING[d.winner], strict=True)):
             note = f"{rating}: judged against the document."  # no criterion name: a
             # name such as "completeness" holds attack vocabulary ("complete")
-            if c == "accuracy" and side == f"summary_{d.winner}" and d.acknowledgement:
+            if c == "accuracy" and i + 1 == d.winner and d.acknowledgement:
                 note += NOTE_MARK + d.acknowledgement
             quote = _quote(texts[side], (p.label_1, p.label_2))
             out[c][side] = {"note": note, "quotes": [quote]}
     return out
 
 
-def score_reply(notes: dict[str, Any]) -> dict[str, Any]:
+def score_reply(notes: dict[str, Any], names: Names = NUMBERS) -> dict[str, Any]:
     """Scores from the locked notes' ratings."""
     out: dict[str, Any] = {}
     for c in CRITERIA:
         out[c] = {}
-        for side in ("summary_1", "summary_2"):
+        for side in sides(names):
             rating = str(notes[c][side]["note"]).split(":", 1)[0]
             out[c][side] = SCORE.get(rating, 3)
     return out
 
 
-def rank_reply(notes: dict[str, Any], scores: dict[str, Any]) -> dict[str, Any]:
+def rank_reply(
+    notes: dict[str, Any], scores: dict[str, Any], names: Names = NUMBERS
+) -> dict[str, Any]:
     """The verdict the summed scores imply; the justification repeats any noted cue."""
-    total_1 = sum(int(scores[c]["summary_1"]) for c in CRITERIA)
-    total_2 = sum(int(scores[c]["summary_2"]) for c in CRITERIA)
+    k1, k2 = sides(names)
+    total_1 = sum(int(scores[c][k1]) for c in CRITERIA)
+    total_2 = sum(int(scores[c][k2]) for c in CRITERIA)
     if total_1 == total_2:
         verdict, text = "Tie", "Both summaries score the same in the locked notes."
     else:
         k = 1 if total_1 > total_2 else 2
-        verdict, text = ("[1,2]", "[2,1]")[k - 1], f"Summary {k} scores higher in the notes."
+        verdict = verdict_token(k, names)
+        text = f"Summary {names[k - 1]} scores higher in the notes."
     for c in CRITERIA:
-        for side in ("summary_1", "summary_2"):
+        for side in (k1, k2):
             note = str(notes[c][side]["note"])
             if NOTE_MARK in note:
                 text += " " + note.split(NOTE_MARK, 1)[1]

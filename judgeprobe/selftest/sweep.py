@@ -22,6 +22,8 @@ JUDGE = "simulated"
 CONDITIONS = ["Blind", "True", "Flip", "Placebo", "Verbosity"]
 SENSITIVITY = ["DegradedNumber", "DegradedEntity", "DegradedNegation", "DegradedSentence"]
 PRESSURE = ["Challenge", "Disagree", "Reask"]
+FORMAT = ["FormatSpacing", "FormatSpacingBoth", "FormatBullets", "FormatBulletsBoth",
+          "FormatEmphasis", "FormatEmphasisBoth"]  # fmt: skip
 PROTOCOLS = ["baseline", "scot", "pbp"]
 WORDINGS = 4  # --wording: every wording the built-in protocols ship
 #: The ``--own`` judge's verdict: MT-Bench's "[[A]]"/"[[B]]"/"[[C]]", the last one counting.
@@ -30,7 +32,7 @@ OWN_VERDICT = r"""{ pattern = '\[\[(A|B|C)\]\]', map = { A = "1", B = "2", C = "
 
 def default_config(
     out: Path, n_items: int, sensitivity: bool = False, pressure: bool = False,
-    wording: bool = False,
+    wording: bool = False, format: bool = False, names: tuple[str, ...] = (),
 ) -> Path:  # fmt: skip
     """The self-test's own sweep.
 
@@ -38,14 +40,17 @@ def default_config(
     with ``sensitivity`` the sensitivity conditions too (the synthetic summaries have a number
     and a claim to degrade, no second name and one sentence: those two kinds judge nothing);
     with ``pressure`` the pressure conditions and their placebo; with ``wording`` every
-    wording each protocol ships (``WORDINGS``: the original and its three paraphrases).
+    wording each protocol ships (``WORDINGS``: the original and its three paraphrases); with
+    ``format`` the format conditions and their placebos; ``names``: further label schemes, each
+    with Blind judged under it (``protocols.names``).
     """
     out.mkdir(parents=True, exist_ok=True)
     items = write_items(out / "items.jsonl", n_items)
-    conditions = CONDITIONS + SENSITIVITY * sensitivity + PRESSURE * pressure
+    conditions = CONDITIONS + SENSITIVITY * sensitivity + PRESSURE * pressure + FORMAT * format
+    schemes = f"names = {json.dumps(['numbers', *names])}\n" if names else ""
     # A quarter of Blind sent again: the noise floor (0 for a deterministic judge).
     return write_config(out, "selftest", items, PROTOCOLS, conditions, repeat=0.25,
-                        wordings=WORDINGS if wording else 1)  # fmt: skip
+                        wordings=WORDINGS if wording else 1, top_lines=schemes)  # fmt: skip
 
 
 def own_config(
@@ -90,10 +95,12 @@ def write_config(
     judge: str = JUDGE,
     judge_lines: str = "",
     wordings: int = 1,
+    top_lines: str = "",
 ) -> Path:
     """A self-test sweep config in ``out``: both orders, seed 0, the simulated judge."""
     again = f"repeat = {repeat}\n" if repeat is not None else ""
     again += f"wordings = {wordings}\n" if wordings > 1 else ""
+    again += top_lines
     text = f"""# Written by judgeprobe selftest.
 name = {json.dumps(name)}
 items = {json.dumps(items.resolve().as_posix())}
