@@ -54,7 +54,7 @@ def _texts() -> list[str]:
 @pytest.mark.parametrize("lexicon", LEXICONS, ids=lambda p: p.name)
 def test_no_rule_attack_adds_a_lexicon_word(lexicon: Path) -> None:
     phrases = sorted(set(_phrases(tomllib.loads(lexicon.read_text()))))
-    assert len(phrases) > 40  # every table was read
+    assert len(phrases) > 30  # every table was read (v1.toml has 66 phrases, pressure_v1.toml 38)
     for text in _texts():
         low = text.lower()
         for name, attack in ATTACKS.items():
