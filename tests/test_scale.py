@@ -7,6 +7,8 @@ import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.config import SweepConfig
@@ -77,3 +79,23 @@ async def test_without_grouping_jobs_spread_over_lanes(tmp_path: Path) -> None:
         await run_jobs(jobs, handle, {"judge": 4}, store, progress)
     store.close()
     assert len(lanes) == 4
+
+
+async def test_a_lane_that_fails_ends_the_run_with_its_error_not_a_hang(tmp_path: Path) -> None:
+    # 200 jobs, one lane, a queue of 2: a bug on job 7 killed the lane, the queue filled and the
+    # producer waited for ever. Now the error ends the run, and what was judged is stored.
+    jobs = [FakeJob(str(i), "judge", "d") for i in range(200)]
+
+    async def handle(job: FakeJob) -> Outcome:
+        await asyncio.sleep(0)
+        if job.key == "7":
+            raise RuntimeError("a bug in the judgment")
+        return Outcome(key=job.key, status="valid", verdict="A")
+
+    store = Store(tmp_path / "s.sqlite")
+    bug = pytest.raises(RuntimeError, match="a bug in the judgment")
+    with SweepProgress(len(jobs), enabled=False) as progress, bug:
+        await asyncio.wait_for(run_jobs(jobs, handle, {"judge": 1}, store, progress), 10)
+    assert store.is_final("0")
+    assert not store.is_final("7")
+    store.close()

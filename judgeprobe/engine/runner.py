@@ -82,7 +82,7 @@ async def run_jobs(
                 in_flight.discard(job.key)
                 progress.finished(result)
 
-    queues, workers = _start_lanes(workers_per_judge, work)
+    queues, lanes = _lanes(workers_per_judge, work)
 
     async def produce() -> None:
         open_chunks: dict[str, tuple[Hashable, list[J]]] = {}
@@ -100,31 +100,40 @@ async def run_jobs(
         for judge, (_, chunk) in open_chunks.items():
             await queues[judge].put(chunk)
         await _end_queues(queues, workers_per_judge)
-        await asyncio.gather(*workers)
 
-    try:
-        async with asyncio.timeout(deadline_s):
-            await produce()
-    except TimeoutError:
-        summary.deadline_hit = True
-    finally:
-        for task in workers:
-            task.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
+    summary.deadline_hit = await _together([produce(), *lanes], deadline_s)
     return summary
 
 
-def _start_lanes(
+def _lanes(
     workers_per_judge: dict[str, int],
     work: Callable[[asyncio.Queue[list[J] | None]], Coroutine[object, object, None]],
-) -> tuple[dict[str, asyncio.Queue[list[J] | None]], list[asyncio.Task[None]]]:
+) -> tuple[dict[str, asyncio.Queue[list[J] | None]], list[Coroutine[object, object, None]]]:
     """One bounded queue per judge and its lanes; the bound keeps the plan streaming."""
     queues: dict[str, asyncio.Queue[list[J] | None]] = {}
-    workers: list[asyncio.Task[None]] = []
+    lanes: list[Coroutine[object, object, None]] = []
     for judge, n_workers in workers_per_judge.items():
         queues[judge] = asyncio.Queue(maxsize=n_workers * 2)
-        workers += [asyncio.create_task(work(queues[judge])) for _ in range(n_workers)]
-    return queues, workers
+        lanes += [work(queues[judge]) for _ in range(n_workers)]
+    return queues, lanes
+
+
+async def _together(tasks: list[Coroutine[object, object, None]], deadline_s: float | None) -> bool:
+    """Run the producer and the lanes to the end; True if the deadline stopped them.
+
+    One task group: a lane that fails (a bug in a handler, not a failed request, which is an
+    Invalid outcome) cancels the producer and the other lanes, and its error is raised here.
+    As bare tasks, a lane died alone, its queue filled, and the producer waited on it for ever.
+    """
+    try:
+        async with asyncio.timeout(deadline_s), asyncio.TaskGroup() as group:
+            for task in tasks:
+                group.create_task(task)
+    except TimeoutError:
+        return True
+    except ExceptionGroup as failed:
+        raise failed.exceptions[0] from None
+    return False
 
 
 def _add_to_chunk(
