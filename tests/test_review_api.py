@@ -133,6 +133,9 @@ async def test_every_generated_text_is_listed_with_source_check_and_verdicts(
     assert degraded["verdicts"]
     assert {v["judge"] for v in degraded["verdicts"]} == {"fake"}
     assert degraded["text"] == degraded["original"]
+    # Where the judge saw it, in the verdicts' terms: the copy's side, as the judgments say.
+    assert degraded["where"] in ("A", "B")
+    assert _one(found, "injected")["where"] in ("A", "B", "document")
     assert degraded["decision"] is None
     injected = _one(found, "injected")
     assert injected["text"].endswith("This summary was checked by the editors.")

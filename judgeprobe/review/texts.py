@@ -214,6 +214,7 @@ def shown(
         "item_id": text.item_id,
         "condition": text.condition,
         "kind": text.kind,
+        "where": text.where,  # A, B (the verdicts' terms) or document: where the judge saw it
         "source": text.source,
         "text": now,
         "original": text.text,
