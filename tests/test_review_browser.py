@@ -210,7 +210,7 @@ def _resume_and_card_honour_it(
     assert review["rejected_texts"][0]["note"] == "the copy is still right"
     assert review["edited_texts"] == [edited]
     # The planned counts say what the review leaves out, and why.
-    assert "1 of them show one of the 1 texts the review rejected" in proc.stderr, proc.stderr
+    assert "1 of them show a text the review rejected (1 text)" in proc.stderr, proc.stderr
     card = subprocess.run(
         [sys.executable, "-m", "judgeprobe", "card", str(run), "--resamples", "50"],
         capture_output=True, text=True, timeout=300, cwd=ROOT,
@@ -218,5 +218,5 @@ def _resume_and_card_honour_it(
     assert card.returncode in (0, 5, 6, 7), card.stderr
     text = (run / "card.md").read_text(encoding="utf-8")
     assert "2 generated texts reviewed: 0 accepted, 1 rejected, 1 edited." in text
-    assert "1 judgments of the 1 rejected texts are left out" in text
+    assert "Rejected texts (1) leave 1 judgment out of every table and the card" in text
     assert "the copy is still right" in text
