@@ -121,8 +121,11 @@ def test_self_preference_twins_ask_the_same() -> None:
 
 def test_the_battery_runs_every_bundled_family_cue_with_its_placebo() -> None:
     cfg = load_config(ROOT / "battery.toml")
-    family = [n for n, c in builtin_conditions().items() if c.family not in ("", "self-preference")]
-    assert cfg.conditions == ["Blind", *family]
+    built = builtin_conditions()
+    pushes = [n for n, c in built.items() if c.pressure is not None]  # pressure and its placebo
+    family = [n for n, c in built.items() if c.family not in ("", "self-preference")]
+    assert pushes == ["Challenge", "Disagree", "Reask"]
+    assert cfg.conditions == ["Blind", *pushes, *family]
     assert {placebo_of(n) for n in family} <= set(cfg.conditions) | {"Placebo"}
 
 
