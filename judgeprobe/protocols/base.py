@@ -82,6 +82,15 @@ class Turn:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+def labelled(text: str, label: str, inline: bool) -> str:
+    """A response as a judge's own prompt shows it.
+
+    Under ``inline`` (the prompt has no label placeholder) its label goes on the line above it,
+    so the cue still reaches the screen.
+    """
+    return f"(label = {label})\n{text}" if inline and label else text
+
+
 def user(content: str) -> Message:
     """A user turn of a stage's conversation."""
     return {"role": "user", "content": content}

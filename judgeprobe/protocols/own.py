@@ -22,7 +22,15 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.engine.settings import JudgeConfig, VerdictFormat
 from judgeprobe.engine.validate import ReplyError, TextReply, json_body
 from judgeprobe.prompts import Template
-from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
+from judgeprobe.protocols.base import (
+    Asker,
+    Presentation,
+    Turn,
+    ask_stage,
+    assistant,
+    labelled,
+    user,
+)
 from judgeprobe.protocols.pointwise import OwnScorer, own_scorer
 from judgeprobe.protocols.replies import ScreenVerdict
 
@@ -122,14 +130,10 @@ def _model(spec: str) -> type[OwnReply]:
 def screen_values(template: Template, p: Presentation) -> dict[str, str]:
     """What fills the placeholders: labels in their own places, or above each response."""
     inline = not template.placeholders & set(LABELS)
-
-    def shown(label: str, text: str) -> str:
-        return f"(label = {label})\n{text}" if inline and label else text
-
     return {
         "CONTEXT": p.document,
-        "RESPONSE_1": shown(p.label_1, p.text_1),
-        "RESPONSE_2": shown(p.label_2, p.text_2),
+        "RESPONSE_1": labelled(p.text_1, p.label_1, inline),
+        "RESPONSE_2": labelled(p.text_2, p.label_2, inline),
         "LABEL_1": p.label_1,
         "LABEL_2": p.label_2,
     }

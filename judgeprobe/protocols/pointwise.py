@@ -28,7 +28,15 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.engine.settings import JudgeConfig, ScoreFormat
 from judgeprobe.engine.validate import ReplyError, TextReply, json_body
 from judgeprobe.prompts import Template
-from judgeprobe.protocols.base import Asker, Presentation, Turn, ask_stage, assistant, user
+from judgeprobe.protocols.base import (
+    Asker,
+    Presentation,
+    Turn,
+    ask_stage,
+    assistant,
+    labelled,
+    user,
+)
 from judgeprobe.protocols.replies import ScreenVerdict
 
 STAGES = ("score of the response shown first", "score of the response shown second")
@@ -143,10 +151,9 @@ def _model(spec: str, prompt_sha256: str) -> type[PointwiseReply]:
 
 def score_values(template: Template, document: str, text: str, label: str) -> dict[str, str]:
     """What fills one request's placeholders: the label in its place, or above the response."""
-    inline = "LABEL" not in template.placeholders and label
     return {
         "CONTEXT": document,
-        "RESPONSE": f"(label = {label})\n{text}" if inline else text,
+        "RESPONSE": labelled(text, label, "LABEL" not in template.placeholders),
         "LABEL": label,
     }
 
