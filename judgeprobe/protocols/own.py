@@ -10,7 +10,6 @@ materials show it. One request per judgment; the reply is read by the judge's ``
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -20,7 +19,7 @@ import orjson
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.engine.settings import JudgeConfig, VerdictFormat
-from judgeprobe.engine.validate import ReplyError, TextReply, json_body
+from judgeprobe.engine.validate import ReplyError, TextReply
 from judgeprobe.prompts import Template
 from judgeprobe.protocols.base import (
     Asker,
@@ -32,6 +31,7 @@ from judgeprobe.protocols.base import (
     user,
 )
 from judgeprobe.protocols.pointwise import OwnScorer, own_scorer
+from judgeprobe.protocols.readout import keyed, last_agreeing, object_schema
 from judgeprobe.protocols.replies import ScreenVerdict
 
 #: ``map`` values (screen terms, as a config writes them) to the verdicts every protocol gives.
@@ -55,47 +55,22 @@ def _token(fmt: VerdictFormat, token: str) -> ScreenVerdict:
 
 def read_pattern(fmt: VerdictFormat, body: str, finish_reason: str | None) -> OwnReply:
     """The last match's verdict and the reply without the matches; disagreeing matches fail."""
-    matches = list(re.finditer(fmt.pattern, body))
-    if not matches:
-        cut = finish_reason == "length"
-        why = " (hit max_tokens)" if cut else ""
-        raise ReplyError(f"no verdict matching {fmt.pattern!r}{why}", truncated=cut)
-    said = [m.group(1) if m.re.groups else m.group(0) for m in matches]
-    verdicts = [_token(fmt, token) for token in said]
-    if len(set(verdicts)) > 1:
-        raise ReplyError(f"ambiguous verdict: {', '.join(dict.fromkeys(said))}")
-    explanation = re.sub(fmt.pattern, "", body).strip()
-    return own_reply_model(fmt)(verdict=verdicts[-1], explanation=explanation)
+    verdict, explanation = last_agreeing(
+        fmt.pattern, body, finish_reason, "verdict", lambda token: _token(fmt, token)
+    )
+    return own_reply_model(fmt)(verdict=verdict, explanation=explanation)
 
 
 def read_json(fmt: VerdictFormat, body: str, finish_reason: str | None) -> OwnReply:
     """The verdict under the ``json`` key; the explanation under its key, or the rest."""
-    data = json_body(body, finish_reason)
-    if not isinstance(data, dict) or fmt.json_key not in data:
-        raise ReplyError(f"no {fmt.json_key!r} key in the JSON reply")
-    verdict = _token(fmt, str(data[fmt.json_key]))
-    if fmt.explanation:
-        explanation = data.get(fmt.explanation)
-        if not isinstance(explanation, str):
-            raise ReplyError(f"no {fmt.explanation!r} text in the JSON reply")
-    else:
-        rest = {k: v for k, v in data.items() if k != fmt.json_key}
-        explanation = orjson.dumps(rest).decode() if rest else ""
-    return own_reply_model(fmt)(verdict=verdict, explanation=explanation)
+    token, explanation = keyed(body, finish_reason, fmt.json_key, fmt.explanation)
+    return own_reply_model(fmt)(verdict=_token(fmt, str(token)), explanation=explanation)
 
 
 def json_schema(fmt: VerdictFormat) -> dict[str, Any]:
     """The schema a backend enforces for a JSON verdict: the key, one of the map's tokens."""
-    properties: dict[str, Any] = {fmt.json_key: {"type": "string", "enum": list(fmt.map)}}
-    if fmt.explanation:
-        properties = {fmt.explanation: {"type": "string"}, **properties}  # reasons first
-    return {
-        "title": "own_verdict",
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
+    one_of = {"type": "string", "enum": list(fmt.map)}
+    return object_schema("own_verdict", fmt.json_key, one_of, fmt.explanation)
 
 
 def own_reply_model(fmt: VerdictFormat) -> type[OwnReply]:

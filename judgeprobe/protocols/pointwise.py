@@ -16,7 +16,6 @@ for the score shift (``metrics.items.score_units``).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -26,7 +25,7 @@ import orjson
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.engine.settings import JudgeConfig, ScoreFormat
-from judgeprobe.engine.validate import ReplyError, TextReply, json_body
+from judgeprobe.engine.validate import ReplyError, TextReply
 from judgeprobe.prompts import Template
 from judgeprobe.protocols.base import (
     Asker,
@@ -37,6 +36,7 @@ from judgeprobe.protocols.base import (
     labelled,
     user,
 )
+from judgeprobe.protocols.readout import keyed, last_agreeing, object_schema
 from judgeprobe.protocols.replies import ScreenVerdict
 
 STAGES = ("score of the response shown first", "score of the response shown second")
@@ -70,47 +70,21 @@ Read = tuple[float, str]
 
 def read_pattern(fmt: ScoreFormat, body: str, finish_reason: str | None) -> Read:
     """The last match's score and the reply without the matches; disagreeing scores fail."""
-    matches = list(re.finditer(fmt.pattern, body))
-    if not matches:
-        cut = finish_reason == "length"
-        why = " (hit max_tokens)" if cut else ""
-        raise ReplyError(f"no score matching {fmt.pattern!r}{why}", truncated=cut)
-    said = [m.group(1) for m in matches]
-    scores = [_number(fmt, token) for token in said]
-    if len(set(scores)) > 1:
-        raise ReplyError(f"ambiguous score: {', '.join(dict.fromkeys(said))}")
-    return scores[-1], re.sub(fmt.pattern, "", body).strip()
+    return last_agreeing(
+        fmt.pattern, body, finish_reason, "score", lambda token: _number(fmt, token)
+    )
 
 
 def read_json(fmt: ScoreFormat, body: str, finish_reason: str | None) -> Read:
     """The score under the ``json`` key; the explanation under its key, or the rest."""
-    data = json_body(body, finish_reason)
-    if not isinstance(data, dict) or fmt.json_key not in data:
-        raise ReplyError(f"no {fmt.json_key!r} key in the JSON reply")
-    score = _number(fmt, data[fmt.json_key])
-    if fmt.explanation:
-        explanation = data.get(fmt.explanation)
-        if not isinstance(explanation, str):
-            raise ReplyError(f"no {fmt.explanation!r} text in the JSON reply")
-    else:
-        rest = {k: v for k, v in data.items() if k != fmt.json_key}
-        explanation = orjson.dumps(rest).decode() if rest else ""
-    return score, explanation
+    token, explanation = keyed(body, finish_reason, fmt.json_key, fmt.explanation)
+    return _number(fmt, token), explanation
 
 
 def json_schema(fmt: ScoreFormat) -> dict[str, Any]:
     """The schema a backend enforces for a JSON score: the key, a number in [min, max]."""
     number = {"type": "number", "minimum": fmt.min, "maximum": fmt.max}
-    properties: dict[str, Any] = {fmt.json_key: number}
-    if fmt.explanation:
-        properties = {fmt.explanation: {"type": "string"}, **properties}  # reasons first
-    return {
-        "title": "own_score",
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
+    return object_schema("own_score", fmt.json_key, number, fmt.explanation)
 
 
 def score_reply_model(fmt: ScoreFormat, prompt_sha256: str) -> type[PointwiseReply]:
