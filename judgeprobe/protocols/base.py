@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -80,6 +80,43 @@ class Turn:
     explanation: str
     messages: list[Message]
     details: dict[str, Any] = field(default_factory=dict)
+
+
+class Budgeted(Protocol):
+    """A judge's own reply format: it sets the reply's token budget."""
+
+    @property
+    def max_tokens(self) -> int:
+        """The budget of one reply."""
+
+
+F = TypeVar("F", bound=Budgeted)
+
+
+@dataclass(frozen=True)
+class OwnPrompted(Generic[F]):
+    """Protocol ``own`` for one judge: its own prompt file, its reply read by its own format.
+
+    The base of the pairwise (``protocols.own.OwnJudge``) and the pointwise
+    (``protocols.pointwise.OwnScorer``) forms; each says its ``stage`` and how it runs.
+    """
+
+    prompt: Template = field(repr=False)  # in the key by its hash (``prompt_sha256``)
+    fmt: F
+    name: str = "own"
+    templates: tuple[str, ...] = ()  # no packaged template: the prompt file is hashed apart
+    stages: int = 1
+    stage: ClassVar[str]  # the budget's stage name
+
+    @property
+    def prompt_sha256(self) -> str:
+        """The prompt file's hash: its judgments' template hash."""
+        return self.prompt.sha256
+
+    @property
+    def budgets(self) -> Mapping[str, int]:
+        """Each reply's budget, as the judge's format sets it."""
+        return {self.stage: self.fmt.max_tokens}
 
 
 def labelled(text: str, label: str, inline: bool) -> str:

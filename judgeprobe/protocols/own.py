@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import orjson
 
@@ -23,6 +23,7 @@ from judgeprobe.engine.validate import ReplyError, TextReply
 from judgeprobe.prompts import Template
 from judgeprobe.protocols.base import (
     Asker,
+    OwnPrompted,
     Presentation,
     Turn,
     ask_stage,
@@ -31,7 +32,7 @@ from judgeprobe.protocols.base import (
     user,
 )
 from judgeprobe.protocols.pointwise import OwnScorer, own_scorer
-from judgeprobe.protocols.readout import keyed, last_agreeing, object_schema
+from judgeprobe.protocols.readout import reply_class
 from judgeprobe.protocols.replies import ScreenVerdict
 
 #: ``map`` values (screen terms, as a config writes them) to the verdicts every protocol gives.
@@ -53,26 +54,6 @@ def _token(fmt: VerdictFormat, token: str) -> ScreenVerdict:
     return SCREEN[fmt.map[token]]
 
 
-def read_pattern(fmt: VerdictFormat, body: str, finish_reason: str | None) -> OwnReply:
-    """The last match's verdict and the reply without the matches; disagreeing matches fail."""
-    verdict, explanation = last_agreeing(
-        fmt.pattern, body, finish_reason, "verdict", lambda token: _token(fmt, token)
-    )
-    return own_reply_model(fmt)(verdict=verdict, explanation=explanation)
-
-
-def read_json(fmt: VerdictFormat, body: str, finish_reason: str | None) -> OwnReply:
-    """The verdict under the ``json`` key; the explanation under its key, or the rest."""
-    token, explanation = keyed(body, finish_reason, fmt.json_key, fmt.explanation)
-    return own_reply_model(fmt)(verdict=_token(fmt, str(token)), explanation=explanation)
-
-
-def json_schema(fmt: VerdictFormat) -> dict[str, Any]:
-    """The schema a backend enforces for a JSON verdict: the key, one of the map's tokens."""
-    one_of = {"type": "string", "enum": list(fmt.map)}
-    return object_schema("own_verdict", fmt.json_key, one_of, fmt.explanation)
-
-
 def own_reply_model(fmt: VerdictFormat) -> type[OwnReply]:
     """The reply model of one verdict format (one class per format: its schema is cached)."""
     return _model(orjson.dumps(fmt.model_dump(), option=orjson.OPT_SORT_KEYS).decode())
@@ -82,24 +63,13 @@ def own_reply_model(fmt: VerdictFormat) -> type[OwnReply]:
 def _model(spec: str) -> type[OwnReply]:
     fmt = VerdictFormat.model_validate(orjson.loads(spec))
     rule = {"title": "own_verdict", "x-verdict": fmt.model_dump(exclude={"max_tokens"})}
-    reader = read_json if fmt.json_key else read_pattern
-    sent = json_schema(fmt) if fmt.json_key else None
     how = (
         f"as a JSON object with the key {fmt.json_key!r}"
         if fmt.json_key
         else "ending with your final verdict in exactly the requested format, given once"
     )
-
-    class Reply(OwnReply):
-        key_schema: ClassVar[dict[str, Any]] = json_schema(fmt) | rule if sent else rule
-        schema_sent: ClassVar[dict[str, Any] | None] = sent
-        reask: ClassVar[str] = how
-
-        @classmethod
-        def from_text(cls, body: str, finish_reason: str | None) -> OwnReply:
-            return reader(fmt, body, finish_reason)
-
-    return Reply
+    one_of = {"type": "string", "enum": list(fmt.map)}
+    return reply_class(OwnReply, "verdict", fmt, one_of, lambda t: _token(fmt, str(t)), rule, how)
 
 
 def screen_values(template: Template, p: Presentation) -> dict[str, str]:
@@ -115,24 +85,10 @@ def screen_values(template: Template, p: Presentation) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class OwnJudge:
+class OwnJudge(OwnPrompted[VerdictFormat]):
     """Protocol ``own`` for one judge: its prompt file filled, its reply read by its format."""
 
-    prompt: Template = field(repr=False)  # in the key by its hash (``templates_hash``)
-    fmt: VerdictFormat
-    name: str = "own"
-    templates: tuple[str, ...] = ()  # no packaged template: the prompt file is hashed apart
-    stages: int = 1
-
-    @property
-    def prompt_sha256(self) -> str:
-        """The prompt file's hash: its judgments' template hash."""
-        return self.prompt.sha256
-
-    @property
-    def budgets(self) -> Mapping[str, int]:
-        """The reply's budget, as the verdict format sets it."""
-        return {"verdict": self.fmt.max_tokens}
+    stage: ClassVar[str] = "verdict"
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request: the filled prompt; the reply's verdict is the judgment."""

@@ -16,10 +16,9 @@ for the score shift (``metrics.items.score_units``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import orjson
 
@@ -29,6 +28,7 @@ from judgeprobe.engine.validate import ReplyError, TextReply
 from judgeprobe.prompts import Template
 from judgeprobe.protocols.base import (
     Asker,
+    OwnPrompted,
     Presentation,
     Turn,
     ask_stage,
@@ -36,7 +36,7 @@ from judgeprobe.protocols.base import (
     labelled,
     user,
 )
-from judgeprobe.protocols.readout import keyed, last_agreeing, object_schema
+from judgeprobe.protocols.readout import reply_class
 from judgeprobe.protocols.replies import ScreenVerdict
 
 STAGES = ("score of the response shown first", "score of the response shown second")
@@ -64,29 +64,6 @@ def _number(fmt: ScoreFormat, token: object) -> float:
     return value
 
 
-Read = tuple[float, str]
-"""A reply read: its score and its explanation."""
-
-
-def read_pattern(fmt: ScoreFormat, body: str, finish_reason: str | None) -> Read:
-    """The last match's score and the reply without the matches; disagreeing scores fail."""
-    return last_agreeing(
-        fmt.pattern, body, finish_reason, "score", lambda token: _number(fmt, token)
-    )
-
-
-def read_json(fmt: ScoreFormat, body: str, finish_reason: str | None) -> Read:
-    """The score under the ``json`` key; the explanation under its key, or the rest."""
-    token, explanation = keyed(body, finish_reason, fmt.json_key, fmt.explanation)
-    return _number(fmt, token), explanation
-
-
-def json_schema(fmt: ScoreFormat) -> dict[str, Any]:
-    """The schema a backend enforces for a JSON score: the key, a number in [min, max]."""
-    number = {"type": "number", "minimum": fmt.min, "maximum": fmt.max}
-    return object_schema("own_score", fmt.json_key, number, fmt.explanation)
-
-
 def score_reply_model(fmt: ScoreFormat, prompt_sha256: str) -> type[PointwiseReply]:
     """The reply model of one score format and prompt (its reading rule is in every key)."""
     spec = orjson.dumps(fmt.model_dump(by_alias=True), option=orjson.OPT_SORT_KEYS).decode()
@@ -101,26 +78,14 @@ def _model(spec: str, prompt_sha256: str) -> type[PointwiseReply]:
         "x-score": fmt.model_dump(by_alias=True, exclude={"max_tokens"}),
         "x-prompt": prompt_sha256,
     }
-    reader = read_json if fmt.json_key else read_pattern
-    sent = json_schema(fmt) if fmt.json_key else None
     scale = f"from {fmt.min:g} to {fmt.max:g}"
     how = (
         f"as a JSON object with the key {fmt.json_key!r} holding one score {scale}"
         if fmt.json_key
         else f"ending with your one score {scale}, in exactly the requested format, given once"
     )
-
-    class Reply(PointwiseReply):
-        key_schema: ClassVar[dict[str, Any]] = json_schema(fmt) | rule if sent else rule
-        schema_sent: ClassVar[dict[str, Any] | None] = sent
-        reask: ClassVar[str] = how
-
-        @classmethod
-        def from_text(cls, body: str, finish_reason: str | None) -> PointwiseReply:
-            score, explanation = reader(fmt, body, finish_reason)
-            return cls(score=score, explanation=explanation)
-
-    return Reply
+    number = {"type": "number", "minimum": fmt.min, "maximum": fmt.max}
+    return reply_class(PointwiseReply, "score", fmt, number, lambda t: _number(fmt, t), rule, how)
 
 
 def score_values(template: Template, document: str, text: str, label: str) -> dict[str, str]:
@@ -142,24 +107,11 @@ def derived(score_1: float, score_2: float) -> ScreenVerdict:
 
 
 @dataclass(frozen=True)
-class OwnScorer:
+class OwnScorer(OwnPrompted[ScoreFormat]):
     """Protocol ``own`` for a pointwise judge: each response scored alone by its own prompt."""
 
-    prompt: Template = field(repr=False)  # in the key by its hash (``prompt_sha256``)
-    fmt: ScoreFormat
-    name: str = "own"
-    templates: tuple[str, ...] = ()  # no packaged template: the prompt file is hashed apart
     stages: int = 2  # one request per response
-
-    @property
-    def prompt_sha256(self) -> str:
-        """The prompt file's hash: its judgments' template hash."""
-        return self.prompt.sha256
-
-    @property
-    def budgets(self) -> Mapping[str, int]:
-        """Each reply's budget, as the score format sets it."""
-        return {"score": self.fmt.max_tokens}
+    stage: ClassVar[str] = "score"
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """Two requests, one per response; the verdict is derived from the two scores."""

@@ -2,20 +2,39 @@
 
 A pattern's last match counts and every match must agree; a JSON reply holds its value under
 one key and its explanation under another, or else the rest of the object is the explanation.
-``protocols.own`` reads verdicts with them, ``protocols.pointwise`` scores.
+``protocols.own`` reads verdicts with them, ``protocols.pointwise`` scores, each through one
+reply model made by ``reply_class``.
 """
 
 from __future__ import annotations
 
 import re
+import types
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 import orjson
 
-from judgeprobe.engine.validate import ReplyError, json_body
+from judgeprobe.engine.validate import ReplyError, TextReply, json_body
 
 V = TypeVar("V")
+T = TypeVar("T", bound=TextReply)
+
+
+class OwnFormat(Protocol):
+    """What a judge's own verdict or score format says of how its reply is read."""
+
+    @property
+    def pattern(self) -> str:
+        """A regular expression whose last match holds the value (free text)."""
+
+    @property
+    def json_key(self) -> str:
+        """The JSON key that holds the value ("" when the reply is free text)."""
+
+    @property
+    def explanation(self) -> str:
+        """The JSON key of the explanation ("": the rest of the object)."""
 
 
 def last_agreeing(
@@ -70,3 +89,45 @@ def object_schema(
         "required": list(properties),
         "additionalProperties": False,
     }
+
+
+def reply_class(
+    base: Callable[..., T],
+    field: str,
+    fmt: OwnFormat,
+    value_schema: dict[str, Any],
+    read: Callable[[Any], object],
+    rule: dict[str, Any],
+    how: str,
+) -> type[T]:
+    """The reply model of one own format: the value under ``field``, and the explanation.
+
+    ``read`` turns a token into the value (ReplyError for one the format does not allow);
+    ``value_schema`` is the value's JSON schema, sent to the backend when the format is JSON;
+    ``rule`` (the title and the format) is hashed into every request key; ``how`` is the
+    re-ask's wording. ``base`` is the reply's (abstract) class, typed as what builds a ``T``.
+    """
+    parent = cast("type[T]", base)
+    title = str(rule["title"])
+    sent = (
+        object_schema(title, fmt.json_key, value_schema, fmt.explanation) if fmt.json_key else None
+    )
+
+    def from_text(cls: type[T], body: str, finish_reason: str | None) -> T:
+        if fmt.json_key:
+            token, explanation = keyed(body, finish_reason, fmt.json_key, fmt.explanation)
+            value = read(token)
+        else:
+            value, explanation = last_agreeing(fmt.pattern, body, finish_reason, field, read)
+        return cls(**{field: value, "explanation": explanation})
+
+    namespace = {
+        "__module__": parent.__module__,
+        "__doc__": f"{parent.__doc__} Read by {title}.",
+        "key_schema": sent | rule if sent else rule,
+        "schema_sent": sent,
+        "reask": how,
+        "from_text": classmethod(from_text),
+    }
+    made = types.new_class("Reply", (parent,), exec_body=lambda body: body.update(namespace))
+    return cast("type[T]", made)
