@@ -44,10 +44,13 @@ def test_every_family_has_cues_with_a_matched_placebo_and_cue_words() -> None:
         assert placebo.family == c.family
         assert is_placebo(c.placebo)
         # the placebo has the cue's form: labels where the cue has labels, an injection where
-        # it has one, on the same side
-        assert bool(placebo.label_1 or placebo.label_2) == bool(c.label_1 or c.label_2)
-        assert (placebo.inject is None) == (c.inject is None)
-        assert placebo.reformat == c.reformat  # a format placebo: the same form, on both
+        # it has one, on the same side; a format placebo the same form, on both
+        assert placebo.kind == c.kind
+        shown, placebo_shown = c.resolve(ITEM), placebo.resolve(ITEM)
+        assert bool(placebo_shown.label_1 or placebo_shown.label_2) == bool(
+            shown.label_1 or shown.label_2
+        )
+        assert placebo_shown.reformat == shown.reformat
         assert cue.target in ("A", "B")
 
 
@@ -67,7 +70,9 @@ def test_label_pairs_are_shown_both_ways_round() -> None:
 def _row(
     condition: str, i: int, verdict: str, said: str = "Summary 1 reads better."
 ) -> dict[str, Any]:
-    c = builtin_conditions()[condition]
+    c = builtin_conditions()[condition].resolve(
+        Item(item_id="i", document="D.", candidate_1="One.", candidate_2="Two.")
+    )
     return {
         "run_id": "t", "judge": "j", "protocol": "baseline", "condition": condition,
         "item_id": f"i{i:04d}", "subset": "s", "document_id": f"d{i:04d}", "order": "12",

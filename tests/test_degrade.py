@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from judgeprobe.conditions import builtin_conditions, parse_conditions
+from judgeprobe.conditions import DegradeCondition, builtin_conditions, parse_conditions
 from judgeprobe.core.corpus import load_items
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
@@ -88,9 +88,10 @@ def test_every_copy_of_the_bundled_candidate_set_passes_its_check() -> None:
     for item in load_items("bundled:candidates"):
         for name in ("DegradedNumber", "DegradedEntity", "DegradedNegation", "DegradedSentence"):
             condition = conditions[name]
+            assert isinstance(condition, DegradeCondition)
             found, problem = condition.degradation(item)
             assert problem == "" or found is None, (item.item_id, name, problem)
-            judged[condition.degrade] += found is not None  # type: ignore[index]
+            judged[condition.degrade] += found is not None
     assert min(judged.values()) > 100, judged
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.candidates.config import CandidatesConfig
-from judgeprobe.conditions import builtin_conditions, placebo_of
+from judgeprobe.conditions import DegradeCondition, builtin_conditions, placebo_of
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.config import SweepConfig, load_config, sweep_conditions
 from judgeprobe.cue.items import sweep_items
@@ -122,7 +122,7 @@ def test_self_preference_twins_ask_the_same() -> None:
 def test_the_battery_runs_every_bundled_family_cue_with_its_placebo() -> None:
     cfg = load_config(ROOT / "battery.toml")
     built = builtin_conditions()
-    pushes = [n for n, c in built.items() if c.pressure is not None]  # pressure and its placebo
+    pushes = [n for n, c in built.items() if c.kind == "pressure"]  # pressure and its placebo
     family = [n for n, c in built.items() if c.family not in ("", "self-preference")]
     assert pushes == ["Challenge", "Disagree", "Reask"]
     assert cfg.conditions == ["Blind", *pushes, *family]
@@ -149,7 +149,8 @@ def test_every_paper_config_can_say_clear_and_states_what_that_costs(group: str)
     path = ROOT / "paper" / f"{group}.toml"
     cfg = load_config(path)
     conditions = sweep_conditions(cfg)
-    assert {conditions[name].degrade for name in SENSITIVITY} == {"number", "negation"}
+    degrading = [c for name in SENSITIVITY if isinstance(c := conditions[name], DegradeCondition)]
+    assert {c.degrade for c in degrading} == {"number", "negation"}
     comment = path.read_text(encoding="utf-8").split("\n# Cost: ", 1)[1].split("\nconditions", 1)[0]
     assert re.search(
         r"\+\d+\.\d judgments per item and judge, \d+% more than without them", comment

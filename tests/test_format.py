@@ -133,7 +133,8 @@ def test_format_conditions_resolve_as_attacks_on_one_candidate() -> None:
         name = f"Format{form.capitalize()}"
         cue, placebo = conditions[name].resolve(item), conditions[f"{name}Both"].resolve(item)
         assert placebo_of(name) == f"{name}Both"
-        assert (cue.target, cue.attack, cue.label_1, cue.label_2) == ("A", f"format:{form}", "", "")
+        assert (cue.target, cue.attack, cue.label_1, cue.label_2) == ("A", "", "", "")
+        assert (cue.reformat, cue.reformat_on, placebo.reformat_on) == (form, "A", "both")
         assert cue.text_1 != PROSE
         assert cue.text_2 == item.candidate_2
         assert placebo.text_1 == cue.text_1  # candidate 1 in one form in both conditions
@@ -169,7 +170,8 @@ def test_a_sweep_with_a_format_condition_writes_its_checks(tmp_path: Path) -> No
     assert checks["preserved"].to_list() == [True] * 6
     judgments = pl.read_parquet(tmp_path / "run" / "judgments.parquet")
     bullets = judgments.filter(pl.col("condition") == "FormatBullets")
-    assert set(bullets["attack"]) == {"format:bullets"}
+    assert set(bullets["attack"]) == {""}  # a format is no attack: its own columns say it
+    assert (set(bullets["reformat"]), set(bullets["reformat_on"])) == ({"bullets"}, {"A"})
     assert set(bullets["target"]) == {"A"}
 
 

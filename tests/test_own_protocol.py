@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.conditions import Condition, builtin_conditions
+from judgeprobe.conditions import LabelCondition, builtin_conditions
 from judgeprobe.core.records import Item
 from judgeprobe.cue.own import check_conditions
 from judgeprobe.engine.cached import schema_of
@@ -124,9 +124,11 @@ def test_a_label_the_prompt_never_shows_is_refused(tmp_path: Path) -> None:
     prompt = tmp_path / "p.txt"
     prompt.write_text("{CONTEXT} {LABEL_1} {RESPONSE_1} {RESPONSE_2}\n")
     judge = JudgeConfig(name="j", url="http://h/v1", prompt=str(prompt), verdict=_pattern())
-    blind = Condition(name="Blind")
+    blind = LabelCondition(name="Blind")
     check_conditions([judge], {"Blind": blind}, [_item()])  # no label: nothing hidden
-    true = Condition(name="True", label_1="{source_1}", label_2="{source_2}", target="label:LLM")
+    true = LabelCondition(
+        name="True", label_1="{source_1}", label_2="{source_2}", target="label:LLM"
+    )
     with pytest.raises(Exception, match=r"never reach the screen.*LABEL_2"):
         check_conditions([judge], {"True": true}, [_item()])
 

@@ -29,7 +29,13 @@ from pathlib import Path
 
 import polars as pl
 
-from judgeprobe.conditions import Condition
+from judgeprobe.conditions import (
+    AttackCondition,
+    Condition,
+    DegradeCondition,
+    FormatCondition,
+    InjectCondition,
+)
 from judgeprobe.core.records import Item
 from judgeprobe.text import embeddings, preserve
 from judgeprobe.text.format import same_words
@@ -59,12 +65,12 @@ def attack_checks(
     formats: list[dict[str, object]] = []
     for name in names:
         condition = conditions[name]
-        if condition.reformat is not None:
+        if isinstance(condition, FormatCondition):
             formats += [_format_row(name, condition, item) for item in items]
             continue
-        if condition.attack is not None:
+        if isinstance(condition, AttackCondition):
             side = condition.attack_on
-        elif condition.inject is not None and condition.inject.where != "document":
+        elif isinstance(condition, InjectCondition) and condition.inject.where != "document":
             side = condition.inject.where
         else:
             continue
@@ -72,7 +78,7 @@ def attack_checks(
         for item in items:
             cue = condition.resolve(item)
             original = (item.candidate_1, item.candidate_2)[i]
-            if condition.attack is None:
+            if not isinstance(condition, AttackCondition):
                 method, attack = "inject", "inject"
             else:
                 prepared = getattr(item, f"{condition.attack}_{i + 1}", None)
@@ -105,7 +111,7 @@ def attack_checks(
     return pl.DataFrame(rows + formats, schema=SCHEMA)
 
 
-def _format_row(name: str, condition: Condition, item: Item) -> dict[str, object]:
+def _format_row(name: str, condition: FormatCondition, item: Item) -> dict[str, object]:
     """A format condition's check on one item: every reformatted candidate keeps its words."""
     shown = condition.reformatted(item)
     problems = [
@@ -184,7 +190,7 @@ def degrade_checks(
     rows = []
     for name in names:
         condition = conditions[name]
-        if condition.degrade is None:
+        if not isinstance(condition, DegradeCondition):
             continue
         for item in items:
             found, problem = condition.degradation(item)

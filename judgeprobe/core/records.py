@@ -141,7 +141,12 @@ JUDGMENT_SCHEMA: dict[str, pl.DataType] = {
     "fingerprint": pl.String(),
     "template_hash": pl.String(),
     "n_requests": pl.Int64(),
+    # A style attack's name, and the candidate it rewrote; a format condition's form, and the
+    # candidate(s) shown in it (A, B or both); "" where the condition has none.
     "attack": pl.String(),
+    "attack_on": pl.String(),
+    "reformat": pl.String(),
+    "reformat_on": pl.String(),
     "degraded": pl.String(),
     "turn1_verdict": pl.String(),
     "turn1_target": pl.String(),

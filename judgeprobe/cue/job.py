@@ -60,6 +60,9 @@ class Job:
     degraded: Target = "none"  # a sensitivity condition: the candidate that is the degraded copy
     pressure: Pressure | None = None  # a pressure condition: what its second turn says
     gold: Gold | None = None  # the item's gold, where the condition shows its own two texts
+    attack_on: str = ""  # the candidate a style attack rewrote ("" = no attack)
+    reformat: str = ""  # a format condition's form ("" = none)
+    reformat_on: str = ""  # the candidate(s) shown in that form: A, B or both
 
 
 def to_candidates(value: Any, order: str, key: str = "") -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.conditions import Condition
+from judgeprobe.conditions import Condition, PressureCondition, RevealCondition
 from judgeprobe.core.records import Item
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.protocols.own import LABELS
@@ -28,9 +28,9 @@ def check_conditions(
         hidden = [p for p in LABELS if p not in found] if found & set(LABELS) else []
         for name, condition in conditions.items():
             where = f"condition {name} under judge {judge.name}'s own prompt ({judge.prompt})"
-            if condition.reveal_1 is not None or condition.reveal_2 is not None:
+            if isinstance(condition, RevealCondition):
                 raise JudgeprobeError(f"{where}: Reveal-After has no second turn under own")
-            if condition.pressure is not None:
+            if isinstance(condition, PressureCondition):
                 raise JudgeprobeError(f"{where}: a pressure condition has no second turn under own")
             for item in items:
                 cue = condition.resolve(item)

@@ -22,7 +22,14 @@ from itertools import product
 import orjson
 from pydantic import BaseModel
 
-from judgeprobe.conditions import NAMED_BLIND, REPEAT, Condition, ResolvedCue, wording_condition
+from judgeprobe.conditions import (
+    NAMED_BLIND,
+    REPEAT,
+    Condition,
+    DegradeCondition,
+    ResolvedCue,
+    wording_condition,
+)
 from judgeprobe.core.files import content_hash
 from judgeprobe.core.records import Item, Order
 from judgeprobe.cue.config import SweepConfig
@@ -178,7 +185,7 @@ def count(
     shown = judged = blind = again = 0
     judged_1 = again_1 = 0
     has_blind = "Blind" in cfg.conditions
-    degrading = [c for c in cfg.conditions if conditions[c].degrade is not None]
+    degrading = [c for c in cfg.conditions if isinstance(conditions[c], DegradeCondition)]
     for item in items:
         # A sensitivity condition leaves out an item with nothing to degrade or a failed check.
         cells = len(cfg.conditions) - sum(bool(conditions[c].resolve(item).skip) for c in degrading)
@@ -190,9 +197,8 @@ def count(
             if has_blind and repeated(item.item_id, seed, cfg.repeat):
                 again, again_1 = again + both, again_1 + 1
             again += 2 * (len(cfg.schemes) - 1)  # Blind in both orders under each further scheme
-    n_reveal = sum(conditions[c].reveal_1 is not None or conditions[c].reveal_2 is not None
-                   or conditions[c].pressure is not None  # a second turn of as many stages
-                   for c in cfg.conditions)  # fmt: skip
+    # a second turn (Reveal-After, pressure) of as many stages
+    n_reveal = sum(conditions[c].second_turn for c in cfg.conditions)
     requests = dict.fromkeys(protocols, 0)
     judgments = 0
     wordings = wordings_for(cfg, protocols)
@@ -313,6 +319,9 @@ def _job(
         source_1=item.source_1,
         source_2=item.source_2,
         attack=cue.attack,
+        attack_on=cue.attack_on,
+        reformat=cue.reformat,
+        reformat_on=cue.reformat_on,
         degraded=cue.degraded,
         presentation=presentation,
         reveal=reveal,

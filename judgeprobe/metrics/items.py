@@ -45,6 +45,8 @@ WORDED = pl.col("condition").cast(pl.String).str.starts_with(WORDING)
 paired with Blind it gives that wording's flip rate, and with every wording ``wording_units``."""
 PROBE = (pl.col("condition") != BLIND) & ~DEGRADED & ~PRESSURE
 """A cue judgment, compared with its Blind twin."""
+CHANGED_TEXT = (pl.col("attack").fill_null("") != "") | (pl.col("reformat").fill_null("") != "")
+"""A judgment whose cue rewrote a candidate: a style attack or a format."""
 OPTIONAL: dict[str, pl.DataType] = {
     "domain": pl.String(),
     "generator_1": pl.String(),
@@ -55,6 +57,9 @@ OPTIONAL: dict[str, pl.DataType] = {
     "source_1": pl.String(),
     "source_2": pl.String(),
     "attack": pl.String(),
+    "attack_on": pl.String(),
+    "reformat": pl.String(),
+    "reformat_on": pl.String(),
     "degraded": pl.String(),
     "n_requests": pl.Int64(),
     "turn1_verdict": pl.String(),
@@ -86,6 +91,21 @@ Drift = Callable[[list[str], list[str]], np.ndarray]
 """Explanation distance for aligned lists of texts: 1 − similarity, one value per pair."""
 
 
+LEGACY_FORMAT = "format:"
+"""How a table written before ``reformat`` had its column wrote a format condition's form: in
+``attack``, as ``format:FORM``."""
+
+
+def _format_apart(j: pl.LazyFrame) -> pl.LazyFrame:
+    """An older table's ``format:FORM`` attacks as the form in ``reformat``, no attack."""
+    attack = pl.col("attack").fill_null("")
+    legacy = attack.str.starts_with(LEGACY_FORMAT)
+    return j.with_columns(
+        reformat=pl.when(legacy).then(attack.str.strip_prefix(LEGACY_FORMAT)).otherwise(pl.lit("")),
+        attack=pl.when(legacy).then(pl.lit("")).otherwise(pl.col("attack")),
+    )
+
+
 def with_optional(j: pl.LazyFrame) -> pl.LazyFrame:
     """Add any optional column a hand-made judgments table lacks, as nulls.
 
@@ -93,6 +113,8 @@ def with_optional(j: pl.LazyFrame) -> pl.LazyFrame:
     item as its document: the bootstrap then resamples items, as it did then.
     """
     have = set(j.collect_schema().names())
+    if "reformat" not in have and "attack" in have:
+        j, have = _format_apart(j), have | {"reformat"}
     item = pl.concat_str("subset", "item_id", separator="/")
     doc = pl.coalesce(pl.col(DOC), item) if DOC in have else item
     return j.with_columns(
@@ -374,7 +396,7 @@ def rhetoric_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
     """Stereotype intrusion, and cue-aligned praise of an attacked target."""
     text = pl.col("explanation")
     vocab = _attack_words(text, lex)
-    attacked = pl.col("attack").fill_null("") != ""
+    attacked = CHANGED_TEXT
     return (
         j.filter(VALID)
         .group_by(KEYS)

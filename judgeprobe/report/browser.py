@@ -193,13 +193,18 @@ def _change(r: dict[str, Any]) -> dict[str, Any]:
             "after": _cut(r.get("after"), MAX_QUOTE)}  # fmt: skip
 
 
+def _on(side: str | None) -> str:
+    """Which candidate a rewrite changed, as the cue line says it ("" when not recorded)."""
+    return {"A": " on 1", "B": " on 2", "both": " on both"}.get(side or "", "")
+
+
 def _cue(r: dict[str, Any]) -> list[str]:
     """The cue the judge saw, one line each: the labels, the attack, the target."""
     parts = [f"{i}: {r[f'label_{i}']}" for i in (1, 2) if r.get(f"label_{i}")]
-    if str(r.get("attack") or "").startswith("format:"):
-        parts.append(f"form: {r['attack'][7:]}")
-    elif r.get("attack"):
-        parts.append(f"{r['attack']} attack on 1")
+    if r.get("reformat"):
+        parts.append(f"form: {r['reformat']}{_on(r.get('reformat_on'))}")
+    if r.get("attack"):
+        parts.append(f"{r['attack']} attack{_on(r.get('attack_on'))}")
     if r.get("target") in ("A", "B"):
         parts.append(f"favours {r['target']}")
     return parts

@@ -22,7 +22,14 @@ from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability, run_limits
-from judgeprobe.metrics.items import CELL, WORDED, Drift, pressure_conditions, with_optional
+from judgeprobe.metrics.items import (
+    CELL,
+    CHANGED_TEXT,
+    WORDED,
+    Drift,
+    pressure_conditions,
+    with_optional,
+)
 from judgeprobe.metrics.load import Run
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
@@ -69,7 +76,8 @@ def _sections(
     blind = tidy.filter(pl.col("condition") == "Blind")
     worded = tidy.filter(WORDED)  # Blind under the further wordings: no cue, their own section
     probes = tidy.filter((pl.col("condition") != "Blind") & ~WORDED)
-    attacked = j.filter(pl.col("attack").fill_null("") != "")["condition"].unique().to_list()
+    changed = with_optional(j.lazy()).filter(CHANGED_TEXT)
+    attacked = changed.select("condition").unique().collect()["condition"].to_list()
     attacks = tidy.filter(pl.col("condition").is_in(attacked))
     bars = plots.grouped_bars
     model = "lexical fallback: 1 − Jaccard" if "lexical" in drift_metric else "all-MiniLM-L6-v2"

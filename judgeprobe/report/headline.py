@@ -357,15 +357,17 @@ def target_names(j: pl.DataFrame) -> dict[tuple[str, str, str], str]:
     """What each cue cell favours, in words: the attacked or the labelled summary."""
     side = pl.when(pl.col("target") == "A").then("label_1").otherwise("label_2")
     named = (
-        j.filter(pl.col("target").is_in(["A", "B"]))
-        .with_columns(label=side.fill_null(""), attack=pl.col("attack").fill_null(""))
+        with_optional(j.lazy())
+        .filter(pl.col("target").is_in(["A", "B"]))
+        .with_columns(pl.col("attack", "reformat").fill_null(""), label=side.fill_null(""))
         .group_by("judge", "protocol", "condition")
-        .agg(pl.col("attack", "label").mode().sort().first())
+        .agg(pl.col("attack", "reformat", "label").mode().sort().first())
+        .collect()
     )
     out = {}
-    for judge, protocol, condition, attack, label in named.iter_rows():
-        if attack.startswith("format:"):
-            out[judge, protocol, condition] = f"the summary in {attack[7:]} form"
+    for judge, protocol, condition, attack, form, label in named.iter_rows():
+        if form:
+            out[judge, protocol, condition] = f"the summary in {form} form"
         elif attack:
             out[judge, protocol, condition] = f"the {attack}-attacked summary"
         elif label:
