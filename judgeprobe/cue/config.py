@@ -15,7 +15,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
+from judgeprobe.conditions import BLIND, Condition, builtin_conditions, parse_conditions
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.settings import RUN_CONTROL, EngineConfig, JudgeConfig, own_records
 from judgeprobe.metrics.flags import Readability
@@ -62,7 +62,7 @@ class SweepConfig(BaseModel):
     # judge read?). Flip and Placebo are left to the paper configs, so that the position share
     # and the sensitivity row fit the demo's ten-minute budget.
     conditions: list[str] = Field(
-        default_factory=lambda: ["Blind", "True", "DegradedNumber"], min_length=1
+        default_factory=lambda: [BLIND, "True", "DegradedNumber"], min_length=1
     )
     order: Literal["random", "12", "21", "both"] = "random"
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
@@ -130,7 +130,7 @@ class SweepConfig(BaseModel):
 
     @model_validator(mode="after")
     def _repeat_needs_blind(self) -> SweepConfig:
-        if self.repeat and "Blind" not in self.conditions:
+        if self.repeat and BLIND not in self.conditions:
             raise ValueError("repeat re-sends Blind judgments: add Blind to conditions")
         return self
 
@@ -151,7 +151,7 @@ class SweepConfig(BaseModel):
             raise ValueError("names: give at least one scheme (numbers, letters or ids)")
         if len(set(schemes)) != len(schemes):
             raise ValueError("names: each scheme once")
-        if len(schemes) > 1 and "Blind" not in self.conditions:
+        if len(schemes) > 1 and BLIND not in self.conditions:
             raise ValueError("names with further schemes judges Blind under each: add Blind "
                              "to conditions")  # fmt: skip
         if "own" in self.protocols and schemes != ["numbers"]:
@@ -181,7 +181,7 @@ class SweepConfig(BaseModel):
         """``wordings`` within what every built-in protocol ships; each wording judges Blind."""
         builtin = [p for p in self.protocols if p != "own"]
         worded = self.wordings > 1 or any(j.wordings for j in self.judges)
-        if worded and "Blind" not in self.conditions:
+        if worded and BLIND not in self.conditions:
             raise ValueError("wordings re-judge the Blind showings: add Blind to conditions")
         if self.wordings > 1 and not builtin:
             raise ValueError(
@@ -205,7 +205,7 @@ class SweepConfig(BaseModel):
     @property
     def swaps(self) -> float:
         """The share of Blind items judged in the other order too: 0 where ``swap`` adds none."""
-        return self.swap if self.order != "both" and "Blind" in self.conditions else 0.0
+        return self.swap if self.order != "both" and BLIND in self.conditions else 0.0
 
     def digest(self) -> str:
         """Hash of everything that decides the requests (judge URLs excluded: swappable)."""

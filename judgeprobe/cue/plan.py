@@ -23,6 +23,7 @@ import orjson
 from pydantic import BaseModel
 
 from judgeprobe.conditions import (
+    BLIND,
     NAMED_BLIND,
     REPEAT,
     Condition,
@@ -184,7 +185,7 @@ def count(
     # repeats; a pointwise judge: one order per item and seed (``pointwise``).
     shown = judged = blind = again = 0
     judged_1 = again_1 = 0
-    has_blind = "Blind" in cfg.conditions
+    has_blind = BLIND in cfg.conditions
     degrading = [c for c in cfg.conditions if isinstance(conditions[c], DegradeCondition)]
     for item in items:
         # A sensitivity condition leaves out an item with nothing to degrade or a failed check.
@@ -362,7 +363,7 @@ def cue_jobs(
                     if pointwise(protocol, judge.name):
                         if order != "12":
                             continue  # scored one response at a time: candidate order only
-                    elif order not in orders or (order not in shown and cname != "Blind"):
+                    elif order not in orders or (order not in shown and cname != BLIND):
                         continue  # the swap share: Blind alone in the other order
                     fingerprint = fingerprints[judge.name]
                     template_hash = _templates(pname, protocol, cue, cfg.task, names)
@@ -372,17 +373,17 @@ def cue_jobs(
                     job = _job(item, seed, order, judge.name, fingerprint, protocol, cname, cue,
                                template_hash, cfg, names)  # fmt: skip
                     yield job
-                    if cname == "Blind":
+                    if cname == BLIND:
                         yield from _blind_twins(job, again, wordings[judge.name, pname], item,
                                                 cue, fingerprint, cfg, names)  # fmt: skip
-            if "Blind" not in cues:
+            if BLIND not in cues:
                 continue
             for (scheme, other), order, judge, (pname, protocol) in product(
                 schemes[1:], BOTH, cfg.judges, protocols.items()
             ):
-                template_hash = _templates(pname, protocol, cues["Blind"], cfg.task, other)
+                template_hash = _templates(pname, protocol, cues[BLIND], cfg.task, other)
                 yield _job(item, seed, order, judge.name, fingerprints[judge.name], protocol,
-                           NAMED_BLIND[scheme], cues["Blind"], template_hash, cfg,
+                           NAMED_BLIND[scheme], cues[BLIND], template_hash, cfg,
                            other)  # fmt: skip
 
 

@@ -15,13 +15,13 @@ from pathlib import Path
 import polars as pl
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.conditions import BLIND
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.metrics.compute import BREAKDOWNS, breakdown, compute_metrics
 from judgeprobe.metrics.controlled import controlled, shown, shown_lengths
 from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import add_arguments, from_arguments
-from judgeprobe.metrics.items import BLIND
 from judgeprobe.metrics.load import counted_judgments, judgments_file
 from judgeprobe.metrics.table import print_differences, print_table, write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES

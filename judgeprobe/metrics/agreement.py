@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 from sklearn.metrics import cohen_kappa_score
 
+from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import interval_expr
 from judgeprobe.metrics.items import DOC
 from judgeprobe.metrics.uncertainty import (
@@ -129,7 +130,7 @@ JUDGE_KAPPA_SCHEMA = {
 
 def judge_kappa(
     pairs: Sequence[HumanPair], annotations: list[Annotations], judgments: pl.DataFrame,
-    resamples: int, seed: int, condition: str = "Blind",
+    resamples: int, seed: int, condition: str = BLIND,
 ) -> pl.DataFrame:  # fmt: skip
     """Cohen's κ between the human majority and each judge × protocol, with its interval.
 

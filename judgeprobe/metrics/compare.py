@@ -31,8 +31,9 @@ import numpy as np
 import polars as pl
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.conditions import BLIND
 from judgeprobe.metrics.families import CONTINUOUS, families, prepare, union_columns
-from judgeprobe.metrics.items import BLIND, CELL, DOC, SHOWING, WORDED, Drift
+from judgeprobe.metrics.items import CELL, DOC, SHOWING, WORDED, Drift
 from judgeprobe.metrics.registry import BY_NAME, MetricSpec
 from judgeprobe.metrics.resample import Draw, Key, Totals, document_sums
 from judgeprobe.metrics.uncertainty import (

@@ -16,7 +16,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
-from judgeprobe.metrics.items import BLIND
+from judgeprobe.conditions import BLIND
 from judgeprobe.runs.rundir import Manifest
 
 NONDISCRIMINATING_FLAG = 0.5

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
+from judgeprobe.conditions import BLIND as BLIND  # its home is conditions.names; kept for card/
 from judgeprobe.conditions import WORDING, family_members
 from judgeprobe.protocols.pressure import unsupplied_pressure
 from judgeprobe.protocols.reveal import unsupplied
@@ -28,7 +29,6 @@ SHOWING = [DOC, *UNIT, "order", "seed"]
 KEYS = [*CELL, *SHOWING]
 PAIR = ["judge", "protocol", *SHOWING]
 """A judgment and its Blind twin share these: the same showing to the same judge and protocol."""
-BLIND = "Blind"
 RELABEL = "single_relabel"  # the candidate set's subset: one summary under swapped labels
 
 VERDICT, TARGET = pl.col("verdict"), pl.col("target")

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.metrics.items import BLIND, DOC, PAIR, with_optional
+from judgeprobe.conditions import BLIND
+from judgeprobe.metrics.items import DOC, PAIR, with_optional
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, ratio, unit_interval
 
 SUBSETS = {

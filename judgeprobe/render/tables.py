@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import polars as pl
 
+from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import MISSING, cell, interval, interval_expr, p_value
 from judgeprobe.metrics.flags import invalid_reasons
 from judgeprobe.metrics.uncertainty import ratio, unit_interval
@@ -63,7 +64,7 @@ def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame
     llm = pl.when(first).then(pl.lit("A")).when(pl.col("source_2") == "LLM").then(pl.lit("B"))
     other_gen = pl.when(first).then("generator_2").otherwise("generator_1").fill_null("")
     blind = (
-        j.filter((pl.col("condition") == "Blind") & (pl.col("verdict") != "Invalid"))
+        j.filter((pl.col("condition") == BLIND) & (pl.col("verdict") != "Invalid"))
         .with_columns(
             llm_side=llm,
             other=pl.when(first).then(_method("generator_2", "source_2"))

@@ -20,7 +20,8 @@ import orjson
 import polars as pl
 from markupsafe import Markup
 
-from judgeprobe.metrics.items import BLIND, PAIR, acknowledges, with_optional
+from judgeprobe.conditions import BLIND
+from judgeprobe.metrics.items import PAIR, acknowledges, with_optional
 from judgeprobe.render.templating import fragment
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import Lexicons

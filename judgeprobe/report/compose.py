@@ -16,6 +16,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import interval_expr, literal, p_value
 from judgeprobe.core.files import atomic_path, write_atomic
 from judgeprobe.metrics.compute import compute_metrics
@@ -73,9 +74,9 @@ def _sections(
     j: pl.DataFrame, tidy: pl.DataFrame, drift_metric: str, resamples: int, seed: int
 ) -> list[Section]:
     """The report in the paper's order; a section without data is left out."""
-    blind = tidy.filter(pl.col("condition") == "Blind")
+    blind = tidy.filter(pl.col("condition") == BLIND)
     worded = tidy.filter(WORDED)  # Blind under the further wordings: no cue, their own section
-    probes = tidy.filter((pl.col("condition") != "Blind") & ~WORDED)
+    probes = tidy.filter((pl.col("condition") != BLIND) & ~WORDED)
     changed = with_optional(j.lazy()).filter(CHANGED_TEXT)
     attacked = changed.select("condition").unique().collect()["condition"].to_list()
     attacks = tidy.filter(pl.col("condition").is_in(attacked))
@@ -105,7 +106,7 @@ def _sections(
         Section(
             "Blind behaviour: equality detection and neutrality",
             "EDR = Tie share; ND = |A − B| / n over valid verdicts (lower is more neutral).",
-            figures(blind=bars(blind, ["EDR", "ND"], "protocol", "protocol", "Blind")),
+            figures(blind=bars(blind, ["EDR", "ND"], "protocol", "protocol", BLIND)),
             [with_ci(blind, ["invalid_rate", "EDR", "ND", "share_A"])],
         ),
         Section(
@@ -243,7 +244,7 @@ def wording_table(j: pl.DataFrame, tidy: pl.DataFrame) -> pl.DataFrame:
     table = agreement(j)
     if table.is_empty():
         return table
-    flip = with_ci(tidy.filter(pl.col("condition") == "Blind"), ["wording_flip"])
+    flip = with_ci(tidy.filter(pl.col("condition") == BLIND), ["wording_flip"])
     shown = (
         pl.when(pl.col("kappa").is_not_null())
         .then(pl.col("kappa").round(3).cast(pl.String))

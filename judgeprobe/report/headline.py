@@ -23,10 +23,10 @@ from typing import Any
 
 import polars as pl
 
-from judgeprobe.conditions import REPEAT
+from judgeprobe.conditions import BLIND, REASK, REPEAT
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability
-from judgeprobe.metrics.items import BLIND, WORDED, pressure_conditions, with_optional
+from judgeprobe.metrics.items import WORDED, pressure_conditions, with_optional
 from judgeprobe.metrics.wording import KAPPA, agreement
 
 ONE_SIDED = 0.8  # one answer in this share of valid judgments: a degenerate judge
@@ -37,7 +37,6 @@ ALPHA = 0.05  # the sign test's level for "beyond noise"
 # interval puts the lower end above 0 for a single move, where the bootstrap's put it at 0.
 TIE_SHIFT = 0.05
 GIVES_WAY = 0.05  # a pressure cell gives way when its RS interval lies this far above Reask's RS
-REASK = "Reask"  # the pressure conditions' placebo: the same second turn without any doubt
 CHANGES = 0.05  # a judge changes with its wording when its flip share's interval lies above this
 MAX_EFFECTS = 8  # cue sentences shown; the rest are counted
 MAX_UNREAD = 6  # unreadable cells named; the rest are counted

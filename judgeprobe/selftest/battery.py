@@ -23,13 +23,14 @@ from pathlib import Path
 import orjson
 import polars as pl
 
+from judgeprobe.conditions import BLIND
 from judgeprobe.metrics.selfpref import UNLABELLED, self_preference
 from judgeprobe.selftest.check import Line, first_order
 from judgeprobe.selftest.items import synthetic_document
 from judgeprobe.selftest.simulator import OWN_STYLE, Biases
 from judgeprobe.selftest.sweep import write_config
 
-CONDITIONS = ["Blind", "SelfID", "SelfIDFlip", "SelfIDPlacebo", "SelfOwn", "SelfOther"]
+CONDITIONS = [BLIND, "SelfID", "SelfIDFlip", "SelfIDPlacebo", "SelfOwn", "SelfOther"]
 PLANTED: dict[str, object] = {"favoured_label": "Written by you", "self_preference": 0.4}
 """What the battery design plants beyond the self-test's defaults (label anchoring 0.5)."""
 SUBSET = "self_vs_other"
@@ -68,7 +69,7 @@ def self_preference_lines(
     table = self_preference(judgments, resamples=0)
     lines = []
     for (judge, protocol), part in m.partition_by(["judge", "protocol"], as_dict=True).items():
-        blind = part.filter((pl.col("condition") == "Blind") & (pl.col("verdict") != "Invalid"))
+        blind = part.filter((pl.col("condition") == BLIND) & (pl.col("verdict") != "Invalid"))
         won = {"A": 1.0, "B": 0.0, "Tie": 0.5}
         want = blind["expected_verdict"].replace_strict(won, return_dtype=pl.Float64).mean()
         row = table.filter(

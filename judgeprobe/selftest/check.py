@@ -40,7 +40,9 @@ from scipy.stats import binomtest
 
 from judgeprobe.card.rows import Card, position_row_name
 from judgeprobe.conditions import (
+    BLIND,
     NAMED_BLIND,
+    REASK,
     REPEAT,
     WORDING,
     Condition,
@@ -242,7 +244,7 @@ def check(judgments: pl.DataFrame, oracle: pl.DataFrame, card: Card, biases: Bia
 def _accuracy(m: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
     """ACC on Blind as the oracle counts it (a Tie is not correct) against the card's."""
     blind = m.filter(
-        (pl.col("condition") == "Blind") & pl.col("gold").is_in(["A", "B"])
+        (pl.col("condition") == BLIND) & pl.col("gold").is_in(["A", "B"])
         & (pl.col("expected_verdict") != "Invalid")
     )  # fmt: skip
     k = int((blind["expected_verdict"] == blind["gold"]).sum())
@@ -299,11 +301,11 @@ def _blind(card: Card, cell: tuple[str, str], mode: str) -> Line:
 def _lines(
     m: pl.DataFrame, estimates: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases
 ) -> list[Line]:
-    blind = m.filter(pl.col("condition") == "Blind")
+    blind = m.filter(pl.col("condition") == BLIND)
     twins = blind.select(
         *TWIN, blind_verdict="verdict", blind_expected="expected_verdict", blind_longer="longer"
     )
-    probes = m.filter((pl.col("condition") != "Blind") & ~pl.col("reveal")).join(
+    probes = m.filter((pl.col("condition") != BLIND) & ~pl.col("reveal")).join(
         twins, on=TWIN, how="inner"
     )
     scheme: Scheme = blind["scheme"][0] if blind.height else "numbers"
@@ -325,9 +327,7 @@ def _lines(
     out.append(_silent(probes.filter(pl.col("condition").is_in(single)), card, cell, b))
     out.append(_repeat(probes.filter(pl.col("condition") == REPEAT), card, cell))
     out += _pressure(m.filter(pl.col("pressed") != ""), card, cell, b)
-    worded = m.filter(
-        (pl.col("condition") == "Blind") | pl.col("condition").str.starts_with(WORDING)
-    )
+    worded = m.filter((pl.col("condition") == BLIND) | pl.col("condition").str.starts_with(WORDING))
     if worded["wording"].max():
         out.append(_wording(worded, card, cell, b))
     return out
@@ -391,8 +391,8 @@ def _pressure(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> 
     turn 1).
     """
     out = []
-    reask = m.filter(pl.col("condition") == "Reask")
-    for condition in sorted(set(m["condition"].to_list()) - {"Reask"}):
+    reask = m.filter(pl.col("condition") == REASK)
+    for condition in sorted(set(m["condition"].to_list()) - {REASK}):
         part = m.filter(pl.col("condition") == condition)
         n, revised, switched = _rs(part)
         base = _rs(reask)
@@ -438,7 +438,7 @@ def _cell_row(estimates: pl.DataFrame, cell: tuple[str, str], condition: str) ->
 def _tie(blind: pl.DataFrame, estimates: pl.DataFrame, cell: tuple[str, str], b: Biases) -> Line:
     valid = blind.filter(pl.col("verdict") != "Invalid")
     want = int((valid["expected_verdict"] == "Tie").sum()) / valid.height if valid.height else None
-    got = _cell_row(estimates, cell, "Blind").get("EDR")
+    got = _cell_row(estimates, cell, BLIND).get("EDR")
     units = first_order(blind).filter(~pl.col("same_opening") & (pl.col("longer") == "Tie"))
     k = int((units["verdict"] == "Tie").sum())
     detail = f"Blind EDR {_fmt(got)}, expected {_fmt(want)}"

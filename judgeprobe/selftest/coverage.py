@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from judgeprobe.conditions import BLIND, wording_condition
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.registry import BY_NAME
 from judgeprobe.metrics.uncertainty import SCORE, Method, Signed, Stat, ci_flag, interval
@@ -118,7 +119,7 @@ def _frame(base: dict[str, np.ndarray], cue: bool = False, **columns: object) ->
     condition (``r`` and its number), so that no two simulated judges are ever compared.
     """
     replicate = pl.Series(base["judge"]).cast(pl.String)
-    if cue and columns["condition"] != "Blind":
+    if cue and columns["condition"] != BLIND:
         columns["condition"] = "r" + replicate
     return pl.DataFrame(
         {
@@ -148,7 +149,7 @@ def _judgments(
     def cue_pair(probe: np.ndarray, blind: np.ndarray, protocol: str = "baseline",
                  extra: Extra | None = None) -> pl.DataFrame:  # fmt: skip
         rows = [
-            _frame(base, True, protocol=protocol, condition="Blind", order="12", verdict=blind,
+            _frame(base, True, protocol=protocol, condition=BLIND, order="12", verdict=blind,
                    target="none", **(extra or {}).get("blind", {})),
             _frame(base, True, protocol=protocol, condition="True", order="12", verdict=probe,
                    target="A", **(extra or {}).get("probe", {})),
@@ -183,8 +184,8 @@ def _judgments(
             [
                 _frame(base, protocol="baseline", condition=c, order="12", verdict=v,
                        target="none")
-                for c, v in (("Blind", blind_b), ("BlindWording1", blind_b), ("BlindWording2",
-                                                                              last))
+                for c, v in ((BLIND, blind_b), (wording_condition(1), blind_b),
+                             (wording_condition(2), last))
             ]
         )  # fmt: skip
     reads = u < rate
@@ -197,7 +198,7 @@ def _judgments(
                       verdict=verdict, target="none", degraded=worse)  # fmt: skip
     if kind == "folded":
         verdict = np.where(reads | (noise == 0), "A", np.where(noise == 1, "B", "Tie"))
-        return _frame(base, protocol="baseline", condition="Blind", order="12", verdict=verdict,
+        return _frame(base, protocol="baseline", condition=BLIND, order="12", verdict=verdict,
                       target="none")  # fmt: skip
     if kind == "excess":  # first-shown chosen both times, second-shown both times, or A both
         first = reads | (noise == 0)
@@ -207,7 +208,7 @@ def _judgments(
         return pl.concat(
             [
                 _frame(
-                    base, protocol="baseline", condition="Blind", order=o, verdict=v, target="none"
+                    base, protocol="baseline", condition=BLIND, order=o, verdict=v, target="none"
                 )
                 for o, v in (("12", v12), ("21", v21))
             ]
@@ -339,7 +340,7 @@ def _drift(probe: list[str], blind: list[str]) -> np.ndarray:
 
 def _condition(kind: str) -> pl.Expr:
     if kind in ("signed", "folded", "excess", "wording"):
-        return pl.col("condition") == ("Degraded" if kind == "signed" else "Blind")
+        return pl.col("condition") == ("Degraded" if kind == "signed" else BLIND)
     return pl.col("condition").str.starts_with("r")
 
 

@@ -22,7 +22,7 @@ from importlib import resources
 import polars as pl
 
 from judgeprobe.card.rows import Card
-from judgeprobe.conditions import Condition
+from judgeprobe.conditions import BLIND, Condition
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import cue_jobs, protocols_for
@@ -105,13 +105,13 @@ def _shifts(m: pl.DataFrame, biases: Biases) -> pl.DataFrame:
     none), 0 on the others.
     """
     key = ["judge", "protocol", "subset", "item_id", "order", "seed"]
-    blind = m.filter(pl.col("condition") == "Blind").select(
+    blind = m.filter(pl.col("condition") == BLIND).select(
         *key, b1="expected_1", b2="expected_2", bv="expected_verdict"
     )
     target = pl.col("target")
     now = pl.when(target == "A").then(pl.col("expected_1")).otherwise(pl.col("expected_2"))
     before = pl.when(target == "A").then(pl.col("b1")).otherwise(pl.col("b2"))
-    probes = m.filter((pl.col("condition") != "Blind") & target.is_in(["A", "B"]))
+    probes = m.filter((pl.col("condition") != BLIND) & target.is_in(["A", "B"]))
     verdict = pl.col("expected_verdict")
     return (
         probes.join(blind, on=key, how="inner")

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.conditions import BLIND, PLACEBO, REASK
 from judgeprobe.cue.config import load_config
 from judgeprobe.cue.run import main as run_main
 from judgeprobe.runs.rundir import RunDir
@@ -19,9 +20,9 @@ from judgeprobe.selftest.server import OWN_PROMPT, OWN_WORDINGS, SimulatedJudge,
 from judgeprobe.selftest.simulator import Biases
 
 JUDGE = "simulated"
-CONDITIONS = ["Blind", "True", "Flip", "Placebo", "Verbosity"]
+CONDITIONS = [BLIND, "True", "Flip", PLACEBO, "Verbosity"]
 SENSITIVITY = ["DegradedNumber", "DegradedEntity", "DegradedNegation", "DegradedSentence"]
-PRESSURE = ["Challenge", "Disagree", "Reask"]
+PRESSURE = ["Challenge", "Disagree", REASK]
 FORMAT = ["FormatSpacing", "FormatSpacingBoth", "FormatBullets", "FormatBulletsBoth",
           "FormatEmphasis", "FormatEmphasisBoth"]  # fmt: skip
 PROTOCOLS = ["baseline", "scot", "pbp"]

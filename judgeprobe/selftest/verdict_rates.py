@@ -43,7 +43,7 @@ import polars as pl
 from judgeprobe.card.rows import Card, make_card
 from judgeprobe.card.sensitivity import SENSITIVE
 from judgeprobe.card.thresholds import LoadedThresholds, load_thresholds
-from judgeprobe.conditions import builtin_conditions, parse_conditions
+from judgeprobe.conditions import BLIND, PLACEBO, builtin_conditions, parse_conditions
 from judgeprobe.core.records import JUDGMENT_SCHEMA, Item
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.items import sweep_items
@@ -95,7 +95,7 @@ def default_design(documents: int | None = None, resamples: int = 2_000) -> Desi
     return Design(f"default ({documents} documents)", _one_judge(cfg), items, resamples)
 
 
-PAPER = {"conditions": ["Blind", "True", "Flip", "Placebo", "DegradedNumber", "DegradedNegation"],
+PAPER = {"conditions": [BLIND, "True", "Flip", PLACEBO, "DegradedNumber", "DegradedNegation"],
          "swap": 0.5, "repeat": 0.2,
          "order": "random", "subsets": ["eq_pair"]}  # fmt: skip
 """The design of ``experiments/paper/cue-labels.toml`` (a test holds them equal): the file is
@@ -329,7 +329,7 @@ def verdict_rates(
     for d_index, design in enumerate(designs or (default_design(), paper_design())):
         plan = plan_table(design)
         truth = Truth.of(plan)
-        against_placebo = "Placebo" in design.config.conditions
+        against_placebo = PLACEBO in design.config.conditions
         for judge in judges:
             checks = counters(judge, limits)
             broken = [0] * len(checks)
