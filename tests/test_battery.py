@@ -16,7 +16,7 @@ from judgeprobe.card.render import display
 from judgeprobe.conditions import builtin_conditions, family_of, is_placebo, placebo_of
 from judgeprobe.conditions.checks import attack_checks
 from judgeprobe.core.records import Item
-from judgeprobe.metrics.items import acknowledges
+from judgeprobe.metrics.units import acknowledges
 from judgeprobe.text.lexicons import load_lexicons
 
 FAMILIES = {"source", "temporal", "age", "gender", "ethnicity", "education", "authority",

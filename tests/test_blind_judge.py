@@ -13,7 +13,7 @@ import pytest
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.rows import EXIT_INSENSITIVE
 from judgeprobe.cue.run import main as run_main
-from judgeprobe.selftest.items import write_items
+from judgeprobe.selftest.synthetic import write_items
 from tests.conftest import write_config
 from tests.fakeserver import FakeJudge
 

@@ -21,7 +21,7 @@ from judgeprobe.card.rows import EXIT_BIASED, EXIT_UNDERPOWERED
 from judgeprobe.core.cli import main_guard
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.items import acknowledges, names_cue
+from judgeprobe.metrics.units import acknowledges, names_cue
 from judgeprobe.report.browser import browser_html, browser_rows
 from judgeprobe.text.lexicons import load_lexicons
 

@@ -24,7 +24,7 @@ from judgeprobe.conditions import (
     parse_conditions,
 )
 from judgeprobe.core.records import Item
-from judgeprobe.metrics.items import with_optional
+from judgeprobe.metrics.units import with_optional
 from judgeprobe.report.browser import _cue
 
 ITEM = Item(item_id="i", document="Doc.", candidate_1="One.", candidate_2="Two.",

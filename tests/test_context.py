@@ -17,7 +17,7 @@ import pytest
 from aiohttp import web
 
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.items import sweep_items
+from judgeprobe.cue.item_selection import sweep_items
 from judgeprobe.cue.plan import protocols_for
 from judgeprobe.cue.preflight import first_requests
 from judgeprobe.engine.context import Limit

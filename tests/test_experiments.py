@@ -15,7 +15,7 @@ from judgeprobe.candidates.config import CandidatesConfig
 from judgeprobe.conditions import DegradeCondition, builtin_conditions, placebo_of
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.config import SweepConfig, load_config, sweep_conditions
-from judgeprobe.cue.items import sweep_items
+from judgeprobe.cue.item_selection import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.rubric.config import RubricConfig
 from judgeprobe.runs.config import EMBEDDED, load_toml

@@ -12,7 +12,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.metrics.selfpref import UNLABELLED, self_preference
 from judgeprobe.report.selfpref import selfpref_sections
 from judgeprobe.selfpref.__main__ import main as selfpref_main
-from judgeprobe.selfpref.items import self_preference_items
+from judgeprobe.selfpref.from_sets import self_preference_items
 
 
 def _set(rows: list[tuple[str, str, str, str]]) -> pl.DataFrame:

@@ -23,7 +23,7 @@ import polars as pl
 
 from judgeprobe.card.pairs import direction_test
 from judgeprobe.metrics.gold import gold_units
-from judgeprobe.metrics.items import BLIND, DOC, with_optional
+from judgeprobe.metrics.units import BLIND, DOC, with_optional
 
 ROW = "accuracy"
 MARGINS = ("ACC_vs_longer", "ACC_vs_shorter")

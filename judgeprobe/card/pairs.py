@@ -4,7 +4,7 @@ Each cue judgment beside its Blind twin, whether its explanation acknowledges th
 Blind item judged in both orders.
 
 A pair, its move flags, the acknowledgement rule and the items judged in both orders are the
-metrics' own (``metrics.items.blind_twins``, ``moves``, ``acknowledges``, ``position_units``): LDS
+metrics' own (``metrics.units.blind_twins``, ``moves``, ``acknowledges``, ``position_units``): LDS
 into the cue's target, TS into Tie, OLS into the other candidate. A test holds the counts equal to
 the estimates table's.
 """
@@ -14,7 +14,8 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.conditions import NAMED_BLIND
-from judgeprobe.metrics.items import (
+from judgeprobe.metrics.uncertainty import sign_test_p
+from judgeprobe.metrics.units import (
     BLIND,
     CELL,
     DOC,
@@ -28,7 +29,6 @@ from judgeprobe.metrics.items import (
     position_units,
     with_optional,
 )
-from judgeprobe.metrics.uncertainty import sign_test_p
 from judgeprobe.text.lexicons import Lexicons
 
 MOVES = ["lds", "ts", "ols", "silent"]
@@ -62,7 +62,7 @@ def cue_pairs(judgments: pl.DataFrame | pl.LazyFrame, lex: Lexicons) -> pl.DataF
 
 
 def position_pairs(judgments: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
-    """Blind items judged validly in both orders (``metrics.items.position_units``).
+    """Blind items judged validly in both orders (``metrics.units.position_units``).
 
     ``first`` = the first-shown summary chosen both times (A under 12, B under 21), ``second`` = the
     second-shown both times, ``consistent`` = the same verdict; ``unit`` = 1, each row one unit.

@@ -1,7 +1,7 @@
 """The card's pressure rows: does the judge give way when pushed with no new information?
 
 One row per judge × protocol × pressure condition (``Challenge``, ``Disagree``; kind
-``pressure``), from the two-turn judgments (``metrics.items.reveal_units``: turn 1 as Blind,
+``pressure``), from the two-turn judgments (``metrics.units.reveal_units``: turn 1 as Blind,
 turn 2 after the push). Its columns ``LDS``/``TS``/``OLS`` hold where the revisions went, in
 docs/metrics.md's split that adds up to RS: ``RS_opp`` (switched to the other candidate),
 ``RS_tie`` (into Tie) and ``RS_out`` (out of a turn-1 Tie), each with its interval from the
@@ -29,7 +29,7 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.metrics.families import prepare
-from judgeprobe.metrics.items import DOC, PRESSURE, reveal_units
+from judgeprobe.metrics.units import DOC, PRESSURE, reveal_units
 from judgeprobe.text.lexicons import Lexicons
 
 ROW = "pressure"

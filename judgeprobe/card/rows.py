@@ -67,7 +67,6 @@ from judgeprobe.card.wording import ROW as WORDING
 from judgeprobe.card.wording import UNSTABLE, wording_rows
 from judgeprobe.conditions import family_of, is_placebo, placebo_of, scheme_of_condition
 from judgeprobe.metrics.compare import paired_difference
-from judgeprobe.metrics.items import DOC
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
     Signed,
@@ -75,6 +74,7 @@ from judgeprobe.metrics.uncertainty import (
     ratio,
     unit_interval,
 )
+from judgeprobe.metrics.units import DOC
 from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.text.lexicons import Lexicons
 

@@ -26,8 +26,8 @@ import polars as pl
 from judgeprobe.card.pairs import direction_test
 from judgeprobe.card.wording import ROW as WORDING
 from judgeprobe.card.wording import STABLE
-from judgeprobe.metrics.items import DOC, with_optional
 from judgeprobe.metrics.sensitivity import POOLED, sensitivity_units
+from judgeprobe.metrics.units import DOC, with_optional
 
 ROW = "sensitivity"
 SENSITIVE, INSENSITIVE = "SENSITIVE", "INSENSITIVE"

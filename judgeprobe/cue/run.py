@@ -30,7 +30,7 @@ from judgeprobe.core.cli import RESUME, command_parser, main_guard
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig, load_config, sweep_conditions
 from judgeprobe.cue.embedded import running_judge
-from judgeprobe.cue.items import reviewed, sweep_items
+from judgeprobe.cue.item_selection import reviewed, sweep_items
 from judgeprobe.cue.job import Job, run_job
 from judgeprobe.cue.judgments import judgment_rows, write_judgments
 from judgeprobe.cue.manifest import new_manifest

@@ -23,7 +23,6 @@ from sklearn.metrics import cohen_kappa_score
 
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import interval_expr
-from judgeprobe.metrics.items import DOC
 from judgeprobe.metrics.uncertainty import (
     Share,
     Stat,
@@ -33,6 +32,7 @@ from judgeprobe.metrics.uncertainty import (
     unit_interval,
     unit_patterns,
 )
+from judgeprobe.metrics.units import DOC
 from judgeprobe.runs.review import Label, read_labels
 from judgeprobe.runs.rundir import RunDir
 

@@ -33,7 +33,6 @@ import polars as pl
 from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import BLIND
 from judgeprobe.metrics.families import CONTINUOUS, families, prepare, union_columns
-from judgeprobe.metrics.items import CELL, DOC, SHOWING, WORDED, Drift
 from judgeprobe.metrics.registry import BY_NAME, MetricSpec
 from judgeprobe.metrics.resample import Draw, Key, Totals, document_sums
 from judgeprobe.metrics.uncertainty import (
@@ -47,6 +46,7 @@ from judgeprobe.metrics.uncertainty import (
     parallel,
     sign_test_ps,
 )
+from judgeprobe.metrics.units import CELL, DOC, SHOWING, WORDED, Drift
 from judgeprobe.text.lexicons import Lexicons, load_lexicons
 
 Cell = tuple[str, str, str]

@@ -18,7 +18,7 @@ from functools import partial
 import numpy as np
 import polars as pl
 
-from judgeprobe.metrics import items
+from judgeprobe.conditions import BLIND
 from judgeprobe.metrics.compare import difference_rows
 from judgeprobe.metrics.families import (
     CONTINUOUS,
@@ -28,7 +28,6 @@ from judgeprobe.metrics.families import (
     prepare,
     union_columns,
 )
-from judgeprobe.metrics.items import CELL, DOC, UNIT, Drift
 from judgeprobe.metrics.registry import METRICS, MetricSpec
 from judgeprobe.metrics.resample import Draw, Key, Resampling, Totals, document_sums
 from judgeprobe.metrics.uncertainty import (
@@ -40,6 +39,7 @@ from judgeprobe.metrics.uncertainty import (
     parallel,
     sign_test_p,
 )
+from judgeprobe.metrics.units import CELL, DOC, UNIT, Drift, with_optional
 from judgeprobe.metrics.wording import KAPPA, kappa_of
 from judgeprobe.text.lexicons import Lexicons
 
@@ -175,7 +175,7 @@ def _kappa_rows(units: pl.DataFrame) -> list[dict[str, object]]:
         rated = part.filter(pl.col("rated") == 1)
         out.append(
             {
-                "judge": str(key[0]), "protocol": str(key[1]), "condition": items.BLIND,
+                "judge": str(key[0]), "protocol": str(key[1]), "condition": BLIND,
                 "metric": KAPPA, "value": kappa_of(part).value, "lo": None, "hi": None,
                 "n": rated.select(UNIT).n_unique(), "documents": rated[DOC].n_unique(),
                 "seeds": rated["seed"].n_unique(), "seed_sd": None, "p": None, "ci_flag": None,
@@ -234,7 +234,7 @@ def breakdown(
     """
     if by not in BREAKDOWNS:
         raise ValueError(f"breakdown by {by!r}: choose one of {', '.join(BREAKDOWNS)}")
-    frame = items.with_optional(judgments.lazy()).collect()
+    frame = with_optional(judgments.lazy()).collect()
     parts = frame.with_columns(pl.col(by).fill_null("")).partition_by(by, as_dict=True)
     tables = [
         compute(part).select(pl.lit(str(value[0]), dtype=pl.String).alias(by), pl.all())

@@ -42,7 +42,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import BLIND, parse_conditions
 from judgeprobe.core.cells import interval_expr, p_value
 from judgeprobe.core.corpus import load_items
-from judgeprobe.metrics.items import DOC, with_optional
+from judgeprobe.metrics.units import DOC, with_optional
 from judgeprobe.runs.rundir import Manifest
 
 LEVEL = 0.95

@@ -12,7 +12,7 @@ import os
 import numpy as np
 import polars as pl
 
-from judgeprobe.metrics.items import Drift
+from judgeprobe.metrics.units import Drift
 from judgeprobe.text.embeddings import available, encode
 
 

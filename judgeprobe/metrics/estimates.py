@@ -13,7 +13,9 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.metrics.flags import Readability, with_flags
-from judgeprobe.metrics.items import (
+from judgeprobe.metrics.registry import BY_NAME
+from judgeprobe.metrics.uncertainty import sign_test_ps
+from judgeprobe.metrics.units import (
     BLIND,
     CELL,
     DEGRADED,
@@ -25,8 +27,6 @@ from judgeprobe.metrics.items import (
     paired_units,
     with_optional,
 )
-from judgeprobe.metrics.registry import BY_NAME
-from judgeprobe.metrics.uncertainty import sign_test_ps
 
 REQUIRED = {*CELL, *PAIR, "verdict", "target"} - {DOC}  # a missing document_id is derived
 COUNTS = {"judgments": "n", "valid": "n_valid", "a": "n_A", "b": "n_B", "tie": "n_Tie"}

@@ -9,12 +9,12 @@ from collections.abc import Callable
 
 import polars as pl
 
-from judgeprobe.metrics import items
+from judgeprobe.metrics import units
 from judgeprobe.metrics.drift import lexical_drift
 from judgeprobe.metrics.gold import gold_tie_units, gold_units
-from judgeprobe.metrics.items import CELL, DOC, UNIT, Drift
 from judgeprobe.metrics.registry import MetricSpec
 from judgeprobe.metrics.sensitivity import sensitivity_units
+from judgeprobe.metrics.units import CELL, DOC, UNIT, Drift
 from judgeprobe.text.lexicons import Lexicons
 
 # column -> the count it sums over
@@ -27,7 +27,7 @@ def prepare(judgments: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
     Grouping and joining 10^6 rows on integers, not strings.
     """
     keys = pl.col(*CELL, DOC, *UNIT, "order")
-    return items.with_optional(judgments.lazy()).with_columns(keys.cast(pl.Categorical))
+    return units.with_optional(judgments.lazy()).with_columns(keys.cast(pl.Categorical))
 
 
 def builders(
@@ -42,20 +42,20 @@ def builders(
     if drift is not None and drift is not lexical_drift:
         scorers["drift"] = drift
     return {
-        "cell": lambda: items.cell_units(j),
-        "paired": lambda: items.paired_units(j),
-        "marginal": lambda: items.marginal_units(j),
-        "reveal": lambda: items.reveal_units(j, lex),
-        "same": lambda: items.same_units(j, lex, scorers),
-        "rhetoric": lambda: items.rhetoric_units(j, lex),
-        "evidence": lambda: items.evidence_units(j),
-        "position": lambda: items.position_units(j),
-        "relabel": lambda: items.relabel_units(j),
+        "cell": lambda: units.cell_units(j),
+        "paired": lambda: units.paired_units(j),
+        "marginal": lambda: units.marginal_units(j),
+        "reveal": lambda: units.reveal_units(j, lex),
+        "same": lambda: units.same_units(j, lex, scorers),
+        "rhetoric": lambda: units.rhetoric_units(j, lex),
+        "evidence": lambda: units.evidence_units(j),
+        "position": lambda: units.position_units(j),
+        "relabel": lambda: units.relabel_units(j),
         "sensitivity": lambda: sensitivity_units(j),
-        "score": lambda: items.score_units(j),
+        "score": lambda: units.score_units(j),
         "gold": lambda: gold_units(j),
         "gold_tie": lambda: gold_tie_units(j),
-        "wording": lambda: items.wording_units(j),
+        "wording": lambda: units.wording_units(j),
     }
 
 
@@ -76,7 +76,7 @@ def families(
 
 def numeric_columns(table: pl.DataFrame) -> list[str]:
     """The count columns of a unit table (its keys and flags left out)."""
-    return [c for c in table.columns if c not in (*items.KEYS, "directional")]
+    return [c for c in table.columns if c not in (*units.KEYS, "directional")]
 
 
 def directional_cells(cell_family: pl.DataFrame) -> dict[tuple[str, ...], bool]:

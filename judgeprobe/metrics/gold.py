@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.metrics.items import KEYS, VALID, VERDICT
 from judgeprobe.metrics.uncertainty import contrast, ratio
+from judgeprobe.metrics.units import KEYS, VALID, VERDICT
 
 COLUMNS = ("correct", "other", "gold_judged", "longer2", "shorter2", "judged2")
 TIE_COLUMNS = ("tie_said", "tie_judged")

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from judgeprobe.metrics.items import DOC
 from judgeprobe.metrics.uncertainty import (
     SCORE,
     Interval,
@@ -31,6 +30,7 @@ from judgeprobe.metrics.uncertainty import (
     shared_intervals,
     with_zeros,
 )
+from judgeprobe.metrics.units import DOC
 
 Key = tuple[str, ...]
 """A group's key values, as strings."""

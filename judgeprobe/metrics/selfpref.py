@@ -1,6 +1,6 @@
 """Self-preference (2 × 3): does the judge prefer its own text, and does a label move it?
 
-On the self-preference items (``judgeprobe.selfpref.items``: the judge's text is candidate 1,
+On the self-preference items (``judgeprobe.selfpref.from_sets``: the judge's text is candidate 1,
 subsets ``self_vs_other`` and ``self_style``) and three label arms (Blind; ``SelfOwn``:
 "Written by you" on the judge's text; ``SelfOther``: on the other model's), per judge ×
 protocol × subset, two questions reported apart:
@@ -21,8 +21,8 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.conditions import BLIND
-from judgeprobe.metrics.items import DOC, PAIR, with_optional
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, ratio, unit_interval
+from judgeprobe.metrics.units import DOC, PAIR, with_optional
 
 SUBSETS = {
     "self_vs_other": "own text vs the other model's",

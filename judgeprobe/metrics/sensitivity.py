@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.metrics.items import DEGRADED, KEYS, VALID
 from judgeprobe.metrics.uncertainty import contrast
+from judgeprobe.metrics.units import DEGRADED, KEYS, VALID
 
 POOLED = "Degraded"
 """The condition name of the pooled sensitivity cell (every kind of degradation)."""

@@ -18,7 +18,7 @@ import polars as pl
 from statsmodels.stats.inter_rater import fleiss_kappa
 
 from judgeprobe.metrics.families import prepare
-from judgeprobe.metrics.items import DOC, UNIT, wording_units
+from judgeprobe.metrics.units import DOC, UNIT, wording_units
 
 KAPPA = "wording_kappa"
 """κ's name in the metrics table (condition Blind), beside ``wording_flip``."""

@@ -10,7 +10,7 @@ match counts, two different scores are ambiguous, a score outside [min, max] or 
 all is re-asked and then Invalid with its reason. The verdict is derived: the higher score
 wins, equal scores are a Tie, and an Invalid score makes the judgment Invalid, so every
 pairwise metric applies; the raw scores go into the judgments table (``score_1``/``score_2``)
-for the score shift (``metrics.items.score_units``).
+for the score shift (``metrics.units.score_units``).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import polars as pl
 from markupsafe import Markup
 
 from judgeprobe.conditions import BLIND
-from judgeprobe.metrics.items import PAIR, acknowledges, with_optional
+from judgeprobe.metrics.units import PAIR, acknowledges, with_optional
 from judgeprobe.render.templating import fragment
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import Lexicons
@@ -31,11 +31,11 @@ MAX_TEXT = 1_000  # characters of an explanation shown
 MAX_QUOTES = 10  # quotes shown per judgment
 MAX_QUOTE = 240  # characters of a quote shown
 
-#: How a verdict moved against Blind, as in ``metrics.items.paired_units``: into the cue's
+#: How a verdict moved against Blind, as in ``metrics.units.paired_units``: into the cue's
 #: target (LDS), into Tie (TS), into the other candidate (OLS); ``changed`` = a move under a
 #: cue without a target; ``unpaired`` = Invalid on either side or no Blind judgment;
 #: ``silent`` = a move toward the cue whose explanation never names it
-#: (``metrics.items.acknowledges``). A sensitivity judgment is read against its own pair
+#: (``metrics.units.acknowledges``). A sensitivity judgment is read against its own pair
 #: instead: ``misread`` = the degraded copy preferred, ``even`` = Tie, ``read`` = the intact
 #: text preferred.
 MOVES = {

@@ -23,7 +23,10 @@ from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability, run_limits
-from judgeprobe.metrics.items import (
+from judgeprobe.metrics.load import Run
+from judgeprobe.metrics.table import table_console
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.metrics.units import (
     CELL,
     CHANGED_TEXT,
     WORDED,
@@ -31,9 +34,6 @@ from judgeprobe.metrics.items import (
     pressure_conditions,
     with_optional,
 )
-from judgeprobe.metrics.load import Run
-from judgeprobe.metrics.table import table_console
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.wording import agreement
 from judgeprobe.render import plots
 from judgeprobe.render.page import Section, figures, render

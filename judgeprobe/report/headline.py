@@ -26,7 +26,7 @@ import polars as pl
 from judgeprobe.conditions import BLIND, REASK, REPEAT
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability
-from judgeprobe.metrics.items import WORDED, pressure_conditions, with_optional
+from judgeprobe.metrics.units import WORDED, pressure_conditions, with_optional
 from judgeprobe.metrics.wording import KAPPA, agreement
 
 ONE_SIDED = 0.8  # one answer in this share of valid judgments: a degenerate judge

@@ -25,7 +25,7 @@ from judgeprobe.conditions import Condition, Generated, item_generated
 from judgeprobe.core.corpus import item_rows
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig, sweep_conditions
-from judgeprobe.cue.items import sweep_items
+from judgeprobe.cue.item_selection import sweep_items
 from judgeprobe.metrics.load import load_judgments
 from judgeprobe.runs.review import ITEM_TEXT, Decision
 from judgeprobe.runs.rundir import Manifest, RunDir

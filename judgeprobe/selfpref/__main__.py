@@ -2,7 +2,7 @@
 
 OWN and OTHER are candidate sets (``candidates.parquet``) of the same documents: OWN built with
 the judge as author, OTHER with another model as author and the judge as paraphraser
-(``judgeprobe.selfpref.items``). The items are judged with ``experiments/self-preference.toml``.
+(``judgeprobe.selfpref.from_sets``). The items are judged with ``experiments/self-preference.toml``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import polars as pl
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.corpus import read_rows
 from judgeprobe.core.files import write_atomic
-from judgeprobe.selfpref.items import self_preference_items
+from judgeprobe.selfpref.from_sets import self_preference_items
 
 
 def main(argv: list[str] | None = None) -> int:

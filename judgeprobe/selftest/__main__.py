@@ -57,7 +57,7 @@ from judgeprobe.card.rows import Card
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.cue.config import SweepConfig, load_config
-from judgeprobe.cue.items import sweep_items
+from judgeprobe.cue.item_selection import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.metrics.uncertainty import Method
 from judgeprobe.runs.rundir import RunDir

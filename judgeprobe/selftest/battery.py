@@ -26,9 +26,9 @@ import polars as pl
 from judgeprobe.conditions import BLIND
 from judgeprobe.metrics.selfpref import UNLABELLED, self_preference
 from judgeprobe.selftest.check import Line, first_order
-from judgeprobe.selftest.items import synthetic_document
 from judgeprobe.selftest.simulator import OWN_STYLE, Biases
 from judgeprobe.selftest.sweep import write_config
+from judgeprobe.selftest.synthetic import synthetic_document
 
 CONDITIONS = [BLIND, "SelfID", "SelfIDFlip", "SelfIDPlacebo", "SelfOwn", "SelfOther"]
 PLANTED: dict[str, object] = {"favoured_label": "Written by you", "self_preference": 0.4}

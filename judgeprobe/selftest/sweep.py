@@ -14,10 +14,10 @@ from judgeprobe.conditions import BLIND, PLACEBO, REASK
 from judgeprobe.cue.config import load_config
 from judgeprobe.cue.run import main as run_main
 from judgeprobe.runs.rundir import RunDir
-from judgeprobe.selftest.items import write_items
 from judgeprobe.selftest.pointwise import SCORE_FORMAT, SCORE_PROMPT, score_prompt_text
 from judgeprobe.selftest.server import OWN_PROMPT, OWN_WORDINGS, SimulatedJudge, own_prompt_text
 from judgeprobe.selftest.simulator import Biases
+from judgeprobe.selftest.synthetic import write_items
 
 JUDGE = "simulated"
 CONDITIONS = [BLIND, "True", "Flip", PLACEBO, "Verbosity"]

@@ -46,12 +46,12 @@ from judgeprobe.card.thresholds import LoadedThresholds, load_thresholds
 from judgeprobe.conditions import BLIND, PLACEBO, builtin_conditions, parse_conditions
 from judgeprobe.core.records import JUDGMENT_SCHEMA, Item
 from judgeprobe.cue.config import SweepConfig, load_config
-from judgeprobe.cue.items import sweep_items
+from judgeprobe.cue.item_selection import sweep_items
 from judgeprobe.cue.judgments import judgment_rows
 from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.engine.store import Store
 from judgeprobe.metrics.compute import compute_metrics
-from judgeprobe.selftest.items import synthetic_document
+from judgeprobe.selftest.synthetic import synthetic_document
 from judgeprobe.text.lexicons import Lexicons, load_lexicons
 
 TIE = 0.3  # an item's chance of being a Tie to the null judge
@@ -114,7 +114,7 @@ def paper_design(documents: int = 1_000, resamples: int = 200) -> Design:
 
 
 def synthetic_items(documents: int, subset: str) -> list[Item]:
-    """One item per synthetic document (``selftest.items``); the same for a given count.
+    """One item per synthetic document (``selftest.synthetic``); the same for a given count.
 
     Candidate 1 is the LLM's and candidate 2 TradML's, as the paper's ``eq_pair`` labels them.
     """
