@@ -204,7 +204,7 @@ async def raw_client(url: str, bodies: list[bytes], concurrency: int) -> Measure
 
 
 async def judgeprobe_sweep(
-    cfg: SweepConfig, items: list[Item], store_dir: Path, prefix_aware: bool = True,
+    cfg: SweepConfig, items: list[Item], store_dir: Path, *, prefix_aware: bool = True,
     shuffle_seed: int | None = None,
 ) -> Measure:  # fmt: skip
     """Time judgeprobe's live path (plan → scheduler → engine → validation → store).
@@ -219,7 +219,12 @@ async def judgeprobe_sweep(
     try:
         cpu, start = time.process_time(), time.monotonic()
         kind = cue_job_type(
-            cfg, protocols_for(cfg), items, builtin_conditions(), store_dir, prefix_aware
+            cfg,
+            protocols_for(cfg),
+            items,
+            builtin_conditions(),
+            store_dir,
+            prefix_aware=prefix_aware,
         )
         if shuffle_seed is not None:
             jobs = list(

@@ -24,7 +24,7 @@ from judgeprobe.core.records import Item
 
 
 async def one_run(
-    items: list[Item], slots: int, extra: list[str], grouped: bool
+    items: list[Item], slots: int, extra: list[str], *, grouped: bool
 ) -> tuple[Measure, int]:
     """One sweep on a fresh server, grouped by prefix or shuffled, with prompt tokens computed."""
     with llama_server(slots, extra) as url, tempfile.TemporaryDirectory() as tmp:

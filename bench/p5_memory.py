@@ -57,7 +57,7 @@ class Sampler(threading.Thread):
         self.phase_peak[self.phase] = max(self.phase_peak.get(self.phase, 0.0), mb)
 
 
-async def main_async(n_requests: int, table: bool) -> int:
+async def main_async(n_requests: int, *, table: bool) -> int:
     """P5: peak memory of planning and running 10^6 requests, per phase."""
     n_items = max(1, n_requests // PER_ITEM)
     with Stub() as url, tempfile.TemporaryDirectory() as tmp:
@@ -110,7 +110,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=1_000_000)
     parser.add_argument("--table", action="store_true", help="also write judgments.parquet")
     args = parser.parse_args()
-    return asyncio.run(main_async(args.requests, args.table))
+    return asyncio.run(main_async(args.requests, table=args.table))
 
 
 if __name__ == "__main__":

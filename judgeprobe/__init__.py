@@ -21,7 +21,7 @@ def scrub(text: str) -> str:
     return _USERINFO.sub(f"{REDACTED}@", text)
 
 
-def first_error(exc: ValidationError, whole: str = "value", value: bool = False) -> str:
+def first_error(exc: ValidationError, whole: str = "value", *, value: bool = False) -> str:
     """``field.path: message`` for the first problem pydantic found (``whole`` if no path).
 
     ``value``: also name the offending value (scalars only, credentials scrubbed), as config

@@ -56,7 +56,9 @@ U32, U64 = 2**32 - 1, 2**64 - 1
 class Rejected(Exception):
     """TGI answers the request with an error."""
 
-    def __init__(self, message: str, error_type: str = "validation", plain: bool = False) -> None:
+    def __init__(
+        self, message: str, error_type: str = "validation", *, plain: bool = False
+    ) -> None:
         super().__init__(message)
         self.error_type = error_type
         self.plain = plain  # axum's deserialisation rejection: plain text, not JSON

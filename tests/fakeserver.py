@@ -89,6 +89,7 @@ class FakeJudge(LoopbackServer):
         faults: tuple[str, ...] = FAULTS,
         seed: int = 0,
         stall_s: float = 5.0,
+        *,
         nonconforming: bool = False,
         hang: bool = False,
         latency_s: float = 0.0,

@@ -167,7 +167,7 @@ def test_config_naming_a_directory(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("under", [False, True])
 def test_out_naming_a_file_is_refused_before_any_request(
-    tmp_path: Path, fake_judge: FakeJudge, under: bool
+    tmp_path: Path, fake_judge: FakeJudge, *, under: bool
 ) -> None:
     items = make_items(tmp_path / "i.jsonl", 2)
     cfg = write_config(tmp_path / "c.toml", fake_judge.url, items)

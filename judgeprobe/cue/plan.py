@@ -374,8 +374,8 @@ def cue_jobs(
                                template_hash, cfg, names)  # fmt: skip
                     yield job
                     if cname == BLIND:
-                        yield from _blind_twins(job, again, wordings[judge.name, pname], item,
-                                                cue, fingerprint, cfg, names)  # fmt: skip
+                        yield from _blind_twins(job, wordings[judge.name, pname], item, cue,
+                                                fingerprint, cfg, names, again=again)  # fmt: skip
             if BLIND not in cues:
                 continue
             for (scheme, other), order, judge, (pname, protocol) in product(
@@ -408,13 +408,14 @@ def _templates(pname: str, protocol: JudgeProtocol, cue: ResolvedCue, task: Task
 
 def _blind_twins(
     job: Job,
-    again: bool,
     others: list[tuple[JudgeProtocol, str]],
     item: Item,
     cue: ResolvedCue,
     fingerprint: str,
     cfg: SweepConfig,
     names: Names = NUMBERS,
+    *,
+    again: bool,
 ) -> Iterator[Job]:
     """What a Blind judgment brings along: its re-send, then its showing under each wording.
 

@@ -154,6 +154,7 @@ def cue_job_type(
     items: list[Item],
     conditions: dict[str, Condition],
     out: Path,
+    *,
     prefix_aware: bool = True,
     counts: Counts | None = None,
     review: Mapping[str, Decision] | None = None,
@@ -221,6 +222,7 @@ async def _sweep(
     conditions: dict[str, Condition],
     out: Path,
     console: Console,
+    *,
     show_progress: bool,
     mode: Mode,
     review: Mapping[str, Decision],
@@ -243,14 +245,15 @@ async def _sweep(
         frame = found
     elif mode.ray is not None:
         swept = await ray_sweep(
-            kind, cfg.judges, cfg.engine, out, console, mode.ray or None, show_progress,
-            opened=announce,
+            kind, cfg.judges, cfg.engine, out, console, mode.ray or None,
+            show_progress=show_progress, opened=announce,
         )  # fmt: skip
         summary, frame = swept.summary, swept.judgments
     else:
         # Everything is validated (checked) before the run directory gets written.
         swept = await live_sweep(
-            kind, cfg.judges, cfg.engine, out, console, show_progress, opened=announce,
+            kind, cfg.judges, cfg.engine, out, console, show_progress=show_progress,
+            opened=announce,
         )  # fmt: skip
         summary, frame = swept.summary, swept.judgments
     run = RunDir(out)
@@ -297,21 +300,33 @@ def main(argv: list[str] | None = None) -> int:
             raise JudgeprobeError(f"--export-batch {mode.export_batch}: is a directory")
     if mode.import_batch is not None and not RunDir(out).store.exists():
         raise JudgeprobeError(f"{out} holds no run: export a batch into it first")
-    check_run_dir(out, args.resume or mode.batch, cfg.digest())
+    check_run_dir(out, resume=args.resume or mode.batch, digest=cfg.digest())
     console = Console(stderr=True, soft_wrap=True)
     if chosen:
         console.print(f"[yellow]{escape(chosen)}[/]")
     start = time.monotonic()
     summary, failing = asyncio.run(
-        _sweep(cfg, protocols, items, conditions, out, console, not args.no_progress, mode, review)
+        _sweep(
+            cfg,
+            protocols,
+            items,
+            conditions,
+            out,
+            console,
+            show_progress=not args.no_progress,
+            mode=mode,
+            review=review,
+        )
     )
     console.print(f"done in {time.monotonic() - start:.1f}s")
     if mode.export_batch is not None:
         return 0
-    return exit_code(summary, failing, sys.argv[1:] if argv is None else argv, console)
+    return exit_code(
+        summary, failing=failing, argv=sys.argv[1:] if argv is None else argv, console=console
+    )
 
 
-def exit_code(summary: RunSummary, failing: bool, argv: list[str], console: Console) -> int:
+def exit_code(summary: RunSummary, *, failing: bool, argv: list[str], console: Console) -> int:
     """4 when a judge is unreliable; else 3 when anything is left for a later pass; else 0.
 
     A later pass is an import (batch answers pending), a resume after the sweep deadline, or

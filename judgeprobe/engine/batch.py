@@ -53,7 +53,7 @@ def batch_info(judge: JudgeConfig) -> ServerInfo:
             f"judge {judge.name}: batch mode asks no server, so set model= and backend= "
             '(e.g. backend = "vllm") for it in the config'
         )
-    details = {"served_by": "batch", **declared(judge.batch_invariant)}
+    details = {"served_by": "batch", **declared(batch_invariant=judge.batch_invariant)}
     return server_info(judge.backend, judge.model, details)
 
 
@@ -80,6 +80,7 @@ class BatchEndpoint(Endpoint):
         judge: JudgeConfig,
         engine: EngineConfig,
         store: Store,
+        *,
         importing: bool,
         info: ServerInfo | None = None,
     ) -> None:

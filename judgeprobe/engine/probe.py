@@ -163,7 +163,7 @@ async def _identify(judge: JudgeConfig, engine: EngineConfig, url: str) -> Serve
         detected, details = await _detect(session, url.removesuffix("/v1"), models)
     finally:
         await session.close()
-    details |= declared(judge.batch_invariant)
+    details |= declared(batch_invariant=judge.batch_invariant)
     return server_info(detected if judge.backend == "auto" else judge.backend, model, details)
 
 

@@ -35,6 +35,7 @@ class SweepProgress:
         self,
         total: int,
         console: Console | None = None,
+        *,
         enabled: bool = True,
         label: str = "judging",
         unit: str = "judgments",
@@ -96,7 +97,7 @@ class SweepProgress:
         self.retries += max(0, outcome.attempts - len(outcome.request_keys) - sent_again)
         self._refresh()
 
-    def _refresh(self, force: bool = False) -> None:
+    def _refresh(self, *, force: bool = False) -> None:
         now = time.monotonic()
         if not force and now - self._shown < REFRESH_S:
             return

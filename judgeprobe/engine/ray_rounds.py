@@ -157,7 +157,7 @@ def cluster_info(judge: JudgeConfig) -> ServerInfo:
         "served_by": f"ray-{judge.cluster.engine}",
         "model_source": source,
         "engine_kwargs": judge.cluster.engine_kwargs,
-        **declared(judge.batch_invariant),
+        **declared(batch_invariant=judge.batch_invariant),
     }
     return server_info(judge.cluster.engine, judge.model or source, details)
 

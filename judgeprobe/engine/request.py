@@ -29,7 +29,7 @@ class Sampling(BaseModel):
             data.pop("repetition_penalty", None)
         return data
 
-    def determinism(self, seed: int | None, batch_invariant: bool = False) -> str:
+    def determinism(self, seed: int | None, *, batch_invariant: bool = False) -> str:
         """How reproducible a reply is expected to be, recorded in the manifest.
 
         ``greedy``, ``seeded-sampling`` or ``unseeded-sampling``, plus ``+batch-invariant`` when the

@@ -223,8 +223,12 @@ class JudgeConfig(BaseModel):
                 "too (the built-in protocols' wordings are the sweep's wordings = N)"
             )
         if self.prompt:  # read once: the text checked, hashed and sent is the same text
-            self._own_prompt = _checked_prompt(load_prompt_file(self.prompt), self.pointwise)
-            self._own_wordings = _checked_wordings(self._own_prompt, self.wordings, self.pointwise)
+            self._own_prompt = _checked_prompt(
+                load_prompt_file(self.prompt), pointwise=self.pointwise
+            )
+            self._own_wordings = _checked_wordings(
+                self._own_prompt, self.wordings, pointwise=self.pointwise
+            )
         return self
 
     @property
@@ -425,7 +429,7 @@ def lanes_of(judges: Sequence[JudgeConfig], per_slot: int = 1) -> dict[str, int]
     return {j.name: per_slot * j.concurrency * len(j.replicas) for j in judges}
 
 
-def _checked_prompt(prompt: Template, pointwise: bool = False) -> Template:
+def _checked_prompt(prompt: Template, *, pointwise: bool = False) -> Template:
     """``prompt`` when it holds only the placeholders ``own`` fills, every response too.
 
     A pairwise prompt shows both responses; a pointwise one (``pointwise``) its one response.
@@ -449,7 +453,7 @@ def _checked_prompt(prompt: Template, pointwise: bool = False) -> Template:
 
 
 def _checked_wordings(
-    prompt: Template, paths: tuple[str, ...], pointwise: bool = False
+    prompt: Template, paths: tuple[str, ...], *, pointwise: bool = False
 ) -> tuple[Template, ...]:
     """The paraphrases of ``prompt``: each read and checked like it, with its placeholders.
 
@@ -459,7 +463,7 @@ def _checked_wordings(
     out: list[Template] = []
     seen = {prompt.sha256: prompt.name}
     for path in paths:
-        worded = _checked_prompt(load_prompt_file(path), pointwise)
+        worded = _checked_prompt(load_prompt_file(path), pointwise=pointwise)
         if worded.placeholders != prompt.placeholders:
             wanted = " ".join(f"{{{p}}}" for p in sorted(prompt.placeholders))
             raise ValueError(

@@ -138,7 +138,7 @@ class Store:
         ).fetchone()
         return None if row is None else bytes(row[0])
 
-    def _put(self, table: str, key: str, retryable: bool, data: BaseModel) -> None:
+    def _put(self, table: str, key: str, *, retryable: bool, data: BaseModel) -> None:
         if not self._db.in_transaction:
             self._db.execute("BEGIN")
         self._db.execute(
@@ -174,7 +174,7 @@ class Store:
 
         It is durable once its group commits (``flush``).
         """
-        self._put("results", result.key, result.retryable, result)
+        self._put("results", result.key, retryable=result.retryable, data=result)
 
     def get(self, key: str) -> Result | None:
         """The stored result of a request, for resume; None when it was never sent."""
@@ -183,7 +183,7 @@ class Store:
 
     def put_outcome(self, outcome: Outcome) -> None:
         """Store a judgment's outcome (replacing a retryable one of the same key)."""
-        self._put("outcomes", outcome.key, outcome.retryable, outcome)
+        self._put("outcomes", outcome.key, retryable=outcome.retryable, data=outcome)
 
     def get_outcome(self, key: str) -> Outcome | None:
         """The stored outcome of a judgment, so a resumed sweep skips it."""

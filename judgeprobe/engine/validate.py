@@ -23,7 +23,7 @@ class ReplyError(ValueError):
     of re-asking (``judgeprobe.engine.client.converse``).
     """
 
-    def __init__(self, reason: str, truncated: bool = False) -> None:
+    def __init__(self, reason: str, *, truncated: bool = False) -> None:
         super().__init__(reason)
         self.truncated = truncated
 

@@ -128,7 +128,7 @@ def sampling_record(backend: str, sampling: Sampling, seeds: Sequence[int]) -> d
     return {"sent": {**wire.fields, "seed": list(seeds)}, "mapped": list(wire.notes)}
 
 
-def declared(batch_invariant: bool) -> dict[str, Any]:
+def declared(*, batch_invariant: bool) -> dict[str, Any]:
     """Server settings a judge's config declares and no API reports, for the fingerprint.
 
     Empty when none is declared, so older fingerprints still match.

@@ -191,6 +191,7 @@ def compute_metrics(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     by: str | None = None,
+    *,
     differences: bool = True,
     method: Method = SCORE,
 ) -> pl.DataFrame:
@@ -210,7 +211,7 @@ def compute_metrics(
             judgments,
             by,
             lambda part: compute_metrics(
-                part, lex, drift, resamples, seed, None, differences, method
+                part, lex, drift, resamples, seed, None, differences=differences, method=method
             ),
         )
     fams = families(prepare(judgments), lex, drift)

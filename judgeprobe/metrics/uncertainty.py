@@ -419,7 +419,9 @@ def _covariance(a: np.ndarray, b: np.ndarray, weights: np.ndarray) -> float:
     return float((weights * a * b).sum() * scale)
 
 
-def _share_part(y: np.ndarray, x: np.ndarray, weights: np.ndarray, signed: bool = False) -> _Part:
+def _share_part(
+    y: np.ndarray, x: np.ndarray, weights: np.ndarray, *, signed: bool = False
+) -> _Part:
     """Korn–Graubard bounds of Σy / Σx over documents (module docstring).
 
     ``signed`` (or a negative document sum): the positive part minus the negative part.
@@ -478,7 +480,7 @@ def _combine(parts: Sequence[tuple[float, _Part]], weights: np.ndarray) -> _Part
 def _part(stat: Estimator, values: np.ndarray, weights: np.ndarray) -> _Part:
     if isinstance(stat, Share):
         y, x = values[:, stat.num], values[:, stat.den]
-        return _share_part(y, x, weights, isinstance(stat, Signed))
+        return _share_part(y, x, weights, signed=isinstance(stat, Signed))
     if isinstance(stat, Linear):
         terms = [(c, _part(share, values, weights)) for c, share in stat.terms]
         return terms[0][1] if len(terms) == 1 and terms[0][0] == 1 else _combine(terms, weights)

@@ -432,7 +432,7 @@ def evidence_units(j: pl.LazyFrame) -> pl.LazyFrame:
             with_evidence=(criteria > 0).sum().cast(pl.Int64),
             all_nondiscriminating=((criteria > 0) & (same == criteria)).sum().cast(pl.Int64),
             scored=pl.col("verdict_score_agree").is_not_null().sum().cast(pl.Int64),
-            agree=pl.col("verdict_score_agree").fill_null(False).sum().cast(pl.Int64),
+            agree=pl.col("verdict_score_agree").fill_null(value=False).sum().cast(pl.Int64),
         )
     )
 

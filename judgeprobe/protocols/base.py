@@ -41,7 +41,7 @@ class Presentation:
         """Reply model ``model`` as the judge is asked for it under these screen names."""
         return named(model, self.names)
 
-    def materials(self, labels: bool = True, task: Task = DEFAULT) -> str:
+    def materials(self, *, labels: bool = True, task: Task = DEFAULT) -> str:
         """The context and both responses, as every protocol shows them (in ``task``'s words)."""
         return self.template("materials_v1", task).fill(
             {
@@ -119,7 +119,7 @@ class OwnPrompted(Generic[F]):
         return {self.stage: self.fmt.max_tokens}
 
 
-def labelled(text: str, label: str, inline: bool) -> str:
+def labelled(text: str, label: str, *, inline: bool) -> str:
     """A response as a judge's own prompt shows it.
 
     Under ``inline`` (the prompt has no label placeholder) its label goes on the line above it,

@@ -77,8 +77,8 @@ def screen_values(template: Template, p: Presentation) -> dict[str, str]:
     inline = not template.placeholders & set(LABELS)
     return {
         "CONTEXT": p.document,
-        "RESPONSE_1": labelled(p.text_1, p.label_1, inline),
-        "RESPONSE_2": labelled(p.text_2, p.label_2, inline),
+        "RESPONSE_1": labelled(p.text_1, p.label_1, inline=inline),
+        "RESPONSE_2": labelled(p.text_2, p.label_2, inline=inline),
         "LABEL_1": p.label_1,
         "LABEL_2": p.label_2,
     }

@@ -92,7 +92,7 @@ def score_values(template: Template, document: str, text: str, label: str) -> di
     """What fills one request's placeholders: the label in its place, or above the response."""
     return {
         "CONTEXT": document,
-        "RESPONSE": labelled(text, label, "LABEL" not in template.placeholders),
+        "RESPONSE": labelled(text, label, inline="LABEL" not in template.placeholders),
         "LABEL": label,
     }
 

@@ -161,15 +161,15 @@ def main(argv: list[str] | None = None) -> int:
         labels = labels_from_items(items)
         if labels.is_empty():
             raise JudgeprobeError(f"{cfg.items}: --labels-only needs a judge_label on the items")
-        check_run_dir(folder, args.resume, cfg.digest(), what="rubric run")
+        check_run_dir(folder, resume=args.resume, digest=cfg.digest(), what="rubric run")
         folder.mkdir(parents=True, exist_ok=True)
         run.rubric.write_manifest(manifest(cfg, items, {}))
         tables = analyse(folder, None, labels, cfg, [])
     else:
         notes = check_provided(cfg, items)
-        check_run_dir(folder, args.resume, cfg.digest(), what="rubric run")
+        check_run_dir(folder, resume=args.resume, digest=cfg.digest(), what="rubric run")
         judgments, summary = asyncio.run(
-            judge_all(cfg, items, folder, console, not args.no_progress)
+            judge_all(cfg, items, folder, console, progress=not args.no_progress)
         )
         incomplete = summary.deadline_hit
         invalid = int((judgments["verdict"] == "Invalid").sum())

@@ -22,10 +22,10 @@ majority class subsampled to the minority's size before splitting). The positive
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import polars as pl
@@ -186,17 +186,24 @@ class TransformerClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[mis
         return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 
 
-def _logistic(weighted: bool) -> LogisticRegression:
+class EstimatorFactory(Protocol):
+    """Makes a fresh estimator; ``weighted``: classes weighted by their inverse frequency."""
+
+    def __call__(self, *, weighted: bool) -> Any:
+        """A new, unfitted estimator."""
+
+
+def _logistic(*, weighted: bool) -> LogisticRegression:
     return LogisticRegression(max_iter=2000, class_weight="balanced" if weighted else None)
 
 
-def tfidf_estimator(weighted: bool) -> Pipeline:
+def tfidf_estimator(*, weighted: bool) -> Pipeline:
     """The bag-of-words baseline classifier: TF-IDF n-grams into a logistic regression."""
     vectoriser = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, lowercase=True)
-    return make_pipeline(vectoriser, _logistic(weighted))
+    return make_pipeline(vectoriser, _logistic(weighted=weighted))
 
 
-def embedding_estimator(texts: Sequence[str]) -> Callable[[bool], Pipeline]:
+def embedding_estimator(texts: Sequence[str]) -> EstimatorFactory:
     """Embeds every text once; the estimator looks its rows up."""
     from judgeprobe.text.embeddings import encode
 
@@ -208,21 +215,21 @@ def embedding_estimator(texts: Sequence[str]) -> Callable[[bool], Pipeline]:
         rows: np.ndarray = vectors[[index[t] for t in batch]]
         return rows
 
-    def make(weighted: bool) -> Pipeline:
-        return make_pipeline(FunctionTransformer(lookup), _logistic(weighted))
+    def make(*, weighted: bool) -> Pipeline:
+        return make_pipeline(FunctionTransformer(lookup), _logistic(weighted=weighted))
 
     return make
 
 
-def _transformer(model_dir: str, seed: int, weighted: bool) -> TransformerClassifier:
+def _transformer(model_dir: str, seed: int, *, weighted: bool) -> TransformerClassifier:
     return TransformerClassifier(model_dir, "balanced" if weighted else None, seed=seed)
 
 
 def classifiers(
     names: Sequence[str], texts: Sequence[str], transformer_dir: str | None, seed: int
-) -> dict[str, Callable[[bool], Any]]:
+) -> dict[str, EstimatorFactory]:
     """Estimator factories (``weighted`` → a fresh estimator) for the named classifiers."""
-    out: dict[str, Callable[[bool], Any]] = {}
+    out: dict[str, EstimatorFactory] = {}
     for name in names:
         if name == "tfidf":
             out[name] = tfidf_estimator
@@ -278,14 +285,15 @@ def balanced_subsample(y: np.ndarray, seed: int) -> np.ndarray:
 
 
 def _fit_predict(
-    make: Callable[[bool], Any],
-    weighted: bool,
+    make: EstimatorFactory,
     texts: np.ndarray,
     y: np.ndarray,
     train: np.ndarray,
     test: np.ndarray,
+    *,
+    weighted: bool,
 ) -> np.ndarray:
-    model = make(weighted)
+    model = make(weighted=weighted)
     model.fit(list(texts[train]), y[train])
     return np.asarray(model.predict(list(texts[test])))
 
@@ -293,7 +301,7 @@ def _fit_predict(
 def evaluate(
     judge: str,
     name: str,
-    make: Callable[[bool], Any],
+    make: EstimatorFactory,
     texts: np.ndarray,
     y: np.ndarray,
     cohort: str,
@@ -313,7 +321,7 @@ def evaluate(
     if folds >= 2:
         splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
         fitted = cross_validate(
-            make(weighted),
+            make(weighted=weighted),
             list(t[train]),
             labels[train],
             cv=splitter,
@@ -321,7 +329,7 @@ def evaluate(
             error_score="raise",
         )
         cv = {m: fitted[f"test_{m}"] for m in METRICS}
-    pred = _fit_predict(make, weighted, t, labels, train, test)
+    pred = _fit_predict(make, t, labels, train, test, weighted=weighted)
     counts = confusion(labels[test], pred)
     point, ci = scores(counts), intervals(counts, resamples, seed)
     cell = {"judge": judge, "classifier": name, "cohort": cohort}
@@ -367,7 +375,7 @@ def evaluate(
 def transfer(
     judge: str,
     name: str,
-    make: Callable[[bool], Any],
+    make: EstimatorFactory,
     texts: np.ndarray,
     y: np.ndarray,
     splits: np.ndarray,
@@ -390,7 +398,7 @@ def transfer(
                 )
             else:
                 train, test = src, np.flatnonzero(splits == target)
-            counts = confusion(y[test], _fit_predict(make, True, texts, y, train, test))
+            counts = confusion(y[test], _fit_predict(make, texts, y, train, test, weighted=True))
             value = scores(counts)["balanced_accuracy"]
             lo, hi = intervals(counts, resamples, seed)["balanced_accuracy"]
             out.transfer.append(

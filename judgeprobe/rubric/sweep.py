@@ -141,13 +141,13 @@ def rubric_job_type(cfg: RubricConfig, items: list[RubricItem], out: Path) -> Jo
 
 
 async def judge_all(
-    cfg: RubricConfig, items: list[RubricItem], out: Path, console: Console, progress: bool
+    cfg: RubricConfig, items: list[RubricItem], out: Path, console: Console, *, progress: bool
 ) -> tuple[pl.DataFrame, RunSummary]:
     """Probe the judges, run every job not already final, return the judgments."""
     kind = rubric_job_type(cfg, items, out)
     async with judges_open(cfg.judges, cfg.engine, console) as endpoints:
         swept = await run_sweep(
-            kind, endpoints, cfg.engine, out, console, progress,
+            kind, endpoints, cfg.engine, out, console, show_progress=progress,
             opened=lambda: console.print(f"{kind.planned} rubric judgments planned → {out}"),
         )  # fmt: skip
     return swept.judgments, swept.summary
@@ -164,7 +164,7 @@ def manifest(
         "config": cfg.model_dump(mode="json", exclude={"judges"}),
         "sampling": PRESETS[cfg.preset].model_dump(),
         "determinism": PRESETS[cfg.preset].determinism(
-            cfg.seeds[0], all(j.batch_invariant for j in cfg.judges)
+            cfg.seeds[0], batch_invariant=all(j.batch_invariant for j in cfg.judges)
         ),
         "items": {"source": cfg.items, "n": len(items), "digest": items_digest(items)},
         "judges": [

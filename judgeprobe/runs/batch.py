@@ -66,7 +66,9 @@ async def batch_sweep(
         batch_info(judge)
     store = open_store(out)
     try:
-        endpoints = {j.name: BatchEndpoint(j, engine, store, imported is not None) for j in judges}
+        endpoints = {
+            j.name: BatchEndpoint(j, engine, store, importing=imported is not None) for j in judges
+        }
         RunDir(out).write_manifest(kind.manifest(dict(endpoints)))
         if opened is not None:
             opened()

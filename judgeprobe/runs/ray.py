@@ -31,7 +31,7 @@ from judgeprobe.runs.rundir import RunDir, open_store
 from judgeprobe.runs.sweep import JobType, Swept, judges_open
 
 
-def check_engines(judges: Sequence[JudgeConfig], ray: bool) -> None:
+def check_engines(judges: Sequence[JudgeConfig], *, ray: bool) -> None:
     """An in-cluster judge runs only under ``--ray``: one line otherwise."""
     if ray:
         return
@@ -72,6 +72,7 @@ async def ray_sweep(
     out: Path,
     console: Console,
     address: str | None,
+    *,
     show_progress: bool = True,
     opened: Callable[[], None] | None = None,
 ) -> Swept:
@@ -94,7 +95,9 @@ async def ray_sweep(
             opened()
         fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
         label, unit = kind.progress
-        with SweepProgress(kind.planned, console, show_progress, label, unit) as progress:
+        with SweepProgress(
+            kind.planned, console, enabled=show_progress, label=label, unit=unit
+        ) as progress:
             breaker = Breaker(engine.breaker_after, unit=unit)
             handle = guarded(kind.make, dict(endpoints), store, breaker)
             rounds = Rounds(

@@ -243,7 +243,7 @@ class RunDir:
         write_json(self.manifest_file, data)
 
 
-def check_run_dir(out: Path, resume: bool, digest: str, what: str = "run") -> None:
+def check_run_dir(out: Path, *, resume: bool, digest: str, what: str = "run") -> None:
     """Refuse to overwrite a run, or to resume one made with another config."""
     run = RunDir(out)
     if not run.manifest_file.exists():

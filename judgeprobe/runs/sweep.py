@@ -120,6 +120,7 @@ async def run_planned(
     store: Store,
     engine: EngineConfig,
     console: Console | None = None,
+    *,
     show_progress: bool = True,
     progress: SweepProgress | None = None,
 ) -> RunSummary:
@@ -138,7 +139,9 @@ async def run_planned(
     label, unit = kind.progress
     with ExitStack() as held:
         if progress is None:
-            bar = SweepProgress(kind.planned, console, show_progress, label, unit)
+            bar = SweepProgress(
+                kind.planned, console, enabled=show_progress, label=label, unit=unit
+            )
             progress = held.enter_context(bar)
         summary = await run_jobs(
             jobs, handle, kind.lanes, store, progress, engine.sweep_deadline_s,
@@ -154,6 +157,7 @@ async def run_sweep(
     engine: EngineConfig,
     out: Path,
     console: Console,
+    *,
     show_progress: bool = True,
     opened: Callable[[], None] | None = None,
 ) -> Swept:
@@ -167,7 +171,9 @@ async def run_sweep(
         RunDir(out).write_manifest(kind.manifest(endpoints))
         if opened is not None:
             opened()
-        summary = await run_planned(kind, endpoints, store, engine, console, show_progress)
+        summary = await run_planned(
+            kind, endpoints, store, engine, console, show_progress=show_progress
+        )
         if summary.deadline_hit:
             console.print(
                 f"[yellow]sweep deadline ({engine.sweep_deadline_s:g}s) reached: sending "
@@ -188,6 +194,7 @@ async def live_sweep(
     engine: EngineConfig,
     out: Path,
     console: Console,
+    *,
     show_progress: bool = True,
     opened: Callable[[], None] | None = None,
 ) -> Swept:
@@ -196,4 +203,6 @@ async def live_sweep(
     Only once every check passed does the run directory get written.
     """
     async with judges_open(judges, engine, console, kind.checks) as endpoints:
-        return await run_sweep(kind, endpoints, engine, out, console, show_progress, opened)
+        return await run_sweep(
+            kind, endpoints, engine, out, console, show_progress=show_progress, opened=opened
+        )

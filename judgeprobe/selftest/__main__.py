@@ -219,6 +219,7 @@ def _checked(
     judgments: pl.DataFrame,
     card: Card,
     biases: Biases,
+    *,
     battery: bool,
 ) -> list[Line]:
     """Every line of the check: a pointwise judge's (``--own --score``) or the verdicts'."""
@@ -269,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}
     card = card_for_run(out, resamples=RESAMPLES)
     judgments = pl.read_parquet(RunDir(out).judgments)
-    lines = _checked(cfg, conditions, RunDir(out), judgments, card, biases, args.battery)
+    lines = _checked(cfg, conditions, RunDir(out), judgments, card, biases, battery=args.battery)
     print(f"planted: {biases.model_dump()}")
     for line in lines:
         print(line.text())

@@ -264,7 +264,8 @@ def _sensitivity(pairs: pl.DataFrame, card: Card, cell: tuple[str, str], b: Bias
     planted = 0.0 if b.blind is not None else b.sensitivity
     row = _card_row(card, cell[0], cell[1], "sensitivity") or {}
     if pairs.is_empty():
-        return Line("sensitivity", cell[1], planted, 0, 0, True, "no sensitivity condition")
+        return Line("sensitivity", cell[1], planted, 0, 0, exact=True,
+                    detail="no sensitivity condition")  # fmt: skip
     intact = pl.when(pl.col("degraded") == "A").then(pl.lit("B")).otherwise(pl.lit("A"))
     counts = pairs.filter(pl.col("expected_verdict") != "Invalid").select(
         net=(pl.col("expected_verdict") == intact).sum().cast(pl.Int64)
@@ -456,8 +457,8 @@ def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], rate: floa
         (pl.col("verdict") != "Invalid") & (pl.col("verdict_21") != "Invalid")
     )
     if both.is_empty():
-        return Line(row_name, cell[1], rate, 0, 0, True,
-                    "not measured: no Blind item judged in both orders (order = both)")  # fmt: skip
+        why = "not measured: no Blind item judged in both orders (order = both)"
+        return Line(row_name, cell[1], rate, 0, 0, exact=True, detail=why)
     first = (pl.col("expected_verdict") == "A") & (pl.col("expected_verdict_21") == "B")
     second = (pl.col("expected_verdict") == "B") & (pl.col("expected_verdict_21") == "A")
     net = both.select(first.cast(pl.Int64) - second.cast(pl.Int64)).to_series()
@@ -548,7 +549,8 @@ def _repeat(repeats: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
     repeat row must read exactly that.
     """
     if repeats.is_empty():
-        return Line("noise floor", cell[1], 0.0, 0, 0, True, "no BlindRepeat (repeat = 0)")
+        return Line("noise floor", cell[1], 0.0, 0, 0, exact=True,
+                    detail="no BlindRepeat (repeat = 0)")  # fmt: skip
     k = int((repeats["verdict"] != repeats["blind_verdict"]).sum())
     want = int((repeats["expected_verdict"] != repeats["blind_expected"]).sum()) / repeats.height
     row = _card_row(card, cell[0], cell[1], "repeat") or {}

@@ -112,7 +112,7 @@ def _skeleton(judges: int, documents: int, per_document: int) -> dict[str, np.nd
     return {"judge": judge, "document": doc, "item": index}
 
 
-def _frame(base: dict[str, np.ndarray], cue: bool = False, **columns: object) -> pl.DataFrame:
+def _frame(base: dict[str, np.ndarray], *, cue: bool = False, **columns: object) -> pl.DataFrame:
     """Judgments of one design.
 
     Each simulated judge is its own judge; in a cue design (``cue``) also its own cue
@@ -149,9 +149,9 @@ def _judgments(
     def cue_pair(probe: np.ndarray, blind: np.ndarray, protocol: str = "baseline",
                  extra: Extra | None = None) -> pl.DataFrame:  # fmt: skip
         rows = [
-            _frame(base, True, protocol=protocol, condition=BLIND, order="12", verdict=blind,
+            _frame(base, cue=True, protocol=protocol, condition=BLIND, order="12", verdict=blind,
                    target="none", **(extra or {}).get("blind", {})),
-            _frame(base, True, protocol=protocol, condition="True", order="12", verdict=probe,
+            _frame(base, cue=True, protocol=protocol, condition="True", order="12", verdict=probe,
                    target="A", **(extra or {}).get("probe", {})),
         ]  # fmt: skip
         return pl.concat(rows)

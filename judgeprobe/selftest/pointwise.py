@@ -144,7 +144,7 @@ def score_lines(
         & (pl.col("score_1") == pl.col("expected_1"))
         & (pl.col("score_2") == pl.col("expected_2"))
     )
-    agree = int(m.select(same.fill_null(False).sum()).item())
+    agree = int(m.select(same.fill_null(value=False).sum()).item())
     lines = [
         Line("judgments", "all", None, agree, m.height, agree == m.height,
              f"{agree} of {m.height} with the simulated judge's two scores and derived verdict"),

@@ -268,7 +268,8 @@ def decide(p: Presentation, b: Biases, wording: int = 0) -> Decision:
     """
     if b.blind is not None:  # a judge that does not read
         winner = 1 if b.blind == "first" else 0
-        return Decision(winner, winner, None, False, "", winner, p.names)
+        return Decision(winner, winner, None, silent=False, cue_text="", taste=winner,
+                        names=p.names)  # fmt: skip
     shown_p, p = p, plain_view(p)
     key = item_key(p)
     o1, o2 = opening(p.text_1), opening(p.text_2)

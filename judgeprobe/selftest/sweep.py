@@ -32,7 +32,7 @@ OWN_VERDICT = r"""{ pattern = '\[\[(A|B|C)\]\]', map = { A = "1", B = "2", C = "
 
 
 def default_config(
-    out: Path, n_items: int, sensitivity: bool = False, pressure: bool = False,
+    out: Path, n_items: int, *, sensitivity: bool = False, pressure: bool = False,
     wording: bool = False, format: bool = False, names: tuple[str, ...] = (),
 ) -> Path:  # fmt: skip
     """The self-test's own sweep.
@@ -55,7 +55,12 @@ def default_config(
 
 
 def own_config(
-    out: Path, n_items: int, sensitivity: bool = False, score: bool = False, wording: bool = False
+    out: Path,
+    n_items: int,
+    *,
+    sensitivity: bool = False,
+    score: bool = False,
+    wording: bool = False,
 ) -> Path:
     """The self-test's design through protocol ``own`` (``--own``).
 

@@ -80,7 +80,7 @@ def gold_of(question: str, one: str, two: str) -> int:
     return 1 if draw(question, opening(one), "merit") < draw(question, opening(two), "merit") else 2
 
 
-def write_items(path: Path, n: int, seed: int = 0, questions: bool = False) -> Path:
+def write_items(path: Path, n: int, seed: int = 0, *, questions: bool = False) -> Path:
     """Write ``n`` items as JSONL and return the path.
 
     ``questions``: question/answer pairs with gold (``preferred``, ``gold_of``).

@@ -183,7 +183,7 @@ def base_shares() -> dict[int, float]:
     return {0: TIE, 1: (1 - TIE) / 2, 2: (1 - TIE) / 2}
 
 
-def cue_move_rate(effect: float, against_placebo: bool) -> float:
+def cue_move_rate(effect: float, *, against_placebo: bool) -> float:
     """The share of the planted cue's judgments sent to its target for a row effect ``effect``.
 
     A judgment sent to the target with probability π moves its pair when its Blind twin is not
@@ -200,7 +200,7 @@ def cue_move_rate(effect: float, against_placebo: bool) -> float:
 
 def draw_verdicts(
     judge: JudgeName, truth: Truth, rng: np.random.Generator, thresholds: LoadedThresholds,
-    against_placebo: bool,
+    *, against_placebo: bool,
 ) -> np.ndarray:  # fmt: skip
     """One card's verdicts (0 Tie, 1 A, 2 B) from ``judge`` on the plan ``truth`` describes."""
     n, items = truth.item.size, int(truth.item.max()) + 1
@@ -217,7 +217,9 @@ def draw_verdicts(
     reads = (truth.intact > 0) & (rng.random(n) < READS)
     verdicts = np.where(reads, truth.intact, np.where(truth.intact > 0, _base(rng, n), verdicts))
     if judge == "cue at threshold":
-        move = truth.planted & (rng.random(n) < cue_move_rate(t.cue_effect, against_placebo))
+        move = truth.planted & (
+            rng.random(n) < cue_move_rate(t.cue_effect, against_placebo=against_placebo)
+        )
         verdicts = np.where(move, truth.target, verdicts)
     if judge in ("position at threshold", "second at threshold"):
         led = (rng.random(items) < t.position_effect)[truth.item]
@@ -338,7 +340,8 @@ def verdict_rates(
             for start in range(0, n, batch):
                 streams = (np.random.default_rng([seed, d_index, j_index, rep])
                            for rep in range(start, min(start + batch, n)))  # fmt: skip
-                verdicts = [draw_verdicts(judge, truth, rng, limits, against_placebo)
+                verdicts = [draw_verdicts(judge, truth, rng, limits,
+                                          against_placebo=against_placebo)
                             for rng in streams]  # fmt: skip
                 for card in cards_of(plan, verdicts, lex, limits, design.resamples, seed):
                     for i, (_, _, breaks) in enumerate(checks):

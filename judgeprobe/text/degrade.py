@@ -103,7 +103,7 @@ def _number_value(core: str) -> tuple[float, int, bool] | None:
     return float(plain), decimals, comma
 
 
-def _format(value: float, decimals: int, comma: bool) -> str:
+def _format(value: float, decimals: int, *, comma: bool) -> str:
     return f"{value:,.{decimals}f}" if comma else f"{value:.{decimals}f}"
 
 
@@ -115,7 +115,7 @@ def _new_number(core: str, taken: set[str]) -> str | None:
     value, decimals, comma = parsed
     year = decimals == 0 and 1800 <= value <= 2100  # a year changes by years, not twofold
     for new in (value + 7, value - 7) if year else (value * 2, value * 3, value + 7, value + 11):
-        text = _format(new, decimals, comma)
+        text = _format(new, decimals, comma=comma)
         if text != core and not (numbers(text) & taken):
             return text
     return None
