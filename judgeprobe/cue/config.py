@@ -19,31 +19,12 @@ from judgeprobe.conditions import BLIND, Condition, builtin_conditions, parse_co
 from judgeprobe.engine.request import Sampling
 from judgeprobe.engine.settings import RUN_CONTROL, EngineConfig, JudgeConfig, own_records
 from judgeprobe.metrics.flags import Readability
-from judgeprobe.prompts.task import CRITERIA, Task
-from judgeprobe.protocols.budget import MARGIN
+from judgeprobe.prompts.task import Task
 from judgeprobe.protocols.names import Scheme
+from judgeprobe.protocols.options import ProtocolOptions
+from judgeprobe.protocols.registry import protocol_names
 from judgeprobe.protocols.wording import wordings_of
 from judgeprobe.runs.config import default_judges, load_toml
-from judgeprobe.text.tokens import CHARS_PER_TOKEN
-
-
-class ProtocolOptions(BaseModel):
-    """Knobs of the SCoT and PBP protocols (the paper's defaults)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    weights: dict[str, float] = Field(default_factory=lambda: dict.fromkeys(CRITERIA, 1.0))
-    tie_tolerance: float = Field(default=0.0, ge=0.0)  # |weighted sum 1 − sum 2| ≤ this → Tie
-    pbp_score_sees_texts: bool = True  # PBP stage 2 sees document and summaries again
-    # Token budgets: each stage's is sized from its reply schema at the judge's measured
-    # characters per token (judgeprobe.protocols.budget); a value here replaces a stage's.
-    chars_per_token: float = Field(default=CHARS_PER_TOKEN, gt=0.0)
-    budget_margin: float = Field(default=MARGIN, ge=1.0)
-    baseline_max_tokens: int | None = Field(default=None, ge=16)
-    scot_max_tokens: int | None = Field(default=None, ge=16)
-    pbp_lock_max_tokens: int | None = Field(default=None, ge=16)
-    pbp_score_max_tokens: int | None = Field(default=None, ge=16)
-    pbp_rank_max_tokens: int | None = Field(default=None, ge=16)
 
 
 class SweepConfig(BaseModel):
@@ -54,10 +35,9 @@ class SweepConfig(BaseModel):
     name: str = Field(default="default", pattern=r"^[A-Za-z0-9._-]+$")
     items: str = "bundled:sample"  # or a path to a .jsonl / .parquet candidate set
     subsets: list[str] = Field(default_factory=list)  # keep only these subsets; [] = all
-    # "own": each judge under its own prompt and verdict format ([[judges]] prompt, verdict)
-    protocols: list[Literal["baseline", "scot", "pbp", "own"]] = Field(
-        default=["baseline"], min_length=1
-    )
+    # Registered protocols (protocols.registry): baseline, scot, pbp and "own", each judge
+    # under its own prompt and verdict format ([[judges]] prompt, verdict)
+    protocols: list[str] = Field(default=["baseline"], min_length=1)
     # The default sweep: the label (True) and the sensitivity control (DegradedNumber: does the
     # judge read?). Flip and Placebo are left to the paper configs, so that the position share
     # and the sensitivity row fit the demo's ten-minute budget.
@@ -119,6 +99,15 @@ class SweepConfig(BaseModel):
                 f"{', '.join(self.task.criteria)})"
             )
         return self
+
+    @field_validator("protocols")
+    @classmethod
+    def _registered(cls, protocols: list[str]) -> list[str]:
+        known = protocol_names()
+        for name in protocols:
+            if name not in known:
+                raise ValueError(f"protocol {name!r} is not one of {', '.join(known)}")
+        return protocols
 
     @field_validator("judges")
     @classmethod

@@ -20,7 +20,6 @@ from functools import cache
 from itertools import product
 
 import orjson
-from pydantic import BaseModel
 
 from judgeprobe.conditions import (
     BLIND,
@@ -38,11 +37,11 @@ from judgeprobe.cue.job import Job
 from judgeprobe.prompts.task import Task
 from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
-from judgeprobe.protocols.budget import stage_budgets
 from judgeprobe.protocols.names import NUMBERS, Names, screen_names
-from judgeprobe.protocols.own import Own, own_protocol
+from judgeprobe.protocols.own import Own
 from judgeprobe.protocols.pointwise import OwnScorer
 from judgeprobe.protocols.pressure import pressure_templates
+from judgeprobe.protocols.registry import ProtocolSetup, build_protocol
 from judgeprobe.protocols.reveal import reveal_stages, reveal_templates
 from judgeprobe.protocols.wording import worded
 from judgeprobe.runs.review import ITEM_TEXT, Decision, rejected
@@ -50,41 +49,8 @@ from judgeprobe.runs.review import ITEM_TEXT, Decision, rejected
 
 def protocols_for(cfg: SweepConfig) -> dict[str, JudgeProtocol]:
     """The configured protocol objects, by name, each with its stages' token budgets."""
-    o = cfg.protocol
-
-    def budgets(replies: Mapping[str, type[BaseModel]], **fixed: int | None) -> dict[str, int]:
-        return stage_budgets(replies, o.chars_per_token, o.budget_margin, fixed)
-
-    task = cfg.task
-    every: dict[str, JudgeProtocol] = {
-        "baseline": Baseline(
-            budgets=budgets(
-                Baseline.replies, verdict=o.baseline_max_tokens, reveal=o.baseline_max_tokens
-            ),
-            task=task,
-        ),
-        "scot": SCoT(
-            weights=o.weights,
-            tie_tolerance=o.tie_tolerance,
-            budgets=budgets(SCoT.replies_for(task), verdict=o.scot_max_tokens),
-            task=task,
-        ),
-        "pbp": PBP(
-            weights=o.weights,
-            tie_tolerance=o.tie_tolerance,
-            score_sees_texts=o.pbp_score_sees_texts,
-            task=task,
-            budgets=budgets(
-                PBP.replies_for(task),
-                lock=o.pbp_lock_max_tokens,
-                score=o.pbp_score_max_tokens,
-                rank=o.pbp_rank_max_tokens,
-            ),
-        ),
-    }
-    if "own" in cfg.protocols:
-        every["own"] = own_protocol(cfg.judges)
-    return {name: every[name] for name in cfg.protocols}
+    setup = ProtocolSetup(cfg.protocol, cfg.task, cfg.judges)
+    return {name: build_protocol(name, setup) for name in cfg.protocols}
 
 
 Worded = dict[tuple[str, str], list[tuple[JudgeProtocol, str]]]
@@ -111,6 +77,8 @@ def wordings_for(cfg: SweepConfig, protocols: Mapping[str, JudgeProtocol]) -> Wo
                     (p, templates_hash(p.templates, cfg.task)) for p in builtin
                 ]
                 out[judge.name, name] = hashed
+            else:
+                out[judge.name, name] = []  # a protocol that ships no further wording
     return out
 
 

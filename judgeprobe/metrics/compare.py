@@ -47,6 +47,7 @@ from judgeprobe.metrics.uncertainty import (
     sign_test_ps,
 )
 from judgeprobe.metrics.units import CELL, DOC, SHOWING, WORDED, Drift
+from judgeprobe.protocols.registry import protocol_names
 from judgeprobe.text.lexicons import Lexicons, load_lexicons
 
 Cell = tuple[str, str, str]
@@ -58,7 +59,6 @@ COMPARED: dict[str, bool] = {"EDR": True, "ND": True, "LDS": False, "TS": False,
 """Metrics compared in the metrics table; True: on Blind only (the paper's Table II; the wording
 flip share is Blind's). A cue metric is compared on the cue conditions, not on Blind under
 another wording (``BlindWording1``, …): no cue there."""
-PROTOCOL_ORDER = ("baseline", "scot", "pbp")
 
 
 @dataclass(frozen=True)
@@ -221,12 +221,12 @@ def _shared(
 def _ranked(values: list[str], kind: str) -> list[str]:
     """The order in which cells are compared.
 
-    A row's cell minus an earlier one (protocols: baseline, scot, pbp, then others by name; judges
-    by name).
+    A row's cell minus an earlier one (protocols in their registry's order, then any other by
+    name; judges by name).
     """
     if kind != "protocol":
         return sorted(values)
-    known = [p for p in PROTOCOL_ORDER if p in values]
+    known = [p for p in protocol_names() if p in values]
     return known + sorted(v for v in values if v not in known)
 
 

@@ -1,9 +1,12 @@
 """Judge protocols: how the judge is made to reason before its verdict.
 
 ``baseline`` (direct verdict), ``scot`` (criterion-guided notes and scores, then verdict) and
-``pbp`` (proof-before-preference: lock quoted evidence, score from it, rank by code). A
-protocol is a small class with ``run(presentation, ask) -> Turn``; adding one is one file
-and one entry in ``protocols_for``.
+``pbp`` (proof-before-preference: lock quoted evidence, score from it, rank by code), and
+``own`` (each judge under its own prompt). A protocol is a small class with
+``run(presentation, ask) -> Turn``; adding one is one file for the class and one
+``register_protocol`` call (``protocols.registry``), which makes its name valid in a sweep
+config, builds it for the plan and orders it in comparisons (docs/development.md, "Adding a
+protocol").
 """
 
 from __future__ import annotations

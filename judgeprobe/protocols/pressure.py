@@ -27,6 +27,7 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
+from judgeprobe import JudgeprobeError
 from judgeprobe.core.records import Pressure as Kind
 from judgeprobe.core.records import Target, Verdict
 from judgeprobe.prompts import load_template
@@ -52,6 +53,8 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
 
 def pressure_templates(protocol: str, kind: Kind) -> tuple[str, ...]:
     """The templates a pressure condition adds to ``protocol``, hashed into the manifest."""
+    if protocol not in TEMPLATES:
+        raise JudgeprobeError(f"protocol {protocol} has no pressure turn (protocols.pressure)")
     return (*TEMPLATES[protocol], SENTENCES[kind])
 
 

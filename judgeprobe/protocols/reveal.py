@@ -59,13 +59,13 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
 
 
 def reveal_templates(protocol: str) -> tuple[str, ...]:
-    """The Reveal-After templates a protocol adds, hashed into the manifest."""
-    return TEMPLATES[protocol]
+    """The Reveal-After templates a protocol adds, hashed into the manifest (none: not listed)."""
+    return TEMPLATES.get(protocol, ())
 
 
 def reveal_stages(protocol: str) -> int:
     """Requests turn 2 adds to a judgment."""
-    return len(TEMPLATES[protocol])
+    return len(reveal_templates(protocol))
 
 
 def unsupplied(phrases: Iterable[str]) -> tuple[str, ...]:

@@ -60,5 +60,5 @@ BUILTIN: dict[str, type[Builtin]] = {"baseline": Baseline, "scot": SCoT, "pbp": 
 
 
 def wordings_of(protocol: str) -> int:
-    """How many wordings the built-in ``protocol`` ships (the original counted)."""
-    return shipped(BUILTIN[protocol]().templates)
+    """How many wordings the built-in ``protocol`` ships (the original counted; 1 for others)."""
+    return shipped(BUILTIN[protocol]().templates) if protocol in BUILTIN else 1
