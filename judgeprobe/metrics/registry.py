@@ -1,6 +1,6 @@
 """Every reported metric.
 
-A name, the family of per-item counts it reads (``items``), and its formula over the column
+A name, the family of per-unit counts it reads (``units``), and its formula over the column
 sums (docs/metrics.md): the one formula the estimates table and the bootstrap both apply. Adding a
 metric is one entry here.
 """
