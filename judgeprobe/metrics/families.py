@@ -1,4 +1,4 @@
-"""Every metric family's per-item table (``items``), built from one judgments table.
+"""Every metric family's per-item table (``units``), built from one judgments table.
 
 Shared by the levels (``compute``) and the paired differences (``compare``).
 """

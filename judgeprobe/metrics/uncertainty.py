@@ -189,7 +189,7 @@ def unit_interval(
     by: str | None = None,
     method: Method = SCORE,
 ) -> Interval:
-    """The 95% interval (``interval``) of ``stat`` of the summed ``columns`` over ``items``' units.
+    """The 95% interval (``interval``) of ``stat`` of the summed ``columns`` over ``units``' units.
 
     Units as in ``unit_patterns``; ``resamples`` and ``seed`` serve the percentile bootstrap.
     """
