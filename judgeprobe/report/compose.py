@@ -25,7 +25,7 @@ from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability, run_li
 from judgeprobe.metrics.items import CELL, WORDED, Drift, pressure_conditions, with_optional
 from judgeprobe.metrics.load import Run
 from judgeprobe.metrics.table import table_console
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, SCORE, method_sentence
 from judgeprobe.metrics.wording import agreement
 from judgeprobe.render import plots
 from judgeprobe.render.page import Section, figures, render
@@ -311,7 +311,7 @@ def write_report(
     manifest = run.manifest
     drift, drift_metric = default_drift()
     start = time.monotonic()
-    tidy = compute_metrics(j, lex, drift, resamples, seed).with_columns(
+    tidy = compute_metrics(j, lex, drift, resamples, seed, method=SCORE).with_columns(
         pl.col("metric").replace("delta_e_same", drift_metric)
     )
     with atomic_path(run.dir.metrics_ci) as tmp:
@@ -322,10 +322,8 @@ def write_report(
         "judges: " + ", ".join(f"{x['name']} ({x['model']}, {x['backend']})" for x in judges),
         f"{j.height} judgments, {int((j['verdict'] == 'Invalid').sum())} invalid; "
         f"seeds {manifest.seeds}; determinism {manifest.determinism}",
-        "95% intervals over documents (a document's items together): score-type, "
-        "Korn–Graubard for shares and MOVER for differences (docs/coverage.md); "
-        f"the percentile bootstrap ({resamples} resamples, seed {seed}) only where ci_flag "
-        "says so; "
+        f"{method_sentence(SCORE)}; the percentile bootstrap ({resamples} resamples, seed {seed}) "
+        "only where ci_flag says so; "
         f"lexicons {lex.origin} ({lex.sha256[:12]}); drift {drift_metric}; "
         f"metrics computed in {time.monotonic() - start:.1f}s",
     ]
