@@ -50,5 +50,6 @@ def card_for_run(
     if pairs:
         card = replace(card, human=kappa)
     run_id = manifest.run_id if manifest is not None else run_dir.name
-    write_card(card, run, f"Judge card — {run_id}")
+    whole = load_judgments(run.judgments)  # what the run spent, rejected texts' too
+    write_card(card, run, f"Judge card — {run_id}", judgments=whole, run_id=run_id)
     return card

@@ -1,17 +1,20 @@
 """The card as text.
 
-A display table, ``card.md``, ``card.html``, ``card.csv`` and the silent items
+A display table, ``card.md``, ``card.html`` (a forest plot of the rows above the table, the
+rules folded below it), ``card.csv``, ``card.json`` (``card.published``) and the silent items
 (``card_silent.csv``), and the same content as a report section.
 """
 
 from __future__ import annotations
 
+import base64
 from collections import Counter
 from pathlib import Path
 
 import polars as pl
 
 from judgeprobe.card.pairs import BLIND_VERDICT
+from judgeprobe.card.published import published
 from judgeprobe.card.record import CardRow, Estimate, shown
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card
 from judgeprobe.core.cells import MISSING, cell, p_value
@@ -19,6 +22,7 @@ from judgeprobe.core.files import atomic_path, write_atomic
 from judgeprobe.metrics.agreement import kappa_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG
 from judgeprobe.metrics.uncertainty import method_sentence
+from judgeprobe.render.plots import forest
 from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
 from judgeprobe.render.templating import page
 from judgeprobe.runs.rundir import RunDir
@@ -137,6 +141,27 @@ def _wording_note(a: dict[str, object]) -> str:
     )
 
 
+def forest_rows(card: Card) -> pl.DataFrame:
+    """The card's rows as its forest plot draws them (``render.plots.forest``), in its order."""
+    several = len({(r.judge, r.protocol) for r in card.records}) > 1
+    return pl.DataFrame(
+        [
+            {
+                "label": f"{r.judge} · {r.protocol} · {r.row}" if several else r.row,
+                "value": None if r.effect is None else r.effect.value,
+                "lo": None if r.effect is None else r.effect.lo,
+                "hi": None if r.effect is None else r.effect.hi,
+                "threshold": r.threshold,
+                "both_ways": r.kind in ("cue", "position"),
+                "verdict": r.verdict,
+            }
+            for r in card.records
+        ],
+        schema={"label": pl.String, "value": pl.Float64, "lo": pl.Float64, "hi": pl.Float64,
+                "threshold": pl.Float64, "both_ways": pl.Boolean, "verdict": pl.String},
+    )  # fmt: skip
+
+
 def rule(card: Card) -> str:
     """The verdict rule with this card's thresholds, in words (the task's nouns)."""
     return card.task.nouns(_rule(card))
@@ -245,9 +270,15 @@ def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
     return card.silent_items.select(cols).rename({BLIND_VERDICT: "Blind"}).head(limit)
 
 
-def write_card(card: Card, run: RunDir, title: str) -> tuple[Path, Path]:
-    """card.md, card.html, card.csv and card_silent.csv in the run's directory."""
+def write_card(
+    card: Card, run: RunDir, title: str, *, judgments: pl.DataFrame, run_id: str
+) -> tuple[Path, Path]:
+    """card.md, card.html, card.csv, card.json and card_silent.csv in the run's directory.
+
+    ``judgments``: the run's whole table, for what card.json says the run spent.
+    """
     shown = display(card)
+    document = published(card, judgments, run_id=run_id, title=title, summary=summary(card))
     t = card.thresholds
     meta = [
         f"thresholds: {t.origin} (version {t.values.version}, sha256 {t.sha256[:12]})",
@@ -268,11 +299,13 @@ def write_card(card: Card, run: RunDir, title: str) -> tuple[Path, Path]:
         md += ["## Human review", "", *[f"- {markdown_text(r)}" for r in card.review], ""]
     if human is not None:
         md += [HUMAN_NOTE, "", to_markdown(human) if not human.is_empty() else NO_BLIND, ""]
+    plot = forest(forest_rows(card), "Each row's effect against its threshold")
     html = page(
         "card.html.j2",
         title=title,
         meta=meta,
         rule=rule(card),
+        forest=None if plot is None else base64.b64encode(plot).decode(),
         card=None if shown.is_empty() else header_and_rows(shown),
         silent_note=silent_note,
         silent=None if silent.is_empty() else header_and_rows(silent),
@@ -284,6 +317,7 @@ def write_card(card: Card, run: RunDir, title: str) -> tuple[Path, Path]:
     write_atomic(run.card_html, html.encode())
     with atomic_path(run.card_csv) as tmp:
         card.rows.write_csv(tmp, float_precision=6)
+    write_atomic(run.card_json, (document.model_dump_json(indent=2) + "\n").encode())
     with atomic_path(run.card_silent) as tmp:
         card.silent_items.write_csv(tmp)
     return run.card_md, run.card_html

@@ -24,6 +24,7 @@ from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability, run_limits
 from judgeprobe.metrics.items import CELL, WORDED, Drift, pressure_conditions, with_optional
 from judgeprobe.metrics.load import Run
+from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, SCORE, method_sentence
 from judgeprobe.metrics.wording import agreement
@@ -215,7 +216,7 @@ def _sections(
             "items judged in both orders.",
             [],
             [with_ci(tidy, EVIDENCE)],
-            sentences=evidence_sentences(tidy),
+            sentences=evidence_sentences(MetricsTable(tidy)),
         ),
         Section("Raw verdict counts", "[1,2] = candidate 1 preferred (A).", [], [counts_table(j)]),
         Section(
