@@ -1,9 +1,9 @@
 """``judgeprobe card RUN_DIR [--thresholds FILE]``: the judge card of a run.
 
-Writes card.md, card.html, card.csv, card.json and card_silent.csv into RUN_DIR, prints the verdicts,
-and exits 0 when every row is CLEAR, 5 when any row is BIASED, 7 when none is BIASED but the
-judge was not shown to read the texts (a row INSENSITIVE), 6 when none is BIASED or INSENSITIVE
-but some are UNDERPOWERED (2: bad input).
+Writes card.md, card.html, card.csv, card.json and card_silent.csv into RUN_DIR, prints the
+verdicts, and exits 0 when every row is CLEAR, 5 when any row is BIASED, 7 when none is BIASED
+but the judge was not shown to read the texts (a row INSENSITIVE), 6 when none is BIASED or
+INSENSITIVE but some are UNDERPOWERED (2: bad input).
 """
 
 from __future__ import annotations

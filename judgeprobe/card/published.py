@@ -163,8 +163,9 @@ def _judges(j: pl.DataFrame) -> list[Judge]:
 def _prompts(j: pl.DataFrame) -> list[Prompt]:
     found = j.group_by("judge", "protocol").agg(_distinct(j, "template_hash"))
     return [
-        Prompt(judge=str(r["judge"]), protocol=str(r["protocol"]),
-               template_hashes=r["template_hash"])  # fmt: skip
+        Prompt(
+            judge=str(r["judge"]), protocol=str(r["protocol"]), template_hashes=r["template_hash"]
+        )
         for r in found.sort("judge", "protocol").iter_rows(named=True)
     ]
 

@@ -204,8 +204,7 @@ def forest(rows: pl.DataFrame, title: str) -> bytes | None:
     ax.set_xlabel("effect with its 95% interval; grey marks: the row's threshold", fontsize=8)
     shown = [v for v in VERDICT_COLORS if v in set(rows["verdict"].to_list())]
     handles = [
-        Line2D([], [], color=VERDICT_COLORS[v], marker="o", linestyle="-", label=v)
-        for v in shown
+        Line2D([], [], color=VERDICT_COLORS[v], marker="o", linestyle="-", label=v) for v in shown
     ]
     if handles:
         ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
