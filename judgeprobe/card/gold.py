@@ -22,7 +22,7 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.card.pairs import direction_test
-from judgeprobe.card.record import CardRow, Estimate, RowKind
+from judgeprobe.card.record import SIGN_TEST, CardRow, Estimate, RowKind
 from judgeprobe.metrics.gold import gold_units
 from judgeprobe.metrics.items import BLIND, DOC, with_optional
 from judgeprobe.metrics.lookup import MetricsTable
@@ -59,6 +59,7 @@ def accuracy_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[CardRow]
                 documents=part[DOC].n_unique(),
                 effect_name="SENS_gold (gold − other)",
                 effect=Estimate.of(*table.get(cell, "SENS_gold").interval),
+                test=SIGN_TEST,
                 up=up,
                 down=down,
                 p=p,

@@ -42,6 +42,12 @@ RowVerdict = Literal[
 """Every verdict a row can carry (README: what each one means)."""
 
 
+SIGN_TEST = "exact two-sided sign test over documents (McNemar's, on the discordant ones)"
+"""The test of every row with a p-value: documents moving with the effect against the others."""
+INTERVAL_TEST = "the 95% interval against the threshold"
+"""A wording row's test: no p-value, its interval decides."""
+
+
 class Estimate(BaseModel):
     """A figure with its 95% interval (bounds None where the interval is undefined)."""
 
@@ -93,6 +99,9 @@ class CardRow(BaseModel):
     """What ``effect`` is, in the card's words (e.g. ``LDS − Placebo``)."""
     effect: Estimate | None = None
     """The quantity the verdict reads, with its 95% interval over documents."""
+    test: str = ""
+    """The row's test in words (``SIGN_TEST``, ``INTERVAL_TEST``; "" for an informational
+    row)."""
     up: int | None = None
     """Documents moving with the effect: the exact sign test's count one way."""
     down: int | None = None

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import polars as pl
 
@@ -55,6 +56,7 @@ from judgeprobe.card.pairs import cue_pairs, direction_test, position_pairs
 from judgeprobe.card.pressure import PRESSURE_ROW, REASK, pressure_units
 from judgeprobe.card.record import (
     KIND_ORDER,
+    SIGN_TEST,
     CalibratedEstimate,
     CardRow,
     Estimate,
@@ -77,7 +79,7 @@ from judgeprobe.conditions import (
     placebo_of,
     scheme_of_condition,
 )
-from judgeprobe.metrics.compare import paired_difference
+from judgeprobe.metrics.compare import Difference, paired_difference
 from judgeprobe.metrics.items import BLIND, DOC
 from judgeprobe.metrics.lookup import Figure, MetricsTable
 from judgeprobe.metrics.uncertainty import (
@@ -193,6 +195,47 @@ def _evidence(table: MetricsTable, cell: tuple[str, str, str]) -> float | None:
     return table.get(cell, "nondiscriminating_rate").value
 
 
+def _against_placebo(d: Difference, name: str) -> dict[str, Any]:
+    """A row's effect as a paired difference from its placebo: the fields it fills.
+
+    The MDE's background is the placebo's discordance, 2·r·(1 − r) at the placebo's rate r.
+    """
+    r = d.value_b or 0.0
+    return {
+        "effect_name": name,
+        "effect": Estimate.of(d.delta, d.lo, d.hi),
+        "up": d.a_more,
+        "down": d.b_more,
+        "p": d.p,
+        "mde_documents": d.documents,
+        "background": 2 * r * (1 - r),
+    }
+
+
+def _alone(
+    units: pl.DataFrame,
+    num: str,
+    den: str,
+    name: str,
+    background: float,
+    resamples: int,
+    seed: int,
+    *,
+    signed: bool = False,
+) -> dict[str, Any]:
+    """A row's effect on its own units, Σnum / Σden, with the sign test of ``num`` by document."""
+    up, down, p = direction_test(units, num)
+    return {
+        "effect_name": name,
+        "effect": _interval(units, num, den, resamples, seed, signed=signed),
+        "up": up,
+        "down": down,
+        "p": p,
+        "mde_documents": units[DOC].n_unique(),
+        "background": background,
+    }
+
+
 def _cue_row(
     judgments: pl.DataFrame,
     pairs: pl.DataFrame,
@@ -211,19 +254,13 @@ def _cue_row(
             lex=lex, resamples=resamples, seed=seed, method=INTERVALS,
         )  # fmt: skip
     if d is not None and d.documents > 0:  # else no item judged under both: LDS − OLS
-        r = d.value_b or 0.0
-        effect = {"effect_name": f"LDS − {placebo}", "effect": Estimate.of(d.delta, d.lo, d.hi),
-                  "up": d.a_more, "down": d.b_more, "p": d.p,
-                  "mde_documents": d.documents, "background": 2 * r * (1 - r)}  # fmt: skip
+        effect = _against_placebo(d, f"LDS − {placebo}")
     else:
         units = pairs.with_columns(net=pl.col("lds") - pl.col("ols"))
-        up, down, p = direction_test(units, "net")
-        effect = {"effect_name": "LDS − OLS",
-                  "effect": _interval(units, "net", "unit", resamples, seed, signed=True),
-                  "up": up, "down": down, "p": p, "mde_documents": pairs[DOC].n_unique(),
-                  "background": 2 * _share(pairs, "ols")}  # fmt: skip
+        effect = _alone(units, "net", "unit", "LDS − OLS", 2 * _share(pairs, "ols"), resamples,
+                        seed, signed=True)  # fmt: skip
     return CardRow(
-        judge=judge, protocol=protocol, row=condition, kind="cue", n=pairs.height,
+        judge=judge, protocol=protocol, row=condition, kind="cue", test=SIGN_TEST, n=pairs.height,
         documents=pairs[DOC].n_unique(),
         lds=_estimate(table.get(cell, "LDS")), ts=_estimate(table.get(cell, "TS")),
         ols=_estimate(table.get(cell, "OLS")), moved=int(pairs["lds"].sum()),
@@ -257,7 +294,8 @@ def _position_row(
         n=units.height, documents=docs, effect_name="first − second shown",
         effect=_estimate(table.get(cell, "first_shown_excess")),
         consistency=_estimate(table.get(cell, "position_consistency")),
-        up=up, down=down, p=p, mde_documents=docs, background=2 * _share(units, "second"),
+        test=SIGN_TEST, up=up, down=down, p=p, mde_documents=docs,
+        background=2 * _share(units, "second"),
         nondiscriminating=_evidence(table, cell),
     )  # fmt: skip
 
@@ -307,22 +345,16 @@ def _pressure_rows(
             d = paired_difference(judgments, "RS", cell, (cell[0], cell[1], placebo), lex=lex,
                                   resamples=resamples, seed=seed, method=INTERVALS)  # fmt: skip
         if d is not None and d.documents > 0:  # else no showing judged under both: RS
-            r = d.value_b or 0.0
-            effect = {"effect_name": f"RS − {placebo}", "effect": Estimate.of(d.delta, d.lo, d.hi),
-                      "up": d.a_more, "down": d.b_more, "p": d.p, "mde_documents": d.documents,
-                      "background": 2 * r * (1 - r)}  # fmt: skip
+            effect = _against_placebo(d, f"RS − {placebo}")
         else:  # every revision counts as giving way: documents with one against none
-            up, down, p = direction_test(part, "revised")
-            effect = {"effect_name": "RS",
-                      "effect": _interval(part, "revised", "pairs", resamples, seed),
-                      "up": up, "down": down, "p": p, "mde_documents": part[DOC].n_unique(),
-                      "background": 0.0}  # fmt: skip
+            effect = _alone(part, "revised", "pairs", "RS", 0.0, resamples, seed)
         rows.append(
             CardRow(
                 judge=cell[0],
                 protocol=cell[1],
                 row=cell[2],
                 kind=PRESSURE_ROW,
+                test=SIGN_TEST,
                 n=int(part["pairs"].sum()),
                 documents=part[DOC].n_unique(),
                 rs_opp=_estimate(table.get(cell, "RS_opp")),

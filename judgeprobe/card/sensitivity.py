@@ -24,7 +24,7 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.card.pairs import direction_test
-from judgeprobe.card.record import CardRow, Estimate, RowKind
+from judgeprobe.card.record import SIGN_TEST, CardRow, Estimate, RowKind
 from judgeprobe.card.wording import STABLE, WORDING_ROW
 from judgeprobe.metrics.items import DOC, with_optional
 from judgeprobe.metrics.lookup import MetricsTable
@@ -58,7 +58,7 @@ def sensitivity_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[CardR
             judge=str(judge), protocol=str(protocol), row=SENSITIVITY_ROW, kind=SENSITIVITY_ROW,
             n=int(part["judged"].sum()), documents=part[DOC].n_unique(),
             effect_name="SENS (intact − degraded)", effect=Estimate.of(*pooled.interval),
-            up=up, down=down, p=p,
+            test=SIGN_TEST, up=up, down=down, p=p,
         ))  # fmt: skip
     return rows
 

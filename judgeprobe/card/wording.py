@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.card.record import CardRow, Estimate, RowKind, RowVerdict
+from judgeprobe.card.record import INTERVAL_TEST, CardRow, Estimate, RowKind, RowVerdict
 from judgeprobe.metrics.items import BLIND
 from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.wording import agreement
@@ -56,7 +56,8 @@ def wording_rows(
             judge=r["judge"], protocol=r["protocol"], row=WORDING_ROW, kind=WORDING_ROW,
             n=r["rated"], documents=r["documents"],
             effect_name=f"flip share over {r['wordings']} wordings",
-            effect=Estimate.of(*flip.interval), threshold=threshold,
+            effect=Estimate.of(*flip.interval),
+            test=INTERVAL_TEST, threshold=threshold,
             verdict=wording_verdict(flip.lo, flip.hi, threshold),
         ))  # fmt: skip
     return rows, agreed
