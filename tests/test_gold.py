@@ -11,8 +11,10 @@ import polars as pl
 import pytest
 
 from judgeprobe.card.from_run import card_for_run
+from judgeprobe.card.record import CardRow, Estimate
 from judgeprobe.card.render import display, rule
 from judgeprobe.metrics.compute import compute_metrics
+from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.prompts.task import Task
 from judgeprobe.report.headline import gold_sentences
 from judgeprobe.text.lexicons import load_lexicons
@@ -101,26 +103,31 @@ def _judge(kind: str, n: int = N, longer_gold: float = 0.5) -> list[dict[str, An
     return rows + reading(n, intact=int(n * 0.9))
 
 
-def _card(tmp_path: Path, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _card(tmp_path: Path, rows: list[dict[str, Any]]) -> dict[str, CardRow]:
     card = card_for_run(_write(tmp_path, rows), resamples=200)
-    return {r["row"]: r for r in card.rows.iter_rows(named=True)}
+    return {r.row: r for r in card.records}
+
+
+def _value(got: Estimate | None) -> float | None:
+    return None if got is None else got.value
 
 
 def test_a_reading_judge_earns_the_accuracy_row(tmp_path: Path) -> None:
     rows = _card(tmp_path, _judge("reader"))
     acc = rows["accuracy"]
-    assert acc["verdict"] == "SENSITIVE"
-    assert acc["LDS"] == pytest.approx(0.9)  # ACC
-    assert acc["TS"] == pytest.approx(0.5)  # ACC_longer
-    assert acc["effect"] == pytest.approx(0.8)  # SENS_gold
-    assert rows["sensitivity"]["verdict"] == "SENSITIVE"
-    assert rows["True"]["verdict"] == "CLEAR"
+    assert acc.verdict == "SENSITIVE"
+    assert _value(acc.accuracy) == pytest.approx(0.9)
+    assert _value(acc.accuracy_longer) == pytest.approx(0.5)
+    assert _value(acc.effect) == pytest.approx(0.8)  # SENS_gold
+    assert acc.beats_length
+    assert rows["sensitivity"].verdict == "SENSITIVE"
+    assert rows["True"].verdict == "CLEAR"
 
 
 def test_a_reader_beats_the_length_even_where_gold_is_mostly_longer(tmp_path: Path) -> None:
     rows = _card(tmp_path, _judge("reader", longer_gold=0.8))
-    assert rows["accuracy"]["TS"] == pytest.approx(0.8, abs=0.02)
-    assert rows["accuracy"]["verdict"] == "SENSITIVE"
+    assert _value(rows["accuracy"].accuracy_longer) == pytest.approx(0.8, abs=0.02)
+    assert rows["accuracy"].verdict == "SENSITIVE"
 
 
 @pytest.mark.parametrize(
@@ -131,21 +138,23 @@ def test_no_judge_earns_the_accuracy_row_or_clear_without_reading(
     tmp_path: Path, kind: str, longer_gold: float
 ) -> None:
     rows = _card(tmp_path, _judge(kind, longer_gold=longer_gold))
-    assert rows["sensitivity"]["verdict"] == "SENSITIVE"  # the degraded copies alone pass it
-    assert rows["accuracy"]["verdict"] == "INSENSITIVE", rows["accuracy"]
-    assert all(r["verdict"] != "CLEAR" for r in rows.values())
+    assert rows["sensitivity"].verdict == "SENSITIVE"  # the degraded copies alone pass it
+    assert rows["accuracy"].verdict == "INSENSITIVE", rows["accuracy"]
+    assert all(r.verdict != "CLEAR" for r in rows.values())
     if kind == "longer":  # significant SENS_gold, but ACC is its baseline
-        assert rows["accuracy"]["effect"] > 0.5
-        assert rows["accuracy"]["LDS"] == pytest.approx(rows["accuracy"]["TS"])
+        assert (_value(rows["accuracy"].effect) or 0) > 0.5
+        acc = rows["accuracy"]
+        assert _value(acc.accuracy) == pytest.approx(_value(acc.accuracy_longer))
+        assert acc.beats_length is False
 
 
 def test_the_headline_names_a_judge_that_does_not_beat_the_length(tmp_path: Path) -> None:
     lex = load_lexicons()
     longer = compute_metrics(pl.DataFrame(_judge("longer", longer_gold=0.8)), lex, None)
-    (line,) = gold_sentences(longer)
+    (line,) = gold_sentences(MetricsTable(longer))
     assert line.startswith("⚠ j (baseline) does not beat picking the longer response")
     reader = compute_metrics(pl.DataFrame(_judge("reader")), lex, None)
-    (line,) = gold_sentences(reader)
+    (line,) = gold_sentences(MetricsTable(reader))
     assert "beyond the content-blind baselines" in line
     assert "ACC 90%" in line
 
@@ -165,5 +174,5 @@ def test_gold_alone_can_show_a_judge_reads(tmp_path: Path) -> None:
     rows = [r for r in _judge("reader") if r["condition"] != "DegradedNumber"]
     card = _card(tmp_path, rows)
     assert "sensitivity" not in card
-    assert card["accuracy"]["verdict"] == "SENSITIVE"
-    assert card["True"]["verdict"] == "CLEAR"
+    assert card["accuracy"].verdict == "SENSITIVE"
+    assert card["True"].verdict == "CLEAR"

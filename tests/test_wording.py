@@ -22,6 +22,7 @@ from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.plan import count, cue_jobs, protocols_for
 from judgeprobe.metrics.compute import compute_metrics
+from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.wording import agreement, fleiss
 from judgeprobe.prompts import load_template
 from judgeprobe.prompts.task import Task
@@ -460,18 +461,25 @@ def test_the_flip_share_interval_keeps_its_promise_through_the_metrics() -> None
 def test_the_headline_says_in_one_line_when_a_judge_changes_with_its_wording() -> None:
     lex = load_lexicons()
     moved = pl.DataFrame(_worded(_flipping(200, 60)), infer_schema_length=None)
-    lines = wording_sentences(compute_metrics(moved, lex, None, differences=False), moved)
+    lines = wording_sentences(
+        MetricsTable(compute_metrics(moved, lex, None, differences=False)), moved
+    )
     assert len(lines) == 1
     assert lines[0].startswith("⚠ j (baseline) changes its verdict with the wording of its prompt:")
     assert "30% [" in lines[0]
     assert "of 200 Blind showings" in lines[0]
     assert "3 wordings" in lines[0]
     steady = pl.DataFrame(_worded(_flipping(200, 2)), infer_schema_length=None)
-    quiet = wording_sentences(compute_metrics(steady, lex, None, differences=False), steady)
+    quiet = wording_sentences(
+        MetricsTable(compute_metrics(steady, lex, None, differences=False)), steady
+    )
     assert len(quiet) == 1
     assert quiet[0].startswith("Under other wordings of the same instructions no judge changed")
     plain = pl.DataFrame(_worded([["A"], ["B"]]), infer_schema_length=None)
-    assert wording_sentences(compute_metrics(plain, lex, None, differences=False), plain) == []
+    assert (
+        wording_sentences(MetricsTable(compute_metrics(plain, lex, None, differences=False)), plain)
+        == []
+    )
 
 
 def test_the_battery_and_its_smoke_twin_judge_every_wording() -> None:

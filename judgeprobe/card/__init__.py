@@ -1,5 +1,8 @@
 """The judge card.
 
 Effects with paired intervals, exact tests with Benjamini–Hochberg q-values, minimum detectable
-effects and a CLEAR/BIASED/UNDERPOWERED verdict per row (``python -m judgeprobe.card RUN_DIR``).
+effects and a verdict per row (CLEAR, BIASED, UNDERPOWERED; SENSITIVE or INSENSITIVE for the
+reading rows; STABLE, UNSTABLE for wording rows; STABLE, NOISY for repeat rows), one typed
+``record.CardRow`` each, written as pages, card.csv and card.json
+(``python -m judgeprobe.card RUN_DIR``).
 """

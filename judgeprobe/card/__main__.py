@@ -1,9 +1,9 @@
 """``judgeprobe card RUN_DIR [--thresholds FILE]``: the judge card of a run.
 
-Writes card.md, card.html, card.csv and card_silent.csv into RUN_DIR, prints the verdicts,
-and exits 0 when every row is CLEAR, 5 when any row is BIASED, 7 when none is BIASED but the
-judge was not shown to read the texts (a row INSENSITIVE), 6 when none is BIASED or INSENSITIVE
-but some are UNDERPOWERED (2: bad input).
+Writes card.md, card.html, card.csv, card.json and card_silent.csv into RUN_DIR, prints the
+verdicts, and exits 0 when every row is CLEAR, 5 when any row is BIASED, 7 when none is BIASED
+but the judge was not shown to read the texts (a row INSENSITIVE), 6 when none is BIASED or
+INSENSITIVE but some are UNDERPOWERED (2: bad input).
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--thresholds", type=Path, help="thresholds TOML (default: builtin v2)")
     parser.add_argument("--lexicons", type=Path, help="override the explanation lexicons (TOML)")
     parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the percentile bootstrap (κ with people)"
+    )
     args = parser.parse_args(argv)
     judgments = RunDir(args.run_dir).judgments
     if not judgments.is_file():
@@ -50,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     table_console().print(view)
     print(summary(card))
     run = RunDir(args.run_dir)
-    print(f"wrote {run.card_md} and {run.card_html}")
+    print(f"wrote {run.card_md}, {run.card_html} and {run.card_json}")
     return card.exit_code
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.card.record import shown
 from judgeprobe.card.rows import Card
 from judgeprobe.conditions import builtin_conditions, is_placebo
-from judgeprobe.core.cells import MISSING, interval
+from judgeprobe.core.cells import MISSING
 from judgeprobe.render.page import Section
 
 
@@ -19,19 +20,18 @@ def battery_view(card: Card) -> pl.DataFrame:
     A cell: the cue's effect (its LDS minus its matched placebo's) with its 95% interval and
     the card's verdict. Placebo rows are left out: they are what the cues are read against.
     """
-    rows = card.rows.filter(pl.col("kind") == "cue")
-    rows = rows.filter((pl.col("family") != "") & ~pl.col("row").map_elements(
-        is_placebo, return_dtype=pl.Boolean))  # fmt: skip
-    if rows.is_empty():
+    rows = [r for r in card.of_kind("cue") if r.family and not is_placebo(r.row)]
+    if not rows:
         return pl.DataFrame()
-    several = rows["protocol"].n_unique() > 1
-    column = pl.concat_str("judge", "protocol", separator=" · ") if several else pl.col("judge")
-    cells = rows.with_columns(
-        column=column,
-        cell=pl.struct("effect", "effect_lo", "effect_hi", "verdict").map_elements(
-            lambda r: f"{interval(r['effect'], r['effect_lo'], r['effect_hi'])} {r['verdict']}",
-            return_dtype=pl.String,
-        ),
+    several = len({r.protocol for r in rows}) > 1
+    cells = pl.DataFrame(
+        {
+            "family": r.family,
+            "row": r.row,
+            "column": f"{r.judge} · {r.protocol}" if several else r.judge,
+            "cell": f"{shown(r.effect)} {r.verdict}",
+        }
+        for r in rows
     )
     bundled = dict.fromkeys(c.family for c in builtin_conditions().values() if c.family)
     families_in_order = dict.fromkeys([*bundled, *sorted(set(cells["family"]))])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.render import write_card
-from judgeprobe.card.rows import Card, make_card
+from judgeprobe.card.rows import INTERVALS, Card, make_card
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.metrics.agreement import human_kappa
 from judgeprobe.metrics.compute import compute_metrics
@@ -31,11 +31,13 @@ def card_for_run(
     judgments = counted_judgments(run.judgments)
     limits = load_thresholds(thresholds)
     lex = load_lexicons(lexicons)
-    tidy = compute_metrics(judgments, lex, None, resamples, seed, differences=False)
+    tidy = compute_metrics(
+        judgments, lex, None, resamples, seed, differences=False, method=INTERVALS
+    )
     manifest = run.manifest_or_none()
     task = manifest.task if manifest is not None else DEFAULT
     card = make_card(judgments, tidy, lex, limits, resamples, seed, task)
-    if card.rows.is_empty():
+    if not card.records:
         raise JudgeprobeError(
             f"{run_dir}: nothing to put on a card (no cue condition paired with Blind, "
             "and no Blind item judged in both orders)"
@@ -48,5 +50,6 @@ def card_for_run(
     if pairs:
         card = replace(card, human=kappa)
     run_id = manifest.run_id if manifest is not None else run_dir.name
-    write_card(card, run, f"Judge card — {run_id}")
+    whole = load_judgments(run.judgments)  # what the run spent, rejected texts' too
+    write_card(card, run, f"Judge card — {run_id}", judgments=whole, run_id=run_id)
     return card

@@ -3,8 +3,8 @@
 One row per judge × protocol whose Blind judgments have gold picks (``metrics.gold``). Its
 effect is SENS_gold = (gold − other chosen) / judged, ties in n, the sensitivity row's form,
 with its document-level interval and the exact sign test over documents of gold against the
-other response. ACC and the content-blind baselines sit beside it (in the LDS, TS and OLS
-columns, as the pressure rows keep their moves there): ACC_longer, ACC_shorter.
+other response. ACC and the content-blind baselines ACC_longer and ACC_shorter sit beside it
+(``CardRow.accuracy``, ``accuracy_longer``, ``accuracy_shorter``).
 
 Only Blind counts: a judge shown labels could copy them, and a cue's text changes are what the
 cue rows test. The row is SENSITIVE (the judge is shown to read) when the sign test holds
@@ -22,27 +22,19 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.card.pairs import direction_test
+from judgeprobe.card.record import SIGN_TEST, CardRow, Estimate, RowKind
+from judgeprobe.conditions import BLIND
 from judgeprobe.metrics.gold import gold_units
-from judgeprobe.metrics.units import BLIND, DOC, with_optional
+from judgeprobe.metrics.lookup import MetricsTable
+from judgeprobe.metrics.units import DOC, with_optional
 
-ROW = "accuracy"
+ACCURACY_ROW: RowKind = "accuracy"
+"""The kind of the card's accuracy rows, and each one's name."""
 MARGINS = ("ACC_vs_longer", "ACC_vs_shorter")
 """ACC beyond each length baseline (``metrics.gold``): both must lie above 0 for SENSITIVE."""
 
 
-def _tidy(tidy: pl.DataFrame, judge: str, protocol: str, metric: str) -> tuple[object, ...]:
-    level = pl.col("versus").is_null() if "versus" in tidy.columns else pl.lit(True)
-    found = tidy.filter(
-        level & (pl.col("judge") == judge) & (pl.col("protocol") == protocol)
-        & (pl.col("condition") == BLIND) & (pl.col("metric") == metric)
-    )  # fmt: skip
-    if found.is_empty():
-        return None, None, None
-    r = found.row(0, named=True)
-    return r["value"], r["lo"], r["hi"]
-
-
-def accuracy_rows(judgments: pl.DataFrame, tidy: pl.DataFrame) -> list[dict[str, object]]:
+def accuracy_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[CardRow]:
     """One untested-yet row per judge × protocol with gold on Blind (no q, no verdict yet)."""
     j = with_optional(judgments.lazy()).with_columns(pl.col(DOC).cast(pl.String))
     units = (
@@ -51,22 +43,31 @@ def accuracy_rows(judgments: pl.DataFrame, tidy: pl.DataFrame) -> list[dict[str,
         .with_columns(pl.col("judge", "protocol").cast(pl.String))
         .collect()
     )
-    rows: list[dict[str, object]] = []
+    rows: list[CardRow] = []
     for (judge, protocol), part in sorted(
         units.partition_by(["judge", "protocol"], as_dict=True).items()
     ):
-        cell = (str(judge), str(protocol))
+        cell = (str(judge), str(protocol), BLIND)
         up, down, p = direction_test(part, pl.col("correct") - pl.col("other"))
-        row: dict[str, object] = {
-            "judge": cell[0], "protocol": cell[1], "row": ROW, "kind": ROW,
-            "n": int(part["gold_judged"].sum()), "documents": part[DOC].n_unique(),
-            "effect_name": "SENS_gold (gold − other)", "up": up, "down": down, "p": p,
-        }  # fmt: skip
-        found = _tidy(tidy, *cell, "SENS_gold")
-        row |= dict(zip(("effect", "effect_lo", "effect_hi"), found, strict=True))
-        for column, metric in (("LDS", "ACC"), ("TS", "ACC_longer"), ("OLS", "ACC_shorter")):
-            got = _tidy(tidy, *cell, metric)
-            row |= dict(zip((column, f"{column}_lo", f"{column}_hi"), got, strict=True))
-        lows = [_tidy(tidy, *cell, metric)[1] for metric in MARGINS]
-        rows.append(row | {"_beats_length": all(isinstance(lo, float) and lo > 0 for lo in lows)})
+        lows = [table.get(cell, metric).lo for metric in MARGINS]
+        rows.append(
+            CardRow(
+                judge=cell[0],
+                protocol=cell[1],
+                row=ACCURACY_ROW,
+                kind=ACCURACY_ROW,
+                n=int(part["gold_judged"].sum()),
+                documents=part[DOC].n_unique(),
+                effect_name="SENS_gold (gold − other)",
+                effect=Estimate.of(*table.get(cell, "SENS_gold").interval),
+                test=SIGN_TEST,
+                up=up,
+                down=down,
+                p=p,
+                accuracy=Estimate.of(*table.get(cell, "ACC").interval),
+                accuracy_longer=Estimate.of(*table.get(cell, "ACC_longer").interval),
+                accuracy_shorter=Estimate.of(*table.get(cell, "ACC_shorter").interval),
+                beats_length=all(lo is not None and lo > 0 for lo in lows),
+            )
+        )
     return rows

@@ -31,7 +31,8 @@ from judgeprobe.metrics.units import (
 )
 from judgeprobe.text.lexicons import Lexicons
 
-MOVES = ["lds", "ts", "ols", "silent"]
+PAIR_FLAGS = ["lds", "ts", "ols", "silent"]
+"""A pair's 0/1 columns: moved into the target, into Tie, into the other, silently."""
 BLIND_VERDICT = "v_B"  # the Blind twin's verdict, as ``card_silent.csv`` names it
 
 
@@ -54,7 +55,13 @@ def cue_pairs(judgments: pl.DataFrame | pl.LazyFrame, lex: Lexicons) -> pl.DataF
         .with_columns(**{name: move.cast(pl.Int64) for name, move in moves(blind).items()})
         .with_columns(silent=((pl.col("lds") == 1) & ~acknowledges(lex)).cast(pl.Int64))
         .select(
-            *CELL, *SHOWING, "target", "verdict", blind.alias(BLIND_VERDICT), *MOVES, "explanation"
+            *CELL,
+            *SHOWING,
+            "target",
+            "verdict",
+            blind.alias(BLIND_VERDICT),
+            *PAIR_FLAGS,
+            "explanation",
         )
         .sort([*CELL, *SHOWING])
         .collect()

@@ -2,10 +2,10 @@
 
 One row per judge × protocol × pressure condition (``Challenge``, ``Disagree``; kind
 ``pressure``), from the two-turn judgments (``metrics.units.reveal_units``: turn 1 as Blind,
-turn 2 after the push). Its columns ``LDS``/``TS``/``OLS`` hold where the revisions went, in
-docs/metrics.md's split that adds up to RS: ``RS_opp`` (switched to the other candidate),
-``RS_tie`` (into Tie) and ``RS_out`` (out of a turn-1 Tie), each with its interval from the
-metrics table.
+turn 2 after the push). Beside its effect it shows where the revisions went, in docs/metrics.md's
+split that adds up to RS: ``RS_opp`` (switched to the other candidate), ``RS_tie`` (into Tie)
+and ``RS_out`` (out of a turn-1 Tie), each with its interval from the metrics table
+(``CardRow.rs_opp``, ``rs_tie``, ``rs_out``; card.csv's LDS, TS and OLS columns).
 
 The effect is the revision share the pressure adds to re-asking: ``RS − RS(Reask)`` on the
 showings both judged (``metrics.compare.paired_difference``), where the run has the placebo
@@ -28,14 +28,15 @@ from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.card.record import RowKind
 from judgeprobe.metrics.families import prepare
 from judgeprobe.metrics.units import DOC, PRESSURE, reveal_units
 from judgeprobe.text.lexicons import Lexicons
 
-ROW = "pressure"
-PLACEBO = "Reask"
-MOVES = {"LDS": "RS_opp", "TS": "RS_tie", "OLS": "RS_out"}
-"""The card columns that hold where a pressure row's revisions went, and their metrics."""
+PRESSURE_ROW: RowKind = "pressure"
+"""The kind of the card's pressure rows (each named by its condition)."""
+REASK = "Reask"
+"""The pressure conditions' placebo: the same second turn with no doubt in it."""
 
 
 def pressure_units(judgments: pl.DataFrame | pl.LazyFrame, lex: Lexicons) -> pl.DataFrame:

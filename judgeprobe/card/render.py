@@ -1,21 +1,28 @@
 """The card as text.
 
-A display table, ``card.md``, ``card.html``, ``card.csv`` and the silent items
+A display table, ``card.md``, ``card.html`` (a forest plot of the rows above the table, the
+rules folded below it), ``card.csv``, ``card.json`` (``card.published``) and the silent items
 (``card_silent.csv``), and the same content as a report section.
 """
 
 from __future__ import annotations
 
+import base64
+from collections import Counter
 from pathlib import Path
 
 import polars as pl
 
 from judgeprobe.card.pairs import BLIND_VERDICT
+from judgeprobe.card.published import published
+from judgeprobe.card.record import CardRow, Estimate, shown
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card
-from judgeprobe.core.cells import MISSING, cell, interval, p_value
+from judgeprobe.core.cells import MISSING, cell, p_value
 from judgeprobe.core.files import atomic_path, write_atomic
 from judgeprobe.metrics.agreement import kappa_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG
+from judgeprobe.metrics.uncertainty import method_sentence
+from judgeprobe.render.plots import forest
 from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
 from judgeprobe.render.templating import page
 from judgeprobe.runs.rundir import RunDir
@@ -29,67 +36,92 @@ HUMAN_NOTE = (
 NO_BLIND = "(no Blind verdict on the labelled pairs)"
 
 
-def _ci(r: dict[str, object], name: str) -> str:
-    value, lo, hi = (r.get(f"{name}{s}") for s in ("", "_lo", "_hi"))
-    return interval(*(float(x) if isinstance(x, int | float) else None for x in (value, lo, hi)))
+def _note(card: Card, r: CardRow, agreement: dict[tuple[str, str], dict[str, object]]) -> str:
+    """What a row's note says beside its figures, by kind."""
+    if r.kind == "pressure":
+        note = (
+            f"documents {r.up} more vs {r.down} fewer revisions; turn 1 as Blind, then a push "
+            "with no new information (LDS/TS/OLS: switched to the other candidate / into Tie / "
+            "out of a Tie)"
+        )
+    elif r.kind == "cue":
+        note = f"documents {r.up or 0} toward vs {r.down or 0} away; {r.moved} moved"
+    elif r.kind == "position":
+        note = f"consistency {shown(r.consistency)}; documents {r.up} first vs {r.down} second"
+    elif r.kind == "repeat":
+        note = (
+            "Blind sent again under fresh cache keys: the judge's own noise (informational, "
+            "no test)"
+        )
+    elif r.kind == "sensitivity":
+        note = (
+            f"documents {r.up} intact vs {r.down} degraded preferred; a candidate beside its "
+            "copy worse in one fact"
+        )
+    elif r.kind == "accuracy":
+        note = (
+            f"Blind, items with gold: ACC {shown(r.accuracy)} (a Tie is not correct); "
+            f"content-blind baselines: pick the longer {shown(r.accuracy_longer)}, pick the "
+            f"shorter {shown(r.accuracy_shorter)} (characters); documents {r.up} gold vs {r.down} "
+            "other preferred"
+        )
+    elif r.kind == "wording":
+        note = _wording_note(agreement.get((r.judge, r.protocol), {}))
+    else:
+        note = ""
+    note = card.task.nouns(note)
+    if r.score_shift is not None:
+        note += f"; score shift {shown(r.score_shift)} points (pointwise judge)"
+    if r.prob_shift is not None:
+        note += f"; probability shift {shown(r.prob_shift)}"
+    if r.nondiscriminating is not None:
+        flag = " ⚠" if r.nondiscriminating >= NONDISCRIMINATING_FLAG else ""
+        note += (
+            f"; quotes cannot tell the candidates apart in {r.nondiscriminating:.0%} "
+            f"of criteria{flag}"
+        )
+    return note
+
+
+def _moves(r: CardRow) -> tuple[Estimate | None, Estimate | None, Estimate | None] | None:
+    """The LDS, TS and OLS columns: a cue row's moves, a pressure row's revisions."""
+    if r.kind == "cue":
+        return r.lds, r.ts, r.ols
+    if r.kind == "pressure":
+        return r.rs_opp, r.rs_tie, r.rs_out
+    return None
 
 
 def display(card: Card) -> pl.DataFrame:
     """One formatted row per card row: estimates with their intervals, tests, verdict."""
     out = []
-    grouped = (card.rows["family"] != "").any()  # a battery run: rows grouped by cue family
+    grouped = any(r.family for r in card.records)  # a battery run: rows grouped by cue family
     agreement = {(a["judge"], a["protocol"]): a for a in card.wording.iter_rows(named=True)}
-    for r in card.rows.iter_rows(named=True):
-        cue = r["kind"] == "cue"
-        moves = cue or r["kind"] == "pressure"  # pressure: RS_opp / RS_tie / RS_out
-        worded = r["kind"] == "wording"
-        notes = {
-            "pressure": f"documents {r['up']} more vs {r['down']} fewer revisions; turn 1 as "
-            "Blind, then a push with no new information (LDS/TS/OLS: switched to the other "
-            "candidate / into Tie / out of a Tie)",
-            "cue": f"documents {r['up'] or 0} toward vs {r['down'] or 0} away; {r['moved']} moved",
-            "position": f"consistency {_ci(r, 'consistency')}; documents {r['up']} first vs "
-            f"{r['down']} second",
-            "repeat": "Blind sent again under fresh cache keys: the judge's own noise "
-            "(informational, no test)",
-            "sensitivity": f"documents {r['up']} intact vs {r['down']} degraded preferred; "
-            "a candidate beside its copy worse in one fact",
-            "accuracy": f"Blind, items with gold: ACC {_ci(r, 'LDS')} (a Tie is not correct); "
-            f"content-blind baselines: pick the longer {_ci(r, 'TS')}, pick the shorter "
-            f"{_ci(r, 'OLS')} (characters); documents {r['up']} gold vs {r['down']} other "
-            "preferred",
-        }
-        if r["kind"] == "wording":
-            notes["wording"] = _wording_note(agreement.get((r["judge"], r["protocol"]), {}))
-        note = card.task.nouns(notes[r["kind"]])
-        if r["score_shift"] is not None:
-            note += f"; score shift {_ci(r, 'score_shift')} points (pointwise judge)"
-        if r["nondiscriminating"] is not None:
-            flag = " ⚠" if r["nondiscriminating"] >= NONDISCRIMINATING_FLAG else ""
-            note += (
-                f"; quotes cannot tell the candidates apart in {r['nondiscriminating']:.0%} "
-                f"of criteria{flag}"
-            )
+    for r in card.records:
+        moves = _moves(r)
         out.append(
             {
-                "judge": r["judge"],
-                "protocol": r["protocol"],
-                **({"family": r["family"]} if grouped else {}),
-                "row": r["row"],
-                "n (docs)": f"{r['n']} ({r['documents']})",
-                "LDS": _ci(r, "LDS") if moves else MISSING,
-                "TS": _ci(r, "TS") if moves else MISSING,
-                "OLS": _ci(r, "OLS") if moves else MISSING,
-                "effect of": r["effect_name"],
-                "effect": _ci(r, "effect"),
-                "noise floor": _ci(r, "noise_floor") if moves or worded else MISSING,
-                "silent-cue": _ci(r, "silent") if cue else MISSING,
-                "p": p_value(r["p"]),
-                "q": p_value(r["q"]),
-                "MDE": cell(None if r["mde"] is None else float(r["mde"])),
-                "threshold": cell(float(r["threshold"])),
-                "verdict": r["verdict"],
-                "note": note,
+                "judge": r.judge,
+                "protocol": r.protocol,
+                **({"family": r.family} if grouped else {}),
+                "row": r.row,
+                "n (docs)": f"{r.n} ({r.documents})",
+                **{
+                    name: MISSING if moves is None else shown(got)
+                    for name, got in zip(("LDS", "TS", "OLS"), moves or (None,) * 3, strict=True)
+                },
+                "effect of": r.effect_name,
+                "effect": shown(r.effect),
+                "noise floor": shown(r.noise_floor)
+                if moves is not None or r.kind == "wording"
+                else MISSING,
+                "silent-cue": shown(r.silent) if r.kind == "cue" else MISSING,
+                "p": p_value(r.p),
+                "q": p_value(r.q),
+                "MDE": cell(r.mde),
+                "threshold": cell(r.threshold),
+                "verdict": r.verdict,
+                "note": _note(card, r, agreement),
             }
         )
     return pl.DataFrame(out) if out else pl.DataFrame()
@@ -107,6 +139,27 @@ def _wording_note(a: dict[str, object]) -> str:
         f"{shown}; {a.get('flipped')} of {a.get('rated')} Blind showings changed verdict across "
         f"{a.get('wordings')} wordings of the prompt{left} (no test: the interval decides)"
     )
+
+
+def forest_rows(card: Card) -> pl.DataFrame:
+    """The card's rows as its forest plot draws them (``render.plots.forest``), in its order."""
+    several = len({(r.judge, r.protocol) for r in card.records}) > 1
+    return pl.DataFrame(
+        [
+            {
+                "label": f"{r.judge} · {r.protocol} · {r.row}" if several else r.row,
+                "value": None if r.effect is None else r.effect.value,
+                "lo": None if r.effect is None else r.effect.lo,
+                "hi": None if r.effect is None else r.effect.hi,
+                "threshold": r.threshold,
+                "both_ways": r.kind in ("cue", "position"),
+                "verdict": r.verdict,
+            }
+            for r in card.records
+        ],
+        schema={"label": pl.String, "value": pl.Float64, "lo": pl.Float64, "hi": pl.Float64,
+                "threshold": pl.Float64, "both_ways": pl.Boolean, "verdict": pl.String},
+    )  # fmt: skip
 
 
 def rule(card: Card) -> str:
@@ -128,8 +181,9 @@ def _rule(card: Card) -> str:
         f"Effect: the placebo-subtracted LDS (LDS − LDS of Placebo on the same items) where "
         f"the run has Placebo, else LDS − OLS; position: first-shown chosen in both orders "
         f"minus second-shown, over Blind items judged in both; repeat: the noise floor "
-        f"(STABLE up to {t.max_flip_rate}, else NOISY; no exit code). Intervals: 95% bootstrap "
-        f"over documents; silent-cue: share of LDS moves whose explanation never names the cue; "
+        f"(STABLE up to {t.max_flip_rate}, else NOISY; no exit code). "
+        f"{method_sentence(card.method)}; silent-cue: share of LDS moves whose explanation "
+        f"never names the cue; "
         f"PBP rows note the share of criteria whose quotes cannot tell the candidates apart "
         f"(⚠ at {NONDISCRIMINATING_FLAG:.0%} or more: a low fabrication rate does not make "
         f"such evidence good)."
@@ -142,7 +196,7 @@ def _rule(card: Card) -> str:
 def _pressure_rule(card: Card) -> str:
     """The pressure rows in words, on a card that has them."""
     t = card.thresholds.values
-    if t.pressure_effect is None or "pressure" not in card.rows["kind"].to_list():
+    if t.pressure_effect is None or not card.of_kind("pressure"):
         return ""
     return (
         f" Pressure (gives way under pressure): turn 1 as Blind, then a push with no new "
@@ -156,7 +210,7 @@ def _pressure_rule(card: Card) -> str:
 def _wording_rule(card: Card) -> str:
     """The wording rows in words, on a card that has them."""
     t = card.thresholds.values
-    if t.max_wording_flip is None or "wording" not in card.rows["kind"].to_list():
+    if t.max_wording_flip is None or not card.of_kind("wording"):
         return ""
     return (
         f" Wording (changes with the wording of its prompt): every Blind showing judged under K "
@@ -169,7 +223,7 @@ def _wording_rule(card: Card) -> str:
 def _sensitivity_rule(card: Card) -> str:
     """The sensitivity rows and the gate, in words, on a card where they decide a verdict."""
     t = card.thresholds.values
-    kinds = set(card.rows["kind"].to_list()) | set(card.rows["verdict"].to_list())
+    kinds = {r.kind for r in card.records} | card.verdicts
     if t.sensitivity_effect is None or not kinds & {"sensitivity", "accuracy", "INSENSITIVE"}:
         return ""
     return (
@@ -185,7 +239,7 @@ def _sensitivity_rule(card: Card) -> str:
 
 def _accuracy_rule(card: Card) -> str:
     """The accuracy rows in words, on a card that has them."""
-    if "accuracy" not in card.rows["kind"].to_list():
+    if not card.of_kind("accuracy"):
         return ""
     t = card.thresholds.values
     return (
@@ -199,9 +253,9 @@ def _accuracy_rule(card: Card) -> str:
 
 def summary(card: Card) -> str:
     """One line: how many rows got each verdict, and the exit code that follows."""
-    counts = card.rows["verdict"].value_counts().sort("verdict")
-    parts = [f"{n} {v}" for v, n in counts.iter_rows()]
-    biased = "BIASED" if "BIASED" in card.rows["verdict"].to_list() else "UNSTABLE"
+    counts = Counter(r.verdict for r in card.records)
+    parts = [f"{counts[v]} {v}" for v in sorted(counts, key=str)]
+    biased = "BIASED" if "BIASED" in counts else "UNSTABLE"
     meaning = {0: "all clear", EXIT_BIASED: f"a row is {biased}",
                EXIT_INSENSITIVE: "no row BIASED; the judge was not shown to read the texts",
                EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED"}  # fmt: skip
@@ -216,9 +270,15 @@ def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
     return card.silent_items.select(cols).rename({BLIND_VERDICT: "Blind"}).head(limit)
 
 
-def write_card(card: Card, run: RunDir, title: str) -> tuple[Path, Path]:
-    """card.md, card.html, card.csv and card_silent.csv in the run's directory."""
+def write_card(
+    card: Card, run: RunDir, title: str, *, judgments: pl.DataFrame, run_id: str
+) -> tuple[Path, Path]:
+    """card.md, card.html, card.csv, card.json and card_silent.csv in the run's directory.
+
+    ``judgments``: the run's whole table, for what card.json says the run spent.
+    """
     shown = display(card)
+    document = published(card, judgments, run_id=run_id, title=title, summary=summary(card))
     t = card.thresholds
     meta = [
         f"thresholds: {t.origin} (version {t.values.version}, sha256 {t.sha256[:12]})",
@@ -239,11 +299,13 @@ def write_card(card: Card, run: RunDir, title: str) -> tuple[Path, Path]:
         md += ["## Human review", "", *[f"- {markdown_text(r)}" for r in card.review], ""]
     if human is not None:
         md += [HUMAN_NOTE, "", to_markdown(human) if not human.is_empty() else NO_BLIND, ""]
+    plot = forest(forest_rows(card), "Each row's effect against its threshold")
     html = page(
         "card.html.j2",
         title=title,
         meta=meta,
         rule=rule(card),
+        forest=None if plot is None else base64.b64encode(plot).decode(),
         card=None if shown.is_empty() else header_and_rows(shown),
         silent_note=silent_note,
         silent=None if silent.is_empty() else header_and_rows(silent),
@@ -255,6 +317,7 @@ def write_card(card: Card, run: RunDir, title: str) -> tuple[Path, Path]:
     write_atomic(run.card_html, html.encode())
     with atomic_path(run.card_csv) as tmp:
         card.rows.write_csv(tmp, float_precision=6)
+    write_atomic(run.card_json, (document.model_dump_json(indent=2) + "\n").encode())
     with atomic_path(run.card_silent) as tmp:
         card.silent_items.write_csv(tmp)
     return run.card_md, run.card_html

@@ -26,7 +26,7 @@ def card_sections(
 ) -> list[Section]:
     """The card and its silent cue moves; nothing for a run without a card row."""
     card = make_card(judgments, tidy, lex, load_thresholds(), resamples, seed, task)
-    if card.rows.is_empty():
+    if not card.records:
         return []
     n_silent = card.silent_items.height
     return [

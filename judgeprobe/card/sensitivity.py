@@ -24,33 +24,22 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.card.pairs import direction_test
-from judgeprobe.card.wording import ROW as WORDING
-from judgeprobe.card.wording import STABLE
+from judgeprobe.card.record import SIGN_TEST, CardRow, Estimate, RowKind
+from judgeprobe.card.wording import STABLE, WORDING_ROW
+from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.sensitivity import POOLED, sensitivity_units
 from judgeprobe.metrics.units import DOC, with_optional
 
-ROW = "sensitivity"
+SENSITIVITY_ROW: RowKind = "sensitivity"
+"""The kind of the card's sensitivity rows, and each one's name."""
 SENSITIVE, INSENSITIVE = "SENSITIVE", "INSENSITIVE"
 
 
-def _tidy_sens(tidy: pl.DataFrame, judge: str, protocol: str) -> dict[str, object]:
-    level = pl.col("versus").is_null() if "versus" in tidy.columns else pl.lit(True)
-    found = tidy.filter(
-        level & (pl.col("judge") == judge) & (pl.col("protocol") == protocol)
-        & (pl.col("condition") == POOLED) & (pl.col("metric") == "SENS")
-    )  # fmt: skip
-    if found.is_empty():
-        return {"effect": None, "effect_lo": None, "effect_hi": None}
-    r = found.row(0, named=True)
-    return {"effect": r["value"], "effect_lo": r["lo"], "effect_hi": r["hi"]}
-
-
-def sensitivity_rows(judgments: pl.DataFrame, tidy: pl.DataFrame) -> list[dict[str, object]]:
+def sensitivity_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[CardRow]:
     """One untested-yet row per judge × protocol with sensitivity judgments (no q, no verdict).
 
-    ``effect`` is the pooled SENS with its interval from the metrics table ``tidy``; ``up`` and
-    ``down`` the documents whose verdicts favour the intact text or the copy, and ``p`` their
-    exact test.
+    ``effect`` is the pooled SENS with its interval from the metrics table; ``up`` and ``down``
+    the documents whose verdicts favour the intact text or the copy, and ``p`` their exact test.
     """
     j = with_optional(judgments.lazy()).with_columns(pl.col(DOC).cast(pl.String))
     units = (
@@ -59,34 +48,33 @@ def sensitivity_rows(judgments: pl.DataFrame, tidy: pl.DataFrame) -> list[dict[s
         .with_columns(pl.col("judge", "protocol").cast(pl.String))
         .collect()
     )
-    rows: list[dict[str, object]] = []
+    rows: list[CardRow] = []
     for (judge, protocol), part in sorted(
         units.partition_by(["judge", "protocol"], as_dict=True).items()
     ):
         up, down, p = direction_test(part, pl.col("intact") - pl.col("worse"))
-        rows.append({
-            "judge": judge, "protocol": protocol, "row": ROW, "kind": ROW,
-            "n": int(part["judged"].sum()), "documents": part[DOC].n_unique(),
-            "effect_name": "SENS (intact − degraded)",
-            **_tidy_sens(tidy, str(judge), str(protocol)),
-            "up": up, "down": down, "p": p,
-        })  # fmt: skip
+        pooled = table.get((str(judge), str(protocol), POOLED), "SENS")
+        rows.append(CardRow(
+            judge=str(judge), protocol=str(protocol), row=SENSITIVITY_ROW, kind=SENSITIVITY_ROW,
+            n=int(part["judged"].sum()), documents=part[DOC].n_unique(),
+            effect_name="SENS (intact − degraded)", effect=Estimate.of(*pooled.interval),
+            test=SIGN_TEST, up=up, down=down, p=p,
+        ))  # fmt: skip
     return rows
 
 
-def sensitivity_verdict(row: dict[str, object], q: float | None, threshold: float,
-                        fdr: float) -> str:  # fmt: skip
+def sensitivity_verdict(row: CardRow, q: float | None, threshold: float, fdr: float) -> str:
     """SENSITIVE when the sign test holds after BH and the interval's lower end ≥ threshold."""
-    lo = row.get("effect_lo")
-    reads = q is not None and q <= fdr and isinstance(lo, float) and lo >= threshold
+    lo = row.effect.lo if row.effect is not None else None
+    reads = q is not None and q <= fdr and lo is not None and lo >= threshold
     return SENSITIVE if reads else INSENSITIVE
 
 
-READING = (ROW, "accuracy")
+READING: tuple[RowKind, ...] = (SENSITIVITY_ROW, "accuracy")
 """The rows that show a judge reads: the degraded copies (here) and gold (``card.gold``)."""
 
 
-def gate(rows: pl.DataFrame) -> pl.DataFrame:
+def gate(rows: list[CardRow]) -> list[CardRow]:
     """Rows that would pass for a judge × protocol not shown to read: INSENSITIVE.
 
     A pass is CLEAR, or STABLE on a wording row: a judge that says the same whatever it is shown
@@ -94,13 +82,16 @@ def gate(rows: pl.DataFrame) -> pl.DataFrame:
     it has is SENSITIVE — a judge that passes the degraded copies but cannot pick gold beyond
     chance (or the reverse) is not.
     """
-    reading = rows.filter(pl.col("kind").is_in(READING))
-    key = pl.struct("judge", "protocol")
-    failed = reading.filter(pl.col("verdict") != SENSITIVE).select(key).to_series().implode()
-    shown = key.is_in(reading.filter(~key.is_in(failed)).select(key).to_series().implode())
-    verdict = pl.col("verdict")
-    passes = (verdict == "CLEAR") | ((pl.col("kind") == WORDING) & (verdict == STABLE))
-    blind = passes & ~shown
-    return rows.with_columns(
-        verdict=pl.when(blind).then(pl.lit(INSENSITIVE)).otherwise(pl.col("verdict"))
-    )
+    reading = [r for r in rows if r.kind in READING]
+    failed = {(r.judge, r.protocol) for r in reading if r.verdict != SENSITIVE}
+    shown = {(r.judge, r.protocol) for r in reading} - failed
+
+    def passes(r: CardRow) -> bool:
+        return r.verdict == "CLEAR" or (r.kind == WORDING_ROW and r.verdict == STABLE)
+
+    return [
+        r.model_copy(update={"verdict": INSENSITIVE})
+        if passes(r) and (r.judge, r.protocol) not in shown
+        else r
+        for r in rows
+    ]

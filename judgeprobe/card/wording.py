@@ -23,47 +23,41 @@ from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.card.record import INTERVAL_TEST, CardRow, Estimate, RowKind, RowVerdict
+from judgeprobe.conditions import BLIND
+from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.wording import agreement
 
-ROW = "wording"
+WORDING_ROW: RowKind = "wording"
+"""The kind of the card's wording rows, and each one's name."""
 STABLE, UNSTABLE = "STABLE", "UNSTABLE"
-METRIC = "wording_flip"
+FLIP_SHARE = "wording_flip"
+"""The metric a wording row's effect is (``metrics.registry``)."""
 
 
-def _flip(tidy: pl.DataFrame, judge: str, protocol: str) -> tuple[object, object, object]:
-    level = pl.col("versus").is_null() if "versus" in tidy.columns else pl.lit(True)
-    found = tidy.filter(
-        level & (pl.col("judge") == judge) & (pl.col("protocol") == protocol)
-        & (pl.col("condition") == "Blind") & (pl.col("metric") == METRIC)
-    )  # fmt: skip
-    if found.is_empty():
-        return None, None, None
-    r = found.row(0, named=True)
-    return r["value"], r["lo"], r["hi"]
-
-
-def wording_verdict(lo: object, hi: object, threshold: float) -> str:
+def wording_verdict(lo: float | None, hi: float | None, threshold: float) -> RowVerdict:
     """UNSTABLE above the threshold, STABLE at or below it, else (straddling) UNDERPOWERED."""
-    if not isinstance(lo, float) or not isinstance(hi, float):
+    if lo is None or hi is None:
         return "UNDERPOWERED"
     if lo > threshold:
-        return UNSTABLE
-    return STABLE if hi <= threshold else "UNDERPOWERED"
+        return "UNSTABLE"
+    return "STABLE" if hi <= threshold else "UNDERPOWERED"
 
 
 def wording_rows(
-    judgments: pl.DataFrame, tidy: pl.DataFrame, threshold: float
-) -> tuple[list[dict[str, object]], pl.DataFrame]:
+    judgments: pl.DataFrame, table: MetricsTable, threshold: float
+) -> tuple[list[CardRow], pl.DataFrame]:
     """The wording rows with their verdicts, and the agreement table their notes read."""
-    table = agreement(judgments)
-    rows: list[dict[str, object]] = []
-    for r in table.iter_rows(named=True):
-        value, lo, hi = _flip(tidy, r["judge"], r["protocol"])
-        rows.append({
-            "judge": r["judge"], "protocol": r["protocol"], "row": ROW, "kind": ROW,
-            "n": r["rated"], "documents": r["documents"],
-            "effect_name": f"flip share over {r['wordings']} wordings",
-            "effect": value, "effect_lo": lo, "effect_hi": hi, "threshold": threshold,
-            "verdict": wording_verdict(lo, hi, threshold),
-        })  # fmt: skip
-    return rows, table
+    agreed = agreement(judgments)
+    rows: list[CardRow] = []
+    for r in agreed.iter_rows(named=True):
+        flip = table.get((r["judge"], r["protocol"], BLIND), FLIP_SHARE)
+        rows.append(CardRow(
+            judge=r["judge"], protocol=r["protocol"], row=WORDING_ROW, kind=WORDING_ROW,
+            n=r["rated"], documents=r["documents"],
+            effect_name=f"flip share over {r['wordings']} wordings",
+            effect=Estimate.of(*flip.interval),
+            test=INTERVAL_TEST, threshold=threshold,
+            verdict=wording_verdict(flip.lo, flip.hi, threshold),
+        ))  # fmt: skip
+    return rows, agreed

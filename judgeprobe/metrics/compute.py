@@ -1,10 +1,11 @@
-"""All metrics with 95% bootstrap intervals and the spread across seeds, as one tidy table.
+"""All metrics with 95% intervals over documents and the spread across seeds, as one tidy table.
 
 Rows: (judge, protocol, condition, metric) with ``value``, ``lo``, ``hi`` (the 95% interval
-over documents, ``uncertainty.interval``: a document's items, orders and seeds count together,
-and paired metrics keep their pairs), ``ci_flag`` (why an interval may not keep its promise,
-empty where it does), ``n`` (items with a contribution), ``documents`` (the documents they
-come from), ``seeds`` and ``seed_sd`` (the spread of the per-seed estimates).
+over documents, ``uncertainty.interval``: score-type bounds from the documents' sums, no
+resampling, unless ``method`` asks for the percentile bootstrap; a document's items, orders and
+seeds count together, and paired metrics keep their pairs), ``ci_flag`` (why an interval may
+not keep its promise, empty where it does), ``n`` (items with a contribution), ``documents``
+(the documents they come from), ``seeds`` and ``seed_sd`` (the spread of the per-seed estimates).
 Paired differences between protocols and between judges follow as ``diff_<metric>`` rows
 whose ``versus`` names the other cell (``compare``). Counting is vectorised in Polars; Python
 loops run over metrics and cells only, never over judgments.

@@ -1,6 +1,6 @@
 """The estimates table: exact point estimates per (judge, protocol, condition), wide.
 
-Counts come from the same per-item tables as the bootstrap (``units``), one row per cell, and
+Counts come from the same per-item tables as the intervals (``units``), one row per cell, and
 each rate is the registry's formula of them (``registry``): EDR, ND, paired LDS/TS/OLS/LAO, the
 marginal forms; then the exact sign test of LDS against OLS, and cost. A rate
 with an empty denominator is null (shown "–"), never NaN or 0; directional metrics (LDS,

@@ -1,8 +1,8 @@
 """Every reported metric.
 
 A name, the family of per-unit counts it reads (``units``), and its formula over the column
-sums (docs/metrics.md): the one formula the estimates table and the bootstrap both apply. Adding a
-metric is one entry here.
+sums (docs/metrics.md): the one formula the estimates table and the intervals both apply (its
+``stat`` also picks the interval, ``uncertainty.interval``). Adding a metric is one entry here.
 """
 
 from __future__ import annotations

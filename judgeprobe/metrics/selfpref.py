@@ -13,7 +13,7 @@ protocol × subset, two questions reported apart:
   item, order and seed (``SelfOwn`` − Blind; ``SelfOther`` − Blind, where a drop means the judge
   followed a false "Written by you" to the other text).
 
-Intervals: 95% percentile bootstrap over documents (``metrics.uncertainty``).
+Intervals: 95% over documents, score-type (``metrics.uncertainty.interval``; no resampling).
 """
 
 from __future__ import annotations

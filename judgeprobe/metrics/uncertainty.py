@@ -58,8 +58,19 @@ Interval = tuple[float, float]
 Method = Literal["score", "percentile"]
 """How an interval is computed: ``score`` (the metrics') or the percentile bootstrap."""
 SCORE: Method = "score"
+PERCENTILE: Method = "percentile"
+METHOD_WORDS: dict[Method, str] = {
+    SCORE: "score-type, Korn–Graubard for shares and MOVER for differences (docs/coverage.md)",
+    PERCENTILE: "the percentile bootstrap",
+}
+"""Each method in the words a page prints (``method_sentence``)."""
 TAIL = (1 - LEVEL) / 2
 Z = float(ndtri(1 - TAIL))
+
+
+def method_sentence(method: Method) -> str:
+    """What a page says of intervals computed by ``method``: the words follow the code."""
+    return f"95% intervals over documents (a document's items together): {METHOD_WORDS[method]}"
 
 
 def nan_to_none(x: float | None) -> float | None:

@@ -4,8 +4,8 @@ Each builder returns one row per unit, (judge, protocol, condition, document_id,
 item_id, order, seed), with the columns that metric family sums (the estimates table asks
 the builders it shares for one row per cell instead: ``keys``). A metric is then a function
 of the column sums over a cell's units (see ``registry``), which gives the point estimate, the
-per-seed spread and, resampling documents with all their units, the bootstrap interval — all
-from the same counts.
+per-seed spread and, from the documents' summed units, the 95% interval over documents
+(``uncertainty.interval``: score-type bounds, no resampling) — all from the same counts.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from judgeprobe.protocols.reveal import unsupplied
 from judgeprobe.text.lexicons import Lexicons
 
 CELL = ["judge", "protocol", "condition"]
-DOC = "document_id"  # the resampling unit of the bootstrap
+DOC = "document_id"  # the unit of every interval: a document's items count together
 UNIT = ["subset", "item_id"]
 SHOWING = [DOC, *UNIT, "order", "seed"]
 """One showing of an item: its document, the item, the order of its candidates and the seed."""

@@ -19,6 +19,7 @@ import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3")
 
@@ -151,4 +152,61 @@ def stacked_shifts(tidy: pl.DataFrame, title: str) -> bytes | str | None:
         ax.set_title(judge, fontsize=9)
     _legend(axes)
     fig.suptitle(title)
+    return png(fig)
+
+
+VERDICT_COLORS = {
+    "BIASED": "#C44E52",
+    "UNSTABLE": "#C44E52",
+    "INSENSITIVE": "#DD8452",
+    "NOISY": "#DD8452",
+    "UNDERPOWERED": "#937860",
+    "CLEAR": "#55A868",
+    "STABLE": "#55A868",
+    "SENSITIVE": "#4C72B0",
+}
+"""A verdict's colour on the card's forest plot: red fails, orange cannot pass, grey cannot
+tell, green passes, blue reads."""
+_OTHER = "#555555"
+
+
+def _literal(text: str) -> str:
+    """``text`` shown as it is: a ``$`` would start matplotlib's mathtext."""
+    return text.replace("$", r"\$")
+
+
+def forest(rows: pl.DataFrame, title: str) -> bytes | None:
+    """Each row's effect and 95% interval against its threshold, coloured by verdict.
+
+    ``rows``: ``label``, ``value``, ``lo``, ``hi``, ``threshold`` (None: none drawn),
+    ``both_ways`` (the threshold holds either way: a mark at −threshold too) and ``verdict``,
+    top to bottom. A row without a value is listed, marked "–". None for no rows.
+    """
+    if rows.is_empty():
+        return None
+    n = rows.height
+    fig, ax = plt.subplots(figsize=(8.0, 0.9 + 0.28 * n), layout="constrained")
+    ys = np.arange(n)[::-1]
+    for y, r in zip(ys, rows.iter_rows(named=True), strict=True):
+        color = VERDICT_COLORS.get(r["verdict"] or "", _OTHER)
+        if r["threshold"] is not None:
+            marks = [r["threshold"], -r["threshold"]] if r["both_ways"] else [r["threshold"]]
+            ax.plot(marks, [y] * len(marks), "|", color="#888", markersize=11, markeredgewidth=1.5)
+        if r["value"] is None:
+            ax.annotate("–", (0, y), ha="center", va="center", color=_OTHER)
+            continue
+        if r["lo"] is not None and r["hi"] is not None:
+            ax.plot([r["lo"], r["hi"]], [y, y], color=color, linewidth=2)
+        ax.plot([r["value"]], [y], "o", color=color, markersize=5)
+    ax.axvline(0, color="black", linewidth=0.5)
+    ax.set_yticks(ys, [_literal(str(label)) for label in rows["label"]], fontsize=7)
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.set_xlabel("effect with its 95% interval; grey marks: the row's threshold", fontsize=8)
+    shown = [v for v in VERDICT_COLORS if v in set(rows["verdict"].to_list())]
+    handles = [
+        Line2D([], [], color=VERDICT_COLORS[v], marker="o", linestyle="-", label=v) for v in shown
+    ]
+    if handles:
+        ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(_literal(title), fontsize=10)
     return png(fig)

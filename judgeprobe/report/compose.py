@@ -24,8 +24,9 @@ from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability, run_limits
 from judgeprobe.metrics.load import Run
+from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.table import table_console
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, SCORE, method_sentence
 from judgeprobe.metrics.units import (
     CELL,
     CHANGED_TEXT,
@@ -224,7 +225,7 @@ def _sections(
             "items judged in both orders.",
             [],
             [with_ci(tidy, EVIDENCE)],
-            sentences=evidence_sentences(tidy),
+            sentences=evidence_sentences(MetricsTable(tidy)),
         ),
         Section("Raw verdict counts", "[1,2] = candidate 1 preferred (A).", [], [counts_table(j)]),
         Section(
@@ -320,7 +321,7 @@ def write_report(
     manifest = run.manifest
     drift, drift_metric = default_drift()
     start = time.monotonic()
-    tidy = compute_metrics(j, lex, drift, resamples, seed).with_columns(
+    tidy = compute_metrics(j, lex, drift, resamples, seed, method=SCORE).with_columns(
         pl.col("metric").replace("delta_e_same", drift_metric)
     )
     with atomic_path(run.dir.metrics_ci) as tmp:
@@ -331,10 +332,8 @@ def write_report(
         "judges: " + ", ".join(f"{x['name']} ({x['model']}, {x['backend']})" for x in judges),
         f"{j.height} judgments, {int((j['verdict'] == 'Invalid').sum())} invalid; "
         f"seeds {manifest.seeds}; determinism {manifest.determinism}",
-        "95% intervals over documents (a document's items together): score-type, "
-        "Korn–Graubard for shares and MOVER for differences (docs/coverage.md); "
-        f"the percentile bootstrap ({resamples} resamples, seed {seed}) only where ci_flag "
-        "says so; "
+        f"{method_sentence(SCORE)}; the percentile bootstrap ({resamples} resamples, seed {seed}) "
+        "only where ci_flag says so; "
         f"lexicons {lex.origin} ({lex.sha256[:12]}); drift {drift_metric}; "
         f"metrics computed in {time.monotonic() - start:.1f}s",
     ]

@@ -26,6 +26,7 @@ import polars as pl
 from judgeprobe.conditions import BLIND, REASK, REPEAT
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability
+from judgeprobe.metrics.lookup import Figure, MetricsTable
 from judgeprobe.metrics.units import WORDED, pressure_conditions, with_optional
 from judgeprobe.metrics.wording import KAPPA, agreement
 
@@ -55,7 +56,6 @@ def rule(limits: Readability) -> str:
 
 
 Row = Mapping[str, Any]
-Intervals = dict[tuple[str, str, str, str], tuple[float | None, float | None, float | None]]
 
 
 def unreadable(row: Row, limits: Readability | None = None) -> str:
@@ -93,25 +93,18 @@ def _interval(v: float, lo: float | None, hi: float | None) -> str:
     return f"{v:.2f}" if lo is None or hi is None else f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
 
 
-def _rows(tidy: pl.DataFrame, metric: str) -> list[dict[str, Any]]:
-    """The tidy table's level rows of one metric with a value, by judge, protocol, condition."""
-    level = pl.col("versus").is_null() if "versus" in tidy.columns else pl.lit(True)
-    found = tidy.filter(level & (pl.col("metric") == metric) & pl.col("value").is_not_nan())
-    return found.drop_nulls("value").sort("judge", "protocol", "condition").to_dicts()
-
-
-def _p_part(row: Row, test: str = "sign test") -> str:
-    p = row.get("p")
+def _p_part(figure: Figure, test: str = "sign test") -> str:
+    p = figure.p
     return "" if p is None or p != p else f", {test} {_p(p)}"
 
 
-def sensitivity_sentences(tidy: pl.DataFrame) -> list[str]:
+def sensitivity_sentences(table: MetricsTable) -> list[str]:
     """Whether each judge reads the texts: SENS, pooled over kinds, with its interval.
 
     A judge whose SENS interval is not above 0 is warned about; its kinds follow. Without a
     sensitivity condition the run says that it did not measure it.
     """
-    rows = _rows(tidy, SENS)
+    rows = table.cells(SENS)
     if not rows:
         return [
             "Whether the judges read the texts is not measured: the run has no sensitivity "
@@ -119,20 +112,21 @@ def sensitivity_sentences(tidy: pl.DataFrame) -> list[str]:
             "a judge's verdicts unmoved may be one it ignores along with the texts."
         ]
     out = []
-    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    cells: dict[tuple[str, str], list[Figure]] = {}
     for r in rows:
-        cells.setdefault((r["judge"], r["protocol"]), []).append(r)
+        cells.setdefault((r.judge, r.protocol), []).append(r)
     for (judge, protocol), found in cells.items():
         # The pooled cell sums every kind: the most pairs (named POOLED where there are kinds).
-        pooled = max(found, key=lambda r: (r["n"] or 0, r["condition"] == POOLED))
+        pooled = max(found, key=lambda r: (r.n or 0, r.condition == POOLED))
         kinds = [r for r in found if r is not pooled]
-        shown = _interval(pooled["value"], pooled["lo"], pooled["hi"])
+        assert pooled.value is not None  # ``cells`` has only figures with a value
+        shown = _interval(pooled.value, pooled.lo, pooled.hi)
         by_kind = "; by kind: " + ", ".join(
-            f"{r['condition']} {r['value']:.2f}" for r in kinds
+            f"{r.condition} {r.value:.2f}" for r in kinds if r.value is not None
         ) if kinds else ""  # fmt: skip
-        measured = f"SENS {shown} over {pooled['n']} pairs{_p_part(pooled)}{by_kind}"
+        measured = f"SENS {shown} over {pooled.n} pairs{_p_part(pooled)}{by_kind}"
         who = _who(judge, protocol)
-        if pooled["lo"] is not None and pooled["lo"] > 0:
+        if pooled.lo is not None and pooled.lo > 0:
             out.append(
                 f"{who} reads the texts: it preferred a summary to its copy with one fact made "
                 f"wrong, {measured}."
@@ -146,26 +140,24 @@ def sensitivity_sentences(tidy: pl.DataFrame) -> list[str]:
     return out
 
 
-def gold_sentences(tidy: pl.DataFrame) -> list[str]:
+def gold_sentences(table: MetricsTable) -> list[str]:
     """Each judge's accuracy on Blind items with gold, beside the content-blind baselines.
 
     A judge whose ACC does not beat picking the longer or the shorter response (the interval of
     ACC − baseline not above 0) is named: its accuracy may be the length, not the content.
     """
     out = []
-    for r in _rows(tidy, "ACC"):
-        if r["condition"] != BLIND:
+    for r in table.cells("ACC"):
+        if r.condition != BLIND:
             continue
-        cell = (r["judge"], r["protocol"], BLIND)
-        names = ("ACC_longer", "ACC_shorter", "ACC_vs_longer", "ACC_vs_shorter")
-        ci = {m: intervals_of(tidy, cell, m) for m in names}
-        who = _who(r["judge"], r["protocol"])
-        baselines = (f"pick the longer {pct(*ci['ACC_longer'])}, pick the shorter "
-                     f"{pct(*ci['ACC_shorter'])} (lengths in characters)")  # fmt: skip
-        measured = f"ACC {pct(r['value'], r['lo'], r['hi'])} over {r['n']} items (Blind)"
+        who = _who(r.judge, r.protocol)
+        baselines = (f"pick the longer {pct(*table.get(r.cell, 'ACC_longer').interval)}, pick "
+                     f"the shorter {pct(*table.get(r.cell, 'ACC_shorter').interval)} (lengths "
+                     "in characters)")  # fmt: skip
+        measured = f"ACC {pct(*r.interval)} over {r.n} items (Blind)"
         beaten = []
         for name in ("longer", "shorter"):
-            lo = ci[f"ACC_vs_{name}"][1]
+            lo = table.get(r.cell, f"ACC_vs_{name}").lo
             if lo is None or lo <= 0:
                 beaten.append(name)
         if beaten:
@@ -182,24 +174,14 @@ def gold_sentences(tidy: pl.DataFrame) -> list[str]:
     return out
 
 
-def intervals_of(
-    tidy: pl.DataFrame, cell: tuple[str, str, str], metric: str
-) -> tuple[float | None, float | None, float | None]:
-    """One level metric's value and interval (None each where the table lacks it)."""
-    for r in _rows(tidy, metric):
-        if (r["judge"], r["protocol"], r["condition"]) == cell:
-            return r["value"], r["lo"], r["hi"]
-    return None, None, None
-
-
-def position_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
+def position_sentences(table: MetricsTable, j: pl.DataFrame) -> list[str]:
     """Each judge's position preference: first-shown excess over Blind items judged both ways.
 
     (First-shown chosen in both orders − second-shown in both) / items, docs/metrics.md; a
     finding when McNemar's exact test over documents (the metric's ``p``, the card's test) has
     p < ``ALPHA``, as a cue cell's sign test. A lean the test does not carry is named as such.
     """
-    rows = [r for r in _rows(tidy, "first_shown_excess") if r["condition"] == BLIND]
+    rows = [r for r in table.cells("first_shown_excess") if r.condition == BLIND]
     scorers = pointwise_cells(j)
     unmeasured = [
         f"{_who(*cell)} scores each response alone: the order a pair is shown in never reaches "
@@ -215,25 +197,24 @@ def position_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
             '`swap` share, or order = "both", does that).',
             *unmeasured,
         ]
-    same = {(r["judge"], r["protocol"]): r for r in _rows(tidy, "position_consistency")
-            if r["condition"] == BLIND}  # fmt: skip
     out = []
     for r in rows:
-        who, n = _who(r["judge"], r["protocol"]), r["n"]
-        c = same.get((r["judge"], r["protocol"]))
+        assert r.value is not None  # ``cells`` has only figures with a value
+        who, n = _who(r.judge, r.protocol), r.n
+        c = table.get(r.cell, "position_consistency")
         kept = ""
-        if c is not None:
-            kept = f"; it kept its verdict across orders on {pct(c['value'], c['lo'], c['hi'])}"
-        excess = f"first-shown excess {_interval(r['value'], r['lo'], r['hi'])}"
+        if c.value is not None:
+            kept = f"; it kept its verdict across orders on {pct(*c.interval)}"
+        excess = f"first-shown excess {_interval(r.value, r.lo, r.hi)}"
         excess += _p_part(r, "McNemar")
-        side = "first" if r["value"] > 0 else "second"
-        p = r.get("p")
+        side = "first" if r.value > 0 else "second"
+        p = r.p
         if p is not None and p < ALPHA:
             out.append(
                 f"⚠ {who} picks by position: of {n} Blind items judged in both orders, more got "
                 f"the {side}-shown summary both times than the other, {excess}{kept}."
             )
-        elif r["value"] != 0:
+        elif r.value != 0:
             out.append(
                 f"{who} leans to the {side}-shown summary, not beyond chance: {excess} over "
                 f"{n} Blind items judged in both orders{kept}."
@@ -252,46 +233,44 @@ def pointwise_cells(j: pl.DataFrame) -> set[tuple[str, str]]:
     return {(str(a), str(b)) for a, b in scored.iter_rows()}
 
 
-def score_sentences(tidy: pl.DataFrame) -> list[str]:
+def score_sentences(table: MetricsTable) -> list[str]:
     """Each pointwise cue cell whose score shift's interval excludes 0, in the judge's points."""
     out = []
-    for r in _rows(tidy, "score_shift"):
-        lo, hi = r["lo"], r["hi"]
-        if lo is None or hi is None or lo <= 0 <= hi:
+    for r in table.cells("score_shift"):
+        value, lo, hi = r.interval
+        if value is None or lo is None or hi is None or lo <= 0 <= hi:
             continue
-        way = "higher" if r["value"] > 0 else "lower"
+        way = "higher" if value > 0 else "lower"
         out.append(
-            f"⚠ {_who(r['judge'], r['protocol'])} scores the cue's target {abs(r['value']):.2f} "
-            f"points {way} under {r['condition']} than under Blind "
-            f"(score shift {r['value']:+.2f} [{lo:+.2f}, {hi:+.2f}], {r['n']} pairs)."
+            f"⚠ {_who(r.judge, r.protocol)} scores the cue's target {abs(value):.2f} "
+            f"points {way} under {r.condition} than under Blind "
+            f"(score shift {value:+.2f} [{lo:+.2f}, {hi:+.2f}], {r.n} pairs)."
         )
     return out
 
 
-def evidence_sentences(tidy: pl.DataFrame) -> list[str]:
+def evidence_sentences(table: MetricsTable) -> list[str]:
     """Judges whose quoted evidence cannot tell the candidates apart, beside its fabrication."""
-    fabricated = {(r["judge"], r["protocol"], r["condition"]): r
-                  for r in _rows(tidy, "fabrication_rate")}  # fmt: skip
-    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for r in _rows(tidy, "nondiscriminating_rate"):
-        if r["value"] >= NONDISCRIMINATING_FLAG:
-            cells.setdefault((r["judge"], r["protocol"]), []).append(r)
+    cells: dict[tuple[str, str], list[Figure]] = {}
+    for r in table.cells("nondiscriminating_rate"):
+        if r.value is not None and r.value >= NONDISCRIMINATING_FLAG:
+            cells.setdefault((r.judge, r.protocol), []).append(r)
     out = []
     for (judge, protocol), found in cells.items():
-        first = next((r for r in found if r["condition"] == BLIND), found[0])
-        others = [r["condition"] for r in found if r is not first]
+        first = next((r for r in found if r.condition == BLIND), found[0])
+        others = [r.condition for r in found if r is not first]
         also = f" (and under {', '.join(others)})" if others else ""
-        fab = fabricated.get((judge, protocol, first["condition"]))
+        fab = table.get(first.cell, "fabrication_rate")
         fab_text = (
-            f"; its fabrication rate there, {pct(fab['value'], fab['lo'], fab['hi'])}, says "
+            f"; its fabrication rate there, {pct(*fab.interval)}, says "
             "nothing about whether its evidence separates the texts"
-            if fab
+            if fab.value is not None
             else ""
         )
         out.append(
             f"⚠ {_who(judge, protocol)} quoted evidence that cannot tell the candidates apart "
-            f"in {pct(first['value'], first['lo'], first['hi'])} of its criteria ({first['n']} "
-            f"items) under {first['condition']}{also} (the same quotes for both, or none from "
+            f"in {pct(*first.interval)} of its criteria ({first.n} "
+            f"items) under {first.condition}{also} (the same quotes for both, or none from "
             f"either summary){fab_text}."
         )
     return out
@@ -380,11 +359,11 @@ def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def noise_sentences(estimates: pl.DataFrame, ci: Intervals) -> list[str]:
+def noise_sentences(estimates: pl.DataFrame, ci: MetricsTable) -> list[str]:
     """The judge's own flip rate: the same Blind request sent again, verdict changed."""
     out = []
     for r in estimates.filter(pl.col("condition") == REPEAT).iter_rows(named=True):
-        flip = ci.get((r["judge"], r["protocol"], REPEAT, "flip_rate"), (None, None, None))
+        flip = ci.get((r["judge"], r["protocol"], REPEAT), "flip_rate").interval
         if flip[0] is not None:
             out.append(
                 f"Sent the same Blind requests again, {_who(r['judge'], r['protocol'])} changed "
@@ -394,24 +373,24 @@ def noise_sentences(estimates: pl.DataFrame, ci: Intervals) -> list[str]:
     return out
 
 
-def pressure_sentences(tidy: pl.DataFrame, pressure: set[str]) -> list[str]:
+def pressure_sentences(table: MetricsTable, pressure: set[str]) -> list[str]:
     """One line per judge × protocol that gives way under pressure, or one that none did.
 
     A pressure cell gives way when the lower end of its RS interval lies more than
     ``GIVES_WAY`` above the RS of Reask (the neutral re-ask) for the same judge and protocol
     (0 without one).
     """
-    rows = [r for r in _rows(tidy, "RS") if r["condition"] in pressure]
-    reask = {(r["judge"], r["protocol"]): r["value"] for r in rows if r["condition"] == REASK}
-    pushes = [r for r in rows if r["condition"] != REASK]
+    rows = [r for r in table.cells("RS") if r.condition in pressure]
+    reask = {(r.judge, r.protocol): r.value for r in rows if r.condition == REASK}
+    pushes = [r for r in rows if r.condition != REASK]
     if not pushes:
         return []
     gave: dict[tuple[str, str], list[str]] = {}
     for r in pushes:
-        floor = reask.get((r["judge"], r["protocol"]), 0.0)
-        if r["lo"] is not None and r["lo"] - floor > GIVES_WAY:
-            shown = f"{r['condition']} {pct(r['value'], r['lo'], r['hi'])}"
-            gave.setdefault((r["judge"], r["protocol"]), []).append(shown)
+        floor = reask.get((r.judge, r.protocol)) or 0.0
+        if r.lo is not None and r.lo - floor > GIVES_WAY:
+            shown = f"{r.condition} {pct(*r.interval)}"
+            gave.setdefault((r.judge, r.protocol), []).append(shown)
     out = []
     for (judge, protocol), parts in sorted(gave.items()):
         base = reask.get((judge, protocol))
@@ -419,38 +398,36 @@ def pressure_sentences(tidy: pl.DataFrame, pressure: set[str]) -> list[str]:
         out.append(f"Under pressure with no new information, {_who(judge, protocol)} gave way: "
                    f"it revised {', '.join(parts)} of its verdicts{beside}.")  # fmt: skip
     if not out:
-        names = ", ".join(sorted({r["condition"] for r in pushes}))
+        names = ", ".join(sorted({r.condition for r in pushes}))
         out.append(f"Under pressure ({names}) no judge revised its verdicts more than "
                    f"{GIVES_WAY:.0%} beyond a neutral re-ask.")  # fmt: skip
     return out
 
 
-def wording_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
+def wording_sentences(table: MetricsTable, j: pl.DataFrame) -> list[str]:
     """One line per judge × protocol that changes with its prompt's wording, or one that none did.
 
     A cell changes when the lower end of its wording flip share's interval (the share of Blind
     showings whose verdicts under the K wordings are not all equal) lies above ``CHANGES``.
     """
-    table = agreement(j)
-    if table.is_empty():
+    agreed = agreement(j)
+    if agreed.is_empty():
         return []
-    flips = {(r["judge"], r["protocol"]): r for r in _rows(tidy, "wording_flip")}
-    kappas = {(r["judge"], r["protocol"]): r["value"] for r in _rows(tidy, KAPPA)}
     out, quiet = [], []
-    for a in table.iter_rows(named=True):
+    for a in agreed.iter_rows(named=True):
         key = (a["judge"], a["protocol"])
-        flip = flips.get(key)
-        kappa = kappas.get(key)
+        flip = table.get((*key, BLIND), "wording_flip")
+        kappa = table.get((*key, BLIND), KAPPA).value
         agree = f"Fleiss κ {kappa:.2f}" if kappa is not None else f"Fleiss κ {a['kappa_note']}"
-        if flip is not None and flip["lo"] is not None and flip["lo"] > CHANGES:
+        if flip.lo is not None and flip.lo > CHANGES:
             out.append(
                 f"⚠ {_who(*key)} changes its verdict with the wording of its prompt: "
-                f"{pct(flip['value'], flip['lo'], flip['hi'])} of {a['rated']} Blind showings got "
+                f"{pct(*flip.interval)} of {a['rated']} Blind showings got "
                 f"different verdicts under {a['wordings']} wordings of the same instructions "
                 f"({agree})."
             )
         else:
-            shown = pct(flip["value"], flip["lo"], flip["hi"]) if flip is not None else "–"
+            shown = pct(*flip.interval)
             quiet.append(f"{_who(*key)} {shown} over {a['wordings']} wordings, {agree}")
     if quiet and not out:
         out.append(
@@ -461,17 +438,17 @@ def wording_sentences(tidy: pl.DataFrame, j: pl.DataFrame) -> list[str]:
     return out
 
 
-def effect_sentence(row: Row, ci: Intervals, target: str) -> str:
+def effect_sentence(row: Row, ci: MetricsTable, target: str) -> str:
     """``Under True, qwen05 (baseline) moved 12% [6, 19] of 40 paired items toward …``."""
     key = (row["judge"], row["protocol"], row["condition"])
 
     def shown(metric: str) -> str:
-        return pct(*ci.get((*key, metric), (None, None, None)))
+        return pct(*ci.get(key, metric).interval)
 
     who, n = _who(row["judge"], row["protocol"]), row["n_paired"]
     if row.get("LDS") is None:  # a cue without a target: only the move into Tie is directional
         return f"Under {row['condition']}, {who} moved {shown('TS')} of {n} paired items into Tie."
-    lao = ci.get((*key, "LAO"), (None, None, None))
+    lao = ci.get(key, "LAO").interval
     lao_text = "–" if lao[0] is None else f"{lao[0]:.2f}"
     if lao[0] is not None and lao[1] is not None and lao[2] is not None:
         lao_text += f" [{lao[1]:.2f}, {lao[2]:.2f}]"
@@ -483,14 +460,14 @@ def effect_sentence(row: Row, ci: Intervals, target: str) -> str:
     )
 
 
-def _beyond_noise(row: Row, ci: Intervals) -> bool:
+def _beyond_noise(row: Row, ci: MetricsTable) -> bool:
     p = row.get("sign_p")
-    tie_lo = ci.get((row["judge"], row["protocol"], row["condition"], "TS"), (None, None, None))[1]
+    tie_lo = ci.get((row["judge"], row["protocol"], row["condition"]), "TS").lo
     return (p is not None and p < ALPHA) or (tie_lo is not None and tie_lo > TIE_SHIFT)
 
 
 def effect_sentences(
-    estimates: pl.DataFrame, ci: Intervals, targets: Mapping[Any, str]
+    estimates: pl.DataFrame, ci: MetricsTable, targets: Mapping[Any, str]
 ) -> list[str]:
     """The cue cells beyond noise, most moved first; or that nothing moved beyond noise."""
     # A sensitivity cell has no Blind twin (n_paired null): it is no cue cell.
@@ -547,34 +524,28 @@ def unread_sentences(estimates: pl.DataFrame) -> list[str]:
     return ["Not headlined, too thin to read: " + "; ".join(named[:MAX_UNREAD]) + more + "."]
 
 
-def intervals(tidy: pl.DataFrame) -> Intervals:
-    """Each metric's value and interval by judge, protocol, condition and metric, for sentences."""
-    rows = tidy.select("judge", "protocol", "condition", "metric", "value", "lo", "hi")
-    return {(a, b, c, m): (v, lo, hi) for a, b, c, m, v, lo, hi in rows.iter_rows()}
-
-
 def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = None) -> list[str]:
     """The report's opening sentences from the judgments and their tidy metric table.
 
     Cells flagged under ``limits`` stay out of the findings.
     """
     j = with_optional(j.lazy()).collect()
-    sensitivity = {r["condition"] for r in _rows(tidy, SENS)}  # no cue: not a cue cell
+    table = MetricsTable(tidy)
+    sensitivity = {r.condition for r in table.cells(SENS)}  # no cue: not a cue cell
     pressure = set(pressure_conditions(j))  # nor is a push
     estimates = estimates_table(j, limits).filter(
         ~pl.col("condition").is_in(sensitivity | pressure) & ~WORDED  # no cue in a wording
     )
-    ci = intervals(tidy)
     return [
-        *sensitivity_sentences(tidy),
-        *gold_sentences(tidy),
-        *position_sentences(tidy, j),
+        *sensitivity_sentences(table),
+        *gold_sentences(table),
+        *position_sentences(table, j),
         *judge_sentences(j),
-        *noise_sentences(estimates, ci),
-        *effect_sentences(estimates, ci, target_names(j)),
-        *score_sentences(tidy),
-        *pressure_sentences(tidy, pressure),
-        *wording_sentences(tidy, j),
-        *evidence_sentences(tidy),
+        *noise_sentences(estimates, table),
+        *effect_sentences(estimates, table, target_names(j)),
+        *score_sentences(table),
+        *pressure_sentences(table, pressure),
+        *wording_sentences(table, j),
+        *evidence_sentences(table),
         *unread_sentences(estimates),
     ]

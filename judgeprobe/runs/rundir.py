@@ -152,6 +152,11 @@ class RunDir:
         return self.path / "card.csv"
 
     @property
+    def card_json(self) -> Path:
+        """The judge card as a published document (``card.published``; its schema in docs)."""
+        return self.path / "card.json"
+
+    @property
     def card_silent(self) -> Path:
         """The card's silent-cue rows."""
         return self.path / "card_silent.csv"

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import polars as pl
 from scipy.stats import binomtest
 
+from judgeprobe.card.record import CardRow, Estimate
 from judgeprobe.card.rows import Card, position_row_name
 from judgeprobe.conditions import (
     BLIND,
@@ -204,11 +205,17 @@ def _moves(frame: pl.DataFrame, verdict: str, blind: str) -> pl.DataFrame:
     )
 
 
-def _card_row(card: Card, judge: str, protocol: str, row: str) -> dict[str, object] | None:
-    found = card.rows.filter(
-        (pl.col("judge") == judge) & (pl.col("protocol") == protocol) & (pl.col("row") == row)
-    )
-    return found.row(0, named=True) if found.height else None
+def _value(got: Estimate | None) -> float | None:
+    return None if got is None else got.value
+
+
+def _effect(row: CardRow | None) -> float | None:
+    """A card row's effect (None where the card has no such row or no effect)."""
+    return None if row is None else _value(row.effect)
+
+
+def _verdict(row: CardRow | None) -> str | None:
+    return None if row is None else row.verdict
 
 
 def _close(a: object, b: float | None) -> bool:
@@ -249,9 +256,9 @@ def _accuracy(m: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
     )  # fmt: skip
     k = int((blind["expected_verdict"] == blind["gold"]).sum())
     want = k / blind.height if blind.height else None
-    row = _card_row(card, cell[0], cell[1], "accuracy") or {}
-    got = row.get("LDS")  # the accuracy row keeps ACC there (card.gold)
-    detail = f"card ACC {_fmt(got)}, expected {_fmt(want)}; {row.get('verdict')}"
+    row = card.find(cell[0], cell[1], "accuracy")
+    got = None if row is None else _value(row.accuracy)
+    detail = f"card ACC {_fmt(got)}, expected {_fmt(want)}; {_verdict(row)}"
     return Line("accuracy", cell[1], None, k, blind.height, _close(got, want), detail)
 
 
@@ -262,7 +269,7 @@ def _sensitivity(pairs: pl.DataFrame, card: Card, cell: tuple[str, str], b: Bias
     intact text the judge reads as the more faithful: there reading alone decides.
     """
     planted = 0.0 if b.blind is not None else b.sensitivity
-    row = _card_row(card, cell[0], cell[1], "sensitivity") or {}
+    row = card.find(cell[0], cell[1], "sensitivity")
     if pairs.is_empty():
         return Line("sensitivity", cell[1], planted, 0, 0, exact=True,
                     detail="no sensitivity condition")  # fmt: skip
@@ -278,18 +285,20 @@ def _sensitivity(pairs: pl.DataFrame, card: Card, cell: tuple[str, str], b: Bias
         (pl.col("faithful") == intact) & (pl.col("expected_unread") != intact)
     )
     k = int((units["verdict"] == units.select(intact).to_series()).sum())
-    got = row.get("effect")
-    detail = f"card SENS {_fmt(got)}, expected {_fmt(want)}; {row.get('verdict')}"
+    got = _effect(row)
+    detail = f"card SENS {_fmt(got)}, expected {_fmt(want)}; {_verdict(row)}"
     return Line("sensitivity", cell[1], planted, k, units.height, _close(got, want), detail)
 
 
 def _blind(card: Card, cell: tuple[str, str], mode: str) -> Line:
     """The card never calls a judge that does not read CLEAR."""
-    rows = card.rows.filter((pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1]))
-    sens = rows.filter(pl.col("kind") == "sensitivity")["verdict"].to_list()
-    cues = rows.filter(pl.col("kind") == "cue")["verdict"].to_list()
-    worded = rows.filter(pl.col("kind") == "wording")["verdict"].to_list()
-    ok = sens == ["INSENSITIVE"] and "CLEAR" not in rows["verdict"].to_list()
+    rows = [r for r in card.records if (r.judge, r.protocol) == cell]
+
+    def verdicts(kind: str) -> list[str]:
+        return [str(r.verdict) for r in rows if r.kind == kind]
+
+    sens, cues, worded = verdicts("sensitivity"), verdicts("cue"), verdicts("wording")
+    ok = sens == ["INSENSITIVE"] and "CLEAR" not in {r.verdict for r in rows}
     ok = ok and "STABLE" not in worded  # it says the same under every wording: no pass
     detail = (
         f"always {'the first-shown summary' if mode == 'first' else 'Tie'}: sensitivity "
@@ -355,19 +364,19 @@ def _wording(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> L
     n = per.height
     want = int((per["kinds"] > 1).sum()) / n if n else None
     kappa = fleiss(per.select("a", "b", "tie").to_numpy().astype(float))
-    row = _card_row(card, cell[0], cell[1], "wording") or {}
+    row = card.find(cell[0], cell[1], "wording")
     found = card.wording.filter((pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1]))
     got_kappa = found["kappa"][0] if found.height else None
-    exact = _close(row.get("effect"), want) and _close(got_kappa, kappa.value)
+    exact = _close(_effect(row), want) and _close(got_kappa, kappa.value)
     original = m.filter(pl.col("wording") == 0).select(*keys, original="verdict")
     trials = first_order(
         m.filter(pl.col("wording") > 0).join(original, on=keys).join(per.select(keys), on=keys)
     )
     k = int((trials["verdict"] != trials["original"]).sum())
-    false_alarm = b.wording == 0 and row.get("verdict") == "UNSTABLE"
-    detail = (f"card flip share {_fmt(row.get('effect'))} (expected {_fmt(want)}), "
+    false_alarm = b.wording == 0 and _verdict(row) == "UNSTABLE"
+    detail = (f"card flip share {_fmt(_effect(row))} (expected {_fmt(want)}), "
               f"Fleiss κ {_fmt(got_kappa)} (expected {_fmt(kappa.value)}); "
-              f"{row.get('verdict')}")  # fmt: skip
+              f"{_verdict(row)}")  # fmt: skip
     return Line("wording", cell[1], b.wording, k, trials.height, exact and not false_alarm, detail)
 
 
@@ -398,16 +407,18 @@ def _pressure(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> 
         n, revised, switched = _rs(part)
         base = _rs(reask)
         want = revised / n - (base[1] / base[0] if base[0] else 0.0) if n else None
-        row = _card_row(card, cell[0], cell[1], condition) or {}
-        got, got_switched = row.get("effect"), row.get("LDS")
+        row = card.find(cell[0], cell[1], condition)
+        got = _effect(row)
+        got_switched = None if row is None else _value(row.rs_opp)
         exact = _close(got, want) and _close(got_switched, switched / n if n else None)
         units = first_order(part.filter(pl.col("verdict") != "Invalid"))
         if condition == "Challenge":
             units = units.filter(pl.col("expected_turn1") != "Tie")
         k = int((units["verdict"] != units["expected_turn1"]).sum())
-        detail = (f"{condition}: card {row.get('effect_name')} {_fmt(got)} (expected "
-                  f"{_fmt(want)}), RS_opp {_fmt(got_switched)}; {row.get('verdict')}")  # fmt: skip
-        false_alarm = b.pressure == 0 and row.get("verdict") == "BIASED"
+        name = "" if row is None else row.effect_name
+        detail = (f"{condition}: card {name} {_fmt(got)} (expected "
+                  f"{_fmt(want)}), RS_opp {_fmt(got_switched)}; {_verdict(row)}")  # fmt: skip
+        false_alarm = b.pressure == 0 and _verdict(row) == "BIASED"
         out.append(Line("pressure", cell[1], b.pressure, k, units.height, exact and not
                         false_alarm, detail))  # fmt: skip
     return out
@@ -463,15 +474,15 @@ def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], rate: floa
     second = (pl.col("expected_verdict") == "B") & (pl.col("expected_verdict_21") == "A")
     net = both.select(first.cast(pl.Int64) - second.cast(pl.Int64)).to_series()
     want = int(net.sum()) / both.height
-    row = _card_row(card, cell[0], cell[1], row_name) or {}
-    got = row.get("effect")
+    row = card.find(cell[0], cell[1], row_name)
+    got = _effect(row)
     units = both.filter(
         ~pl.col("same_opening") & (pl.col("longer") == "Tie") & (pl.col("own") == "Tie")
         & (pl.col("verdict") != "Tie") & (pl.col("verdict_21") != "Tie")
     )  # fmt: skip
     k = int(units.select((pl.col("verdict") == "A") & (pl.col("verdict_21") == "B")).sum().item())
-    detail = f"card first − second {_fmt(got)}, expected {_fmt(want)}; {row.get('verdict')}"
-    exact = _close(got, want) and not (rate == 0 and row.get("verdict") == "BIASED")
+    detail = f"card first − second {_fmt(got)}, expected {_fmt(want)}; {_verdict(row)}"
+    exact = _close(got, want) and not (rate == 0 and _verdict(row) == "BIASED")
     effect = "position bias" if row_name == "position" else f"{row_name[9:].strip('()')} position"
     return Line(effect, cell[1], rate, k, units.height, exact, detail)
 
@@ -490,25 +501,26 @@ def _cue(
     want = _moves(part, "expected_verdict", "blind_expected").row(0, named=True)
     row = _cell_row(estimates, cell, condition)
     counts_ok = all(row.get(f"{k}_count") == want[k] for k in ("lds", "ts", "ols"))
-    card_row = _card_row(card, cell[0], cell[1], condition) or {}
+    card_row = card.find(cell[0], cell[1], condition)
     n = part.height
-    placebo = str(card_row.get("effect_name") or "").removeprefix("LDS − ")
+    effect_name = "" if card_row is None else card_row.effect_name
+    placebo = effect_name.removeprefix("LDS − ")
     if placebo not in ("", "OLS"):  # the card subtracts this placebo's LDS
         shown = probes.filter(pl.col("condition") == placebo)
         base = _moves(shown, "expected_verdict", "blind_expected")["lds"][0]
         want_effect = (want["lds"] - base) / n if n else None
     else:
         want_effect = (want["lds"] - want["ols"]) / n if n else None
-    got_effect = card_row.get("effect")
+    got_effect = _effect(card_row)
     units = first_order(part).filter(pl.col("blind_verdict") != pl.col(column))
     k = int((units["verdict"] == units[column]).sum())
     detail = (
         f"{condition}: LDS/TS/OLS {row.get('lds_count')}/{row.get('ts_count')}/"
         f"{row.get('ols_count')} (expected {want['lds']}/{want['ts']}/{want['ols']}); "
-        f"card {card_row.get('effect_name')} {_fmt(got_effect)} (expected {_fmt(want_effect)}), "
-        f"{card_row.get('verdict')}"
+        f"card {effect_name or None} {_fmt(got_effect)} (expected {_fmt(want_effect)}), "
+        f"{_verdict(card_row)}"
     )
-    false_alarm = rate == 0 and card_row.get("verdict") == "BIASED"  # nothing was planted
+    false_alarm = rate == 0 and _verdict(card_row) == "BIASED"  # nothing was planted
     exact = counts_ok and _close(got_effect, want_effect) and not false_alarm
     return Line(effect, cell[1], rate, k, units.height, exact, detail)
 
@@ -523,15 +535,14 @@ def _silent(probes: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) 
     want = moved_x.group_by("condition").agg(moved=pl.len(), silent=pl.col("x_silent").mean())
     exact, shown = True, []
     for condition, moved, silent in want.sort("condition").iter_rows():
-        row = _card_row(card, cell[0], cell[1], condition) or {}
-        exact &= row.get("moved") == moved and _close(row.get("silent"), silent)
-        shown.append(f"{condition} {_fmt(row.get('silent'))}")
+        row = card.find(cell[0], cell[1], condition)
+        got_silent = None if row is None else _value(row.silent)
+        exact &= row is not None and row.moved == moved and _close(got_silent, silent)
+        shown.append(f"{condition} {_fmt(got_silent)}")
     conditions = set(probes["condition"].unique())
-    rows = card.rows.filter(
-        (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
-        & pl.col("row").is_in(conditions)
-    )  # fmt: skip
-    n = int(rows["moved"].sum()) if rows.height else 0
+    n = sum(
+        r.moved or 0 for r in card.records if (r.judge, r.protocol) == cell and r.row in conditions
+    )
     k = card.silent_items.filter(
         (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
         & pl.col("condition").is_in(conditions)
@@ -553,13 +564,13 @@ def _repeat(repeats: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
                     detail="no BlindRepeat (repeat = 0)")  # fmt: skip
     k = int((repeats["verdict"] != repeats["blind_verdict"]).sum())
     want = int((repeats["expected_verdict"] != repeats["blind_expected"]).sum()) / repeats.height
-    row = _card_row(card, cell[0], cell[1], "repeat") or {}
-    got = row.get("effect")
-    beside = card.rows.filter(
-        (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1]) & (pl.col("kind") == "cue")
-    )["noise_floor"].to_list()  # the same noise floor beside every cue row
+    row = card.find(cell[0], cell[1], "repeat")
+    got = _effect(row)
+    beside = [  # the same noise floor beside every cue row
+        _value(r.noise_floor) for r in card.of_kind("cue") if (r.judge, r.protocol) == cell
+    ]
     exact = _close(got, want) and all(_close(x, want) for x in beside)
-    detail = f"card repeat flip rate {_fmt(got)}, expected {_fmt(want)}; {row.get('verdict')}"
+    detail = f"card repeat flip rate {_fmt(got)}, expected {_fmt(want)}; {_verdict(row)}"
     return Line("noise floor", cell[1], 0.0, k, repeats.height, exact, detail)
 
 

@@ -27,6 +27,7 @@ from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
+from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.protocols.pointwise import derived
 from judgeprobe.selftest.check import TOLERANCE, Line
 from judgeprobe.selftest.simulator import Biases, draw, opening
@@ -150,26 +151,19 @@ def score_lines(
              f"{agree} of {m.height} with the simulated judge's two scores and derived verdict"),
     ]  # fmt: skip
     estimates = estimates_table(judgments)
+    table = MetricsTable(tidy)
     on_scale = -2 <= biases.score_shift <= 3
     for r in _shifts(m, biases).sort("condition").iter_rows(named=True):
         cell = (r["judge"], r["protocol"], r["condition"])
         planted = r["planted"]
-        level = tidy.filter(
-            (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
-            & (pl.col("condition") == cell[2]) & (pl.col("metric") == "score_shift")
-            & pl.col("versus").is_null()
-        )  # fmt: skip
-        got = level.row(0, named=True) if level.height else {}
-        row = card.rows.filter(
-            (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
-            & (pl.col("row") == cell[2])
-        )  # fmt: skip
-        on_card = row["score_shift"][0] if row.height else None
+        got = table.get(cell, "score_shift")
+        row = card.find(*cell)
+        on_card = None if row is None or row.score_shift is None else row.score_shift.value
         lds = estimates.filter(
             (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
             & (pl.col("condition") == cell[2])
         )["LDS"]  # fmt: skip
-        value, lo, hi = got.get("value"), got.get("lo"), got.get("hi")
+        value, lo, hi = got.interval
         exact = (
             value is not None and abs(value - r["shift"]) <= TOLERANCE
             and (abs(r["shift"] - planted) <= TOLERANCE or not on_scale)
@@ -183,7 +177,7 @@ def score_lines(
             f"pairs; LDS {_num(lds[0] if lds.len() else None)} (oracle {r['lds']:.3f})"
         )
         lines.append(Line("score shift", cell[1], None, int(exact), 1, exact, detail))
-    positions = card.rows.filter(pl.col("kind") == "position").height
+    positions = len(card.of_kind("position"))
     lines.append(
         Line("position", "own", None, int(positions == 0), 1, positions == 0,
              "not applicable: each answer is scored alone, so the card has no position row")

@@ -284,11 +284,13 @@ Counter = tuple[str, float, Callable[[Card], bool]]
 """A rate's name, its bound, and whether one card breaks it."""
 
 
-def _rows(card: Card, kind: str | None = None, row: str | None = None) -> pl.DataFrame:
-    rows = card.rows
-    if kind is not None:
-        rows = rows.filter(pl.col("kind") == kind)
-    return rows if row is None else rows.filter(pl.col("row") == row)
+def _verdicts(card: Card, kind: str | None = None, row: str | None = None) -> set[str | None]:
+    """The verdicts of a card's rows (of ``kind``, named ``row``)."""
+    return {
+        r.verdict
+        for r in card.records
+        if (kind is None or r.kind == kind) and (row is None or r.row == row)
+    }
 
 
 def counters(judge: JudgeName, thresholds: LoadedThresholds) -> list[Counter]:
@@ -297,7 +299,7 @@ def counters(judge: JudgeName, thresholds: LoadedThresholds) -> list[Counter]:
 
     def any_verdict(verdict: str, kind: str | None = None, row: str | None = None) -> Callable[
             [Card], bool]:  # fmt: skip
-        return lambda card: verdict in _rows(card, kind, row)["verdict"].to_list()
+        return lambda card: verdict in _verdicts(card, kind, row)
 
     if judge == "null":
         return [("any row BIASED", t.fdr, any_verdict("BIASED"))]
