@@ -64,6 +64,8 @@ def display(card: Card) -> pl.DataFrame:
         note = card.task.nouns(notes[r["kind"]])
         if r["score_shift"] is not None:
             note += f"; score shift {_ci(r, 'score_shift')} points (pointwise judge)"
+        if r["prob_shift"] is not None:
+            note += f"; probability shift {_ci(r, 'prob_shift')} (log-probability verdicts)"
         if r["nondiscriminating"] is not None:
             flag = " ⚠" if r["nondiscriminating"] >= NONDISCRIMINATING_FLAG else ""
             note += (

@@ -137,6 +137,11 @@ ROW_SCHEMA: dict[str, pl.DataType] = {
     "score_shift": pl.Float64(),
     "score_shift_lo": pl.Float64(),
     "score_shift_hi": pl.Float64(),
+    # A judge read from log-probabilities: the mean P(target | cue) − P(target | Blind) (the
+    # metrics table's ``prob_shift``); informational, no test.
+    "prob_shift": pl.Float64(),
+    "prob_shift_lo": pl.Float64(),
+    "prob_shift_hi": pl.Float64(),
 }
 
 
@@ -257,6 +262,7 @@ def _cue_row(
     row |= {"moved": int(pairs["lds"].sum()), "silent": silent, "silent_lo": s_lo,
             "silent_hi": s_hi, "_docs": docs, "_background": background}  # fmt: skip
     score = _metric(tidy, cell, "score_shift")  # a pointwise judge's; None for the others
+    score |= _metric(tidy, cell, "prob_shift")  # a log-probability judge's; None for the others
     return row | score | _noise(tidy, judge, protocol) | _evidence(tidy, cell)
 
 

@@ -203,9 +203,9 @@ class ScoreFormat(BaseModel):
             raise ValueError(
                 f"logprobs {data['logprobs']!r} must be a range of integer score tokens, as '1..10'"
             )
-        if "min" in data or "max" in data:
-            raise ValueError("logprobs gives the scale (a..b): leave min and max out")
         low, high = int(found.group(1)), int(found.group(2))
+        if (data.get("min", low), data.get("max", high)) != (low, high):  # a dump has both
+            raise ValueError("logprobs gives the scale (a..b): leave min and max out")
         return {"max_tokens": 1, **data, "min": low, "max": high}
 
     @property

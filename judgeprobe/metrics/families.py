@@ -18,7 +18,7 @@ from judgeprobe.metrics.sensitivity import sensitivity_units
 from judgeprobe.text.lexicons import Lexicons
 
 # column -> the count it sums over
-CONTINUOUS = {"drift": "same", "drift_lexical": "same", "shift": "scored"}
+CONTINUOUS = {"drift": "same", "drift_lexical": "same", "shift": "scored", "pshift": "probed"}
 
 
 def prepare(judgments: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
@@ -53,6 +53,7 @@ def builders(
         "relabel": lambda: items.relabel_units(j),
         "sensitivity": lambda: sensitivity_units(j),
         "score": lambda: items.score_units(j),
+        "prob": lambda: items.prob_units(j),
         "gold": lambda: gold_units(j),
         "gold_tie": lambda: gold_tie_units(j),
         "wording": lambda: items.wording_units(j),
