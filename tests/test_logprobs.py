@@ -60,7 +60,8 @@ def test_no_mapped_token_or_no_logprobs_is_invalid_without_a_reask() -> None:
     model = verdict_model(MM)
     with pytest.raises(ReplyError, match=r"none of the tokens 'M', 'm' among the 2") as caught:
         parse_reply("The", model, "length", (("The", -0.1), ("I", -2.0)))
-    assert caught.value.final and not caught.value.truncated  # cut at max_tokens is expected
+    assert caught.value.final
+    assert not caught.value.truncated
     with pytest.raises(ReplyError, match="no log-probabilities in the reply") as none:
         parse_reply("m", model, "length", None)
     assert none.value.final
@@ -143,7 +144,8 @@ def test_each_fake_server_takes_the_request_and_its_answer_is_read(
     big = sum(math.exp(lp) for t, lp in shown if t.strip() == "M")
     assert reply["prob_1"] == pytest.approx(m / (m + big))
     assert reply["verdict"] == "[2,1]"
-    assert result["escalations"] == 0 and result["reasks"] == 0  # stopping at 1 token is asked
+    assert result["escalations"] == 0
+    assert result["reasks"] == 0
 
 
 def test_the_fakes_refuse_a_form_their_server_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -152,12 +154,14 @@ def test_the_fakes_refuse_a_form_their_server_refuses(monkeypatch: pytest.Monkey
         patched.setattr(client, "logprob_fields", lambda _: logprob_fields("vllm"))
         result, rejected = _execute(tgi, "tgi")
     assert result["status"] == "invalid"
-    assert rejected and "`top_n_tokens` must be >= 0 and <= 5. Given: 20" in rejected[0]
+    assert rejected
+    assert "`top_n_tokens` must be >= 0 and <= 5. Given: 20" in rejected[0]
     assert logprob_fields("tgi")["top_logprobs"] <= 5
     with FakeVLLM() as vllm:
         vllm.max_logprobs = 10
         result, rejected = _execute(vllm, "vllm")
-    assert result["status"] == "invalid" and "greater than max allowed: 10" in rejected[0]
+    assert result["status"] == "invalid"
+    assert "greater than max allowed: 10" in rejected[0]
 
 
 def _judge(url: str, tmp_path: Path) -> JudgeConfig:
@@ -173,7 +177,8 @@ def test_a_server_without_logprobs_is_refused_at_start_up_in_one_line(tmp_path: 
         sent = server.chat_requests
     message = str(caught.value)
     assert "\n" not in message
-    assert "returns no log-probabilities" in message and "judge j" in message
+    assert "returns no log-probabilities" in message
+    assert "judge j" in message
     assert sent == 1  # the log-probability probe alone (the schema probe is not counted)
     with FakeJudge() as server:  # one that returns them passes
         endpoint = asyncio.run(probe_endpoint(_judge(server.url, tmp_path), EngineConfig()))
@@ -203,14 +208,16 @@ def test_a_sweep_stores_each_probability_and_the_prob_shift(tmp_path: Path) -> N
     assert bodies > 0
     frame = pl.read_parquet(out / "judgments.parquet")
     assert set(frame["verdict"]) <= {"A", "B"}
-    assert frame["prob_1"].null_count() == 0 and frame["prob_tie"].null_count() == frame.height
+    assert frame["prob_1"].null_count() == 0
+    assert frame["prob_tie"].null_count() == frame.height
     assert ((frame["prob_1"] + frame["prob_2"]) - 1.0).abs().max() < 1e-12  # type: ignore[operator]
     tidy = pl.read_csv(out / "metrics_ci.csv", infer_schema_length=None)
     shifts = tidy.filter(pl.col("metric") == "prob_shift")
     assert shifts.height > 0  # the constant fake judge: no shift, but the row is there
-    assert shifts["value"].abs().max() == pytest.approx(0.0, abs=1e-12)  # type: ignore[arg-type]
+    assert shifts["value"].abs().max() == pytest.approx(0.0, abs=1e-12)
     card = card_for_run(out, resamples=200).rows.filter(pl.col("kind") == "cue")
-    assert card.height > 0 and card["prob_shift"].null_count() == 0
+    assert card.height > 0
+    assert card["prob_shift"].null_count() == 0
     assert (card["prob_shift_lo"] <= card["prob_shift"]).all()
     assert orjson.loads((out / "manifest.json").read_bytes())["own_prompts"]["mine"]["verdict"][
         "logprobs"
@@ -218,11 +225,13 @@ def test_a_sweep_stores_each_probability_and_the_prob_shift(tmp_path: Path) -> N
 
 
 def test_prob_units_pair_each_cue_judgment_with_its_blind_twin() -> None:
-    base = {"judge": "j", "protocol": "own", "document_id": "d", "subset": "s",
-            "item_id": "i", "order": "12", "seed": 0, "degraded": "", "turn1_target": ""}  # fmt: skip
+    base = {"judge": "j", "protocol": "own", "document_id": "d", "subset": "s", "item_id": "i",
+            "order": "12", "seed": 0, "degraded": "", "turn1_target": ""}  # fmt: skip
     rows = [
-        base | {"condition": "Blind", "verdict": "A", "target": "none", "prob_1": 0.6, "prob_2": 0.4},
-        base | {"condition": "True", "verdict": "B", "target": "B", "prob_1": 0.3, "prob_2": 0.7},
+        base | {"condition": "Blind", "verdict": "A", "target": "none"} | {"prob_1": 0.6},
+        base | {"condition": "True", "verdict": "B", "target": "B"} | {"prob_1": 0.3},
     ]
+    rows = [r | {"prob_2": 1 - r["prob_1"]} for r in rows]  # type: ignore[operator]
     units = prob_units(pl.DataFrame(rows).lazy()).collect()
-    assert units["pshift"].to_list() == [pytest.approx(0.3)] and units["probed"].to_list() == [1]
+    assert units["pshift"].to_list() == [pytest.approx(0.3)]
+    assert units["probed"].to_list() == [1]

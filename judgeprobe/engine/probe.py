@@ -20,7 +20,7 @@ judge is probed and must show the same fingerprint: replicas serve one model, on
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import aiohttp
 import orjson
@@ -245,11 +245,12 @@ LOGPROB_PROMPT = "Reply with one word."
 class LogprobProbe(TokenReply):
     """The log-probability probe's reply: any first token, as long as its top list came back."""
 
-    key_schema = {"title": "probe_logprobs"}
+    key_schema: ClassVar[dict[str, Any]] = {"title": "probe_logprobs"}
     tokens: int
 
     @classmethod
     def from_logprobs(cls, top: TopTokens | None, text: str) -> LogprobProbe:
+        """How many top tokens came back; ReplyError when none did."""
         if not top:
             raise ReplyError("no log-probabilities in the reply", final=True)
         return cls(tokens=len(top))
