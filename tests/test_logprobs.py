@@ -24,6 +24,7 @@ from judgeprobe.engine.validate import ReplyError, parse_reply
 from judgeprobe.engine.wire import logprob_fields
 from judgeprobe.metrics.items import prob_units
 from judgeprobe.protocols.logprobs import read_verdict, score_model, verdict_model, weighted_score
+from judgeprobe.selftest.__main__ import main as selftest_main
 from tests.conftest import make_items, run_cli, write_config
 from tests.fake_tgi import FakeTGI
 from tests.fake_vllm import FakeVLLM
@@ -235,3 +236,31 @@ def test_prob_units_pair_each_cue_judgment_with_its_blind_twin() -> None:
     units = prob_units(pl.DataFrame(rows).lazy()).collect()
     assert units["pshift"].to_list() == [pytest.approx(0.3)]
     assert units["probed"].to_list() == [1]
+
+
+def test_selftest_own_logprobs_recovers_the_planted_probabilities(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``selftest --own --logprobs``: every judgment's P(candidate 1), P(candidate 2) and
+    verdict, and each cue's probability shift (True and Flip +0.2, Placebo and Verbosity 0)
+    come back exactly; another planted shift checked against the same run misses."""
+    out = tmp_path / "own-logprobs"
+    code = selftest_main(["--own", "--logprobs", "--out", str(out), "--items", "12"])
+    lines = capsys.readouterr().out.splitlines()
+    checks = [line for line in lines if line[:4] in ("PASS", "MISS")]
+    assert code == 0, "\n".join(lines)
+    assert all(line.startswith("PASS") for line in checks), "\n".join(checks)
+    shifts = {line.split()[4].rstrip(":"): line for line in checks if "prob shift" in line}
+    assert set(shifts) == {"True", "Flip", "Placebo", "Verbosity"}, "\n".join(checks)
+    assert "table +0.200" in shifts["True"]
+    assert "table +0.000" in shifts["Placebo"]
+    judgments = pl.read_parquet(out / "judgments.parquet")
+    assert judgments["prob_1"].null_count() == 0
+    assert set(judgments["verdict"]) <= {"A", "B"}
+    code = selftest_main(["--own", "--logprobs", "--out", str(out), "--check-only",
+                          "--prob-shift", "0.1"])  # fmt: skip
+    missed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("MISS")]
+    assert code == 1
+    assert any("prob shift" in line for line in missed)
+    with pytest.raises(JudgeprobeError, match="--prob-shift goes with --own --logprobs"):
+        selftest_main(["--own", "--prob-shift", "0.1"])
