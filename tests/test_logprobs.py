@@ -19,11 +19,18 @@ from judgeprobe.engine.cached import schema_of
 from judgeprobe.engine.client import Endpoint, ServerInfo, chat_body
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.request import Request, Sampling
-from judgeprobe.engine.settings import EngineConfig, JudgeConfig, ScoreFormat, VerdictFormat
+from judgeprobe.engine.settings import (
+    ClusterEngine,
+    EngineConfig,
+    JudgeConfig,
+    ScoreFormat,
+    VerdictFormat,
+)
 from judgeprobe.engine.validate import ReplyError, parse_reply
 from judgeprobe.engine.wire import logprob_fields
 from judgeprobe.metrics.items import prob_units
 from judgeprobe.protocols.logprobs import read_verdict, score_model, verdict_model, weighted_score
+from judgeprobe.runs.ray import check_engines
 from judgeprobe.selftest.__main__ import main as selftest_main
 from tests.conftest import make_items, run_cli, write_config
 from tests.fake_tgi import FakeTGI
@@ -264,3 +271,12 @@ def test_selftest_own_logprobs_recovers_the_planted_probabilities(
     assert any("prob shift" in line for line in missed)
     with pytest.raises(JudgeprobeError, match="--prob-shift goes with --own --logprobs"):
         selftest_main(["--own", "--prob-shift", "0.1"])
+
+
+def test_an_in_cluster_judge_read_from_logprobs_is_refused_under_ray(tmp_path: Path) -> None:
+    """Ray's in-cluster engine returns no log-probabilities: refused before anything runs."""
+    judge = _judge("", tmp_path).model_copy(
+        update={"url": "", "model": "m", "cluster": ClusterEngine()}
+    )
+    with pytest.raises(JudgeprobeError, match="not read from an in-cluster engine yet"):
+        check_engines([judge], ray=True)
