@@ -13,10 +13,15 @@ that conforms to the requested grammar, chosen by a hash of the prompt.
     (alias ``json_object``) with a schema, ``regex`` with a string, ``json_schema`` with
     ``{"name"?, "schema"}``. OpenAI's ``{"type": "json_schema", "json_schema": …}`` lacks
     ``value`` and fails to deserialise.
+  * ``logprobs`` (bool) and ``top_logprobs`` (u32, handed on as ``top_n_tokens``); the reply's
+    ``choice.logprobs`` is OpenAI's form (``ChatCompletionLogprobs`` from the generated tokens
+    and their top tokens) when ``logprobs`` is true, else null.
   * ``try_into_generate``: temperature exactly 0 → greedy (``do_sample`` false, temperature
     unset); ``repetition_penalty = presence_penalty + 2``; ``response_format`` and ``tools``
     are exclusive; the request's ``model`` only names a LoRA adapter.
 ``router/src/validation.rs`` ``Validation::validate`` / ``validate_input``
+  * ``top_n_tokens`` ≤ ``max_top_n_tokens`` (the launcher's ``--max-top-n-tokens``, default
+    5): "`top_n_tokens` must be >= 0 and <= 5. Given: N";
   * temperature (default 1.0) > 0; repetition_penalty (default 1.0) > 0;
     −2 ≤ frequency_penalty ≤ 2; ``top_p`` when given 0 < top_p < 1 ("`top_p` must be > 0.0
     and < 1.0"); ``max_new_tokens`` ≠ 0; at most ``max_stop_sequences`` stop strings.
@@ -157,6 +162,7 @@ class FakeTGI(FakeJudge):
         self.received: list[dict[str, Any]] = []
         self.rejected: list[str] = []
         self.tokenized = 0
+        self.max_top_n_tokens = 5  # the launcher's --max-top-n-tokens default
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -224,6 +230,7 @@ class FakeTGI(FakeJudge):
         if max_new is None:
             max_new = _unsigned(body, "max_completion_tokens", U32)
         seed = _unsigned(body, "seed", U64)
+        top_n = _unsigned(body, "top_logprobs", U32)
         stop = body.get("stop") or []
         grammar = _grammar(body.get("response_format"))
         inputs = self._template(body)
@@ -241,6 +248,7 @@ class FakeTGI(FakeJudge):
             "seed": seed,
             "stop": stop,
             "grammar": grammar,
+            "top_n_tokens": top_n,
         }
 
     def _validate(self, gen: dict[str, Any]) -> dict[str, Any]:
@@ -257,6 +265,12 @@ class FakeTGI(FakeJudge):
         top_p = gen["top_p"]
         if top_p is not None and (top_p <= 0.0 or top_p >= 1.0):
             raise Rejected("Input validation error: `top_p` must be > 0.0 and < 1.0")
+        top_n = gen["top_n_tokens"] or 0
+        if top_n > self.max_top_n_tokens:
+            raise Rejected(
+                f"Input validation error: `top_n_tokens` must be >= 0 and <= "
+                f"{self.max_top_n_tokens}. Given: {top_n}"
+            )
         if gen["max_new_tokens"] == 0:
             raise Rejected("Input validation error: `max_new_tokens` must be strictly positive")
         if len(gen["stop"]) > 4:
@@ -295,6 +309,7 @@ class FakeTGI(FakeJudge):
             "input_tokens": n_input,
             "grammar": None if grammar is None else grammar[0],
             "schema": schema,
+            "top_n_tokens": top_n,
         }
 
     @staticmethod
@@ -323,6 +338,12 @@ class FakeTGI(FakeJudge):
         schema = valid["schema"]
         prompt = orjson.dumps(body["messages"][:1]).decode()
         text = reply_for(prompt, schema) if schema is not None else "A plain reply."
+        logprobs = None
+        if body.get("logprobs") and self.logprobs:  # the generated token and its top tokens
+            tops = [{"token": t, "logprob": lp}
+                    for t, lp in self.first_tokens[: valid["top_n_tokens"]]]  # fmt: skip
+            text, first = self.first_tokens[0]
+            logprobs = {"content": [{"token": text, "logprob": first, "top_logprobs": tops}]}
         model = body.get("model")
         reply = {
             "object": "chat.completion",
@@ -334,7 +355,7 @@ class FakeTGI(FakeJudge):
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": text},
-                    "logprobs": None,
+                    "logprobs": logprobs,
                     "finish_reason": "stop",
                 }
             ],

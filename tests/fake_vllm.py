@@ -13,6 +13,8 @@ models route's ``ModelCard``), the model's output being the fake part:
   frequency penalties in [−2, 2]; max_tokens ≥ 1;
 * ``response_format``: ``text``, ``json_object``, ``json_schema`` (needs ``json_schema``
   with a ``name`` and the ``schema``) or ``structural_tag``;
+* ``top_logprobs`` needs ``logprobs: true`` ("when using `top_logprobs`, `logprobs` must be set
+  to true."), and at most the server's ``max_logprobs`` (default 20) are given;
 * the prompt must leave room in ``max_model_len``: prompt ≥ max_model_len → "This model's
   maximum context length is N tokens. However, your request has P input tokens …";
   prompt + max_tokens > max_model_len → "'max_tokens' or 'max_completion_tokens' is too
@@ -93,6 +95,7 @@ class FakeVLLM(FakeJudge):
         self.ignored: list[str] = []
         self.rejected: list[str] = []
         self.tokenized = 0
+        self.max_logprobs = 20  # vLLM's --max-logprobs default
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -133,6 +136,14 @@ class FakeVLLM(FakeJudge):
         if seed is not None and (not isinstance(seed, int) or not -INT64 <= seed < INT64):
             raise BadRequest("seed: Input should be a valid int64")
         max_tokens = body.get("max_completion_tokens") or body.get("max_tokens")
+        top = body.get("top_logprobs")
+        if top is not None and top > 0 and not body.get("logprobs"):
+            raise BadRequest("when using `top_logprobs`, `logprobs` must be set to true.")
+        if top is not None and top > self.max_logprobs:
+            raise BadRequest(
+                f"Requested sample logprobs of {top}, which is greater than max allowed: "
+                f"{self.max_logprobs}"
+            )
         for ok, message in (
             (-2.0 <= presence <= 2.0, f"presence_penalty must be in [-2, 2], got {presence}."),
             (-2.0 <= frequency <= 2.0, f"frequency_penalty must be in [-2, 2], got {frequency}."),
@@ -180,11 +191,14 @@ class FakeVLLM(FakeJudge):
         self.received.append(valid)
         schema = valid["schema"]
         text = reply_for(orjson.dumps(body["messages"][:1]).decode(), schema or {})
+        logprobs = self.first_token_logprobs(body)
+        if logprobs is not None:  # a one-token reply read from its log-probabilities
+            text = self.first_tokens[0][0]
         reply = {
             "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
             "model": self.model,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                         "finish_reason": "stop"}],
+                         "logprobs": logprobs, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": valid["prompt_tokens"], "completion_tokens": 20,
                       "total_tokens": valid["prompt_tokens"] + 20},
         }  # fmt: skip

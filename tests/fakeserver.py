@@ -15,6 +15,9 @@ back (as a careless gateway would); ``follow_instructions`` ignores ``response_f
 answers with the JSON object the prompt spells out (``{"ok": true}`` when it spells none).
 ``verdict`` fixes every stated verdict (a judge that never reads the texts); ``explanation``
 fixes every explanation (a judge answering with markup, for the hostile-text tests).
+Log-probabilities: a request with ``logprobs: true`` gets OpenAI's ``choice.logprobs`` for its
+first token, the ``top_logprobs`` most probable of ``first_tokens`` (its reply text the most
+probable one); ``logprobs=False`` makes a server that never returns them (``logprobs: null``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ from aiohttp import web
 
 from judgeprobe.selftest.loopback import LoopbackServer
 
+#: The fake judge's first-token distribution (token, logprob), most probable first: ``M`` and
+#: `` M`` are one answer once whitespace is stripped.
+FIRST_TOKENS = (("M", -0.5), (" M", -1.6), ("m", -1.9), ("The", -3.0), ("Output", -3.5),
+                ("I", -4.0), ("A", -4.5), ("B", -5.0))  # fmt: skip
 SEEDED_TEXTS = ("Summary text compared.", "The summary text, compared.",
                 "Compared, the summary text.", "The summary and its text compared.",
                 "The text of the summary, compared.")  # fmt: skip
@@ -104,8 +111,12 @@ class FakeJudge(LoopbackServer):
         free_text: str | Callable[[str], str] = (
             "Response 1 covers the document more accurately.\n\n[[A]]"
         ),
+        first_tokens: tuple[tuple[str, float], ...] = FIRST_TOKENS,
+        logprobs: bool = True,
     ) -> None:
         super().__init__()
+        self.first_tokens = first_tokens
+        self.logprobs = logprobs
         self.fault_rate = fault_rate
         self.faults = faults
         self.stall_s = stall_s
@@ -166,7 +177,23 @@ class FakeJudge(LoopbackServer):
     async def _version(self, _: web.Request) -> web.Response:
         return web.json_response({"version": "fake-0.1"})
 
-    def _completion(self, content: str, finish: str = "stop", tokens: int = 20) -> web.Response:
+    def first_token_logprobs(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """OpenAI's ``choice.logprobs`` for a one-token reply, when asked for and returned."""
+        if not body.get("logprobs") or not self.logprobs:
+            return None
+        top = [{"token": t, "logprob": lp, "bytes": list(t.encode())}
+               for t, lp in self.first_tokens[: int(body.get("top_logprobs") or 0)]]  # fmt: skip
+        token, logprob = self.first_tokens[0]
+        return {"content": [{"token": token, "logprob": logprob, "bytes": list(token.encode()),
+                             "top_logprobs": top}]}  # fmt: skip
+
+    def _completion(
+        self,
+        content: str,
+        finish: str = "stop",
+        tokens: int = 20,
+        logprobs: dict[str, Any] | None = None,
+    ) -> web.Response:
         body = {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
@@ -176,6 +203,7 @@ class FakeJudge(LoopbackServer):
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": content},
+                    "logprobs": logprobs,
                     "finish_reason": finish,
                 }
             ],
@@ -208,6 +236,10 @@ class FakeJudge(LoopbackServer):
         self.bodies.append(body)
         if self.fixed_status is not None:
             return web.json_response({"error": {"message": "fixed"}}, status=self.fixed_status)
+        if body.get("logprobs"):  # a one-token reply read from its log-probabilities
+            return self._completion(
+                self.first_tokens[0][0], "length", 1, self.first_token_logprobs(body)
+            )
         good = reply_for(orjson.dumps(body["messages"][:1]).decode(), schema)
         if not fmt:
             said = "\n".join(str(m["content"]) for m in body["messages"])  # re-asks too

@@ -214,3 +214,36 @@ def test_the_pointwise_judge_example_on_the_bundled_qa_set(qwen_judge: str, tmp_
     card = card_for_run(out, resamples=200)  # as `judgeprobe card` writes it
     assert "position" not in set(card.rows["row"])  # the order never reaches the judge
     assert "sensitivity" in set(card.rows["row"])
+
+
+def test_the_logprob_judge_example_on_the_bundled_qa_set(qwen_judge: str, tmp_path: Path) -> None:
+    """experiments/alpaca-eval-logprobs.toml end to end on Qwen2.5-Coder 0.5B: AlpacaEval 2's
+    one-token m/M form read from the first token's top log-probabilities, which the embedded
+    llama.cpp server (xllamacpp) returns for the request form sent to llama-server. Every
+    judgment has its probabilities (summing to 1), its verdict the more probable token, one
+    completion token and no escalation; the placebo's probability shift is in the metrics."""
+    out = tmp_path / "run"
+    judge = f"qwen2.5-coder-0.5b={qwen_judge}"
+    proc = run_cli("--config", "experiments/alpaca-eval-logprobs.toml", "--limit", "2", "--out",
+                   str(out), "--judge", judge, timeout=1200)  # fmt: skip
+    assert proc.returncode in (0, 4, 5, 6, 7), proc.stderr  # a card verdict, never a crash
+    j = pl.read_parquet(out / "judgments.parquet")
+    valid = j.filter(pl.col("verdict") != "Invalid")
+    assert valid.height == j.height, j.select("invalid_reason")  # m or M is always in the top 20
+    assert (valid["completion_tokens"] == 1).all()
+    assert (valid["escalations"] == 0).all()
+    total = valid["prob_1"] + valid["prob_2"]
+    assert ((total - 1.0).abs() < 1e-9).all()
+    assert valid["prob_tie"].null_count() == valid.height  # no tie token in this form
+    first = pl.when(pl.col("order") == "12").then("prob_1").otherwise("prob_2")
+    shown = valid.with_columns(first=first)
+    said = shown.filter(pl.col("first") != 0.5)
+    want = pl.when(pl.col("first") > 0.5).then(pl.lit("[1,2]")).otherwise(pl.lit("[2,1]"))
+    assert said.select((pl.col("raw_verdict") == want).all()).item()
+    ci = pl.read_csv(out / "metrics_ci.csv")
+    shift = ci.filter((pl.col("metric") == "prob_shift") & (pl.col("condition") == "Placebo"))
+    assert shift.height == 1
+    row = shift.row(0, named=True)
+    assert -1 <= row["lo"] <= row["value"] <= row["hi"] <= 1
+    (info,) = orjson.loads((out / "manifest.json").read_bytes())["judges"]
+    assert info["server"]["backend"] == "llama-server"

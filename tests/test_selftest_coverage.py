@@ -30,6 +30,7 @@ KINDS = (
     ("folded", 0.0),
     ("shift", 0.05),  # a pointwise judge's score shift, as a share of its scale
     ("shift", 0.5),
+    ("prob", 0.2),  # a log-probability judge's probability shift
 )
 SETTINGS = [
     Setting(kind, n, per, value) for n, per in ((10, 1), (10, 4), (30, 4)) for kind, value in KINDS

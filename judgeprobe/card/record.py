@@ -227,7 +227,7 @@ def csv_record(row: CardRow) -> dict[str, object]:
         **_flat("silent", row.silent), "nondiscriminating": row.nondiscriminating,
         **_flat("consistency", row.consistency), "up": row.up, "down": row.down, "p": row.p,
         "q": row.q, "mde": row.mde, "threshold": row.threshold, "verdict": row.verdict,
-        **_flat("score_shift", row.score_shift),
+        **_flat("score_shift", row.score_shift), **_flat("prob_shift", row.prob_shift),
     }  # fmt: skip
 
 
@@ -255,6 +255,7 @@ CSV_COLUMNS: dict[str, pl.DataType] = {
     "threshold": pl.Float64(),
     "verdict": pl.String(),
     **{f"score_shift{s}": pl.Float64() for s in ("", "_lo", "_hi")},
+    **{f"prob_shift{s}": pl.Float64() for s in ("", "_lo", "_hi")},
 }
 """card.csv's columns, in order: the flat view of the rows (``csv_record``)."""
 

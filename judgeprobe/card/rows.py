@@ -267,6 +267,7 @@ def _cue_row(
         ols=_estimate(table.get(cell, "OLS")), moved=int(pairs["lds"].sum()),
         silent=_interval(pairs, "silent", "lds", resamples, seed),
         score_shift=_estimate(table.get(cell, "score_shift")),  # a pointwise judge's only
+        prob_shift=_estimate(table.get(cell, "prob_shift")),  # a log-probability judge's only
         noise_floor=_noise(table, judge, protocol), nondiscriminating=_evidence(table, cell),
         **effect,
     )  # fmt: skip

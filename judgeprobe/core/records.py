@@ -171,4 +171,9 @@ JUDGMENT_SCHEMA: dict[str, pl.DataType] = {
     "score_2": pl.Float64(),
     "score_min": pl.Float64(),
     "score_max": pl.Float64(),
+    # A verdict read from log-probabilities (``protocols.logprobs``): P(candidate 1 wins),
+    # P(candidate 2 wins) and P(Tie) (null without a tie token); null for every other judgment.
+    "prob_1": pl.Float64(),
+    "prob_2": pl.Float64(),
+    "prob_tie": pl.Float64(),
 }

@@ -60,6 +60,9 @@ def _from_outcome(o: Outcome) -> dict[str, Any]:
     if point is not None:  # a pointwise judge: its scores in candidate terms, and its scale
         row.update(score_1=point["A"], score_2=point["B"], score_min=point["min"],
                    score_max=point["max"])  # fmt: skip
+    prob = o.details.get("probability")
+    if prob is not None:  # a verdict read from log-probabilities, in candidate terms
+        row.update(prob_1=prob["A"], prob_2=prob["B"], prob_tie=prob["tie"])
     if "notes" in o.details:
         quotes = _quotes(o.details)
         criteria, same = nondiscriminating(o.details["notes"])

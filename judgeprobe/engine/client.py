@@ -45,8 +45,15 @@ from judgeprobe.engine.retry import (
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.engine.store import Result
 from judgeprobe.engine.structured import response_format
-from judgeprobe.engine.validate import ReplyError, TextReply, parse_reply, reask_message
-from judgeprobe.engine.wire import wire_sampling
+from judgeprobe.engine.validate import (
+    ReplyError,
+    TextReply,
+    TokenReply,
+    TopTokens,
+    parse_reply,
+    reask_message,
+)
+from judgeprobe.engine.wire import logprob_fields, wire_sampling
 
 #: Statuses that are not worth retrying now but may be fixed by the user before a resume.
 _CONFIG_STATUS = frozenset({401, 403, 404})
@@ -73,6 +80,7 @@ class Completion:
     finish_reason: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    top: TopTokens | None = None  # the first token's top log-probabilities, when returned
 
 
 class Deferred(Exception):
@@ -116,6 +124,8 @@ def chat_body(
     elif req.reply_model.schema_sent is not None:  # a judge's own JSON verdict, schema from map
         schema = req.reply_model.schema_sent
         body["response_format"] = response_format(info.backend, req.schema_name, schema)
+    if issubclass(req.reply_model, TokenReply):  # read from the first token's log-probabilities
+        body |= logprob_fields(info.backend)
     if judge.disable_thinking:  # vLLM, llama-server and SGLang read this
         body["chat_template_kwargs"] = {"enable_thinking": False}
     return body
@@ -132,9 +142,26 @@ def parse_completion(data: Any) -> Completion:
             finish_reason=((choice.get("finish_reason") or "") if choice else ""),
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
+            top=first_token(choice) if choice else None,
         )
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
         raise BadResponse(f"not a chat completion ({type(exc).__name__})") from None
+
+
+def first_token(choice: Any) -> TopTokens | None:
+    """The first reply token's top log-probabilities, OpenAI's form (vLLM, TGI, llama-server).
+
+    ``choice.logprobs.content[0].top_logprobs``: a list of ``{token, logprob}``. None when the
+    choice carries none (not asked for, or a server that does not return them).
+    """
+    logprobs = choice.get("logprobs")
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if not content or not isinstance(content[0], dict):
+        return None
+    top = content[0].get("top_logprobs")
+    if not isinstance(top, list):
+        return None
+    return tuple((str(t["token"]), float(t["logprob"])) for t in top)
 
 
 def redact(text: str, secrets: list[str]) -> str:
@@ -224,6 +251,8 @@ def next_round(exc: ReplyError, rounds: Rounds, engine: EngineConfig, deadline: 
     Updates ``rounds`` for the next send.
     """
     late = time.monotonic() >= deadline
+    if exc.final:
+        return str(exc)
     if exc.truncated:
         larger = escalated(rounds.budget, engine)
         if rounds.escalations:
@@ -291,7 +320,7 @@ async def converse(
         completion_tokens += reply.completion_tokens
         text, finish = reply.text, reply.finish_reason
         try:
-            parsed = parse_reply(text, req.reply_model, finish)
+            parsed = parse_reply(text, req.reply_model, finish, reply.top)
         except ReplyError as exc:
             step = next_round(exc, rounds, engine, deadline)
             if step == "escalate":

@@ -7,6 +7,11 @@ The probe asks with the judge's own credentials (a refusal names the variable, n
 key), checks that the URL is the API base (``…/v1``), and its schema requires a field the
 prompt never names, so only a server that enforces ``response_format`` passes.
 
+A judge read from log-probabilities (``protocols.logprobs``) is probed once more: a one-token
+request that asks for them must come back with the first token's top log-probabilities, or
+the sweep refuses to start with one line (a server that drops the field would otherwise make
+every judgment Invalid).
+
 The server fingerprint (backend, version, model, build) goes into every request key, so a
 changed model or server build never reuses another's cached verdicts. Every replica of a
 judge is probed and must show the same fingerprint: replicas serve one model, one build.
@@ -15,7 +20,7 @@ judge is probed and must show the same fingerprint: replicas serve one model, on
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import aiohttp
 import orjson
@@ -27,6 +32,7 @@ from judgeprobe.engine.client import Endpoint, ServerInfo
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.retry import describe
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
+from judgeprobe.engine.validate import ReplyError, TokenReply, TopTokens
 from judgeprobe.engine.wire import declared
 
 #: The probe reply's one field. The prompt never names it, so a server that ignores
@@ -182,6 +188,8 @@ async def probe_endpoint(judge: JudgeConfig, engine: EngineConfig) -> Endpoint:
             )
     endpoint = Endpoint(judge, engine, info)
     await _check_schema(endpoint)
+    if judge.reads_logprobs:
+        await _check_logprobs(endpoint)
     return endpoint
 
 
@@ -228,4 +236,55 @@ async def _check_schema(endpoint: Endpoint) -> None:
         f"judge {judge.name} at {url} failed the structured-output check "
         f"({result.invalid_reason}; backend {endpoint.info.backend}): it does not enforce "
         "the JSON schema it is sent; set backend= in the config if it was detected wrongly"
+    )
+
+
+LOGPROB_PROMPT = "Reply with one word."
+
+
+class LogprobProbe(TokenReply):
+    """The log-probability probe's reply: any first token, as long as its top list came back."""
+
+    key_schema: ClassVar[dict[str, Any]] = {"title": "probe_logprobs"}
+    tokens: int
+
+    @classmethod
+    def from_logprobs(cls, top: TopTokens | None, text: str) -> LogprobProbe:
+        """How many top tokens came back; ReplyError when none did."""
+        if not top:
+            raise ReplyError("no log-probabilities in the reply", final=True)
+        return cls(tokens=len(top))
+
+
+async def _check_logprobs(endpoint: Endpoint) -> None:
+    """One one-token request asking for log-probabilities; refused in one line without them."""
+    req = Request(
+        endpoint=endpoint.judge.name,
+        messages=({"role": "user", "content": LOGPROB_PROMPT},),
+        schema_name="probe_logprobs",
+        schema=LogprobProbe.key_schema,
+        reply_model=LogprobProbe,
+        sampling=Sampling(max_tokens=1),
+        seed=0,
+        fingerprint=endpoint.info.fingerprint,
+    )
+    original = endpoint.engine
+    endpoint.engine = original.model_copy(update={"max_reasks": 0, "max_attempts": 2})
+    try:
+        result = await endpoint.execute(req)
+    finally:
+        endpoint.engine = original
+    if result.status == "valid":
+        return
+    await endpoint.close()
+    judge, url, backend = endpoint.judge, endpoint.judge.url, endpoint.info.backend
+    if result.invalid_reason.startswith("transport:"):
+        raise JudgeprobeError(
+            f"judge {judge.name} at {url}: the log-probability probe failed "
+            f"({result.invalid_reason})"
+        )
+    raise JudgeprobeError(
+        f"judge {judge.name} at {url} returns no log-probabilities (backend {backend}), and its "
+        "verdict is read from them: serve it on llama-server, vLLM or TGI (or set backend= if "
+        "it was detected wrongly)"
     )

@@ -12,7 +12,7 @@ import base64
 import os
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -81,13 +81,16 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 class VerdictFormat(BaseModel):
-    """How a judge's own reply is read (protocol ``own``): a pattern in free text, or a JSON key.
+    """How a judge's own reply is read (protocol ``own``): a pattern, a JSON key or logprobs.
 
     ``map`` names each verdict token in screen terms: ``1`` (the response shown first wins),
     ``2`` or ``tie``. ``pattern``: the last match counts (its first group when it has one);
     matches that disagree make the reply ambiguous. ``json``: the reply is a JSON object and
     this key holds the token, under a schema built from ``map``; ``explanation`` names the key
     holding the explanation (else the reply without the verdict is the explanation).
+    ``logprobs`` (instead of pattern, json and map): each verdict token in screen terms, read
+    from the top log-probabilities of the reply's first token (``protocols.logprobs``; AlpacaEval
+    2's ``m``/``M``), its budget 1 token unless ``max_tokens`` says otherwise.
     ``max_tokens``: the reply's budget (an explanation of the judge's own length).
     """
 
@@ -95,9 +98,10 @@ class VerdictFormat(BaseModel):
 
     pattern: str = ""
     json_key: str = Field(default="", alias="json")
-    map: dict[str, Literal["1", "2", "tie"]] = Field(min_length=2)
+    map: dict[str, Literal["1", "2", "tie"]] = Field(default_factory=dict)
     explanation: str = ""
-    max_tokens: int = Field(default=1024, ge=16)
+    logprobs: dict[str, Literal["1", "2", "tie"]] = Field(default_factory=dict)
+    max_tokens: int = Field(default=1024, ge=1)
 
     @field_validator("pattern")
     @classmethod
@@ -105,15 +109,64 @@ class VerdictFormat(BaseModel):
         _compiled(pattern)
         return pattern
 
+    @model_validator(mode="before")
+    @classmethod
+    def _one_token_budget(cls, data: Any) -> Any:
+        """A log-probability verdict reads one token: its budget is 1 unless set."""
+        if isinstance(data, dict) and data.get("logprobs") and "max_tokens" not in data:
+            return {**data, "max_tokens": 1}
+        return data
+
     @model_validator(mode="after")
     def _one_form(self) -> VerdictFormat:
+        if self.logprobs:
+            if self.pattern or self.json_key or self.map or self.explanation:
+                raise ValueError(
+                    "logprobs is a verdict form of its own: not with pattern, json, map or "
+                    "explanation (it maps its tokens itself)"
+                )
+            _token_map(self.logprobs, "logprobs")
+            return self
         if bool(self.pattern) == bool(self.json_key):
             raise ValueError("give either pattern or json (the key holding the verdict)")
         if self.explanation and not self.json_key:
             raise ValueError("explanation names a JSON key: it goes with json, not pattern")
-        if not {"1", "2"} <= set(self.map.values()):
+        if len(self.map) < 2 or not {"1", "2"} <= set(self.map.values()):
             raise ValueError("map must name a token for each of 1 and 2")
+        if self.max_tokens < TEXT_BUDGET:
+            raise ValueError(
+                f"max_tokens {self.max_tokens} is too small for a verdict read from text "
+                f"(at least {TEXT_BUDGET}; a one-token verdict is logprobs)"
+            )
         return self
+
+    @model_serializer(mode="wrap")
+    def _omit_logprobs(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``logprobs`` left out when unset: the text forms' keys and digests stay as they were."""
+        data: dict[str, Any] = handler(self)
+        if not self.logprobs:
+            data.pop("logprobs", None)
+        return data
+
+
+#: The smallest budget of a reply read from its text (a pattern or a JSON verdict or score).
+TEXT_BUDGET = 16
+
+
+def _token_map(tokens: Mapping[str, str], name: str) -> None:
+    """A ``logprobs`` map: tokens that are not blank, a token for 1 and for 2, each once.
+
+    Tokens are compared with surrounding whitespace stripped (``m`` and `` m`` are one token),
+    so two keys equal after stripping would name one token twice.
+    """
+    stripped = [t.strip() for t in tokens]
+    if not all(stripped):
+        raise ValueError(f"{name}: a token is blank (tokens are read with whitespace stripped)")
+    twice = sorted({t for t in stripped if stripped.count(t) > 1})
+    if twice:
+        raise ValueError(f"{name}: {twice[0]!r} is given twice once whitespace is stripped")
+    if not {"1", "2"} <= set(tokens.values()):
+        raise ValueError(f"{name} must name a token for each of 1 and 2")
 
 
 class ScoreFormat(BaseModel):
@@ -124,6 +177,9 @@ class ScoreFormat(BaseModel):
     holds the score, under a schema that bounds it; ``explanation`` names the key holding the
     explanation (else the reply without the score is the explanation). A score outside
     [min, max] is re-asked, then Invalid, like any reply that does not conform.
+    ``logprobs = "1..10"`` (instead of pattern and json; min and max come from it): the score is
+    Σ s·p(s) over the integer tokens of that range among the first token's top
+    log-probabilities, renormalised over them (G-Eval's probability-weighted score).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
@@ -133,7 +189,39 @@ class ScoreFormat(BaseModel):
     min: float
     max: float
     explanation: str = ""
-    max_tokens: int = Field(default=1024, ge=16)
+    logprobs: str = ""
+    max_tokens: int = Field(default=1024, ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scale_of_tokens(cls, data: Any) -> Any:
+        """``logprobs = "a..b"`` gives the scale (min a, max b) and a one-token budget."""
+        if not isinstance(data, dict) or not data.get("logprobs"):
+            return data
+        found = re.fullmatch(r"(\d+)\.\.(\d+)", str(data["logprobs"]))
+        if found is None:
+            raise ValueError(
+                f"logprobs {data['logprobs']!r} must be a range of integer score tokens, as '1..10'"
+            )
+        low, high = int(found.group(1)), int(found.group(2))
+        if (data.get("min", low), data.get("max", high)) != (low, high):  # a dump has both
+            raise ValueError("logprobs gives the scale (a..b): leave min and max out")
+        return {"max_tokens": 1, **data, "min": low, "max": high}
+
+    @property
+    def score_tokens(self) -> dict[str, float]:
+        """A ``logprobs`` score's tokens (the integers of its range, written out) and values."""
+        if not self.logprobs:
+            return {}
+        return {str(s): float(s) for s in range(int(self.min), int(self.max) + 1)}
+
+    @model_serializer(mode="wrap")
+    def _omit_logprobs(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``logprobs`` left out when unset: the text forms' keys and digests stay as they were."""
+        data: dict[str, Any] = handler(self)
+        if not self.logprobs:
+            data.pop("logprobs", None)
+        return data
 
     @field_validator("pattern")
     @classmethod
@@ -147,6 +235,19 @@ class ScoreFormat(BaseModel):
 
     @model_validator(mode="after")
     def _one_form(self) -> ScoreFormat:
+        if self.logprobs:
+            if self.pattern or self.json_key or self.explanation:
+                raise ValueError(
+                    "logprobs is a score form of its own: not with pattern, json or explanation"
+                )
+            if not self.min < self.max:
+                raise ValueError(f"logprobs {self.logprobs!r}: the range must run upwards")
+            return self
+        if self.max_tokens < TEXT_BUDGET:
+            raise ValueError(
+                f"max_tokens {self.max_tokens} is too small for a score read from text "
+                f"(at least {TEXT_BUDGET}; a one-token score is logprobs)"
+            )
         if bool(self.pattern) == bool(self.json_key):
             raise ValueError("give either pattern or json (the key holding the score)")
         if self.explanation and not self.json_key:
@@ -235,6 +336,13 @@ class JudgeConfig(BaseModel):
     def pointwise(self) -> bool:
         """Whether this judge scores one response at a time (``kind = "score"``)."""
         return self.kind == "score"
+
+    @property
+    def reads_logprobs(self) -> bool:
+        """Whether its verdict or score is read from log-probabilities (the probe asks for them)."""
+        return bool(
+            (self.verdict and self.verdict.logprobs) or (self.score and self.score.logprobs)
+        )
 
     @property
     def own_prompt(self) -> Template | None:

@@ -20,12 +20,15 @@ class ReplyError(ValueError):
 
     ``truncated``: the reply was cut at ``max_tokens`` before its JSON ended. Asking again
     with the same budget would only cut it again, so the engine escalates the budget instead
-    of re-asking (``judgeprobe.engine.client.converse``).
+    of re-asking (``judgeprobe.engine.client.converse``). ``final``: a re-ask would change
+    what is audited (a judge read from its first token's log-probabilities answers as it
+    answered), so the reply ends Invalid with this reason at once.
     """
 
-    def __init__(self, reason: str, *, truncated: bool = False) -> None:
+    def __init__(self, reason: str, *, truncated: bool = False, final: bool = False) -> None:
         super().__init__(reason)
         self.truncated = truncated
+        self.final = final
 
 
 def strip_reasoning(text: str) -> str:
@@ -54,6 +57,28 @@ class TextReply(BaseModel):
         """The reply read from ``body`` (its reasoning stripped); ReplyError when it cannot be."""
 
 
+TopTokens = tuple[tuple[str, float], ...]
+"""The first reply token's most probable candidates as returned: (token, logprob)."""
+
+
+class TokenReply(TextReply):
+    """A reply read from the top log-probabilities of its first token, not from its text.
+
+    The request asks for them (``engine.wire.logprob_fields``); a reply that stops at its
+    budget (one token) is what was asked for, never a truncation to escalate.
+    """
+
+    @classmethod
+    @abstractmethod
+    def from_logprobs(cls, top: TopTokens | None, text: str) -> TokenReply:
+        """The reply read from ``top`` (None: none returned); ReplyError when it cannot be."""
+
+    @classmethod
+    def from_text(cls, body: str, finish_reason: str | None) -> TextReply:
+        """Never read from text alone: the log-probabilities decide."""
+        raise ReplyError("no log-probabilities in the reply", final=True)
+
+
 def json_body(body: str, finish_reason: str | None) -> Any:
     """A reply's JSON value (a Markdown fence around it is dropped); ReplyError when not JSON."""
     fenced = _FENCE.match(body)
@@ -67,8 +92,18 @@ def json_body(body: str, finish_reason: str | None) -> Any:
         raise ReplyError(f"not JSON: {body[:80]!r}") from None
 
 
-def parse_reply(text: str | None, model: type[BaseModel], finish_reason: str | None) -> BaseModel:
-    """Validate one reply. Raises ReplyError naming the problem."""
+def parse_reply(
+    text: str | None,
+    model: type[BaseModel],
+    finish_reason: str | None,
+    top: TopTokens | None = None,
+) -> BaseModel:
+    """Validate one reply. Raises ReplyError naming the problem.
+
+    ``top``: the first token's top log-probabilities, which a ``TokenReply`` is read from.
+    """
+    if issubclass(model, TokenReply):
+        return model.from_logprobs(top, text or "")
     if not text or not text.strip():
         raise ReplyError("empty reply")
     body = strip_reasoning(text)

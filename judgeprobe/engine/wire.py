@@ -17,6 +17,11 @@ body and the manifest's record of what each backend received both come from it.
 - **any other OpenAI-compatible server**: OpenAI's fields only; a repetition penalty has no
   OpenAI equivalent, so a run that asks for one is refused.
 
+Log-probabilities (a verdict read from the first token's, ``protocols.logprobs``): every
+backend takes OpenAI's ``logprobs: true`` and ``top_logprobs: n`` and answers in OpenAI's form;
+TGI hands ``top_logprobs`` on as ``top_n_tokens``, which it refuses above its
+``--max-top-n-tokens`` (default 5), and vLLM refuses more than its ``max_logprobs`` (default 20).
+
 Seeds: a negative seed, or 2³²−1, means "random" on vLLM and llama.cpp, and TGI refuses a
 negative one, so only 0 … 2³²−2 are sent.
 """
@@ -35,6 +40,16 @@ from judgeprobe.engine.settings import JudgeConfig
 LLAMA_CPP = ("llama-server", "llama-cpp-python")
 MAX_SEED = 2**32 - 2  # llama.cpp's seed is a uint32 and 2**32 - 1 means "random"
 TGI_PENALTY_OFFSET = 2.0  # TGI: repetition_penalty = presence_penalty + 2.0
+
+
+#: How many of the first token's most probable tokens each backend is asked for (its default cap).
+TOP_LOGPROBS = {"tgi": 5}
+DEFAULT_TOP_LOGPROBS = 20  # vLLM's max_logprobs, OpenAI's limit; llama.cpp takes as many
+
+
+def logprob_fields(backend: str) -> dict[str, Any]:
+    """The body fields that ask ``backend`` for the top log-probabilities of each reply token."""
+    return {"logprobs": True, "top_logprobs": TOP_LOGPROBS.get(backend, DEFAULT_TOP_LOGPROBS)}
 
 
 class UnsupportedSampling(JudgeprobeError):

@@ -18,7 +18,7 @@ from judgeprobe.metrics.units import CELL, DOC, UNIT, Drift
 from judgeprobe.text.lexicons import Lexicons
 
 # column -> the count it sums over
-CONTINUOUS = {"drift": "same", "drift_lexical": "same", "shift": "scored"}
+CONTINUOUS = {"drift": "same", "drift_lexical": "same", "shift": "scored", "pshift": "probed"}
 
 
 def prepare(judgments: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
@@ -53,6 +53,7 @@ def builders(
         "relabel": lambda: units.relabel_units(j),
         "sensitivity": lambda: sensitivity_units(j),
         "score": lambda: units.score_units(j),
+        "prob": lambda: units.prob_units(j),
         "gold": lambda: gold_units(j),
         "gold_tie": lambda: gold_tie_units(j),
         "wording": lambda: units.wording_units(j),

@@ -186,6 +186,16 @@ METRICS: tuple[MetricSpec, ...] = (
         description="mean s(target | c) − s(target | Blind), points",
         scale="span",
     ),
+    # A verdict read from log-probabilities: mean over pairs of P(target | c) − P(target | Blind),
+    # each pair's difference a signed share in [−1, 1] (docs/metrics.md, "Probability verdicts").
+    M(
+        "prob_shift",
+        "prob",
+        ("pshift", "probed"),
+        Signed(0, 1),
+        directional=True,
+        description="mean P(target | c) − P(target | Blind)",
+    ),
     # Gold (metrics.gold): agreement with the items' gold pick, ties in n and never correct,
     # its sensitivity form, the content-blind length baselines, and gold-tie items' Tie share.
     M("ACC", "gold", ("correct", "gold_judged"), ACC, description="verdict = gold / judged"),

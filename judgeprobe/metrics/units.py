@@ -74,6 +74,9 @@ OPTIONAL: dict[str, pl.DataType] = {
     "score_2": pl.Float64(),
     "score_min": pl.Float64(),
     "score_max": pl.Float64(),
+    "prob_1": pl.Float64(),
+    "prob_2": pl.Float64(),
+    "prob_tie": pl.Float64(),
     "latency_s": pl.Float64(),
     "prompt_tokens": pl.Int64(),
     "completion_tokens": pl.Int64(),
@@ -471,6 +474,36 @@ def score_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
             scored=pl.len().cast(pl.Int64),
             span=span.sum().cast(pl.Float64),
         )
+    )
+
+
+def prob_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
+    """A log-probability judge's probability shift: P(target | cue) − P(target | Blind).
+
+    Over the cue judgments with a target (A or B) whose Blind twin is valid too, both read from
+    log-probabilities (docs/metrics.md, "Probability verdicts"): ``pshift`` sums the differences,
+    each in [−1, 1], ``probed`` counts the pairs (``registry``: ``prob_shift``).
+    """
+    blind = j.filter((pl.col("condition") == BLIND) & VALID).select(
+        *PAIR, blind_prob_1=pl.col("prob_1"), blind_prob_2=pl.col("prob_2")
+    )
+    now, before = _target_prob(), _target_prob("blind_")
+    return (
+        j.filter(PROBE & VALID & TARGET.is_in(["A", "B"]))
+        .join(blind, on=PAIR, how="inner")
+        .filter(now.is_not_null() & before.is_not_null())
+        .group_by(keys)
+        .agg(pshift=(now - before).sum().cast(pl.Float64), probed=pl.len().cast(pl.Int64))
+    )
+
+
+def _target_prob(prefix: str = "") -> pl.Expr:
+    """The probability the cue's target got (``prob_1`` for A, ``prob_2`` for B)."""
+    return (
+        pl.when(TARGET == "A")
+        .then(pl.col(f"{prefix}prob_1"))
+        .when(TARGET == "B")
+        .then(pl.col(f"{prefix}prob_2"))
     )
 
 

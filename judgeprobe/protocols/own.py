@@ -5,7 +5,8 @@ The prompt file is filled with ``{CONTEXT}`` (the item's document), ``{RESPONSE_
 response shown k-th ("" under Blind). A prompt with neither label placeholder still shows every
 cue: each label is put on the line above its response, as ``(label = …)``, the way the built-in
 materials show it. One request per judgment; the reply is read by the judge's ``verdict`` rule
-(``VerdictFormat``) into screen terms, so every cue, control and metric applies unchanged.
+(``VerdictFormat``; its first token's log-probabilities under ``logprobs``,
+``protocols.logprobs``) into screen terms, so every cue, control and metric applies unchanged.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from judgeprobe.protocols.base import (
     labelled,
     user,
 )
+from judgeprobe.protocols.logprobs import LogprobVerdict, probability_details, verdict_model
 from judgeprobe.protocols.pointwise import OwnScorer, own_scorer
 from judgeprobe.protocols.readout import reply_class
 from judgeprobe.protocols.replies import ScreenVerdict
@@ -93,9 +95,13 @@ class OwnJudge(OwnPrompted[VerdictFormat]):
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request: the filled prompt; the reply's verdict is the judgment."""
         messages = [user(self.prompt.fill(screen_values(self.prompt, p)))]
-        model = own_reply_model(self.fmt)
+        model: type[OwnReply | LogprobVerdict] = (
+            verdict_model(self.fmt) if self.fmt.logprobs else own_reply_model(self.fmt)
+        )
         reply, raw = await ask_stage(ask, "verdict", messages, model, self.fmt.max_tokens)
-        return Turn(reply.verdict, reply.explanation, [*messages, assistant(raw)])
+        # A log-probability verdict keeps each probability (protocols.logprobs).
+        details = probability_details(reply) if isinstance(reply, LogprobVerdict) else {}
+        return Turn(reply.verdict, reply.explanation, [*messages, assistant(raw)], details)
 
 
 def own_judge(judge: JudgeConfig, wording: int = 0) -> OwnJudge:

@@ -36,6 +36,7 @@ from judgeprobe.protocols.base import (
     labelled,
     user,
 )
+from judgeprobe.protocols.logprobs import LogprobScore, score_model
 from judgeprobe.protocols.readout import reply_class
 from judgeprobe.protocols.replies import ScreenVerdict
 
@@ -115,7 +116,11 @@ class OwnScorer(OwnPrompted[ScoreFormat]):
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """Two requests, one per response; the verdict is derived from the two scores."""
-        model = score_reply_model(self.fmt, self.prompt_sha256)
+        model: type[PointwiseReply | LogprobScore] = (
+            score_model(self.fmt, self.prompt_sha256)  # Σ s·p(s) (protocols.logprobs)
+            if self.fmt.logprobs
+            else score_reply_model(self.fmt, self.prompt_sha256)
+        )
         shown = ((p.text_1, p.label_1), (p.text_2, p.label_2))
         scores: list[float] = []
         explanations: list[str] = []

@@ -32,8 +32,19 @@ from judgeprobe.runs.sweep import JobType, Swept, judges_open
 
 
 def check_engines(judges: Sequence[JudgeConfig], *, ray: bool) -> None:
-    """An in-cluster judge runs only under ``--ray``: one line otherwise."""
+    """An in-cluster judge runs only under ``--ray``: one line otherwise.
+
+    Under ``--ray`` it is refused when its verdict is read from log-probabilities: the
+    in-cluster engine's replies carry none (every judgment would end Invalid).
+    """
     if ray:
+        for judge in judges:
+            if judge.cluster is not None and judge.reads_logprobs:
+                raise JudgeprobeError(
+                    f"judge {judge.name}: a verdict read from log-probabilities is not read from "
+                    "an in-cluster engine yet; serve the judge (vLLM, TGI, llama-server) and "
+                    "give its url"
+                )
         return
     for judge in judges:
         if judge.cluster is not None and not judge.url:

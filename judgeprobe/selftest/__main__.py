@@ -17,6 +17,11 @@ single-answer prompt, each answer scored alone with a final "Rating: [[k]]" on 1
 ``--score-shift`` points higher (default 2) for an answer wearing the favoured label; every
 judgment's two scores and derived verdict, each cue's score shift (table and card, exactly) and
 its LDS must come back (default ``--out runs/selftest-own-score``).
+``--own --logprobs`` runs a judge read from its first token's log-probabilities instead
+(``selftest.logprobs``): AlpacaEval 2's one token, m or M, P(first better) drawn per item plus
+``--prob-shift`` (default 0.2) for an output wearing the favoured label; every judgment's
+probabilities and verdict, each cue's probability shift (table and card, exactly) and its LDS
+must come back (default ``--out runs/selftest-own-logprobs``).
 
 ``--sensitivity RATE`` plants a judge that reads (it prefers the intact text of a degraded
 pair at that rate) and ``--blind first|tie`` one that does not read at all; either adds the
@@ -64,6 +69,7 @@ from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest import coverage
 from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
 from judgeprobe.selftest.check import Line, check, expected
+from judgeprobe.selftest.logprobs import PLANTED_PROB_SHIFT, logprob_lines, logprob_oracle
 from judgeprobe.selftest.pointwise import score_lines, score_oracle
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.sweep import JUDGE, default_config, own_config, run_sweep
@@ -102,6 +108,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--score-shift", type=float, metavar="POINTS",
                    help=f"--own --score: points added for the favoured label (default "
                    f"{PLANTED_SHIFT:g})")  # fmt: skip
+    p.add_argument("--logprobs", action="store_true",
+                   help="with --own: a judge read from its first token's log-probabilities "
+                   "(AlpacaEval 2's m/M) with a planted probability shift")  # fmt: skip
+    p.add_argument("--prob-shift", type=float, metavar="P",
+                   help=f"--own --logprobs: added to P(the output wearing the favoured label "
+                   f"is better) (default {PLANTED_PROB_SHIFT:g})")  # fmt: skip
     p.add_argument("--config", type=Path, help="sweep config to run instead of the built-in one")
     p.add_argument("--items", type=int, default=DEFAULT_ITEMS, help="synthetic items")
     p.add_argument("--check-only", action="store_true", help="check the run in --out; send nothing")
@@ -151,6 +163,8 @@ def _biases(args: argparse.Namespace) -> Biases:
     }
     if args.score:
         values["score_shift"] = PLANTED_SHIFT if args.score_shift is None else args.score_shift
+    if args.logprobs:
+        values["prob_shift"] = PLANTED_PROB_SHIFT if args.prob_shift is None else args.prob_shift
     # unset: the design's own default (the battery plants a label and a self-preference)
     planted = PLANTED if args.battery else {}
     values = {k: planted.get(k, v) if v is None else v for k, v in values.items()}
@@ -195,7 +209,8 @@ def _config(args: argparse.Namespace, out: Path, biases: Biases) -> Path:
     reads = biases.blind is not None or biases.sensitivity > 0
     worded = biases.wording > 0
     if args.own:
-        return own_config(out, args.items, sensitivity=reads, score=args.score, wording=worded)
+        return own_config(out, args.items, sensitivity=reads, score=args.score, wording=worded,
+                          logprobs=args.logprobs)  # fmt: skip
     schemes = tuple(s for s in ("letters", "ids") if getattr(biases, f"position_{s}") is not None)
     return default_config(out, args.items, sensitivity=reads, pressure=biases.pressure > 0,
                           wording=worded, format=biases.format > 0, names=schemes)  # fmt: skip
@@ -212,6 +227,18 @@ def _own_alone(args: argparse.Namespace, biases: Biases) -> None:
                               "prompt names the candidates itself")  # fmt: skip
 
 
+def _own_designs(args: argparse.Namespace) -> None:
+    """``--score`` and ``--logprobs`` (with their planted values): with ``--own``, one at a time."""
+    if (args.score or args.score_shift is not None) and not args.own:
+        raise JudgeprobeError("--score and --score-shift go with --own (a judge's own prompt)")
+    if (args.logprobs or args.prob_shift is not None) and not args.own:
+        raise JudgeprobeError("--logprobs and --prob-shift go with --own (a judge's own prompt)")
+    if args.prob_shift is not None and not args.logprobs:
+        raise JudgeprobeError("--prob-shift goes with --own --logprobs")
+    if args.logprobs and args.score:
+        raise JudgeprobeError("--logprobs and --score are two designs: give one")
+
+
 def _checked(
     cfg: SweepConfig,
     conditions: dict[str, Condition],
@@ -222,7 +249,14 @@ def _checked(
     *,
     battery: bool,
 ) -> list[Line]:
-    """Every line of the check: a pointwise judge's (``--own --score``) or the verdicts'."""
+    """Every line of the check: a pointwise or log-probability judge's, or the verdicts'.
+
+    ``--own --score``: scores and their shifts; ``--own --logprobs``: probabilities and theirs.
+    """
+    if cfg.judges[0].reads_logprobs:  # probabilities, their shifts and the verdicts
+        oracle = logprob_oracle(cfg, sweep_items(cfg), conditions, biases)
+        tidy = pl.read_csv(run.metrics_ci, infer_schema_length=None)
+        return logprob_lines(judgments, oracle, tidy, card, biases)
     if cfg.judges[0].pointwise:  # scores, their shifts and the derived verdicts
         oracle = score_oracle(cfg, sweep_items(cfg), conditions, biases)
         tidy = pl.read_csv(run.metrics_ci, infer_schema_length=None)
@@ -238,12 +272,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.coverage:
         return _coverage(args.judges, args.seed, args.method, args.cards)
     biases = _biases(args)
-    if (args.score or args.score_shift is not None) and not args.own:
-        raise JudgeprobeError("--score and --score-shift go with --own (a judge's own prompt)")
+    _own_designs(args)
     if args.own:
         _own_alone(args, biases)
     design = "-battery" if args.battery else "-own" if args.own else ""
-    design += "-score" if args.score else ""
+    design += "-score" if args.score else "-logprobs" if args.logprobs else ""
     out: Path = args.out or Path(f"runs/selftest{design}")
     if args.items < 1:
         raise JudgeprobeError("--items must be >= 1")

@@ -23,6 +23,10 @@ The kinds (each a judgments design whose metric has a known expectation):
   Blind score 1 + Binomial(9, q_B) and cue score 1 + Binomial(9, q_c), the document's q_c and
   q_B drawn around (1 + v) / 2 and (1 − v) / 2, so the mean of (s_c − s_B) / 9 is v. The
   metric prints it in points (× 9): the same interval, scaled.
+- ``prob``: a log-probability judge's probability shift: each pair's P(target | Blind) and
+  P(target | cue) drawn from Beta distributions around the document's q_B and q_c (themselves
+  drawn around (1 − v) / 2 and (1 + v) / 2), so the mean of P_c − P_B is v
+  (``prob_coverage`` measures it through ``compute_metrics`` too).
 - ``wording``: the wording flip share, each Blind showing judged under three wordings, the last
   one changing its verdict with probability v (``wording_coverage`` measures it through
   ``compute_metrics`` too).
@@ -57,11 +61,12 @@ VALUES: dict[str, tuple[float, ...]] = {
     "paired": (0.0, 0.01, 0.05, 0.2, 0.5),
     "drift": (0.0, 0.01, 0.05, 0.2, 0.5),
     "shift": (0.0, 0.05, 0.2, 0.5, 1.0),
+    "prob": (0.0, 0.05, 0.2, 0.5, 1.0),
     "wording": (0.0, 0.02, 0.05, 0.2, 0.5, 1.0),
 }
 METRIC = {"share": "LDS", "ratio": "LAO", "signed": "SENS", "excess": "first_shown_excess",
           "folded": "ND", "paired": "diff_LDS", "drift": "delta_e_same",
-          "shift": "score_shift", "wording": "wording_flip"}  # fmt: skip
+          "shift": "score_shift", "prob": "prob_shift", "wording": "wording_flip"}  # fmt: skip
 RESULT_SCHEMA = {
     "kind": pl.String(),
     "metric": pl.String(),
@@ -112,6 +117,32 @@ def _skeleton(judges: int, documents: int, per_document: int) -> dict[str, np.nd
     return {"judge": judge, "document": doc, "item": index}
 
 
+SPREAD = 4.0
+"""The concentration of a pair's probability around its document's (Beta(q·4, (1 − q)·4))."""
+
+
+def _probabilities(rng: np.random.Generator, q: np.ndarray) -> np.ndarray:
+    """Each pair's probability, drawn around its document's ``q`` (exactly q at 0 and 1)."""
+    inner = np.clip(q, 1e-12, 1 - 1e-12)
+    drawn = rng.beta(inner * SPREAD, (1 - inner) * SPREAD)
+    return np.where((q > 0) & (q < 1), drawn, q)
+
+
+def _prob_pairs(
+    rng: np.random.Generator, value: float, judges: int, documents: int, per: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """P(target | cue) and P(target | Blind) per pair, shape (judges, documents, per)."""
+    cue, blind = (
+        np.repeat(
+            np.stack([_rates(rng, q, documents, per) for _ in range(judges)])[:, :, None],
+            per,
+            axis=2,
+        )
+        for q in ((1 + value) / 2, (1 - value) / 2)
+    )
+    return _probabilities(rng, cue), _probabilities(rng, blind)
+
+
 def _frame(base: dict[str, np.ndarray], *, cue: bool = False, **columns: object) -> pl.DataFrame:
     """Judgments of one design.
 
@@ -157,6 +188,12 @@ def _judgments(
         return pl.concat(rows)
 
     blind_b = np.full(size, "B")
+    if kind == "prob":  # the target is A: P(A | cue) against P(A | Blind)
+        cue_p, blind_p = (x.reshape(-1) for x in _prob_pairs(rng, value, judges, documents, per))
+        probs = {"probe": {"prob_1": cue_p, "prob_2": 1 - cue_p},
+                 "blind": {"prob_1": blind_p, "prob_2": 1 - blind_p}}  # fmt: skip
+        return cue_pair(np.where(cue_p > 0.5, "A", "B"), np.where(blind_p > 0.5, "A", "B"),
+                        extra=probs)  # fmt: skip
     if kind == "share":
         return cue_pair(np.where(u < rate, "A", "B"), blind_b)
     if kind == "ratio":
@@ -272,6 +309,9 @@ def document_sums(
             for q in ((1 + value) / 2, (1 - value) / 2)
         )
         cols = [(rng.binomial(9, cue) - rng.binomial(9, blind)) / 9, ones]
+    elif kind == "prob":  # P(target | cue) − P(target | Blind) per pair
+        cue_p, blind_p = _prob_pairs(rng, value, judges, documents, per)
+        cols = [cue_p - blind_p, ones]
     else:
         raise ValueError(f"unknown interval kind {kind!r}")
     return np.stack([np.asarray(c, dtype=np.float64).sum(axis=2) for c in cols], axis=2)
@@ -336,6 +376,15 @@ def _row(
 def _drift(probe: list[str], blind: list[str]) -> np.ndarray:
     """The simulated drift: each probe explanation carries its own value."""
     return np.array([float(p) for p in probe], dtype=np.float64)
+
+
+PROB_TABLE = tuple(
+    Setting("prob", n, per, v)
+    for n in (10, 30, 100)
+    for per in PER_DOCUMENT
+    for v in (0.0, 0.05, 0.2, 0.5)
+)
+"""The probability shift through ``judgeprobe metrics``: one and four pairs per document."""
 
 
 def _condition(kind: str) -> pl.Expr:
@@ -452,10 +501,17 @@ def wording_coverage(judges: int, seed: int, method: Method = SCORE) -> Section:
     return Section("Wording flip share through judgeprobe metrics", table, failures(table).height)
 
 
+def prob_coverage(judges: int, seed: int, method: Method = SCORE) -> Section:
+    """The probability shift's interval through ``compute_metrics`` (``PROB_TABLE``)."""
+    table = measure(PROB_TABLE, judges, seed, method)
+    return Section("Probability shift through judgeprobe metrics", table, failures(table).height)
+
+
 SECTIONS: tuple[Callable[[int, int, Method], Section], ...] = (
     interval_coverage,
     metrics_coverage,
     wording_coverage,
+    prob_coverage,
 )
 """What ``selftest --coverage`` measures and prints, in order: a new table is one more entry."""
 

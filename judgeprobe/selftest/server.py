@@ -32,6 +32,7 @@ from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.pressure import SENTENCES
 from judgeprobe.selftest import simulator as sim
+from judgeprobe.selftest.logprobs import PROBE_TOKENS, choice_logprobs, planted_top
 from judgeprobe.selftest.loopback import LoopbackServer
 from judgeprobe.selftest.pointwise import read_score_request, score_reply
 from judgeprobe.selftest.simulator import Biases
@@ -373,6 +374,24 @@ def reply(
     raise Unreadable(f"unknown reply schema {stage!r}")
 
 
+def first_token(
+    body: dict[str, Any], biases: Biases, own_prompt: str | Sequence[str] | None
+) -> tuple[str, dict[str, object]]:
+    """A request that asks for log-probabilities: its one token and ``choice.logprobs``.
+
+    An own-prompt request gets the planted distribution (``selftest.logprobs``); any other
+    (the start-up probe) a fixed one.
+    """
+    users = [str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user"]
+    layouts = [own_prompt] if isinstance(own_prompt, str) else own_prompt
+    try:
+        shown, _ = read_own_worded(users[-1] if users else "", layouts or [own_prompt_text()])
+        top = planted_top(shown, biases)
+    except Unreadable:
+        top = list(PROBE_TOKENS)
+    return top[0][0], choice_logprobs(top, int(body.get("top_logprobs") or 0))
+
+
 class SimulatedJudge(LoopbackServer):
     """The simulated judge on loopback, in a background thread; ``url`` is its API base."""
 
@@ -403,8 +422,12 @@ class SimulatedJudge(LoopbackServer):
         try:
             body = orjson.loads(await request.read())
             stage = str(_schema(body).get("title", "own"))
-            value = reply(body, self.biases, self.own_prompt)
-            content = value if isinstance(value, str) else orjson.dumps(value).decode()
+            logprobs = None
+            if body.get("logprobs"):  # one token, read from its log-probabilities
+                content, logprobs = first_token(body, self.biases, self.own_prompt)
+            else:
+                value = reply(body, self.biases, self.own_prompt)
+                content = value if isinstance(value, str) else orjson.dumps(value).decode()
         except (Unreadable, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
             reason = f"simulated judge cannot read the request: {exc}"
             self.unreadable[reason] += 1
@@ -420,7 +443,8 @@ class SimulatedJudge(LoopbackServer):
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": content},
-                    "finish_reason": "stop",
+                    "logprobs": logprobs,
+                    "finish_reason": "length" if logprobs else "stop",
                 }
             ],
             "usage": {

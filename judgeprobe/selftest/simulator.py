@@ -104,6 +104,9 @@ class Biases(BaseModel):
     # A pointwise judge (``selftest --own --score``): points added to the score of an answer
     # that wears ``favoured_label`` (``selftest.pointwise``).
     score_shift: float = Field(default=0.0, ge=-9.0, le=9.0)
+    # A judge read from log-probabilities (``selftest --own --logprobs``): added to P(an output
+    # wearing ``favoured_label`` is better) (``selftest.logprobs``).
+    prob_shift: float = Field(default=0.0, ge=-0.49, le=0.49)
     wording: float = Field(default=0.0, ge=0.0, le=1.0)
 
     def digest(self) -> str:
@@ -119,7 +122,7 @@ class Biases(BaseModel):
 
 
 LATER = ("sensitivity", "blind", "self_preference", "own_style", "pressure", "score_shift",
-         "wording", "format", "position_letters", "position_ids")  # fmt: skip
+         "wording", "format", "position_letters", "position_ids", "prob_shift")  # fmt: skip
 
 
 def draw(*parts: str) -> float:

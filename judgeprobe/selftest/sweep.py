@@ -14,6 +14,7 @@ from judgeprobe.conditions import BLIND, PLACEBO, REASK
 from judgeprobe.cue.config import load_config
 from judgeprobe.cue.run import main as run_main
 from judgeprobe.runs.rundir import RunDir
+from judgeprobe.selftest.logprobs import LOGPROB_PROMPT, LOGPROB_VERDICT, logprob_prompt_text
 from judgeprobe.selftest.pointwise import SCORE_FORMAT, SCORE_PROMPT, score_prompt_text
 from judgeprobe.selftest.server import OWN_PROMPT, OWN_WORDINGS, SimulatedJudge, own_prompt_text
 from judgeprobe.selftest.simulator import Biases
@@ -61,6 +62,7 @@ def own_config(
     sensitivity: bool = False,
     score: bool = False,
     wording: bool = False,
+    logprobs: bool = False,
 ) -> Path:
     """The self-test's design through protocol ``own`` (``--own``).
 
@@ -68,11 +70,17 @@ def own_config(
     MT-Bench-style prompt (copied into ``out``, where the simulated judge's layout is read from)
     and the pattern verdict; with ``wording`` its two bundled paraphrases as its ``wordings``.
     ``score`` (``--own --score``): a pointwise judge instead, MT-Bench's single-answer prompt and
-    its "Rating: [[k]]" on 1–10 (``selftest.pointwise``).
+    its "Rating: [[k]]" on 1–10 (``selftest.pointwise``). ``logprobs`` (``--own --logprobs``):
+    a judge read from its first token's log-probabilities, AlpacaEval 2's m/M
+    (``selftest.logprobs``).
     """
     out.mkdir(parents=True, exist_ok=True)
     items = write_items(out / "items.jsonl", n_items, questions=True)
-    if score:
+    if logprobs:
+        prompt = out / LOGPROB_PROMPT
+        prompt.write_text(logprob_prompt_text(), encoding="utf-8")
+        judge = f"prompt = {json.dumps(prompt.resolve().as_posix())}\nverdict = {LOGPROB_VERDICT}\n"
+    elif score:
         prompt = out / SCORE_PROMPT
         prompt.write_text(score_prompt_text(), encoding="utf-8")
         judge = f"prompt = {json.dumps(prompt.resolve().as_posix())}\n"
@@ -85,7 +93,8 @@ def own_config(
             paths.append(path.resolve().as_posix())
         judge = f"prompt = {json.dumps(paths[0])}\nverdict = {OWN_VERDICT}\n"
         judge += f"wordings = {json.dumps(paths[1:])}\n" if wording else ""
-    name = "selftest-own-score" if score else "selftest-own"
+    design = "-logprobs" if logprobs else "-score" if score else ""
+    name = f"selftest-own{design}"
     return write_config(out, name, items, ["own"],
                         CONDITIONS + SENSITIVITY * sensitivity, repeat=0.25,
                         judge_lines=judge)  # fmt: skip
