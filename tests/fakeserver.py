@@ -12,7 +12,9 @@ server cuts it there with ``finish_reason`` "length", as a real one does with ov
 Security and refusal checks: ``api_key`` (Bearer) or ``basic`` (``user:password``) makes
 every route demand that credential, answering 401 with the credential it was shown echoed
 back (as a careless gateway would); ``follow_instructions`` ignores ``response_format`` and
-answers with the JSON object the prompt spells out (``{"ok": true}`` when it spells none).
+answers with the JSON object the prompt spells out (``{"ok": true}`` when it spells none);
+``ignore_schema`` drops ``response_format`` unread, as a server without structured output or a
+proxy that strips it does, and answers every request (the probe's too) with ``free_text``.
 ``verdict`` fixes every stated verdict (a judge that never reads the texts); ``explanation``
 fixes every explanation (a judge answering with markup, for the hostile-text tests).
 """
@@ -97,6 +99,7 @@ class FakeJudge(LoopbackServer):
         api_key: str | None = None,
         basic: str | None = None,
         follow_instructions: bool = False,
+        ignore_schema: bool = False,
         seeded_texts: bool = False,
         verdict: str | None = None,
         explanation: str | None = None,
@@ -114,6 +117,7 @@ class FakeJudge(LoopbackServer):
         self.fixed_status = fixed_status
         self.reply_tokens = reply_tokens
         self.follow_instructions = follow_instructions
+        self.ignore_schema = ignore_schema
         # Generated texts (the builder's "text" schema) follow the request's seed, as a real
         # sampler's do, so two seeded paraphrases or draws of one prompt differ.
         self.seeded_texts = seeded_texts
@@ -188,7 +192,7 @@ class FakeJudge(LoopbackServer):
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         body: dict[str, Any] = orjson.loads(await request.read())
-        fmt = body.get("response_format") or {}
+        fmt = {} if self.ignore_schema else body.get("response_format") or {}
         schema = (
             fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or fmt.get("value") or {}
         )

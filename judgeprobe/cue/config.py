@@ -203,6 +203,18 @@ class SweepConfig(BaseModel):
         return self
 
     @property
+    def texts_only(self) -> frozenset[str]:
+        """The judges the sweep never sends a schema: every protocol reads their free text.
+
+        Only under protocol ``own`` alone, for a judge whose own format is a pattern (a
+        built-in protocol or a JSON verdict is sent a schema); their start-up probe asks for a
+        reply, not for schema enforcement.
+        """
+        if any(p != "own" for p in self.protocols):
+            return frozenset()
+        return frozenset(j.name for j in self.judges if j.own_reads_text)
+
+    @property
     def swaps(self) -> float:
         """The share of Blind items judged in the other order too: 0 where ``swap`` adds none."""
         return self.swap if self.order != "both" and "Blind" in self.conditions else 0.0

@@ -233,6 +233,12 @@ class JudgeConfig(BaseModel):
         return self.kind == "score"
 
     @property
+    def own_reads_text(self) -> bool:
+        """Whether its own format reads free text (a pattern): no schema is ever sent for it."""
+        fmt = self.score if self.pointwise else self.verdict
+        return fmt is not None and not fmt.json_key
+
+    @property
     def own_prompt(self) -> Template | None:
         """The judge's own prompt as read when the config was loaded (None without one)."""
         return self._own_prompt
