@@ -37,7 +37,8 @@ def test_a_text_judge_on_a_server_without_structured_output_is_audited(tmp_path:
     assert proc.returncode in (0, 4), proc.stderr
     assert "structured-output" not in proc.stderr
     frame = pl.read_parquet(tmp_path / "run" / "judgments.parquet")
-    assert frame.height == 6 and set(frame["raw_verdict"]) == {"[1,2]"}
+    assert frame.height == 6
+    assert set(frame["raw_verdict"]) == {"[1,2]"}
     assert all("response_format" not in body for body in sent)  # the probe sent none either
 
 
@@ -55,7 +56,8 @@ def test_a_judge_that_will_be_sent_a_schema_is_still_checked(tmp_path: Path) -> 
             proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
         lines = proc.stderr.strip().splitlines()
         assert proc.returncode == 2 and len(lines) == 1, proc.stderr
-        assert "structured-output check" in lines[0] and "enforce" in lines[0]
+        assert "structured-output check" in lines[0]
+        assert "enforce" in lines[0]
         assert not (tmp_path / "run").exists()
 
 
@@ -65,5 +67,6 @@ def test_a_text_judge_whose_server_gives_no_reply_is_one_line(tmp_path: Path) ->
         proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1, proc.stderr
-    assert "no usable reply" in lines[0] and "empty reply" in lines[0]
+    assert "no usable reply" in lines[0]
+    assert "empty reply" in lines[0]
     assert not (tmp_path / "run").exists()
