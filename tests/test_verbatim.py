@@ -55,7 +55,8 @@ def test_a_judge_that_will_be_sent_a_schema_is_still_checked(tmp_path: Path) -> 
             cfg = _judge_config(tmp_path, fake.url, judge, protocols)
             proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
         lines = proc.stderr.strip().splitlines()
-        assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+        assert proc.returncode == 2, proc.stderr
+        assert len(lines) == 1, proc.stderr
         assert "structured-output check" in lines[0]
         assert "enforce" in lines[0]
         assert not (tmp_path / "run").exists()
@@ -66,7 +67,8 @@ def test_a_text_judge_whose_server_gives_no_reply_is_one_line(tmp_path: Path) ->
         cfg = _judge_config(tmp_path, judge.url, _pattern_judge(tmp_path), ["own"])
         proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
     lines = proc.stderr.strip().splitlines()
-    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert proc.returncode == 2, proc.stderr
+    assert len(lines) == 1, proc.stderr
     assert "no usable reply" in lines[0]
     assert "empty reply" in lines[0]
     assert not (tmp_path / "run").exists()
