@@ -5,7 +5,8 @@ with JSON that conforms to the request's schema, chosen by a hash of the message
 results are deterministic. A share of
 chat requests fail in a chosen way: HTTP 429 (with Retry-After), 500, 503, a stall past the
 client's timeout, a connection reset, truncated JSON, non-JSON text, or wrong-schema JSON.
-Requests for the start-up probe's tiny schema are never faulted, unless ``nonconforming``.
+Requests for the start-up probe's tiny schema (or a text judge's probe) are never faulted or
+counted, unless ``nonconforming``.
 ``reply_tokens`` makes every reply that long: asked for fewer tokens (``max_tokens``), the
 server cuts it there with ``finish_reason`` "length", as a real one does with over-long JSON.
 
@@ -34,6 +35,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from judgeprobe.engine.probe import TEXT_PROBE_PROMPT
 from judgeprobe.selftest.loopback import LoopbackServer
 
 SEEDED_TEXTS = ("Summary text compared.", "The summary text, compared.",
@@ -197,6 +199,9 @@ class FakeJudge(LoopbackServer):
             fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or fmt.get("value") or {}
         )
         is_probe = schema.get("title") == "probe"
+        if body["messages"][-1]["content"] == TEXT_PROBE_PROMPT:  # a text judge's probe
+            said = self.free_text if self.ignore_schema else "ready"
+            return self._completion(said(TEXT_PROBE_PROMPT) if callable(said) else said)
         if self.follow_instructions:
             return self._completion(_spelled_out(body["messages"][-1]["content"]))
         if self.hang and not is_probe:

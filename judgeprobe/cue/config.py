@@ -136,7 +136,7 @@ class SweepConfig(BaseModel):
 
     @model_validator(mode="after")
     def _own_needs_prompts(self) -> SweepConfig:
-        bare = [j.name for j in self.judges if not j.prompt]
+        bare = [j.name for j in self.judges if not j.has_prompt]
         if "own" in self.protocols and bare:
             raise ValueError(
                 f"protocol own judges each judge under its own prompt: judge {bare[0]} has "

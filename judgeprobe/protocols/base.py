@@ -32,6 +32,9 @@ class Presentation:
     label_1: str
     label_2: str
     names: Names = NUMBERS
+    # What a judge's own placeholders name besides the screen slots, in screen terms: item
+    # fields and conversation turns (``prompts.judge``), by name. Empty for every other judge.
+    addressed: tuple[tuple[str, str], ...] = ()
 
     def template(self, name: str, task: Task = DEFAULT) -> Template:
         """Template ``name`` in ``task``'s words under this presentation's screen names."""

@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{sum(judge.unreadable.values())} unreadable")  # fmt: skip
     cfg = load_config(config)
     oracle_judge = JudgeConfig(name=JUDGE, url="http://127.0.0.1:9/v1")
-    if cfg.judges and cfg.judges[0].prompt:  # protocol own: the judge's prompt and verdict too
+    if cfg.judges and cfg.judges[0].has_prompt:  # protocol own: the judge's prompt and verdict too
         oracle_judge = cfg.judges[0].model_copy(update={"name": JUDGE, "url": oracle_judge.url})
     cfg = cfg.model_copy(update={"judges": [oracle_judge]})
     conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}

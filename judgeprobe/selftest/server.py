@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from judgeprobe.engine.probe import TEXT_PROBE_PROMPT
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.names import NUMBERS, Names
@@ -233,8 +234,11 @@ def own_text_reply(text: str, layouts: Sequence[str], biases: Biases) -> str:
     """A request with no reply schema: a pointwise judge's (``{RESPONSE}``) or a pairwise one's.
 
     ``layouts``: the judge's prompt, then its wordings (a pairwise request is read by the one
-    it was filled from, and decided under that wording).
+    it was filled from, and decided under that wording). A text judge's start-up probe is
+    answered too.
     """
+    if text == TEXT_PROBE_PROMPT:
+        return "ready"
     if "{RESPONSE}" in layouts[0]:  # one answer, scored
         return own_score_reply(text, layouts[0], biases)
     asked, wording = read_own_worded(text, layouts)
