@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import orjson
 import polars as pl
@@ -30,7 +31,7 @@ PAIR_PROMPT = "Q: {CONTEXT}\nA: {RESPONSE_1}\nB: {RESPONSE_2}\nEnd with [[A]], [
 
 
 def _judge_config(
-    tmp_path: Path, url: str, judge: str, protocols: list[str], **top: object
+    tmp_path: Path, url: str, judge: str, protocols: list[str], **top: Any
 ) -> Path:
     """A sweep of three items and two conditions against one judge given as TOML lines."""
     items = tmp_path / "i.jsonl"
