@@ -118,6 +118,10 @@ class ScoreFormat(BaseModel):
     holds the score, under a schema that bounds it; ``explanation`` names the key holding the
     explanation (else the reply without the score is the explanation). A score outside
     [min, max] is re-asked, then Invalid, like any reply that does not conform.
+
+    ``map``: a grader that answers with a category (``GRADE: C``): the token read is looked up
+    here (``{ C = 1, P = 0.5, I = 0 }``) and the scale runs from the smallest value to the
+    largest (``min`` and ``max`` come from it); a token not in the map is re-asked, then Invalid.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
@@ -126,8 +130,33 @@ class ScoreFormat(BaseModel):
     json_key: str = Field(default="", alias="json")
     min: float
     max: float
+    map: dict[str, float] | None = None
     explanation: str = ""
     max_tokens: int = Field(default=1024, ge=16)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scale_of_the_map(cls, data: Any) -> Any:
+        """A graded format's scale: its map's smallest and largest value, never given apart."""
+        if not isinstance(data, dict) or not isinstance(data.get("map"), dict):
+            return data
+        values = [v for v in data["map"].values() if isinstance(v, int | float)]
+        if len(values) != len(data["map"]) or len(values) < 2:
+            return data  # the field's own validation names the problem
+        low, high = min(values), max(values)
+        if data.get("min", low) != low or data.get("max", high) != high:
+            raise ValueError(
+                "min and max of a graded score come from its map (the smallest and the largest "
+                "value): leave them out"
+            )
+        return {**data, "min": low, "max": high}
+
+    @field_validator("map")
+    @classmethod
+    def _categories(cls, grades: dict[str, float] | None) -> dict[str, float] | None:
+        if grades is not None and len(set(grades.values())) < 2:
+            raise ValueError("map must give at least two different values (the scale)")
+        return grades
 
     @field_validator("pattern")
     @classmethod
@@ -148,6 +177,18 @@ class ScoreFormat(BaseModel):
         if not self.min < self.max:
             raise ValueError(f"score min ({self.min:g}) must be below max ({self.max:g})")
         return self
+
+    @model_serializer(mode="wrap")
+    def _omit_map(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A numeric score's dump as before graded scores existed (keys and digests unchanged)."""
+        data: dict[str, Any] = handler(self)
+        if self.map is None:
+            data.pop("map", None)
+        return data
+
+    def __repr_args__(self) -> Any:
+        """The repr (a job key's protocol part) without ``map`` when it is unset, as before."""
+        return [(k, v) for k, v in super().__repr_args__() if not (k == "map" and v is None)]
 
 
 class JudgeConfig(BaseModel):

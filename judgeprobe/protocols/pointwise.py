@@ -51,7 +51,12 @@ class PointwiseReply(TextReply):
 
 
 def _number(fmt: ScoreFormat, token: object) -> float:
-    """The score a token names, in [min, max]; ReplyError for anything else."""
+    """The score a token names, in [min, max] (a grade: its mapped value); ReplyError else."""
+    if fmt.map is not None:
+        if not isinstance(token, str) or token not in fmt.map:
+            known = ", ".join(map(repr, fmt.map))
+            raise ReplyError(f"grade {str(token)[:24]!r} is not one of {known}")
+        return fmt.map[token]
     if isinstance(token, bool) or not isinstance(token, int | float | str):
         raise ReplyError(f"score {token!r} is not a number")
     try:
@@ -82,8 +87,13 @@ def read_json(fmt: ScoreFormat, body: str, finish_reason: str | None) -> Read:
 
 
 def json_schema(fmt: ScoreFormat) -> dict[str, Any]:
-    """The schema a backend enforces for a JSON score: the key, a number in [min, max]."""
-    number = {"type": "number", "minimum": fmt.min, "maximum": fmt.max}
+    """The schema a backend enforces for a JSON score: the key, a number in [min, max].
+
+    A graded score's key holds one of its categories.
+    """
+    number: dict[str, Any] = {"type": "number", "minimum": fmt.min, "maximum": fmt.max}
+    if fmt.map is not None:
+        number = {"type": "string", "enum": list(fmt.map)}
     return object_schema("own_score", fmt.json_key, number, fmt.explanation)
 
 
@@ -104,10 +114,13 @@ def _model(spec: str, prompt_sha256: str) -> type[PointwiseReply]:
     reader = read_json if fmt.json_key else read_pattern
     sent = json_schema(fmt) if fmt.json_key else None
     scale = f"from {fmt.min:g} to {fmt.max:g}"
+    if fmt.map is not None:
+        scale = f"among {', '.join(fmt.map)}"
+    what = "grade" if fmt.map is not None else "score"
     how = (
-        f"as a JSON object with the key {fmt.json_key!r} holding one score {scale}"
+        f"as a JSON object with the key {fmt.json_key!r} holding one {what} {scale}"
         if fmt.json_key
-        else f"ending with your one score {scale}, in exactly the requested format, given once"
+        else f"ending with your one {what} {scale}, in exactly the requested format, given once"
     )
 
     class Reply(PointwiseReply):
