@@ -18,11 +18,13 @@ from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.layouts import item_fields
 from judgeprobe.core.records import Item
 from judgeprobe.cue.own import check_conditions, check_items
-from judgeprobe.engine.settings import JudgeConfig
+from judgeprobe.engine.settings import JudgeConfig, ScoreFormat
+from judgeprobe.engine.validate import ReplyError, parse_reply
 from judgeprobe.prompts import load_prompt_file
 from judgeprobe.prompts.judge import addressed_texts
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.own import screen_values
+from judgeprobe.protocols.pointwise import derived, score_reply_model
 from tests.conftest import make_items, run_cli, write_config
 from tests.fakeserver import FakeJudge
 
@@ -30,9 +32,7 @@ PAIR_VERDICT = '{ pattern = \'\\[\\[(A|B|C)\\]\\]\', map = { A = "1", B = "2", C
 PAIR_PROMPT = "Q: {CONTEXT}\nA: {RESPONSE_1}\nB: {RESPONSE_2}\nEnd with [[A]], [[B]] or [[C]].\n"
 
 
-def _judge_config(
-    tmp_path: Path, url: str, judge: str, protocols: list[str], **top: Any
-) -> Path:
+def _judge_config(tmp_path: Path, url: str, judge: str, protocols: list[str], **top: Any) -> Path:
     """A sweep of three items and two conditions against one judge given as TOML lines."""
     items = tmp_path / "i.jsonl"
     if not items.exists():
@@ -270,3 +270,44 @@ def test_a_verbatim_judge_runs_end_to_end_with_its_item_fields(tmp_path: Path) -
     record = manifest["own_prompts"]["mine"]
     assert set(frame["template_hash"]) == {record["template_hash"]}
     assert record["placeholders"]["ref_answer_1"] == "reference"
+
+
+GRADED = {"pattern": r"GRADE:\s*(\w)", "map": {"C": 1, "P": 0.5, "I": 0}}
+
+
+def test_a_graded_score_reads_each_category_on_a_scale_from_its_map() -> None:
+    fmt = ScoreFormat.model_validate(GRADED)
+    assert (fmt.min, fmt.max) == (0.0, 1.0)
+    model = score_reply_model(fmt, "p")
+    read = parse_reply("Partly right.\nGRADE: P", model, "stop")
+    assert read.model_dump() == {"score": 0.5, "explanation": "Partly right."}
+    with pytest.raises(ReplyError, match="grade 'X' is not one of 'C', 'I', 'P'"):
+        parse_reply("GRADE: X", model, "stop")
+    with pytest.raises(ReplyError, match="ambiguous score: C, I"):
+        parse_reply("GRADE: C ... GRADE: I", model, "stop")
+    sent = score_reply_model(ScoreFormat.model_validate({**GRADED, "pattern": "", "json": "g"}),
+                             "p").schema_sent  # fmt: skip
+    assert sent is not None
+    assert sent["properties"]["g"] == {"type": "string", "enum": ["C", "I", "P"]}
+    assert derived(1.0, 0.5) == "[1,2]"
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        ({"max": 2}, "min and max of a graded score come from its map"),
+        ({"map": {"C": 1, "I": 1}}, "at least two different values"),
+        ({"map": {"C": "yes", "I": 0}}, "map.C"),
+    ],
+)
+def test_a_bad_graded_score_is_refused(extra: dict[str, object], needle: str) -> None:
+    with pytest.raises(ValidationError, match=re.escape(needle)):
+        ScoreFormat.model_validate({**GRADED, **extra})
+
+
+def test_a_numeric_score_keeps_its_dump_and_repr() -> None:
+    """Request keys, job keys and config digests of existing pointwise judges do not move."""
+    fmt = ScoreFormat.model_validate({"pattern": r"(\d+)", "min": 1, "max": 10})
+    assert "map" not in fmt.model_dump(by_alias=True)
+    assert "map" not in repr(fmt)
+    assert "map" in ScoreFormat.model_validate(GRADED).model_dump()
