@@ -5,14 +5,17 @@ with JSON that conforms to the request's schema, chosen by a hash of the message
 results are deterministic. A share of
 chat requests fail in a chosen way: HTTP 429 (with Retry-After), 500, 503, a stall past the
 client's timeout, a connection reset, truncated JSON, non-JSON text, or wrong-schema JSON.
-Requests for the start-up probe's tiny schema are never faulted, unless ``nonconforming``.
+Requests for the start-up probe's tiny schema (or a text judge's probe) are never faulted or
+counted, unless ``nonconforming``.
 ``reply_tokens`` makes every reply that long: asked for fewer tokens (``max_tokens``), the
 server cuts it there with ``finish_reason`` "length", as a real one does with over-long JSON.
 
 Security and refusal checks: ``api_key`` (Bearer) or ``basic`` (``user:password``) makes
 every route demand that credential, answering 401 with the credential it was shown echoed
 back (as a careless gateway would); ``follow_instructions`` ignores ``response_format`` and
-answers with the JSON object the prompt spells out (``{"ok": true}`` when it spells none).
+answers with the JSON object the prompt spells out (``{"ok": true}`` when it spells none);
+``ignore_schema`` drops ``response_format`` unread, as a server without structured output or a
+proxy that strips it does, and answers every request (the probe's too) with ``free_text``.
 ``verdict`` fixes every stated verdict (a judge that never reads the texts); ``explanation``
 fixes every explanation (a judge answering with markup, for the hostile-text tests).
 Log-probabilities: a request with ``logprobs: true`` gets OpenAI's ``choice.logprobs`` for its
@@ -35,6 +38,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from judgeprobe.engine.probe import TEXT_PROBE_PROMPT
 from judgeprobe.selftest.loopback import LoopbackServer
 
 #: The fake judge's first-token distribution (token, logprob), most probable first: ``M`` and
@@ -105,6 +109,7 @@ class FakeJudge(LoopbackServer):
         api_key: str | None = None,
         basic: str | None = None,
         follow_instructions: bool = False,
+        ignore_schema: bool = False,
         seeded_texts: bool = False,
         verdict: str | None = None,
         explanation: str | None = None,
@@ -126,6 +131,7 @@ class FakeJudge(LoopbackServer):
         self.fixed_status = fixed_status
         self.reply_tokens = reply_tokens
         self.follow_instructions = follow_instructions
+        self.ignore_schema = ignore_schema
         # Generated texts (the builder's "text" schema) follow the request's seed, as a real
         # sampler's do, so two seeded paraphrases or draws of one prompt differ.
         self.seeded_texts = seeded_texts
@@ -217,11 +223,14 @@ class FakeJudge(LoopbackServer):
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         body: dict[str, Any] = orjson.loads(await request.read())
-        fmt = body.get("response_format") or {}
+        fmt = {} if self.ignore_schema else body.get("response_format") or {}
         schema = (
             fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or fmt.get("value") or {}
         )
         is_probe = schema.get("title") == "probe"
+        if body["messages"][-1]["content"] == TEXT_PROBE_PROMPT:  # a text judge's probe
+            said = self.free_text if self.ignore_schema else "ready"
+            return self._completion(said(TEXT_PROBE_PROMPT) if callable(said) else said)
         if self.follow_instructions:
             return self._completion(_spelled_out(body["messages"][-1]["content"]))
         if self.hang and not is_probe:

@@ -18,6 +18,7 @@ from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.settings import JudgeConfig, VerdictFormat
 from judgeprobe.engine.validate import ReplyError, parse_reply
 from judgeprobe.prompts import load_prompt_file
+from judgeprobe.prompts.judge import judge_prompt
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.own import own_judge, own_reply_model, screen_values
 from tests.conftest import make_items, run_cli, write_config
@@ -110,9 +111,10 @@ def test_free_text_sends_no_schema_and_a_json_verdict_sends_its_own() -> None:
 def test_labels_without_placeholders_sit_above_each_response(tmp_path: Path) -> None:
     prompt = tmp_path / "p.txt"
     prompt.write_text("{CONTEXT}\n1: {RESPONSE_1}\n2: {RESPONSE_2}\n")
-    shown = screen_values(load_prompt_file(str(prompt)), Presentation("doc", "t1", "t2", "LLM", ""))
-    assert shown["RESPONSE_1"] == "(label = LLM)\nt1"
-    assert shown["RESPONSE_2"] == "t2"
+    own = judge_prompt(load_prompt_file(str(prompt)), None, (), {}, pointwise=False)
+    shown = screen_values(own, Presentation("doc", "t1", "t2", "LLM", ""))
+    assert shown["response_1"] == "(label = LLM)\nt1"
+    assert shown["response_2"] == "t2"
 
 
 def _item() -> Item:
@@ -232,5 +234,5 @@ def test_the_prompt_is_read_once_so_the_text_hashed_is_the_text_sent(tmp_path: P
     judge = JudgeConfig(name="j", url="http://h/v1", prompt=str(prompt), verdict=_pattern())
     record = judge.own_record()
     prompt.write_text("edited {RESPONSE_1} {RESPONSE_2}\n")
-    assert own_judge(judge).prompt.text.startswith("{CONTEXT}")
+    assert own_judge(judge).prompt.user_template.text.startswith("{CONTEXT}")
     assert own_judge(judge).prompt_sha256 == record["sha256"] == judge.own_record()["sha256"]

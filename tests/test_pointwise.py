@@ -19,6 +19,8 @@ from judgeprobe.engine.settings import JudgeConfig, ScoreFormat
 from judgeprobe.engine.validate import ReplyError, parse_reply
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.prompts import load_prompt_file
+from judgeprobe.prompts.judge import judge_prompt
+from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.pointwise import derived, score_reply_model, score_values
 from judgeprobe.text.lexicons import load_lexicons
 from tests.conftest import make_items, run_cli, write_config
@@ -94,9 +96,11 @@ def test_the_json_form_bounds_its_score_in_the_schema_it_sends() -> None:
 
 def test_the_verdict_is_derived_and_labels_sit_above_a_response_without_label() -> None:
     assert (derived(7, 5), derived(5, 7), derived(6, 6)) == ("[1,2]", "[2,1]", "Tie")
-    bare = load_prompt_file(str(_write(Path("/tmp") / "jp-bare-score.txt", "{RESPONSE}\n")))
-    assert score_values(bare, "q", "text", "LLM")["RESPONSE"] == "(label = LLM)\ntext"
-    assert score_values(bare, "q", "text", "")["RESPONSE"] == "text"
+    text = load_prompt_file(str(_write(Path("/tmp") / "jp-bare-score.txt", "{RESPONSE}\n")))
+    bare = judge_prompt(text, None, (), {}, pointwise=True)
+    shown = Presentation("q", "text", "other", "LLM", "")
+    assert score_values(bare, shown, 1)["response"] == "(label = LLM)\ntext"
+    assert score_values(bare, shown, 2)["response"] == "other"
 
 
 def _write(path: Path, text: str) -> Path:

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from judgeprobe.core.cli import main_guard
 from judgeprobe.engine.structured import response_format
 from judgeprobe.prompts import Template, load_template
+from judgeprobe.prompts.judge import judge_prompt
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.own import screen_values
 from judgeprobe.protocols.replies import (
@@ -157,8 +158,10 @@ def test_own_prompts_are_read_back_exactly() -> None:
         own_prompt_text(),
         (root / "experiments/prompts/mt_bench_pairwise.txt").read_text(),
     ):
-        template = Template(name="own", text=text, sha256="")
-        prompt = template.fill(screen_values(template, TRICKY))
+        own = judge_prompt(
+            Template(name="own", text=text, sha256=""), None, (), {}, pointwise=False
+        )
+        prompt = own.fill(screen_values(own, TRICKY))[0]["content"]
         assert read_own(prompt, text) == TRICKY
         answer = reply({"messages": [{"role": "user", "content": prompt}]}, b, text)
         assert isinstance(answer, str)

@@ -18,7 +18,9 @@ Three layouts, told apart per row by their keys (docs/configs.md, "Items"):
 
 Where a layout gives two conversations, the messages they share are the context and the rest of
 each (up to the judged turn) is its response. A conversation is rendered as ``Role: content``
-paragraphs. Every problem is a ``ValueError`` whose text the caller prefixes with file and line.
+paragraphs. The MT-Bench layout also keeps each whole conversation (``conversation_1``,
+``conversation_2``) for a judge whose own prompt names its turns (``turn_K.user``, …). Every
+problem is a ``ValueError`` whose text the caller prefixes with file and line.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgeprobe import first_error
@@ -69,6 +72,21 @@ def messages(value: object, name: str) -> tuple[Message, ...]:
 def render(conversation: Sequence[Message]) -> str:
     """A conversation as the judge reads it: one ``Role: content`` paragraph per message."""
     return "\n\n".join(f"{m.role.capitalize()}: {m.content}" for m in conversation)
+
+
+def field_text(value: object) -> str:
+    """An items file's field as a judge's prompt shows it.
+
+    Text as written, a conversation rendered, anything else as JSON.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value and all(isinstance(m, dict) for m in value):
+        try:
+            return render(messages(value, "field"))
+        except ValueError:
+            pass
+    return orjson.dumps(value).decode()
 
 
 def _text(row: dict[str, Any], key: str) -> str:
@@ -201,7 +219,8 @@ def _mt_bench(row: dict[str, Any]) -> dict[str, Any]:
     gold = _WINNER.get(winner) or ("Tie" if winner.startswith("tie") else None)
     if gold is None:
         raise ValueError(f"winner must be model_a, model_b or tie, not {row['winner']!r}")
-    out = {"document": context, "candidate_1": one, "candidate_2": two, "gold": gold}
+    out = {"document": context, "candidate_1": one, "candidate_2": two, "gold": gold,
+           "conversation_1": a, "conversation_2": b}  # fmt: skip
     for k, model in ((1, "model_a"), (2, "model_b")):
         if isinstance(row.get(model), str) and not row.get(f"source_{k}"):
             out[f"source_{k}"] = row[model]

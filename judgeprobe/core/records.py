@@ -12,7 +12,7 @@ from typing import Any, Literal
 import polars as pl
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from judgeprobe.core.layouts import Gold
+from judgeprobe.core.layouts import Gold, Message, field_text
 
 Verdict = Literal["A", "B", "Tie", "Invalid"]
 """A cue judgment's verdict, in candidate terms."""
@@ -74,6 +74,30 @@ class Item(BaseModel):
     # The gold preference in candidate terms (an items file's ``preferred``, ``chosen``,
     # ``winner``; ``core.layouts``): the accuracy row and its content-blind baselines.
     gold: Gold | None = None
+    # Every other key of the items file's row, as text (a reference answer, a rubric): what a
+    # judge's own placeholders may name (``prompts.judge``). In no key, digest or dump.
+    fields: tuple[tuple[str, str], ...] = Field(default=(), exclude=True, repr=False)
+    # A conversation item (the MT-Bench layout): each response's whole conversation up to the
+    # judged turn, whose turns a judge's own placeholders may name (``turn_K.user``, …).
+    conversation_1: tuple[Message, ...] = Field(default=(), exclude=True, repr=False)
+    conversation_2: tuple[Message, ...] = Field(default=(), exclude=True, repr=False)
+
+    def field(self, name: str) -> str | None:
+        """The text of the items file's field ``name`` (None when the item has none)."""
+        return dict(self.fields).get(name)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _other_fields(cls, data: Any) -> Any:
+        """The row's keys that no field takes, kept as text under ``fields``."""
+        if not isinstance(data, dict) or "fields" in data:
+            return data
+        known = set(cls.model_fields) | {"doc_id"}
+        other = {k: v for k, v in data.items() if k not in known and v is not None}
+        if not other:
+            return data
+        kept = tuple(sorted((str(k), field_text(v)) for k, v in other.items()))
+        return {**data, "fields": kept}
 
     @field_validator(
         "item_id", "document", "candidate_1", "candidate_2", "verbosity_1", "confidence_1"

@@ -125,7 +125,7 @@ class SweepConfig(BaseModel):
 
     @model_validator(mode="after")
     def _own_needs_prompts(self) -> SweepConfig:
-        bare = [j.name for j in self.judges if not j.prompt]
+        bare = [j.name for j in self.judges if not j.has_prompt]
         if "own" in self.protocols and bare:
             raise ValueError(
                 f"protocol own judges each judge under its own prompt: judge {bare[0]} has "
@@ -190,6 +190,18 @@ class SweepConfig(BaseModel):
                 "protocol own: add own to protocols"
             )
         return self
+
+    @property
+    def texts_only(self) -> frozenset[str]:
+        """The judges the sweep never sends a schema: every protocol reads their free text.
+
+        Only under protocol ``own`` alone, for a judge whose own format is a pattern (a
+        built-in protocol or a JSON verdict is sent a schema); their start-up probe asks for a
+        reply, not for schema enforcement.
+        """
+        if any(p != "own" for p in self.protocols):
+            return frozenset()
+        return frozenset(j.name for j in self.judges if j.own_reads_text)
 
     @property
     def swaps(self) -> float:

@@ -34,11 +34,12 @@ from judgeprobe.core.files import content_hash
 from judgeprobe.core.records import Item, Order
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import Job
+from judgeprobe.prompts.judge import addressed_texts
 from judgeprobe.prompts.task import Task
 from judgeprobe.protocols import PBP, Baseline, JudgeProtocol, SCoT, templates_hash
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.names import NUMBERS, Names, screen_names
-from judgeprobe.protocols.own import Own
+from judgeprobe.protocols.own import Own, OwnJudge
 from judgeprobe.protocols.pointwise import OwnScorer
 from judgeprobe.protocols.pressure import pressure_templates
 from judgeprobe.protocols.registry import ProtocolSetup, build_protocol
@@ -234,6 +235,8 @@ def _job_key(protocol: JudgeProtocol, presentation: Presentation, order: Order, 
     fields = [f.name for f in dataclasses.fields(presentation)]
     if presentation.names == NUMBERS:
         fields.remove("names")
+    if not presentation.addressed:  # keys from before own prompts named item fields
+        fields.remove("addressed")
     shown = orjson.Fragment(orjson.dumps({k: getattr(presentation, k) for k in fields}))
     body = {
         "protocol": repr(protocol),
@@ -266,7 +269,12 @@ def _job(
     texts = (cue.text_2, cue.text_1) if swap else (cue.text_1, cue.text_2)
     labels = (cue.label_2, cue.label_1) if swap else (cue.label_1, cue.label_2)
     reveal = (cue.reveal[1], cue.reveal[0]) if swap and cue.reveal else cue.reveal
-    presentation = Presentation(cue.document, *texts, *labels, names=names)
+    addressed = (
+        addressed_texts(protocol.prompt.on_screen, item, swap=swap)
+        if isinstance(protocol, OwnJudge | OwnScorer)
+        else ()
+    )
+    presentation = Presentation(cue.document, *texts, *labels, names=names, addressed=addressed)
     second = {"pressure": cue.pressure} if cue.pressure else reveal  # what turn 2 adds
     key = _job_key(protocol, presentation, order, second, template_hash, cfg, seed, fingerprint)
     return Job(

@@ -192,6 +192,7 @@ def cue_job_type(
         lanes=lanes_of(cfg.judges),
         group=document_of if prefix_aware else None,
         checks=PlanChecks(cfg.sampling, cfg.seeds, first),
+        texts_only=cfg.texts_only,
     )
 
 

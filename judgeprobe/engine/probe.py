@@ -1,7 +1,11 @@
 """Start-up probe.
 
-Every endpoint must be reachable, name its model, and return schema-conforming JSON to one tiny
-request, or the sweep refuses to start with one line.
+Every endpoint must be reachable, name its model, and answer one tiny request, or the sweep
+refuses to start with one line. What that request checks is what the sweep will send: a judge
+that will be sent a JSON schema (a built-in protocol, an own JSON verdict or score) must return
+schema-conforming JSON; a judge whose every request reads free text (an own pattern verdict or
+score) must only reply, so a server without structured output, or a proxy that drops
+``response_format``, can still be audited with the verdicts its users read.
 
 The probe asks with the judge's own credentials (a refusal names the variable, never the
 key), checks that the URL is the API base (``…/v1``), and its schema requires a field the
@@ -32,7 +36,7 @@ from judgeprobe.engine.client import Endpoint, ServerInfo
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.retry import describe
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
-from judgeprobe.engine.validate import ReplyError, TokenReply, TopTokens
+from judgeprobe.engine.validate import ReplyError, TextReply, TokenReply, TopTokens
 from judgeprobe.engine.wire import declared
 
 #: The probe reply's one field. The prompt never names it, so a server that ignores
@@ -48,6 +52,22 @@ class ProbeReply(BaseModel):
     model_config = ConfigDict(extra="forbid", title="probe")
 
     probe_c7f3: bool
+
+
+#: The text probe's prompt: any reply at all passes (the sweep reads the judge's own text).
+TEXT_PROBE_PROMPT = "Reply with the word ready."
+
+
+class TextProbeReply(TextReply):
+    """The text probe's reply: any non-empty text (no ``response_format`` is sent)."""
+
+    key_schema: ClassVar[dict[str, Any]] = {"title": "probe_text"}
+    text: str
+
+    @classmethod
+    def from_text(cls, body: str, finish_reason: str | None) -> TextProbeReply:
+        """Any text passes: the sweep reads this judge's text by its own rule."""
+        return cls(text=body)
 
 
 async def _get(session: aiohttp.ClientSession, url: str) -> tuple[int, Any]:
@@ -173,8 +193,14 @@ async def _identify(judge: JudgeConfig, engine: EngineConfig, url: str) -> Serve
     return server_info(detected if judge.backend == "auto" else judge.backend, model, details)
 
 
-async def probe_endpoint(judge: JudgeConfig, engine: EngineConfig) -> Endpoint:
-    """Check one judge (every replica) and return it ready to use; else raise one line."""
+async def probe_endpoint(
+    judge: JudgeConfig, engine: EngineConfig, *, schema: bool = True
+) -> Endpoint:
+    """Check one judge (every replica) and return it ready to use; else raise one line.
+
+    ``schema``: whether the sweep will send this judge a JSON schema, so its enforcement is
+    checked; False probes for a reply only (every request the judge gets reads free text).
+    """
     for url in judge.replicas:  # a missing key is an error before anything is sent
         judge.auth_headers(url)
     infos = [await _identify(judge, engine, url) for url in judge.replicas]
@@ -187,7 +213,7 @@ async def probe_endpoint(judge: JudgeConfig, engine: EngineConfig) -> Endpoint:
                 f"({info.backend}, fingerprint {info.fingerprint}); replicas must be identical"
             )
     endpoint = Endpoint(judge, engine, info)
-    await _check_schema(endpoint)
+    await _check_reply(endpoint, schema=schema)
     if judge.reads_logprobs:
         await _check_logprobs(endpoint)
     return endpoint
@@ -197,14 +223,19 @@ async def probe_endpoint(judge: JudgeConfig, engine: EngineConfig) -> Endpoint:
 _STATUS = re.compile(r"transport: HTTP (\d{3})")
 
 
-async def _check_schema(endpoint: Endpoint) -> None:
-    """One tiny request whose reply must carry a field only the schema names."""
+async def _check_reply(endpoint: Endpoint, *, schema: bool) -> None:
+    """One tiny request, refused in one line when it fails.
+
+    With ``schema`` its reply must carry a field only the schema names; without, any text
+    passes (a judge the sweep sends no schema).
+    """
+    model: type[BaseModel] = ProbeReply if schema else TextProbeReply
     req = Request(
         endpoint=endpoint.judge.name,
-        messages=({"role": "user", "content": PROBE_PROMPT},),
-        schema_name="probe",
-        schema=ProbeReply.model_json_schema(),
-        reply_model=ProbeReply,
+        messages=({"role": "user", "content": PROBE_PROMPT if schema else TEXT_PROBE_PROMPT},),
+        schema_name="probe" if schema else "probe_text",
+        schema=ProbeReply.model_json_schema() if schema else TextProbeReply.key_schema,
+        reply_model=model,
         sampling=Sampling(max_tokens=24),
         seed=0,
         fingerprint=endpoint.info.fingerprint,
@@ -231,6 +262,11 @@ async def _check_schema(endpoint: Endpoint) -> None:
     if result.invalid_reason.startswith("transport:"):
         raise JudgeprobeError(
             f"judge {judge.name} at {url}: the probe request failed ({result.invalid_reason})"
+        )
+    if not schema:
+        raise JudgeprobeError(
+            f"judge {judge.name} at {url}: the probe request got no usable reply "
+            f"({result.invalid_reason}; backend {endpoint.info.backend})"
         )
     raise JudgeprobeError(
         f"judge {judge.name} at {url} failed the structured-output check "

@@ -33,13 +33,7 @@ from pydantic import (
 from judgeprobe import REDACTED, JudgeprobeError
 from judgeprobe.engine.structured import BACKENDS
 from judgeprobe.prompts import Template, load_prompt_file
-
-#: What a judge's own prompt may hold: the context, both responses and each one's label, in
-#: screen order (``{LABEL_k}`` is the label of the response shown k-th).
-OWN_PLACEHOLDERS = ("CONTEXT", "RESPONSE_1", "RESPONSE_2", "LABEL_1", "LABEL_2")
-#: What a pointwise judge's own prompt may hold (``kind = "score"``): the context, the one
-#: response it scores and that response's label.
-SCORE_PLACEHOLDERS = ("CONTEXT", "RESPONSE", "LABEL")
+from judgeprobe.prompts.judge import Fixed, JudgePrompt, judge_prompt, load_messages_file
 
 
 def split_credentials(url: str) -> tuple[str, str]:
@@ -148,6 +142,10 @@ class VerdictFormat(BaseModel):
             data.pop("logprobs", None)
         return data
 
+    def __repr_args__(self) -> Any:
+        """The repr (a job key's protocol part) without ``logprobs`` when unset, as before."""
+        return [(k, v) for k, v in super().__repr_args__() if not (k == "logprobs" and not v)]
+
 
 #: The smallest budget of a reply read from its text (a pattern or a JSON verdict or score).
 TEXT_BUDGET = 16
@@ -180,6 +178,10 @@ class ScoreFormat(BaseModel):
     ``logprobs = "1..10"`` (instead of pattern and json; min and max come from it): the score is
     Σ s·p(s) over the integer tokens of that range among the first token's top
     log-probabilities, renormalised over them (G-Eval's probability-weighted score).
+
+    ``map``: a grader that answers with a category (``GRADE: C``): the token read is looked up
+    here (``{ C = 1, P = 0.5, I = 0 }``) and the scale runs from the smallest value to the
+    largest (``min`` and ``max`` come from it); a token not in the map is re-asked, then Invalid.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
@@ -188,6 +190,7 @@ class ScoreFormat(BaseModel):
     json_key: str = Field(default="", alias="json")
     min: float
     max: float
+    map: dict[str, float] | None = None
     explanation: str = ""
     logprobs: str = ""
     max_tokens: int = Field(default=1024, ge=1)
@@ -215,13 +218,29 @@ class ScoreFormat(BaseModel):
             return {}
         return {str(s): float(s) for s in range(int(self.min), int(self.max) + 1)}
 
-    @model_serializer(mode="wrap")
-    def _omit_logprobs(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """``logprobs`` left out when unset: the text forms' keys and digests stay as they were."""
-        data: dict[str, Any] = handler(self)
-        if not self.logprobs:
-            data.pop("logprobs", None)
-        return data
+    @model_validator(mode="before")
+    @classmethod
+    def _scale_of_the_map(cls, data: Any) -> Any:
+        """A graded format's scale: its map's smallest and largest value, never given apart."""
+        if not isinstance(data, dict) or not isinstance(data.get("map"), dict):
+            return data
+        values = [v for v in data["map"].values() if isinstance(v, int | float)]
+        if len(values) != len(data["map"]) or len(values) < 2:
+            return data  # the field's own validation names the problem
+        low, high = min(values), max(values)
+        if data.get("min", low) != low or data.get("max", high) != high:
+            raise ValueError(
+                "min and max of a graded score come from its map (the smallest and the largest "
+                "value): leave them out"
+            )
+        return {**data, "min": low, "max": high}
+
+    @field_validator("map")
+    @classmethod
+    def _categories(cls, grades: dict[str, float] | None) -> dict[str, float] | None:
+        if grades is not None and len(set(grades.values())) < 2:
+            raise ValueError("map must give at least two different values (the scale)")
+        return grades
 
     @field_validator("pattern")
     @classmethod
@@ -236,9 +255,10 @@ class ScoreFormat(BaseModel):
     @model_validator(mode="after")
     def _one_form(self) -> ScoreFormat:
         if self.logprobs:
-            if self.pattern or self.json_key or self.explanation:
+            if self.pattern or self.json_key or self.explanation or self.map is not None:
                 raise ValueError(
-                    "logprobs is a score form of its own: not with pattern, json or explanation"
+                    "logprobs is a score form of its own: not with pattern, json, map or "
+                    "explanation"
                 )
             if not self.min < self.max:
                 raise ValueError(f"logprobs {self.logprobs!r}: the range must run upwards")
@@ -255,6 +275,24 @@ class ScoreFormat(BaseModel):
         if not self.min < self.max:
             raise ValueError(f"score min ({self.min:g}) must be below max ({self.max:g})")
         return self
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A numeric text score's dump as before graded and log-probability scores existed.
+
+        ``map`` and ``logprobs`` are left out when unset, so its keys and digests are unchanged.
+        """
+        data: dict[str, Any] = handler(self)
+        if self.map is None:
+            data.pop("map", None)
+        if not self.logprobs:
+            data.pop("logprobs", None)
+        return data
+
+    def __repr_args__(self) -> Any:
+        """The repr (a job key's protocol part) without ``map`` and ``logprobs`` when unset."""
+        unset = {"map": None, "logprobs": ""}
+        return [(k, v) for k, v in super().__repr_args__() if not (k in unset and v == unset[k])]
 
 
 class JudgeConfig(BaseModel):
@@ -303,34 +341,67 @@ class JudgeConfig(BaseModel):
     # Paraphrases of the judge's own prompt (paths, read like ``prompt``): under protocol own,
     # every Blind showing is judged under the prompt and each of these (the wording row).
     wordings: tuple[str, ...] = ()
+    # The judge's prompt as its users send it (judgeprobe.prompts.judge): a system prompt file
+    # beside ``prompt``, or a JSON messages file in its place; ``placeholders`` maps the
+    # prompt's own placeholder names to what fills them (a screen slot, a conversation turn,
+    # an item field, or { text = "…" }).
+    system: str = ""
+    messages: str = ""
+    placeholders: dict[str, str | Fixed] = Field(default_factory=dict)
     _own_prompt: Template | None = PrivateAttr(default=None)
     _own_wordings: tuple[Template, ...] = PrivateAttr(default=())
+    _judge_prompts: tuple[JudgePrompt, ...] = PrivateAttr(default=())
+
+    @property
+    def has_prompt(self) -> bool:
+        """Whether the judge carries its own prompt (a prompt file or a messages file)."""
+        return bool(self.prompt or self.messages)
 
     @model_validator(mode="after")
     def _prompt_and_verdict(self) -> JudgeConfig:
+        if self.prompt and self.messages:
+            raise ValueError("give prompt (with an optional system) or messages, not both")
+        if self.system and not self.prompt:
+            raise ValueError(
+                "system goes beside prompt (a messages file holds its own system message)"
+            )
+        if self.placeholders and not self.has_prompt:
+            raise ValueError("placeholders name the judge's own prompt's: give prompt or messages")
+        if self.wordings and self.messages:
+            raise ValueError(
+                "wordings replace the prompt file: give prompt (and system), not messages"
+            )
         if self.kind == "score":
-            if not self.prompt or self.score is None or self.verdict is not None:
+            if not self.has_prompt or self.score is None or self.verdict is not None:
                 raise ValueError(
                     'kind = "score" needs prompt and score (not verdict): a pointwise judge '
                     "scores one response with its own prompt"
                 )
         elif self.score is not None:
             raise ValueError('score goes with kind = "score" (a pointwise judge)')
-        elif bool(self.prompt) != (self.verdict is not None):
+        elif self.has_prompt != (self.verdict is not None):
             raise ValueError("prompt and verdict go together: a judge's own prompt needs both")
         if self.wordings and not self.prompt:
             raise ValueError(
                 "wordings are paraphrases of the judge's own prompt: give prompt and verdict "
                 "too (the built-in protocols' wordings are the sweep's wordings = N)"
             )
-        if self.prompt:  # read once: the text checked, hashed and sent is the same text
-            self._own_prompt = _checked_prompt(
-                load_prompt_file(self.prompt), pointwise=self.pointwise
-            )
-            self._own_wordings = _checked_wordings(
-                self._own_prompt, self.wordings, pointwise=self.pointwise
-            )
+        if self.has_prompt:  # read once: the text checked, hashed and sent is the same text
+            prompts = _judge_prompts(self)
+            self._judge_prompts = prompts
+            self._own_prompt = prompts[0].user_template
+            self._own_wordings = tuple(p.user_template for p in prompts[1:])
         return self
+
+    @property
+    def judge_prompt(self) -> JudgePrompt | None:
+        """The judge's own prompt as sent (its messages, its placeholders), None without one."""
+        return self._judge_prompts[0] if self._judge_prompts else None
+
+    @property
+    def judge_wordings(self) -> tuple[JudgePrompt, ...]:
+        """The judge's prompt with each of its ``wordings`` in place of its user message."""
+        return self._judge_prompts[1:]
 
     @property
     def pointwise(self) -> bool:
@@ -345,6 +416,12 @@ class JudgeConfig(BaseModel):
         )
 
     @property
+    def own_reads_text(self) -> bool:
+        """Whether its own format reads free text (a pattern): no schema is ever sent for it."""
+        fmt = self.score if self.pointwise else self.verdict
+        return fmt is not None and not fmt.json_key
+
+    @property
     def own_prompt(self) -> Template | None:
         """The judge's own prompt as read when the config was loaded (None without one)."""
         return self._own_prompt
@@ -355,9 +432,21 @@ class JudgeConfig(BaseModel):
         return self._own_wordings
 
     def own_record(self) -> dict[str, Any]:
-        """The own prompt as the digest and the manifest record it: path, hash, verdict format."""
+        """The own prompt as the digest and the manifest record it: path, hash, verdict format.
+
+        A system prompt or messages file is recorded with its hash too, and a prompt that is
+        more than one file or maps placeholders with the hash its judgments carry.
+        """
         assert self._own_prompt is not None
+        assert self.judge_prompt is not None
         record: dict[str, Any] = {"path": self.prompt, "sha256": self._own_prompt.sha256}
+        if self.messages:
+            raw = load_prompt_file(self.messages)
+            record = {"messages": {"path": self.messages, "sha256": raw.sha256}}
+        if self.system:
+            system = self.judge_prompt.parts[0].template
+            record["system"] = {"path": self.system, "sha256": system.sha256}
+        record |= self.judge_prompt.record()
         if self._own_wordings:  # only when given: older records and digests stay as they were
             record["wordings"] = [{"path": w.name, "sha256": w.sha256} for w in self._own_wordings]
         if self.score is not None:
@@ -369,7 +458,10 @@ class JudgeConfig(BaseModel):
     def _omit_own(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Leave the own-prompt fields out when unset, so older dumps and digests still match."""
         data: dict[str, Any] = handler(self)
-        if not self.prompt:
+        for name in ("system", "messages", "placeholders"):  # older dumps had none
+            if not getattr(self, name):
+                data.pop(name, None)
+        if not self.has_prompt:
             data.pop("prompt", None)
             data.pop("verdict", None)
         if not self.pointwise:
@@ -537,54 +629,39 @@ def lanes_of(judges: Sequence[JudgeConfig], per_slot: int = 1) -> dict[str, int]
     return {j.name: per_slot * j.concurrency * len(j.replicas) for j in judges}
 
 
-def _checked_prompt(prompt: Template, *, pointwise: bool = False) -> Template:
-    """``prompt`` when it holds only the placeholders ``own`` fills, every response too.
-
-    A pairwise prompt shows both responses; a pointwise one (``pointwise``) its one response.
-    """
-    found = prompt.placeholders
-    allowed = SCORE_PLACEHOLDERS if pointwise else OWN_PLACEHOLDERS
-    unknown = sorted(found - set(allowed))
-    if unknown:
-        known = " ".join(f"{{{p}}}" for p in allowed)
-        kind = "a pointwise judge's prompt has " if pointwise else ""
-        raise ValueError(
-            f"prompt file {prompt.name}: unknown placeholder {{{unknown[0]}}} ({kind}{known})"
-        )
-    shown = ("RESPONSE",) if pointwise else ("RESPONSE_1", "RESPONSE_2")
-    missing = [p for p in shown if p not in found]
-    if missing:
-        raise ValueError(
-            f"prompt file {prompt.name}: no {{{missing[0]}}}: the judge would not see it"
-        )
-    return prompt
-
-
-def _checked_wordings(
-    prompt: Template, paths: tuple[str, ...], *, pointwise: bool = False
-) -> tuple[Template, ...]:
-    """The paraphrases of ``prompt``: each read and checked like it, with its placeholders.
+def _judge_prompts(judge: JudgeConfig) -> tuple[JudgePrompt, ...]:
+    """The judge's prompt, then the same with each wording as its user message, all checked.
 
     A paraphrase shows the judge what the prompt shows (the same placeholders) and is another
     text: one identical to the prompt or to another paraphrase would only send a request twice.
     """
-    out: list[Template] = []
-    seen = {prompt.sha256: prompt.name}
-    for path in paths:
-        worded = _checked_prompt(load_prompt_file(path), pointwise=pointwise)
-        if worded.placeholders != prompt.placeholders:
-            wanted = " ".join(f"{{{p}}}" for p in sorted(prompt.placeholders))
+    system = load_prompt_file(judge.system) if judge.system else None
+    parts = load_messages_file(judge.messages) if judge.messages else ()
+
+    def assembled(path: str | None) -> JudgePrompt:
+        prompt = load_prompt_file(path) if path else None
+        return judge_prompt(prompt, system, parts, judge.placeholders, pointwise=judge.pointwise)
+
+    first = assembled(judge.prompt or None)
+    out = [first]
+    seen = {first.user_template.sha256: first.user_template.name}
+    for path in judge.wordings:
+        worded = assembled(path)
+        if worded.user_template.placeholders != first.user_template.placeholders:
+            wanted = " ".join(f"{{{p}}}" for p in sorted(first.user_template.placeholders))
             raise ValueError(
                 f"wording {path}: its placeholders must be the prompt's ({wanted}), so every "
                 "wording shows the judge the same texts"
             )
-        if worded.sha256 in seen:
-            raise ValueError(f"wording {path}: the same text as {seen[worded.sha256]}")
-        seen[worded.sha256] = path
+        if worded.user_template.sha256 in seen:
+            raise ValueError(
+                f"wording {path}: the same text as {seen[worded.user_template.sha256]}"
+            )
+        seen[worded.user_template.sha256] = path
         out.append(worded)
     return tuple(out)
 
 
 def own_records(judges: Sequence[JudgeConfig]) -> dict[str, dict[str, Any]]:
     """Each own prompt's record (``JudgeConfig.own_record``) by judge; {} when none has one."""
-    return {j.name: j.own_record() for j in judges if j.prompt}
+    return {j.name: j.own_record() for j in judges if j.has_prompt}

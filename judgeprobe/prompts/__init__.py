@@ -10,16 +10,27 @@ from __future__ import annotations
 
 import hashlib
 import re
+import string
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Literal
 
 from judgeprobe.prompts.task import DEFAULT, Task
 
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 _SCREEN = re.compile(r"(?<=Summary )[12]\b|(?<=summary_)[12]\b|\[1,2\]|\[2,1\]")
 """Where a template names a screen position: "Summary 1", a ``summary_1`` key, a verdict."""
+
+
+_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FORMATTER = string.Formatter()
+
+Style = Literal["upper", "format"]
+"""How a template names its placeholders: ``upper``, judgeprobe's ``{CONTEXT}`` (any other
+brace is text); ``format``, Python's ``str.format`` as public judges fill theirs (``{question}``,
+``{{`` and ``}}`` for literal braces), so their templates run unedited."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,9 +40,15 @@ class Template:
     name: str
     text: str
     sha256: str
+    style: Style = "upper"
 
     def fill(self, values: dict[str, str]) -> str:
-        """Replace every ``{NAME}`` in one pass; inserted text is never re-scanned."""
+        """Replace every placeholder in one pass; inserted text is never re-scanned."""
+        if self.style == "format":
+            return "".join(
+                literal + (values[name] if name is not None else "")
+                for literal, name, _, _ in _FORMATTER.parse(self.text)
+            )
 
         def sub(match: re.Match[str]) -> str:
             return values[match.group(1)]
@@ -40,8 +57,34 @@ class Template:
 
     @property
     def placeholders(self) -> frozenset[str]:
-        """Every ``{NAME}`` the text holds."""
+        """Every placeholder the text holds (``{NAME}``, or each ``str.format`` field)."""
+        if self.style == "format":
+            return frozenset(n for _, n, _, _ in _FORMATTER.parse(self.text) if n is not None)
         return frozenset(_PLACEHOLDER.findall(self.text))
+
+    def as_format(self) -> Template:
+        """This text read as a ``str.format`` template; ValueError (one line) when it is not one.
+
+        Every field must be a plain name, without conversion or format spec: the judge's own
+        placeholders name what fills them, nothing computes on them.
+        """
+        try:
+            fields = list(_FORMATTER.parse(self.text))
+        except ValueError as exc:
+            raise ValueError(
+                f"prompt file {self.name}: not a str.format template ({exc}; write a literal "
+                "brace as {{ or }})"
+            ) from None
+        for _, name, spec, conversion in fields:
+            if name is not None and (not _FIELD.fullmatch(name) or spec or conversion):
+                shown = (
+                    name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+                )
+                raise ValueError(
+                    f"prompt file {self.name}: placeholder {{{shown}}} is not a plain name "
+                    "(write a literal brace as {{ or }})"
+                )
+        return Template(self.name, self.text, self.sha256, "format")
 
 
 @cache

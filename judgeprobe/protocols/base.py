@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from judgeprobe.engine.store import Reply, Result
 from judgeprobe.prompts import Template, load_template
+from judgeprobe.prompts.judge import JudgePrompt
 from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.replies import ScreenVerdict, named
@@ -32,6 +33,9 @@ class Presentation:
     label_1: str
     label_2: str
     names: Names = NUMBERS
+    # What a judge's own placeholders name besides the screen slots, in screen terms: item
+    # fields and conversation turns (``prompts.judge``), by name. Empty for every other judge.
+    addressed: tuple[tuple[str, str], ...] = ()
 
     def template(self, name: str, task: Task = DEFAULT) -> Template:
         """Template ``name`` in ``task``'s words under this presentation's screen names."""
@@ -101,7 +105,7 @@ class OwnPrompted(Generic[F]):
     (``protocols.pointwise.OwnScorer``) forms; each says its ``stage`` and how it runs.
     """
 
-    prompt: Template = field(repr=False)  # in the key by its hash (``prompt_sha256``)
+    prompt: JudgePrompt = field(repr=False)  # in the key by its hash (``prompt_sha256``)
     fmt: F
     name: str = "own"
     templates: tuple[str, ...] = ()  # no packaged template: the prompt file is hashed apart
@@ -110,7 +114,7 @@ class OwnPrompted(Generic[F]):
 
     @property
     def prompt_sha256(self) -> str:
-        """The prompt file's hash: its judgments' template hash."""
+        """The prompt's hash, its judgments' template hash (the prompt-only form: the file's)."""
         return self.prompt.sha256
 
     @property

@@ -1,12 +1,15 @@
 """Protocol ``own``: the judge audited with its own prompt and its own verdict format.
 
-The prompt file is filled with ``{CONTEXT}`` (the item's document), ``{RESPONSE_1}`` and
-``{RESPONSE_2}`` in screen order and ``{LABEL_1}``/``{LABEL_2}``, the condition's label for the
-response shown k-th ("" under Blind). A prompt with neither label placeholder still shows every
-cue: each label is put on the line above its response, as ``(label = …)``, the way the built-in
-materials show it. One request per judgment; the reply is read by the judge's ``verdict`` rule
-(``VerdictFormat``; its first token's log-probabilities under ``logprobs``,
-``protocols.logprobs``) into screen terms, so every cue, control and metric applies unchanged.
+The prompt (``prompts.judge``: a prompt file, a system prompt beside it, or a messages file) is
+filled from the screen slots: the item's context, the responses in screen order and the
+condition's label for the response shown k-th ("" under Blind), by judgeprobe's own names
+(``{CONTEXT}``, ``{RESPONSE_1}``, ``{LABEL_1}``, …) or by the prompt's own through its
+``placeholders`` (which may also name item fields and conversation turns). A prompt with no
+label slot still shows every cue: each label is put on the line above its response, as
+``(label = …)``, the way the built-in materials show it. One request per judgment; the reply is
+read by the judge's ``verdict`` rule (``VerdictFormat``; its first token's log-probabilities
+under ``logprobs``, ``protocols.logprobs``) into screen terms, so every cue, control and metric
+applies unchanged.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import orjson
 from judgeprobe import JudgeprobeError
 from judgeprobe.engine.settings import JudgeConfig, VerdictFormat
 from judgeprobe.engine.validate import ReplyError, TextReply
-from judgeprobe.prompts import Template
+from judgeprobe.prompts.judge import JudgePrompt
 from judgeprobe.protocols.base import (
     Asker,
     OwnPrompted,
@@ -30,7 +33,6 @@ from judgeprobe.protocols.base import (
     ask_stage,
     assistant,
     labelled,
-    user,
 )
 from judgeprobe.protocols.logprobs import LogprobVerdict, probability_details, verdict_model
 from judgeprobe.protocols.pointwise import OwnScorer, own_scorer
@@ -39,7 +41,6 @@ from judgeprobe.protocols.replies import ScreenVerdict
 
 #: ``map`` values (screen terms, as a config writes them) to the verdicts every protocol gives.
 SCREEN: dict[str, ScreenVerdict] = {"1": "[1,2]", "2": "[2,1]", "tie": "Tie"}
-LABELS = ("LABEL_1", "LABEL_2")
 
 
 class OwnReply(TextReply):
@@ -74,27 +75,36 @@ def _model(spec: str) -> type[OwnReply]:
     return reply_class(OwnReply, "verdict", fmt, one_of, lambda t: _token(fmt, str(t)), rule, how)
 
 
-def screen_values(template: Template, p: Presentation) -> dict[str, str]:
-    """What fills the placeholders: labels in their own places, or above each response."""
-    inline = not template.placeholders & set(LABELS)
-    return {
-        "CONTEXT": p.document,
-        "RESPONSE_1": labelled(p.text_1, p.label_1, inline=inline),
-        "RESPONSE_2": labelled(p.text_2, p.label_2, inline=inline),
-        "LABEL_1": p.label_1,
-        "LABEL_2": p.label_2,
+def screen_values(prompt: JudgePrompt, p: Presentation) -> dict[str, str]:
+    """What fills the prompt, by target: labels in their own slots, or above each response.
+
+    A response shown by its conversation turns wears its label above its earliest one.
+    """
+    values = {
+        "context": p.document,
+        "response_1": p.text_1,
+        "response_2": p.text_2,
+        "label_1": p.label_1,
+        "label_2": p.label_2,
+        **dict(p.addressed),
     }
+    if not prompt.labels_in_place:
+        for slot, label in (("response_1", p.label_1), ("response_2", p.label_2)):
+            place = prompt.first_place(slot)
+            if place is not None:
+                values[place] = labelled(values[place], label, inline=True)
+    return values
 
 
 @dataclass(frozen=True)
 class OwnJudge(OwnPrompted[VerdictFormat]):
-    """Protocol ``own`` for one judge: its prompt file filled, its reply read by its format."""
+    """Protocol ``own`` for one judge: its prompt filled, its reply read by its format."""
 
     stage: ClassVar[str] = "verdict"
 
     async def run(self, p: Presentation, ask: Asker) -> Turn:
         """One request: the filled prompt; the reply's verdict is the judgment."""
-        messages = [user(self.prompt.fill(screen_values(self.prompt, p)))]
+        messages = self.prompt.fill(screen_values(self.prompt, p))
         model: type[OwnReply | LogprobVerdict] = (
             verdict_model(self.fmt) if self.fmt.logprobs else own_reply_model(self.fmt)
         )
@@ -109,11 +119,11 @@ def own_judge(judge: JudgeConfig, wording: int = 0) -> OwnJudge:
 
     ``wording`` k ≥ 1: its prompt's k-th paraphrase (the judge's ``wordings``) in its place.
     """
-    prompt = judge.own_prompt
+    prompt = judge.judge_prompt
     if prompt is None or judge.verdict is None:
         raise JudgeprobeError(f"judge {judge.name}: protocol own needs its prompt and verdict")
     if wording:
-        prompt = judge.own_wordings[wording - 1]
+        prompt = judge.judge_wordings[wording - 1]
     return OwnJudge(prompt=prompt, fmt=judge.verdict)
 
 

@@ -1,8 +1,9 @@
 """A pointwise judge under protocol ``own``: each response scored alone, the verdict by code.
 
-The judge's prompt is filled once per response, ``{CONTEXT}`` the item's context,
-``{RESPONSE}`` the response and ``{LABEL}`` the condition's label for it ("" under Blind; with
-no ``{LABEL}`` the label sits on the line above the response, as under pairwise ``own``). Two
+The judge's prompt (``prompts.judge``) is filled once per response from its screen slots: the
+item's context, the response and the condition's label for it ("" under Blind; with no label
+slot the label sits on the line above the response, as under pairwise ``own``), by
+``{CONTEXT}``, ``{RESPONSE}``, ``{LABEL}`` or by the prompt's own ``placeholders``. Two
 requests per judgment, each its own request key (its messages hold the filled prompt, its
 reading rule the score format and the prompt's hash), cached and resumed by the store like
 every request. The reply is read by the judge's ``score`` rule (``ScoreFormat``): the last
@@ -25,7 +26,7 @@ import orjson
 from judgeprobe import JudgeprobeError
 from judgeprobe.engine.settings import JudgeConfig, ScoreFormat
 from judgeprobe.engine.validate import ReplyError, TextReply
-from judgeprobe.prompts import Template
+from judgeprobe.prompts.judge import JudgePrompt
 from judgeprobe.protocols.base import (
     Asker,
     OwnPrompted,
@@ -34,7 +35,6 @@ from judgeprobe.protocols.base import (
     ask_stage,
     assistant,
     labelled,
-    user,
 )
 from judgeprobe.protocols.logprobs import LogprobScore, score_model
 from judgeprobe.protocols.readout import reply_class
@@ -52,7 +52,12 @@ class PointwiseReply(TextReply):
 
 
 def _number(fmt: ScoreFormat, token: object) -> float:
-    """The score a token names, in [min, max]; ReplyError for anything else."""
+    """The score a token names, in [min, max] (a grade: its mapped value); ReplyError else."""
+    if fmt.map is not None:
+        if not isinstance(token, str) or token not in fmt.map:
+            known = ", ".join(map(repr, fmt.map))
+            raise ReplyError(f"grade {str(token)[:24]!r} is not one of {known}")
+        return fmt.map[token]
     if isinstance(token, bool) or not isinstance(token, int | float | str):
         raise ReplyError(f"score {token!r} is not a number")
     try:
@@ -80,22 +85,36 @@ def _model(spec: str, prompt_sha256: str) -> type[PointwiseReply]:
         "x-prompt": prompt_sha256,
     }
     scale = f"from {fmt.min:g} to {fmt.max:g}"
+    if fmt.map is not None:
+        scale = f"among {', '.join(fmt.map)}"
+    what = "grade" if fmt.map is not None else "score"
     how = (
-        f"as a JSON object with the key {fmt.json_key!r} holding one score {scale}"
+        f"as a JSON object with the key {fmt.json_key!r} holding one {what} {scale}"
         if fmt.json_key
-        else f"ending with your one score {scale}, in exactly the requested format, given once"
+        else f"ending with your one {what} {scale}, in exactly the requested format, given once"
     )
-    number = {"type": "number", "minimum": fmt.min, "maximum": fmt.max}
+    number: dict[str, object] = {"type": "number", "minimum": fmt.min, "maximum": fmt.max}
+    if fmt.map is not None:  # a graded score's key holds one of its categories
+        number = {"type": "string", "enum": list(fmt.map)}
     return reply_class(PointwiseReply, "score", fmt, number, lambda t: _number(fmt, t), rule, how)
 
 
-def score_values(template: Template, document: str, text: str, label: str) -> dict[str, str]:
-    """What fills one request's placeholders: the label in its place, or above the response."""
-    return {
-        "CONTEXT": document,
-        "RESPONSE": labelled(text, label, inline="LABEL" not in template.placeholders),
-        "LABEL": label,
-    }
+def score_values(prompt: JudgePrompt, p: Presentation, shown: int) -> dict[str, str]:
+    """What fills the request for the response shown ``shown``-th (1 or 2), by target.
+
+    The label in its slot, or above the response (its earliest turn, for a conversation).
+    """
+    text, label = (p.text_1, p.label_1) if shown == 1 else (p.text_2, p.label_2)
+    values = {"context": p.document, "response": text, "label": label}
+    for name, value in p.addressed:  # this response's turns under the prompt's own names
+        if name.endswith(f".response_{shown}"):
+            values[name.removesuffix(f"_{shown}")] = value
+        elif not name.endswith((".response_1", ".response_2")):
+            values[name] = value
+    place = None if prompt.labels_in_place else prompt.first_place("response")
+    if place is not None:
+        values[place] = labelled(values[place], label, inline=True)
+    return values
 
 
 def derived(score_1: float, score_2: float) -> ScreenVerdict:
@@ -121,12 +140,11 @@ class OwnScorer(OwnPrompted[ScoreFormat]):
             if self.fmt.logprobs
             else score_reply_model(self.fmt, self.prompt_sha256)
         )
-        shown = ((p.text_1, p.label_1), (p.text_2, p.label_2))
         scores: list[float] = []
         explanations: list[str] = []
         conversation: list[dict[str, str]] = []
-        for stage, (text, label) in zip(STAGES, shown, strict=True):
-            messages = [user(self.prompt.fill(score_values(self.prompt, p.document, text, label)))]
+        for shown, stage in enumerate(STAGES, start=1):
+            messages = self.prompt.fill(score_values(self.prompt, p, shown))
             reply, raw = await ask_stage(ask, stage, messages, model, self.fmt.max_tokens)
             scores.append(reply.score)
             explanations.append(reply.explanation)
@@ -147,7 +165,7 @@ def own_scorer(judge: JudgeConfig, wording: int = 0) -> OwnScorer:
 
     ``wording`` k ≥ 1: its prompt's k-th paraphrase (the judge's ``wordings``) in its place.
     """
-    prompt = judge.own_wordings[wording - 1] if wording else judge.own_prompt
+    prompt = judge.judge_wordings[wording - 1] if wording else judge.judge_prompt
     if prompt is None or judge.score is None:
         raise JudgeprobeError(f"judge {judge.name}: a pointwise judge needs its prompt and score")
     return OwnScorer(prompt=prompt, fmt=judge.score)

@@ -56,14 +56,14 @@ def check_engines(judges: Sequence[JudgeConfig], *, ray: bool) -> None:
 
 async def _identify(
     judges: Sequence[JudgeConfig], engine: EngineConfig, console: Console,
-    checks: PlanChecks | None,
+    checks: PlanChecks | None, texts_only: frozenset[str] = frozenset(),
 ) -> dict[str, ServerInfo]:  # fmt: skip
     """Every judge's identity: served ones probed as live, in-cluster ones declared.
 
     The plan is checked against every judge while the served ones are open.
     """
     served = [j for j in judges if j.cluster is None]
-    async with judges_open(served, engine, console, checks, sweep=judges) as probed:
+    async with judges_open(served, engine, console, checks, judges, texts_only) as probed:
         infos = {name: ep.info for name, ep in probed.items()}
     for judge in judges:
         if judge.cluster is not None:
@@ -92,7 +92,7 @@ async def ray_sweep(
     The plan is checked (``kind.checks``) before anything is written; ``opened`` runs once
     the run directory and its manifest exist.
     """
-    infos = await _identify(judges, engine, console, kind.checks)
+    infos = await _identify(judges, engine, console, kind.checks, kind.texts_only)
     start = time.monotonic()
     connect(address)
     console.print(f"Ray ({address or 'local'}) ready in {time.monotonic() - start:.1f}s")

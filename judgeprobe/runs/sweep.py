@@ -34,12 +34,16 @@ MAX_GROUP = 16  # most jobs of one group (document) run back to back in one lane
 
 
 async def probe_judges(
-    judges: Sequence[JudgeConfig], engine: EngineConfig, console: Console
+    judges: Sequence[JudgeConfig],
+    engine: EngineConfig,
+    console: Console,
+    texts_only: frozenset[str] = frozenset(),
 ) -> dict[str, Endpoint]:
     """Probe every judge (every replica); close what was opened if one fails.
 
     Every judge's credentials are resolved first, so a missing key fails before any server
-    is asked anything.
+    is asked anything. A judge in ``texts_only`` is sent no schema by the sweep: its probe
+    asks for a reply, not for schema enforcement.
     """
     for judge in judges:
         for url in judge.replicas:
@@ -47,7 +51,8 @@ async def probe_judges(
     endpoints: dict[str, Endpoint] = {}
     try:
         for judge in judges:
-            endpoints[judge.name] = await probe_endpoint(judge, engine)
+            schema = judge.name not in texts_only
+            endpoints[judge.name] = await probe_endpoint(judge, engine, schema=schema)
             info = endpoints[judge.name].info
             replicas = f" (+{len(judge.replicas) - 1} replicas)" if len(judge.replicas) > 1 else ""
             console.print(
@@ -67,14 +72,16 @@ async def judges_open(
     console: Console,
     checks: PlanChecks | None = None,
     sweep: Sequence[JudgeConfig] | None = None,
+    texts_only: frozenset[str] = frozenset(),
 ) -> AsyncIterator[dict[str, Endpoint]]:
     """The probed endpoints of ``judges`` for the length of a block.
 
     With ``checks``, the plan is checked first against every judge of the sweep (``sweep``;
     default ``judges``; one not probed by the backend its config declares), so a refusal
-    comes before anything is written.
+    comes before anything is written. ``texts_only``: judges the sweep sends no schema
+    (``probe_judges``).
     """
-    endpoints = await probe_judges(judges, engine, console)
+    endpoints = await probe_judges(judges, engine, console, texts_only)
     try:
         if checks is not None:
             await check_plan(checks, judges if sweep is None else sweep, endpoints)
@@ -93,6 +100,8 @@ class JobType(Generic[J]):
     group's jobs (a document's) back to back in one lane, so its prompt prefix stays
     cached on one server slot. ``progress`` is what the bar says: its label and what a job is.
     ``checks`` are the plan's checks of the probed judges, run before anything is written.
+    ``texts_only`` names the judges whose every request reads free text (no schema sent), so
+    their start-up probe asks for a reply, not for schema enforcement.
     """
 
     plan: Callable[[dict[str, str]], Iterable[J]]
@@ -104,6 +113,7 @@ class JobType(Generic[J]):
     group: Callable[[J], Hashable] | None = None
     progress: tuple[str, str] = ("judging", "judgments")
     checks: PlanChecks | None = None
+    texts_only: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -202,7 +212,9 @@ async def live_sweep(
 
     Only once every check passed does the run directory get written.
     """
-    async with judges_open(judges, engine, console, kind.checks) as endpoints:
+    async with judges_open(
+        judges, engine, console, kind.checks, texts_only=kind.texts_only
+    ) as endpoints:
         return await run_sweep(
             kind, endpoints, engine, out, console, show_progress=show_progress, opened=opened
         )

@@ -69,13 +69,16 @@ from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest import coverage
 from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
 from judgeprobe.selftest.check import Line, check, expected
+from judgeprobe.selftest.formats import FORMATS, PUBLIC
 from judgeprobe.selftest.logprobs import PLANTED_PROB_SHIFT, logprob_lines, logprob_oracle
-from judgeprobe.selftest.pointwise import score_lines, score_oracle
+from judgeprobe.selftest.pointwise import grades_of, score_lines, score_oracle
+from judgeprobe.selftest.server import PLAIN
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.sweep import JUDGE, default_config, own_config, run_sweep
 from judgeprobe.selftest.verdict_rates import format_rates, verdict_rates
 
 DEFAULT_ITEMS = 200
+GRADED_SHIFT = 0.5  # --own inspect: one grade up (I to P, P to C) for the favoured label
 PLANTED_SHIFT = 2.0  # --own --score: points for the favoured label, unless --score-shift says
 RESAMPLES = 2_000  # the card's intervals; the checks read point estimates and counts only
 FLAGS = {
@@ -99,9 +102,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, help="run directory (default runs/selftest)")
     p.add_argument("--battery", action="store_true",
                    help="the battery design: a battery cue and a self-preference")  # fmt: skip
-    p.add_argument("--own", action="store_true",
+    p.add_argument("--own", nargs="?", const="bundled", choices=FORMATS, metavar="FORMAT",
                    help="the default design through protocol own: a judge's own prompt and "
-                   "[[A]]/[[B]]/[[C]] verdicts on question/answer pairs")  # fmt: skip
+                   "[[A]]/[[B]]/[[C]] verdicts on question/answer pairs; FORMAT a public "
+                   "judge's shape instead: fastchat (system + pair prompt), prometheus "
+                   "(rubric, reference, [RESULT] A|B, no ties) or inspect (GRADE: C/P/I, "
+                   "pointwise)")  # fmt: skip
     p.add_argument("--score", action="store_true",
                    help="with --own: a pointwise judge (its own 1-10 prompt, each answer scored "
                    "alone) with a planted score shift toward the favoured label")  # fmt: skip
@@ -161,8 +167,14 @@ def _biases(args: argparse.Namespace) -> Biases:
         "self_preference": args.self_preference,
         "blind": args.blind,
     }
-    if args.score:
-        values["score_shift"] = PLANTED_SHIFT if args.score_shift is None else args.score_shift
+    public = PUBLIC.get(args.own or "")
+    if args.score or (public is not None and public.pointwise):
+        default = GRADED_SHIFT if public is not None and public.style.grades else PLANTED_SHIFT
+        values["score_shift"] = default if args.score_shift is None else args.score_shift
+    if public is not None and 0 not in public.style.tokens and not public.pointwise:
+        if args.tie_rate not in (0.0, Biases().tie_rate):
+            raise JudgeprobeError(f"--own {args.own} has no tie verdict: --tie-rate must be 0")
+        values["tie_rate"] = 0.0  # the format has no tie: the planted judge never gives one
     if args.logprobs:
         values["prob_shift"] = PLANTED_PROB_SHIFT if args.prob_shift is None else args.prob_shift
     # unset: the design's own default (the battery plants a label and a self-preference)
@@ -210,7 +222,7 @@ def _config(args: argparse.Namespace, out: Path, biases: Biases) -> Path:
     worded = biases.wording > 0
     if args.own:
         return own_config(out, args.items, sensitivity=reads, score=args.score, wording=worded,
-                          logprobs=args.logprobs)  # fmt: skip
+                          logprobs=args.logprobs, fmt=args.own)  # fmt: skip
     schemes = tuple(s for s in ("letters", "ids") if getattr(biases, f"position_{s}") is not None)
     return default_config(out, args.items, sensitivity=reads, pressure=biases.pressure > 0,
                           wording=worded, format=biases.format > 0, names=schemes)  # fmt: skip
@@ -260,7 +272,7 @@ def _checked(
     if cfg.judges[0].pointwise:  # scores, their shifts and the derived verdicts
         oracle = score_oracle(cfg, sweep_items(cfg), conditions, biases)
         tidy = pl.read_csv(run.metrics_ci, infer_schema_length=None)
-        return score_lines(judgments, oracle, tidy, card, biases)
+        return score_lines(judgments, oracle, tidy, card, biases, grades_of(cfg))
     oracle = expected(cfg, sweep_items(cfg), conditions, biases)
     lines = check(judgments, oracle, card, biases)
     return lines + (self_preference_lines(judgments, oracle, biases) if battery else [])
@@ -275,7 +287,11 @@ def main(argv: list[str] | None = None) -> int:
     _own_designs(args)
     if args.own:
         _own_alone(args, biases)
+    if args.own in PUBLIC and (args.score or args.logprobs or biases.wording > 0):
+        raise JudgeprobeError(f"--own {args.own} is a judge of its own: not with --score, "
+                              "--logprobs or --wording")  # fmt: skip
     design = "-battery" if args.battery else "-own" if args.own else ""
+    design += f"-{args.own}" if args.own in PUBLIC else ""
     design += "-score" if args.score else "-logprobs" if args.logprobs else ""
     out: Path = args.out or Path(f"runs/selftest{design}")
     if args.items < 1:
@@ -284,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.check_only and not RunDir(out).judgments.is_file():
         raise JudgeprobeError(f"{out}: no self-test run to check (run without --check-only)")
     if not args.check_only:
-        code, log, judge = run_sweep(config, out, biases)
+        style = PUBLIC[args.own].style if args.own in PUBLIC else PLAIN
+        code, log, judge = run_sweep(config, out, biases, style)
         if out.is_dir():
             (out / "selftest.log").write_text(log, encoding="utf-8")
         if code != 0:
@@ -297,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{sum(judge.unreadable.values())} unreadable")  # fmt: skip
     cfg = load_config(config)
     oracle_judge = JudgeConfig(name=JUDGE, url="http://127.0.0.1:9/v1")
-    if cfg.judges and cfg.judges[0].prompt:  # protocol own: the judge's prompt and verdict too
+    if cfg.judges and cfg.judges[0].has_prompt:  # protocol own: the judge's prompt and verdict too
         oracle_judge = cfg.judges[0].model_copy(update={"name": JUDGE, "url": oracle_judge.url})
     cfg = cfg.model_copy(update={"judges": [oracle_judge]})
     conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}

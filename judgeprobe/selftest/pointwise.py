@@ -45,17 +45,47 @@ def score_prompt_text() -> str:
     return resources.files(__package__).joinpath(SCORE_PROMPT).read_text("utf-8")
 
 
-def planted_score(context: str, response: str, label: str, biases: Biases) -> int:
-    """The simulated judge's score of one answer shown with ``label``."""
-    base = 3 + int(5 * draw(" ".join(context.split()), opening(response), "score"))
+Grades = tuple[tuple[str, float], ...]
+"""A graded judge's categories, ascending by value (``selftest.formats.GRADES``); () for 1-10."""
+
+
+def planted_score(
+    context: str, response: str, label: str, biases: Biases, grades: Grades = ()
+) -> float:
+    """The simulated judge's score of one answer shown with ``label``.
+
+    A graded judge (``grades``) draws one of its two lower grades and moves ``score_shift``
+    up the scale for the favoured label, to the nearest grade within the scale.
+    """
+    seen = draw(" ".join(context.split()), opening(response), "score")
     shift = biases.score_shift if label == biases.favoured_label else 0.0
+    if grades:
+        values = [v for _, v in grades]
+        value = values[int(2 * seen)] + shift
+        return min(values, key=lambda v: abs(v - value))
+    base = 3 + int(5 * seen)
     return int(min(HIGH, max(LOW, round(base + shift))))
 
 
-def score_reply(context: str, response: str, label: str, biases: Biases) -> str:
-    """The reply: a short explanation, then the score in the prompt's format."""
-    score = planted_score(context, response, label, biases)
-    return f"The answer states the decision and the vote count.\n\nRating: [[{score}]]"
+def score_reply(
+    context: str, response: str, label: str, biases: Biases, grades: Grades = ()
+) -> str:
+    """The reply: a short explanation, then the score (or grade) in the prompt's format."""
+    score = planted_score(context, response, label, biases, grades)
+    stated = (
+        f"GRADE: {next(g for g, v in grades if v == score)}"
+        if grades
+        else f"Rating: [[{int(score)}]]"
+    )
+    return f"The answer states the decision and the vote count.\n\n{stated}"
+
+
+def grades_of(cfg: SweepConfig) -> Grades:
+    """The graded categories of the sweep's pointwise judge, ascending; () for a rating."""
+    fmt = cfg.judges[0].score
+    if fmt is None or fmt.map is None:
+        return ()
+    return tuple(sorted(fmt.map.items(), key=lambda kv: kv[1]))
 
 
 def read_score_request(values: dict[str, str]) -> tuple[str, str, str]:
@@ -74,11 +104,12 @@ def score_oracle(
 ) -> pl.DataFrame:
     """Every planned judgment with the scores the simulated judge gives and their verdict."""
     rows = []
+    grades = grades_of(cfg)
     jobs = cue_jobs(cfg, protocols_for(cfg), items, conditions, {j.name: "o" for j in cfg.judges})
     for job in jobs:
         p = job.presentation
-        s1 = planted_score(p.document, p.text_1, p.label_1, biases)
-        s2 = planted_score(p.document, p.text_2, p.label_2, biases)
+        s1 = planted_score(p.document, p.text_1, p.label_1, biases, grades)
+        s2 = planted_score(p.document, p.text_2, p.label_2, biases, grades)
         swap = job.order == "21"
         rows.append(
             {
@@ -132,11 +163,13 @@ def score_lines(
     tidy: pl.DataFrame,
     card: Card,
     biases: Biases,
+    grades: Grades = (),
 ) -> list[Line]:
     """Every check of the pointwise self-test, one line each.
 
-    A planted shift that would take a score off the scale (beyond −2 or +3 on the 3–7 draws) is
-    clipped there; the table must then equal the oracle's clipped shift, not the planted one.
+    A planted shift that would take a score off the scale (beyond −2 or +3 on the 3–7 draws; a
+    graded judge's beyond its top grade, or off its grid) is clipped there; the table must then
+    equal the oracle's clipped shift, not the planted one.
     """
     key = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
     m = judgments.join(oracle, on=key, how="left")
@@ -153,6 +186,9 @@ def score_lines(
     estimates = estimates_table(judgments)
     table = MetricsTable(tidy)
     on_scale = -2 <= biases.score_shift <= 3
+    if grades:  # the shift must land on a grade from both of the two lower ones
+        values = [v for _, v in grades]
+        on_scale = all(v + biases.score_shift in values for v in values[:2])
     for r in _shifts(m, biases).sort("condition").iter_rows(named=True):
         cell = (r["judge"], r["protocol"], r["condition"])
         planted = r["planted"]

@@ -27,11 +27,13 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from judgeprobe.engine.probe import TEXT_PROBE_PROMPT
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.pressure import SENTENCES
 from judgeprobe.selftest import simulator as sim
+from judgeprobe.selftest.formats import Style
 from judgeprobe.selftest.logprobs import PROBE_TOKENS, choice_logprobs, planted_top
 from judgeprobe.selftest.loopback import LoopbackServer
 from judgeprobe.selftest.pointwise import read_score_request, score_reply
@@ -41,7 +43,8 @@ MODEL = "judgeprobe-simulated"
 OWN_PROMPT = "own_prompt.txt"
 OWN_WORDINGS = ("own_prompt_w1.txt", "own_prompt_w2.txt")
 """Two paraphrases of the bundled own prompt: ``--own --wording``'s wordings."""
-OWN_TOKENS = {0: "[[C]]", 1: "[[A]]", 2: "[[B]]"}
+PLAIN = Style()
+OWN_TOKENS = PLAIN.tokens
 _PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 _INLINE_LABEL = re.compile(r"\(label = ([^\n]*)\)\n")
 _HEADER = re.compile(r"^Summary ([0-9A-Z]{1,3})(?: \(label = (.*)\))?:$", re.MULTILINE)
@@ -222,30 +225,35 @@ def _own_values(values: dict[str, str]) -> Presentation:
     return Presentation(values.get("CONTEXT") or "", texts[0], texts[1], labels[0], labels[1])
 
 
-def own_score_reply(text: str, prompt: str, biases: Biases) -> str:
+def own_score_reply(text: str, prompt: str, biases: Biases, style: Style = PLAIN) -> str:
     """A pointwise request (a prompt with ``{RESPONSE}``) answered with its planted score."""
     found = own_layout(prompt).fullmatch(text)
     if found is None:
         raise Unreadable("a request with no reply schema that is not the own prompt's layout")
-    return score_reply(*read_score_request(found.groupdict()), biases)
+    return score_reply(*read_score_request(found.groupdict()), biases, style.grades)
 
 
-def own_text_reply(text: str, layouts: Sequence[str], biases: Biases) -> str:
+def own_text_reply(text: str, layouts: Sequence[str], biases: Biases, style: Style = PLAIN) -> str:
     """A request with no reply schema: a pointwise judge's (``{RESPONSE}``) or a pairwise one's.
 
     ``layouts``: the judge's prompt, then its wordings (a pairwise request is read by the one
-    it was filled from, and decided under that wording).
+    it was filled from, and decided under that wording). A text judge's start-up probe is
+    answered too.
     """
+    if text == TEXT_PROBE_PROMPT:
+        return "ready"
     if "{RESPONSE}" in layouts[0]:  # one answer, scored
-        return own_score_reply(text, layouts[0], biases)
+        return own_score_reply(text, layouts[0], biases, style)
     asked, wording = read_own_worded(text, layouts)
-    return own_reply(asked, biases, wording)
+    return own_reply(asked, biases, wording, style)
 
 
-def own_reply(p: Presentation, biases: Biases, wording: int = 0) -> str:
+def own_reply(p: Presentation, biases: Biases, wording: int = 0, style: Style = PLAIN) -> str:
     """The own-prompt judge's reply: the planted decision's explanation, then its verdict."""
     d = sim.decide(p, biases, wording)
-    return f"{d.explanation}\n\n{OWN_TOKENS[d.winner]}"
+    if d.winner not in style.tokens:
+        raise Unreadable(f"the planted decision {d.winner} has no token in this format")
+    return f"{d.explanation}\n\n{style.tokens[d.winner]}"
 
 
 def read_json_after(text: str, marker: str) -> dict[str, Any]:
@@ -316,8 +324,18 @@ def _notes(users: list[str]) -> dict[str, Any]:
     raise Unreadable("no locked notes in the prompt")
 
 
+def _check_system(messages: list[dict[str, Any]], last: str, style: Style) -> None:
+    """A request of the judge's own prompt opens with its system message, or with none."""
+    opening = messages[0] if messages[0].get("role") == "system" else {}
+    if opening.get("content", "") != style.system and last != TEXT_PROBE_PROMPT:
+        raise Unreadable("not the system message of the judge's own prompt")
+
+
 def reply(
-    body: dict[str, Any], biases: Biases, own_prompt: str | Sequence[str] | None = None
+    body: dict[str, Any],
+    biases: Biases,
+    own_prompt: str | Sequence[str] | None = None,
+    style: Style = PLAIN,
 ) -> Any:
     """The simulated judge's answer to one chat request, as a JSON-ready value.
 
@@ -337,8 +355,9 @@ def reply(
     schema = _schema(body)
     stage = schema.get("title", "")
     if not schema:
+        _check_system(messages, users[-1], style)
         layouts = [own_prompt] if isinstance(own_prompt, str) else own_prompt
-        return own_text_reply(users[-1], layouts or [own_prompt_text()], biases)
+        return own_text_reply(users[-1], layouts or [own_prompt_text()], biases, style)
     reveal = _REVEAL.search(users[-1])
     names = names_in(schema)
     push = read_push(users, names)
@@ -395,11 +414,17 @@ def first_token(
 class SimulatedJudge(LoopbackServer):
     """The simulated judge on loopback, in a background thread; ``url`` is its API base."""
 
-    def __init__(self, biases: Biases, own_prompt: str | Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        biases: Biases,
+        own_prompt: str | Sequence[str] | None = None,
+        style: Style = PLAIN,
+    ) -> None:
         super().__init__()
         self.biases = biases
         # the layout of own-prompt requests (None: the bundled; several: its wordings in order)
         self.own_prompt = own_prompt
+        self.style = style  # its verdict tokens or grades (selftest.formats)
         self.requests: Counter[str] = Counter()
         self.unreadable: Counter[str] = Counter()
 
@@ -426,7 +451,7 @@ class SimulatedJudge(LoopbackServer):
             if body.get("logprobs"):  # one token, read from its log-probabilities
                 content, logprobs = first_token(body, self.biases, self.own_prompt)
             else:
-                value = reply(body, self.biases, self.own_prompt)
+                value = reply(body, self.biases, self.own_prompt, self.style)
                 content = value if isinstance(value, str) else orjson.dumps(value).decode()
         except (Unreadable, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
             reason = f"simulated judge cannot read the request: {exc}"

@@ -14,9 +14,16 @@ from judgeprobe.conditions import BLIND, PLACEBO, REASK
 from judgeprobe.cue.config import load_config
 from judgeprobe.cue.run import main as run_main
 from judgeprobe.runs.rundir import RunDir
+from judgeprobe.selftest.formats import PUBLIC, Style, layout
 from judgeprobe.selftest.logprobs import LOGPROB_PROMPT, LOGPROB_VERDICT, logprob_prompt_text
 from judgeprobe.selftest.pointwise import SCORE_FORMAT, SCORE_PROMPT, score_prompt_text
-from judgeprobe.selftest.server import OWN_PROMPT, OWN_WORDINGS, SimulatedJudge, own_prompt_text
+from judgeprobe.selftest.server import (
+    OWN_PROMPT,
+    OWN_WORDINGS,
+    PLAIN,
+    SimulatedJudge,
+    own_prompt_text,
+)
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.synthetic import write_items
 
@@ -63,6 +70,7 @@ def own_config(
     score: bool = False,
     wording: bool = False,
     logprobs: bool = False,
+    fmt: str = "bundled",
 ) -> Path:
     """The self-test's design through protocol ``own`` (``--own``).
 
@@ -72,10 +80,24 @@ def own_config(
     ``score`` (``--own --score``): a pointwise judge instead, MT-Bench's single-answer prompt and
     its "Rating: [[k]]" on 1–10 (``selftest.pointwise``). ``logprobs`` (``--own --logprobs``):
     a judge read from its first token's log-probabilities, AlpacaEval 2's m/M
-    (``selftest.logprobs``).
+    (``selftest.logprobs``). ``fmt`` (``--own FORMAT``): a public judge's shape instead
+    (``selftest.formats``): its system and user prompt files written into ``out``, its
+    placeholders, its verdict or graded score; its items carry a reference answer when it shows
+    one.
     """
     out.mkdir(parents=True, exist_ok=True)
-    items = write_items(out / "items.jsonl", n_items, questions=True)
+    public = PUBLIC.get(fmt)
+    items = write_items(out / "items.jsonl", n_items, questions=True,
+                        reference=public is not None and public.reference)  # fmt: skip
+    if public is not None:
+        system, user = out / f"{fmt}_system.txt", out / f"{fmt}_user.txt"
+        if public.system:
+            system.write_text(public.system, encoding="utf-8")
+        user.write_text(public.user, encoding="utf-8")
+        judge = public.judge_lines(system.resolve().as_posix(), user.resolve().as_posix())
+        name = f"selftest-own-{fmt}"
+        return write_config(out, name, items, ["own"], CONDITIONS + SENSITIVITY * sensitivity,
+                            repeat=0.25, judge_lines=judge)  # fmt: skip
     if logprobs:
         prompt = out / LOGPROB_PROMPT
         prompt.write_text(logprob_prompt_text(), encoding="utf-8")
@@ -153,8 +175,10 @@ def _lexical_drift() -> Iterator[None]:
             del os.environ["JUDGEPROBE_DRIFT"]
 
 
-def run_sweep(config: Path, out: Path, biases: Biases) -> tuple[int, str, SimulatedJudge]:
-    """Sweep ``config`` against a simulated judge with ``biases``.
+def run_sweep(
+    config: Path, out: Path, biases: Biases, style: Style = PLAIN
+) -> tuple[int, str, SimulatedJudge]:
+    """Sweep ``config`` against a simulated judge with ``biases``, answering in ``style``.
 
     (exit code, the sweep's console output, the judge with its request counts). Stored results are
     reused.
@@ -162,9 +186,10 @@ def run_sweep(config: Path, out: Path, biases: Biases) -> tuple[int, str, Simula
     buffer = io.StringIO()
     # A judge with its own prompt (protocol own) is read by that prompt's layout, or by the
     # layouts of its wordings (the prompt first).
-    own = next((j for j in load_config(config).judges if j.own_prompt is not None), None)
-    layouts = [t.text for t in (own.own_prompt, *own.own_wordings) if t] if own else None
-    with SimulatedJudge(biases, own_prompt=layouts) as judge:
+    own = next((j for j in load_config(config).judges if j.judge_prompt is not None), None)
+    prompts = (own.judge_prompt, *own.judge_wordings) if own else ()
+    layouts = [layout(p) for p in prompts if p is not None] or None
+    with SimulatedJudge(biases, own_prompt=layouts, style=style) as judge:
         args = ["--config", str(config), "--out", str(out), "--judge", f"{JUDGE}={judge.url}"]
         args += ["--no-progress"]
         if RunDir(out).manifest_file.exists():

@@ -80,10 +80,13 @@ def gold_of(question: str, one: str, two: str) -> int:
     return 1 if draw(question, opening(one), "merit") < draw(question, opening(two), "merit") else 2
 
 
-def write_items(path: Path, n: int, seed: int = 0, *, questions: bool = False) -> Path:
+def write_items(
+    path: Path, n: int, seed: int = 0, *, questions: bool = False, reference: bool = False
+) -> Path:
     """Write ``n`` items as JSONL and return the path.
 
-    ``questions``: question/answer pairs with gold (``preferred``, ``gold_of``).
+    ``questions``: question/answer pairs with gold (``preferred``, ``gold_of``); ``reference``:
+    each with the gold answer as its ``reference`` field too (a judge's own placeholder shows it).
     """
     rng = random.Random(seed)
     make = synthetic_question if questions else synthetic_document
@@ -104,5 +107,7 @@ def write_items(path: Path, n: int, seed: int = 0, *, questions: bool = False) -
                 **({"preferred": gold_of(doc, one, two)} if questions else {}),
             }
         )
+        if reference:
+            rows[-1]["reference"] = one if rows[-1]["preferred"] == 1 else two
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
     return path
