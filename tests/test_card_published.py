@@ -5,6 +5,7 @@ line names the interval its rows are computed with."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -14,8 +15,8 @@ import pytest
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.pairs import cue_pairs
 from judgeprobe.card.published import SCHEMA_VERSION, PublishedCard, schema_text
-from judgeprobe.card.record import CSV_COLUMNS
-from judgeprobe.card.render import forest_rows, rule
+from judgeprobe.card.record import CSV_COLUMNS, CalibratedEstimate, Estimate
+from judgeprobe.card.render import forest_rows, rule, write_card
 from judgeprobe.card.rows import INTERVALS
 from judgeprobe.metrics.uncertainty import (
     METHOD_WORDS,
@@ -132,3 +133,39 @@ def test_the_forest_plot_draws_any_name_as_text() -> None:
     assert isinstance(got, bytes)
     assert got.startswith(b"\x89PNG")
     assert forest(rows.clear(), "none") is None
+
+
+def test_fields_for_later_content_reach_the_pages_and_card_json(tmp_path: Path) -> None:
+    """A calibrated estimate, a sequential row and a probability shift: card.md, card.html and
+    a card.json that still validates carry them."""
+    run = _write(tmp_path, biased())
+    card = card_for_run(run, resamples=200)
+    first = card.records[0].model_copy(
+        update={"settled_at": 12, "prob_shift": Estimate(value=0.1, lo=0.02, hi=0.18)}
+    )
+    later = replace(
+        card,
+        records=(first, *card.records[1:]),
+        calibrated=(
+            CalibratedEstimate(
+                judge="j",
+                protocol="baseline",
+                quantity="True LDS",
+                calibrated=Estimate(value=0.3, lo=0.2, hi=0.4),
+                method="m",
+            ),
+        ),
+    )
+    write_card(later, RunDir(run), "t", judgments=pl.read_parquet(RunDir(run).judgments),
+               run_id="r")  # fmt: skip
+    md = RunDir(run).card_md.read_text(encoding="utf-8")
+    assert "## Calibrated estimates" in md
+    assert "settled at 12 documents" in md
+    assert "probability shift 0.100 [0.020, 0.180]" in md
+    assert "Calibrated estimates" in RunDir(run).card_html.read_text(encoding="utf-8")
+    document = json.loads(RunDir(run).card_json.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(
+        document
+    )
+    assert document["calibrated"][0]["calibrated"]["value"] == 0.3
+    assert document["rows"][0]["settled_at"] == 12

@@ -9,7 +9,8 @@
 keeps the labels in the run's review store (``review.sqlite``, beside those given on the
 ``judgeprobe review`` page) and writes, over all of them, ``annotation/agreement.csv``: each
 annotator's Tie rate, Cohen's kappa between annotators, and each judge × protocol ×
-condition's agreement with the human majority, with 95% document-bootstrap intervals.
+condition's agreement with the human majority, with 95% intervals over documents (score-type
+for the shares, the percentile bootstrap for κ).
 """
 
 from __future__ import annotations

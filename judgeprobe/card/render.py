@@ -36,8 +36,8 @@ HUMAN_NOTE = (
 NO_BLIND = "(no Blind verdict on the labelled pairs)"
 
 
-def _note(card: Card, r: CardRow, agreement: dict[tuple[str, str], dict[str, object]]) -> str:
-    """What a row's note says beside its figures, by kind."""
+def _kind_note(r: CardRow, agreement: dict[tuple[str, str], dict[str, object]]) -> str:
+    """What a row's note says of its kind's counts (the task's nouns not yet applied)."""
     if r.kind == "pressure":
         note = (
             f"documents {r.up} more vs {r.down} fewer revisions; turn 1 as Blind, then a push "
@@ -69,9 +69,18 @@ def _note(card: Card, r: CardRow, agreement: dict[tuple[str, str], dict[str, obj
         note = _wording_note(agreement.get((r.judge, r.protocol), {}))
     else:
         note = ""
-    note = card.task.nouns(note)
+    return note
+
+
+def _note(card: Card, r: CardRow, agreement: dict[tuple[str, str], dict[str, object]]) -> str:
+    """What a row's note says beside its figures: its kind's counts, then what it carries."""
+    note = card.task.nouns(_kind_note(r, agreement))
     if r.score_shift is not None:
         note += f"; score shift {shown(r.score_shift)} points (pointwise judge)"
+    if r.settled_at is not None:
+        note += f"; settled at {r.settled_at} documents"
+    if r.documents_needed is not None:
+        note += f"; about {r.documents_needed} documents to settle"
     if r.prob_shift is not None:
         note += f"; probability shift {shown(r.prob_shift)}"
     if r.nondiscriminating is not None:
@@ -263,6 +272,23 @@ def summary(card: Card) -> str:
     return f"{', '.join(parts) or 'no rows'}; exit code {code} ({meaning[code]})"
 
 
+CALIBRATED_NOTE = (
+    "Figures corrected by a calibration: each as measured and as calibrated, with its 95% "
+    "interval (they decide no verdict)."
+)
+
+
+def calibrated_table(card: Card) -> pl.DataFrame:
+    """The card's calibrated estimates, one line each; empty when the run has none."""
+    return pl.DataFrame(
+        [
+            {"judge": c.judge, "protocol": c.protocol, "quantity": c.quantity,
+             "measured": shown(c.raw), "calibrated": shown(c.calibrated), "how": c.method}
+            for c in card.calibrated
+        ]
+    )  # fmt: skip
+
+
 def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
     """The first silent LDS moves, shown so a reader can check the card's silence claim by eye."""
     cols = ["judge", "protocol", "condition", "item_id", "order", "seed", BLIND_VERDICT, "verdict",
@@ -294,6 +320,9 @@ def write_card(
     md += ["## Silent cue moves", "", silent_note, ""]
     if not silent.is_empty():
         md += [to_markdown(silent), ""]
+    calibrated = calibrated_table(card)
+    if not calibrated.is_empty():
+        md += ["## Calibrated estimates", "", CALIBRATED_NOTE, "", to_markdown(calibrated), ""]
     human = None if card.human is None else kappa_table(card.human)
     if card.review or human is not None:
         md += ["## Human review", "", *[f"- {markdown_text(r)}" for r in card.review], ""]
@@ -309,6 +338,8 @@ def write_card(
         card=None if shown.is_empty() else header_and_rows(shown),
         silent_note=silent_note,
         silent=None if silent.is_empty() else header_and_rows(silent),
+        calibrated_note=CALIBRATED_NOTE,
+        calibrated=None if calibrated.is_empty() else header_and_rows(calibrated),
         review=list(card.review),
         human_note=HUMAN_NOTE if human is not None else "",
         human=None if human is None or human.is_empty() else header_and_rows(human),

@@ -147,9 +147,11 @@ def rubric_sections(run: RunDir) -> list[Section]:
             Section(
                 "Rubric-only probe: the judge's label from the criterion text alone",
                 "Classifiers see only the criterion, never the response. 5-fold stratified CV "
-                "on the training split (mean ± SD) and the held-out split [95% bootstrap "
-                "interval over its items]; positive class = satisfied; WC = class-weighted, "
-                "BS = balanced subsample; majority_accuracy = always the training majority.",
+                "on the training split (mean ± SD) and the held-out split [95% interval over "
+                "its items: score-type for accuracy, precision and recall, the percentile "
+                "bootstrap for F1 and balanced accuracy]; positive class = satisfied; WC = "
+                "class-weighted, BS = balanced subsample; majority_accuracy = always the "
+                "training majority.",
                 figures(
                     rubric_metrics=plots.grouped_bars(
                         bars, list(METRICS), "x", "cohort", "Held-out metrics"
@@ -214,7 +216,7 @@ def rubric_sections(run: RunDir) -> list[Section]:
             Section(
                 "Counterfactual perturbation: does the judge flip?",
                 "Response reversal (criterion fixed) and criterion negation (response fixed); "
-                "each pair judged before and after. Percent of valid pairs [95% bootstrap "
+                "each pair judged before and after. Percent of valid pairs [95% score-type "
                 f"interval over items]. Transitions: {', '.join(LABELS.values())}.",
                 figures(rubric_transitions=transitions_png(transitions)),
                 [table],

@@ -8,8 +8,8 @@ Over pairs where both verdicts are valid (docs/metrics.md, "Human check and rubr
   either flip is desired, and the two directions are shown apart (the paper's "125 + 43").
 - **sticky satisfy** / **sticky violate**: the same verdict both times.
 
-Percentages come with a 95% percentile bootstrap interval over items (an item's seeds are
-resampled together), from the shared bootstrap helpers.
+Percentages come with a 95% interval over items (an item's seeds count together), the
+metrics' score-type interval (``metrics.uncertainty.unit_interval``; no resampling).
 """
 
 from __future__ import annotations
