@@ -18,7 +18,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.engine import client
 from judgeprobe.engine.cached import schema_of
-from judgeprobe.engine.client import Endpoint, ServerInfo, chat_body
+from judgeprobe.engine.client import Endpoint, ServerInfo, chat_body, parse_completion
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.request import Message, Request, Sampling
 from judgeprobe.engine.settings import (
@@ -308,3 +308,19 @@ def test_a_pointwise_judge_scores_each_response_by_its_weighted_score(tmp_path: 
     assert point["summary_1"] == pytest.approx((4 * 0.6 + 5 * 0.2) / 0.8)
     assert point["summary_2"] == pytest.approx(2.0)  # " 2" is the token 2
     assert turn.verdict == "[1,2]"
+
+
+@pytest.mark.parametrize(
+    ("logprobs", "top"),
+    [
+        (None, None),
+        ({"content": None}, None),
+        ({"content": [{"token": "m", "top_logprobs": "x"}]}, None),
+        ({"content": [{"top_logprobs": [{"tok": "m"}, {"token": "M", "logprob": -1}]}]},
+         (("M", -1.0),)),
+    ],
+)  # fmt: skip
+def test_odd_logprobs_never_fail_a_completion(logprobs: object, top: object) -> None:
+    """A server's odd ``logprobs`` field is read as far as it goes, never a transport error."""
+    choice = {"message": {"content": "ok"}, "finish_reason": "stop", "logprobs": logprobs}
+    assert parse_completion({"choices": [choice]}).top == top
