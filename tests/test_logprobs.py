@@ -104,6 +104,21 @@ def test_bad_logprob_verdicts_say_what_is_wrong(data: dict[str, object], needle:
         VerdictFormat.model_validate(data)
 
 
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        ({"logprobs": "1-10"}, "must be a range of integer score tokens"),
+        ({"logprobs": "10..1"}, "the range must run upwards"),
+        ({"logprobs": "1..10", "min": 0}, "leave min and max out"),
+        ({"logprobs": "0..1000000"}, "at most 101 score tokens"),
+        ({"pattern": "(x)", "min": 1, "max": 3, "max_tokens": 2}, "too small"),
+    ],
+)
+def test_bad_logprob_scores_say_what_is_wrong(data: dict[str, object], needle: str) -> None:
+    with pytest.raises(ValueError, match=needle):
+        ScoreFormat.model_validate(data)
+
+
 def test_the_text_forms_dump_as_before() -> None:
     """``logprobs`` is left out of a text form's dump: its request keys and digests stay."""
     text = VerdictFormat.model_validate({"pattern": "x", "map": {"A": "1", "B": "2"}})
