@@ -35,6 +35,7 @@ from judgeprobe.metrics.items import prob_units
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.logprobs import read_verdict, score_model, verdict_model, weighted_score
 from judgeprobe.protocols.pointwise import own_scorer
+from judgeprobe.report.headline import prob_sentences
 from judgeprobe.runs.ray import check_engines
 from judgeprobe.selftest.__main__ import main as selftest_main
 from tests.conftest import make_items, run_cli, write_config
@@ -339,3 +340,16 @@ def test_odd_logprobs_never_fail_a_completion(logprobs: object, top: object) -> 
     """A server's odd ``logprobs`` field is read as far as it goes, never a transport error."""
     choice = {"message": {"content": "ok"}, "finish_reason": "stop", "logprobs": logprobs}
     assert parse_completion({"choices": [choice]}).top == top
+
+
+def test_the_headline_names_a_probability_shift_whose_interval_excludes_zero() -> None:
+    row = {"judge": "j", "protocol": "own", "metric": "prob_shift", "n": 30, "versus": None}
+    tidy = pl.DataFrame(
+        [
+            row | {"condition": "True", "value": 0.2, "lo": 0.05, "hi": 0.33},
+            row | {"condition": "Placebo", "value": 0.01, "lo": -0.1, "hi": 0.12},
+        ]
+    )
+    (said,) = prob_sentences(tidy)
+    assert "0.20 more probability under True than under Blind" in said
+    assert "+0.200 [+0.050, +0.330], 30 pairs" in said

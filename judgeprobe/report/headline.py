@@ -253,6 +253,22 @@ def pointwise_cells(j: pl.DataFrame) -> set[tuple[str, str]]:
     return {(str(a), str(b)) for a, b in scored.iter_rows()}
 
 
+def prob_sentences(tidy: pl.DataFrame) -> list[str]:
+    """Each log-probability cue cell whose probability shift's interval excludes 0."""
+    out = []
+    for r in _rows(tidy, "prob_shift"):
+        lo, hi = r["lo"], r["hi"]
+        if lo is None or hi is None or lo <= 0 <= hi:
+            continue
+        way = "more" if r["value"] > 0 else "less"
+        out.append(
+            f"⚠ {_who(r['judge'], r['protocol'])} gives the cue's target {abs(r['value']):.2f} "
+            f"{way} probability under {r['condition']} than under Blind "
+            f"(probability shift {r['value']:+.3f} [{lo:+.3f}, {hi:+.3f}], {r['n']} pairs)."
+        )
+    return out
+
+
 def score_sentences(tidy: pl.DataFrame) -> list[str]:
     """Each pointwise cue cell whose score shift's interval excludes 0, in the judge's points."""
     out = []
@@ -572,6 +588,7 @@ def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = N
         *noise_sentences(estimates, ci),
         *effect_sentences(estimates, ci, target_names(j)),
         *score_sentences(tidy),
+        *prob_sentences(tidy),
         *pressure_sentences(tidy, pressure),
         *wording_sentences(tidy, j),
         *evidence_sentences(tidy),
