@@ -6,19 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import orjson
 import polars as pl
 import pytest
+from pydantic import BaseModel
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.engine import client
 from judgeprobe.engine.cached import schema_of
-from judgeprobe.engine.client import Endpoint, ServerInfo, chat_body
+from judgeprobe.engine.client import Endpoint, ServerInfo, chat_body, parse_completion
 from judgeprobe.engine.probe import probe_endpoint
-from judgeprobe.engine.request import Request, Sampling
+from judgeprobe.engine.request import Message, Request, Sampling
 from judgeprobe.engine.settings import (
     ClusterEngine,
     EngineConfig,
@@ -26,10 +28,15 @@ from judgeprobe.engine.settings import (
     ScoreFormat,
     VerdictFormat,
 )
+from judgeprobe.engine.store import Result
 from judgeprobe.engine.validate import ReplyError, parse_reply
 from judgeprobe.engine.wire import logprob_fields
+from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.units import prob_units
+from judgeprobe.protocols.base import Presentation
 from judgeprobe.protocols.logprobs import read_verdict, score_model, verdict_model, weighted_score
+from judgeprobe.protocols.pointwise import own_scorer
+from judgeprobe.report.headline import prob_sentences
 from judgeprobe.runs.ray import check_engines
 from judgeprobe.selftest.__main__ import main as selftest_main
 from tests.conftest import make_items, run_cli, write_config
@@ -97,6 +104,21 @@ def test_the_probability_weighted_score() -> None:
 def test_bad_logprob_verdicts_say_what_is_wrong(data: dict[str, object], needle: str) -> None:
     with pytest.raises(ValueError, match=needle):
         VerdictFormat.model_validate(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        ({"logprobs": "1-10"}, "must be a range of integer score tokens"),
+        ({"logprobs": "10..1"}, "the range must run upwards"),
+        ({"logprobs": "1..10", "min": 0}, "leave min and max out"),
+        ({"logprobs": "0..1000000"}, "at most 101 score tokens"),
+        ({"pattern": "(x)", "min": 1, "max": 3, "max_tokens": 2}, "too small"),
+    ],
+)
+def test_bad_logprob_scores_say_what_is_wrong(data: dict[str, object], needle: str) -> None:
+    with pytest.raises(ValueError, match=needle):
+        ScoreFormat.model_validate(data)
 
 
 def test_the_text_forms_dump_as_before() -> None:
@@ -275,9 +297,60 @@ def test_selftest_own_logprobs_recovers_the_planted_probabilities(
 
 def test_an_in_cluster_judge_read_from_logprobs_is_refused_under_ray(tmp_path: Path) -> None:
     """Ray's in-cluster engine returns no log-probabilities: refused before anything runs."""
-    served = _judge("http://127.0.0.1:9/v1", tmp_path)
-    judge = JudgeConfig(
-        name="j", model="m", cluster=ClusterEngine(), prompt=served.prompt, verdict=MM
-    )
+    prompt = _judge("http://h/v1", tmp_path).prompt
+    judge = JudgeConfig(name="j", model="m", cluster=ClusterEngine(), prompt=prompt, verdict=MM)
     with pytest.raises(JudgeprobeError, match="not read from an in-cluster engine yet"):
         check_engines([judge], ray=True)
+
+
+def test_a_pointwise_judge_scores_each_response_by_its_weighted_score(tmp_path: Path) -> None:
+    """``score = { logprobs = "1..5" }``: each response's Σ s·p(s), the verdict derived."""
+    prompt = tmp_path / "s.txt"
+    prompt.write_text("{CONTEXT}\n{RESPONSE}\nScore 1-5, one digit.\n")
+    fmt = ScoreFormat.model_validate({"logprobs": "1..5"})
+    judge = JudgeConfig(name="j", url="http://h/v1", kind="score", prompt=str(prompt), score=fmt)
+    tops = {"first": _top(**{"4": 0.6, "5": 0.2, "The": 0.1}), "second": _top(**{"_2": 0.5})}
+
+    async def ask(
+        messages: Sequence[Message], reply_model: type[BaseModel], max_tokens: int
+    ) -> Result:
+        assert max_tokens == 1
+        top = tops["first" if "first" in messages[0]["content"] else "second"]
+        parsed = parse_reply("x", reply_model, "length", top)
+        return Result(key="k", status="valid", reply=parsed.model_dump(), raw="x")
+
+    shown = Presentation("doc", "the first text", "the other text", "", "")
+    turn = asyncio.run(own_scorer(judge).run(shown, ask))
+    point = turn.details["pointwise"]
+    assert point["summary_1"] == pytest.approx((4 * 0.6 + 5 * 0.2) / 0.8)
+    assert point["summary_2"] == pytest.approx(2.0)  # " 2" is the token 2
+    assert turn.verdict == "[1,2]"
+
+
+@pytest.mark.parametrize(
+    ("logprobs", "top"),
+    [
+        (None, None),
+        ({"content": None}, None),
+        ({"content": [{"token": "m", "top_logprobs": "x"}]}, None),
+        ({"content": [{"top_logprobs": [{"tok": "m"}, {"token": "M", "logprob": -1}]}]},
+         (("M", -1.0),)),
+    ],
+)  # fmt: skip
+def test_odd_logprobs_never_fail_a_completion(logprobs: object, top: object) -> None:
+    """A server's odd ``logprobs`` field is read as far as it goes, never a transport error."""
+    choice = {"message": {"content": "ok"}, "finish_reason": "stop", "logprobs": logprobs}
+    assert parse_completion({"choices": [choice]}).top == top
+
+
+def test_the_headline_names_a_probability_shift_whose_interval_excludes_zero() -> None:
+    row = {"judge": "j", "protocol": "own", "metric": "prob_shift", "n": 30, "versus": None}
+    tidy = pl.DataFrame(
+        [
+            row | {"condition": "True", "value": 0.2, "lo": 0.05, "hi": 0.33},
+            row | {"condition": "Placebo", "value": 0.01, "lo": -0.1, "hi": 0.12},
+        ]
+    )
+    (said,) = prob_sentences(MetricsTable(tidy))
+    assert "0.20 more probability under True than under Blind" in said
+    assert "+0.200 [+0.050, +0.330], 30 pairs" in said

@@ -152,16 +152,24 @@ def first_token(choice: Any) -> TopTokens | None:
     """The first reply token's top log-probabilities, OpenAI's form (vLLM, TGI, llama-server).
 
     ``choice.logprobs.content[0].top_logprobs``: a list of ``{token, logprob}``. None when the
-    choice carries none (not asked for, or a server that does not return them).
+    choice carries none (not asked for, or a server that does not return them); an entry of
+    another shape is left out, so a server's odd field never fails a reply read from its text.
     """
     logprobs = choice.get("logprobs")
     content = logprobs.get("content") if isinstance(logprobs, dict) else None
-    if not content or not isinstance(content[0], dict):
+    if not isinstance(content, list) or not content or not isinstance(content[0], dict):
         return None
     top = content[0].get("top_logprobs")
     if not isinstance(top, list):
         return None
-    return tuple((str(t["token"]), float(t["logprob"])) for t in top)
+    return tuple(
+        (str(t["token"]), float(t["logprob"]))
+        for t in top
+        if isinstance(t, dict)
+        and "token" in t
+        and isinstance(t.get("logprob"), int | float)
+        and not isinstance(t.get("logprob"), bool)
+    )
 
 
 def redact(text: str, secrets: list[str]) -> str:

@@ -149,6 +149,8 @@ class VerdictFormat(BaseModel):
 
 #: The smallest budget of a reply read from its text (a pattern or a JSON verdict or score).
 TEXT_BUDGET = 16
+#: The widest ``logprobs`` score range (max − min): 0..100 at most.
+MAX_SCORE_TOKENS = 100
 
 
 def _token_map(tokens: Mapping[str, str], name: str) -> None:
@@ -207,6 +209,10 @@ class ScoreFormat(BaseModel):
                 f"logprobs {data['logprobs']!r} must be a range of integer score tokens, as '1..10'"
             )
         low, high = int(found.group(1)), int(found.group(2))
+        if high - low > MAX_SCORE_TOKENS:  # a top list holds 20 tokens at most anyway
+            raise ValueError(
+                f"logprobs {data['logprobs']!r}: at most {MAX_SCORE_TOKENS + 1} score tokens"
+            )
         if (data.get("min", low), data.get("max", high)) != (low, high):  # a dump has both
             raise ValueError("logprobs gives the scale (a..b): leave min and max out")
         return {"max_tokens": 1, **data, "min": low, "max": high}

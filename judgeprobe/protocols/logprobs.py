@@ -125,9 +125,9 @@ class LogprobScore(TokenReply):
 
 def weighted_score(fmt: ScoreFormat, top: TopTokens | None) -> float:
     """Σ s·p(s) over the score tokens among ``top``, renormalised over them."""
-    mass = token_mass(top, {t: t for t in fmt.score_tokens})
-    total = sum(mass.values())
-    return sum(fmt.score_tokens[t] * p for t, p in mass.items()) / total
+    values = fmt.score_tokens
+    mass = token_mass(top, {t: t for t in values})
+    return sum(values[t] * p for t, p in mass.items()) / sum(mass.values())
 
 
 def score_model(fmt: ScoreFormat, prompt_sha256: str) -> type[LogprobScore]:

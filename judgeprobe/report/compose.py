@@ -103,6 +103,8 @@ def _sections(
     moves = ["LDS", "TS", "OLS", "LAO", "flip_rate", "marginal_LDS", "marginal_TS"]
     scored = tidy.filter(pl.col("metric") == "score_shift").select(*CELL).unique()
     pointwise = probes.join(scored, on=CELL, how="semi")  # a pointwise judge's cue cells
+    probed = tidy.filter(pl.col("metric") == "prob_shift").select(*CELL).unique()
+    weighed = probes.join(probed, on=CELL, how="semi")  # a log-probability judge's cue cells
     out = [
         Section(
             "Blind behaviour: equality detection and neutrality",
@@ -144,6 +146,16 @@ def _sections(
             "position is not measured: the order of a pair never reaches the judge.",
             [],
             [with_ci(pointwise, ["score_shift", "LDS", "TS", "OLS"])],
+        ),
+        Section(
+            "Probability shift (judges read from log-probabilities)",
+            "A judge read from its first token's log-probabilities gives each judgment "
+            "P(candidate 1) and P(candidate 2); its verdict is the more probable token, so the "
+            "rows above apply to it. prob_shift = mean over pairs of P(target | cue) − "
+            "P(target | Blind), with its 95% interval over documents: it moves when a cue moves "
+            "the judge's confidence, even where no verdict flips; beside it LDS, TS and OLS.",
+            [],
+            [with_ci(weighed, ["prob_shift", "LDS", "TS", "OLS"])],
         ),
         Section(
             "Differences between protocols and between judges",

@@ -233,6 +233,22 @@ def pointwise_cells(j: pl.DataFrame) -> set[tuple[str, str]]:
     return {(str(a), str(b)) for a, b in scored.iter_rows()}
 
 
+def prob_sentences(table: MetricsTable) -> list[str]:
+    """Each log-probability cue cell whose probability shift's interval excludes 0."""
+    out = []
+    for r in table.cells("prob_shift"):
+        value, lo, hi = r.interval
+        if value is None or lo is None or hi is None or lo <= 0 <= hi:
+            continue
+        way = "more" if value > 0 else "less"
+        out.append(
+            f"⚠ {_who(r.judge, r.protocol)} gives the cue's target {abs(value):.2f} "
+            f"{way} probability under {r.condition} than under Blind "
+            f"(probability shift {value:+.3f} [{lo:+.3f}, {hi:+.3f}], {r.n} pairs)."
+        )
+    return out
+
+
 def score_sentences(table: MetricsTable) -> list[str]:
     """Each pointwise cue cell whose score shift's interval excludes 0, in the judge's points."""
     out = []
@@ -544,6 +560,7 @@ def headline(j: pl.DataFrame, tidy: pl.DataFrame, limits: Readability | None = N
         *noise_sentences(estimates, table),
         *effect_sentences(estimates, table, target_names(j)),
         *score_sentences(table),
+        *prob_sentences(table),
         *pressure_sentences(table, pressure),
         *wording_sentences(table, j),
         *evidence_sentences(table),
