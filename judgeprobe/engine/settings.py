@@ -156,6 +156,23 @@ class ScoreFormat(BaseModel):
         return self
 
 
+class Price(BaseModel):
+    """What a judge's provider charges, in USD per million tokens (``price`` on a judge).
+
+    It decides no request (the config digest leaves it out, like every judge setting): it
+    prices the bill ``run --plan`` prints and the spend the manifest and the report record.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    prompt: float = Field(ge=0.0, allow_inf_nan=False)
+    completion: float = Field(ge=0.0, allow_inf_nan=False)
+
+    def cost(self, prompt_tokens: float, completion_tokens: float) -> float:
+        """The USD cost of these tokens at this price."""
+        return (prompt_tokens * self.prompt + completion_tokens * self.completion) / 1e6
+
+
 class JudgeConfig(BaseModel):
     """One judge: an OpenAI-compatible server swapped by URL, or several replicas of it.
 
@@ -202,6 +219,8 @@ class JudgeConfig(BaseModel):
     # Paraphrases of the judge's own prompt (paths, read like ``prompt``): under protocol own,
     # every Blind showing is judged under the prompt and each of these (the wording row).
     wordings: tuple[str, ...] = ()
+    # USD per million prompt and completion tokens: the plan's bill and the run's spend.
+    price: Price | None = None
     _own_prompt: Template | None = PrivateAttr(default=None)
     _own_wordings: tuple[Template, ...] = PrivateAttr(default=())
 
@@ -255,7 +274,7 @@ class JudgeConfig(BaseModel):
 
     @model_serializer(mode="wrap")
     def _omit_own(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Leave the own-prompt fields out when unset, so older dumps and digests still match."""
+        """Leave the own-prompt fields and the price out when unset: older dumps still match."""
         data: dict[str, Any] = handler(self)
         if not self.prompt:
             data.pop("prompt", None)
@@ -267,6 +286,8 @@ class JudgeConfig(BaseModel):
             data.pop("verdict", None)
         if not self.wordings:
             data.pop("wordings", None)
+        if self.price is None:
+            data.pop("price", None)
         return data
 
     @model_validator(mode="after")

@@ -1,0 +1,430 @@
+"""The bill before the first request (``judgeprobe run --plan``): requests, tokens, time and cost.
+
+The sweep's plan is walked as the run would send it (``cue_jobs``), and every judgment is
+priced per judge × protocol × condition (and per document, for a design that stops early):
+
+* requests: each judgment's stages, and its second turn's (Reveal-After, pressure), before
+  any cache, re-ask, retry or escalation;
+* prompt tokens: every judgment's first request (its prompt holds the document and both
+  responses) counted with the judge's own chat template and tokenizer where its server has
+  one (``engine.context.count_tokens``: vLLM ``/tokenize``, TGI ``/chat_tokenize``,
+  llama-server ``/apply-template`` + ``/tokenize``). Past ``COUNT_LIMIT`` distinct prompts a
+  seeded sample is counted and the rest scaled from the word estimate by the ratio measured
+  on it; a server that cannot count leaves the estimate, and the bill says which. A later
+  request (PBP's score and rank, a second turn) carries what came before, so it is bounded
+  by the first prompt, the completion budgets of the requests before it and
+  ``LATER_INSTRUCTIONS`` for its own instructions: an estimate from above;
+* completion budget: the ``max_tokens`` of every request (``protocols.budget``), the most the
+  judge can be made to write;
+* wall time: the judge's timed probe (``engine.speed``) with every reply at its budget;
+* cost: ``price`` on the judge (USD per million tokens) over those prompt tokens and the
+  completion budget, so a bill errs on the high side.
+
+A sequential design (documents in rounds, rows that stop when settled) is priced from the
+same walk: ``Bill.rounds`` splits it by round, ``expected_spend`` takes the per-round costs
+and a stopping profile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from judgeprobe.conditions import Condition
+from judgeprobe.core.records import Item
+from judgeprobe.cue.config import SweepConfig
+from judgeprobe.cue.job import Job
+from judgeprobe.cue.plan import count, cue_jobs
+from judgeprobe.cue.preflight import first_request
+from judgeprobe.engine.client import Endpoint
+from judgeprobe.engine.context import COUNT_CONCURRENCY, TEMPLATE_SLACK, count_tokens
+from judgeprobe.engine.request import Message
+from judgeprobe.engine.settings import JudgeConfig, Price
+from judgeprobe.engine.speed import Speed, timed_probe
+from judgeprobe.protocols import JudgeProtocol
+from judgeprobe.protocols.pointwise import OwnScorer
+from judgeprobe.protocols.reveal import reveal_stages
+from judgeprobe.text.tokens import APPROXIMATION, approx_tokens
+
+COUNT_LIMIT = 2000  # distinct first prompts per judge counted by its server, at most
+#: Tokens a later request's own instructions may add (the longest stage template of
+#: prompts/templates is about 200 by the estimate; tests/test_plan.py checks every one).
+LATER_INSTRUCTIONS = 256
+
+Cell = tuple[str, str, str]  # judge, protocol, condition
+
+
+@dataclass(slots=True)
+class Tally:
+    """What a set of judgments costs: counts, tokens and USD (floats: an expectation may be)."""
+
+    judgments: float = 0
+    requests: float = 0
+    prompt_tokens: float = 0
+    completion_budget: float = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: Tally, weight: float = 1.0) -> None:
+        """Add ``weight`` × ``other`` to this tally."""
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + weight * getattr(other, f.name))
+
+    def record(self) -> dict[str, float]:
+        """The tally as plan.json writes it (whole numbers where they are whole)."""
+        out: dict[str, float] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = round(value, 6) if f.name == "cost_usd" else round(value, 1)
+            if out[f.name] == int(out[f.name]) and f.name != "cost_usd":
+                out[f.name] = int(out[f.name])
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Priced:
+    """One judgment as the walk sees it, before its first prompt is counted."""
+
+    judge: str
+    protocol: str
+    condition: str
+    document: str
+    first: bytes  # hash of the first request's messages
+    approx: int  # the first prompt's word estimate
+    requests: int
+    later: int  # requests after the first
+    carried: int  # completion budgets the later requests carry, summed over them
+    completion_budget: int
+
+
+@dataclass
+class JudgeBill:
+    """One judge's part of the bill: how its tokens were counted, its speed, its total."""
+
+    judge: JudgeConfig
+    backend: str
+    model: str
+    tokens: str  # how its prompt tokens were counted
+    speed: Speed | None
+    total: Tally = field(default_factory=Tally)
+
+    @property
+    def lanes(self) -> int:
+        """Requests in flight at once: concurrency × replicas."""
+        return self.judge.concurrency * len(self.judge.replicas)
+
+    @property
+    def wall_s(self) -> float | None:
+        """Expected seconds for its requests, every reply at its budget; None when untimed."""
+        if self.speed is None or self.speed.request_s <= 0:
+            return None
+        t = self.total
+        return self.speed.wall_s(
+            round(t.requests), round(t.completion_budget), self.lanes, self.judge.rate_limit
+        )
+
+
+@dataclass
+class Bill:
+    """The bill of a sweep: per judge, per cell, per document and in all."""
+
+    config: str
+    digest: str
+    items: int
+    documents: list[str]  # in the items' order
+    judges: list[JudgeBill]
+    cells: dict[Cell, Tally]
+    by_document: dict[tuple[str, str], Tally]  # (document, condition), every judge
+    notes: list[str]
+
+    @property
+    def total(self) -> Tally:
+        """Every judge's requests, tokens and cost together."""
+        out = Tally()
+        for judge in self.judges:
+            out.add(judge.total)
+        return out
+
+    @property
+    def unpriced(self) -> list[str]:
+        """The judges without a price (their cost is left out of every total)."""
+        return [j.judge.name for j in self.judges if j.judge.price is None]
+
+    @property
+    def wall_s(self) -> float | None:
+        """The sweep's expected seconds: its judges run side by side, so the slowest one's."""
+        found = [j.wall_s for j in self.judges]
+        return None if any(w is None for w in found) else max(w for w in found if w is not None)
+
+    def rounds(self, documents: Sequence[Sequence[str]]) -> list[dict[str, Tally]]:
+        """Per round (its documents), what each condition costs when every row is open.
+
+        For a sequential design: ``expected_spend`` takes these with a stopping profile.
+        """
+        of: dict[str, list[tuple[str, Tally]]] = defaultdict(list)
+        for (doc, condition), tally in self.by_document.items():
+            of[doc].append((condition, tally))
+        out: list[dict[str, Tally]] = []
+        for docs in documents:
+            found: dict[str, Tally] = defaultdict(Tally)
+            for doc in docs:
+                for condition, tally in of.get(doc, []):
+                    found[condition].add(tally)
+            out.append(dict(found))
+        return out
+
+    def record(self) -> dict[str, Any]:
+        """plan.json: the bill in machine-readable form."""
+        wall = self.wall_s
+        return {
+            "config": self.config,
+            "config_digest": self.digest,
+            "items": self.items,
+            "documents": len(self.documents),
+            "judges": [_judge_record(j) for j in self.judges],
+            "cells": [
+                {"judge": j, "protocol": p, "condition": c, **t.record()}
+                for (j, p, c), t in self.cells.items()
+            ],
+            "total": {**self.total.record(), "priced": not self.unpriced},
+            "wall_s": None if wall is None else round(wall, 1),
+            "notes": self.notes,
+        }
+
+
+def _judge_record(j: JudgeBill) -> dict[str, Any]:
+    speed = j.speed
+    timed = None
+    if speed is not None:
+        timed = {
+            "request_s": round(speed.request_s, 4),
+            "token_s": round(speed.token_s, 6),
+            "lanes_timed": speed.lanes,
+            "prompt_tokens": speed.prompt_tokens,
+            "requests_sent": speed.sent,
+            "note": speed.note,
+        }
+    wall = j.wall_s
+    return {
+        "name": j.judge.name,
+        "model": j.model,
+        "backend": j.backend,
+        "lanes": j.lanes,
+        "price": None if j.judge.price is None else j.judge.price.model_dump(),
+        "prompt_tokens_by": j.tokens,
+        "speed": timed,
+        "wall_s": None if wall is None else round(wall, 1),
+        **j.total.record(),
+    }
+
+
+def expected_spend(
+    rounds: Sequence[Mapping[str, Tally]], open_at: Mapping[str, Sequence[float]]
+) -> tuple[Tally, Tally]:
+    """The worst case and the expected spend of a sequential design.
+
+    ``rounds[r][condition]``: what round r's documents cost under ``condition`` when every row
+    is open (``Bill.rounds`` for the design's seeded document order). ``open_at[condition][r]``:
+    the chance that ``condition`` is still planned in round r, from the effects a pilot round
+    measured (1 in round 0; Blind and the controls stay while any row pairing with them is
+    open); a condition it does not name stays open. The worst case judges every round: the
+    fixed design over the maximum. Returns (worst, expected).
+    """
+    worst, expected = Tally(), Tally()
+    for r, costs in enumerate(rounds):
+        for condition, tally in costs.items():
+            worst.add(tally)
+            chance = open_at.get(condition)
+            p = 1.0 if chance is None else chance[r] if r < len(chance) else chance[-1]
+            if not 0.0 <= p <= 1.0:
+                raise ValueError(f"{condition}: open chance {p} in round {r} is not in [0, 1]")
+            expected.add(tally, p)
+    return worst, expected
+
+
+def later_budgets(protocol: JudgeProtocol, second_turn: bool) -> list[int]:
+    """The ``max_tokens`` of a judgment's requests after its first, in the order they go.
+
+    ``protocol`` is the judgment's own (a judge's ``OwnJudge``/``OwnScorer`` under own).
+    """
+    b = protocol.budgets
+    if isinstance(protocol, OwnScorer):
+        turn1 = [b["score"]] * (protocol.stages - 1)
+    elif protocol.name == "pbp":
+        turn1 = [b["score"], b["rank"]]
+    else:
+        turn1 = []
+    if not second_turn:
+        return turn1
+    if protocol.name == "pbp":
+        return [*turn1, b["score"], b["rank"]]
+    return [*turn1, *[b.get("reveal", b["verdict"])] * reveal_stages(protocol.name)]
+
+
+def _text(messages: Sequence[Message]) -> str:
+    return " ".join(m["content"] for m in messages)
+
+
+async def _priced(job: Job, keep: dict[bytes, list[Message]], share: float) -> _Priced:
+    """A judgment's requests and budgets; its first request kept for counting if sampled."""
+    first = await first_request(job)
+    digest = hashlib.blake2b(orjson.dumps(first.messages), digest_size=16).digest()
+    if digest not in keep and int.from_bytes(digest[:8], "big") < share * 2**64:
+        keep[digest] = first.messages
+    later = later_budgets(job.protocol, job.reveal is not None or job.pressure is not None)
+    carried = sum(sum(later[:k]) + first.max_tokens for k in range(len(later)))
+    return _Priced(
+        judge=job.judge, protocol=job.protocol.name, condition=job.condition,
+        document=job.document_id or job.item_id, first=digest,
+        approx=approx_tokens(_text(first.messages)), requests=1 + len(later), later=len(later),
+        carried=carried, completion_budget=first.max_tokens + sum(later),
+    )  # fmt: skip
+
+
+async def _count(
+    endpoint: Endpoint, keep: Mapping[bytes, list[Message]], used: set[bytes]
+) -> dict[bytes, int] | None:
+    """The judge's own counts of its sampled first prompts; None when its server cannot."""
+    mine = [h for h in keep if h in used]
+    if not mine or await count_tokens(endpoint, keep[mine[0]]) is None:
+        return None
+    slots = asyncio.Semaphore(COUNT_CONCURRENCY)
+
+    async def one(h: bytes) -> tuple[bytes, int | None]:
+        async with slots:
+            return h, await count_tokens(endpoint, keep[h])
+
+    found = await asyncio.gather(*(one(h) for h in mine))
+    return {h: n for h, n in found if n is not None}
+
+
+def _first_tokens(
+    jobs: Sequence[_Priced], keep: Mapping[bytes, list[Message]], counted: dict[bytes, int] | None,
+    backend: str,
+) -> tuple[dict[bytes, float], str]:  # fmt: skip
+    """Each distinct first prompt's tokens, and how they were had."""
+    distinct = {p.first: p.approx for p in jobs}
+    if counted is None:
+        how = f"estimated ({APPROXIMATION}; {backend} has no tokenizer endpoint the probe reaches)"
+        return {h: a + TEMPLATE_SLACK for h, a in distinct.items()}, how
+    if len(counted) == len(distinct):
+        return dict(counted), "counted by the judge's tokenizer (chat template applied)"
+    ratio = sum(counted.values()) / max(1, sum(distinct[h] for h in counted))
+    tokens = {h: counted.get(h, a * ratio) for h, a in distinct.items()}
+    how = (
+        f"{len(counted)} of {len(distinct)} distinct first prompts counted by the judge's "
+        f"tokenizer; the rest scaled from the estimate by the ratio measured on them ({ratio:.3f})"
+    )
+    return tokens, how
+
+
+async def plan_bill(
+    cfg: SweepConfig,
+    protocols: Mapping[str, JudgeProtocol],
+    items: Sequence[Item],
+    conditions: dict[str, Condition],
+    endpoints: Mapping[str, Endpoint],
+    timed: bool = True,
+) -> Bill:
+    """The bill of the sweep on its probed ``endpoints`` (token counts and the timed probe)."""
+    planned = count(cfg, protocols, items, conditions)
+    share = min(1.0, COUNT_LIMIT * len(cfg.judges) / max(1, planned.judgments))
+    keep: dict[bytes, list[Message]] = {}
+    fingerprints = {j.name: "" for j in cfg.judges}
+    jobs = [await _priced(job, keep, share)
+            for job in cue_jobs(cfg, protocols, items, conditions, fingerprints)]  # fmt: skip
+    judges: list[JudgeBill] = []
+    cells: dict[Cell, Tally] = {}
+    by_document: dict[tuple[str, str], Tally] = defaultdict(Tally)
+    notes = [
+        "requests before any cache, re-ask, retry or escalation",
+        "completion at its budget (max_tokens): cost and wall time are upper estimates",
+        f"a later request's prompt (PBP score and rank, a second turn) is bounded by the first "
+        f"prompt, the budgets before it and {LATER_INSTRUCTIONS} tokens of instructions",
+    ]
+    for judge in cfg.judges:
+        endpoint = endpoints[judge.name]
+        mine = [p for p in jobs if p.judge == judge.name]
+        counted = await _count(endpoint, keep, {p.first for p in mine})
+        first, how = _first_tokens(mine, keep, counted, endpoint.info.backend)
+        bill = JudgeBill(judge, endpoint.info.backend, endpoint.info.model, how, None)
+        for p in mine:
+            t = first[p.first]
+            prompt = t * p.requests + p.later * LATER_INSTRUCTIONS + p.carried
+            one = Tally(1, p.requests, prompt, p.completion_budget,
+                        _cost(judge.price, prompt, p.completion_budget))  # fmt: skip
+            cells.setdefault((judge.name, p.protocol, p.condition), Tally()).add(one)
+            by_document[p.document, p.condition].add(one)
+            bill.total.add(one)
+        if timed and mine:
+            mean = sum(first[p.first] for p in mine) / len(mine)
+            bill.speed = await timed_probe(endpoint, round(mean))
+        judges.append(bill)
+    unpriced = [j.judge.name for j in judges if j.judge.price is None]
+    if unpriced:
+        notes.append(f"no price for {', '.join(unpriced)}: its cost is left out (set price)")
+    documents = list(dict.fromkeys(i.document_id or i.item_id for i in items))
+    return Bill(cfg.name, cfg.digest(), len(items), documents, judges, cells,
+                dict(by_document), notes)  # fmt: skip
+
+
+def _cost(price: Price | None, prompt: float, completion: float) -> float:
+    return 0.0 if price is None else price.cost(prompt, completion)
+
+
+def _money(value: float, priced: bool) -> str:
+    return f"${value:,.2f}" if priced else "–"
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "not timed"
+    hours, rest = divmod(round(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h {minutes:02d}m" if hours else f"{minutes}m {secs:02d}s"
+
+
+def print_bill(bill: Bill, console: Console) -> None:
+    """The bill as tables: per judge × protocol × condition, then per judge and in all."""
+    view = Table(title=f"The bill of {bill.config} ({bill.items} items, "
+                 f"{len(bill.documents)} documents)", header_style="bold")  # fmt: skip
+    for name in ("judge", "protocol", "condition", "judgments", "requests", "prompt tokens",
+                 "completion budget", "cost"):  # fmt: skip
+        view.add_column(name, justify="left" if name in ("judge", "protocol", "condition")
+                        else "right")  # fmt: skip
+    priced = {j.judge.name: j.judge.price is not None for j in bill.judges}
+    for (judge, protocol, condition), t in bill.cells.items():
+        view.add_row(judge, protocol, condition, f"{t.judgments:,.0f}", f"{t.requests:,.0f}",
+                     f"{t.prompt_tokens:,.0f}", f"{t.completion_budget:,.0f}",
+                     _money(t.cost_usd, priced[judge]))  # fmt: skip
+    console.print(view)
+    per = Table(title="Per judge", header_style="bold")
+    for name in ("judge", "model", "requests", "prompt tokens", "completion budget", "cost",
+                 "wall time", "prompt tokens by"):  # fmt: skip
+        per.add_column(name)
+    for j in bill.judges:
+        t = j.total
+        per.add_row(j.judge.name, f"{j.model} ({j.backend})", f"{t.requests:,.0f}",
+                    f"{t.prompt_tokens:,.0f}", f"{t.completion_budget:,.0f}",
+                    _money(t.cost_usd, priced[j.judge.name]), _duration(j.wall_s), j.tokens,
+                    )  # fmt: skip
+    console.print(per)
+    t = bill.total
+    every = len(bill.unpriced) == len(bill.judges)
+    cost = "no price set" if every else _money(t.cost_usd, True)
+    cost += " (priced judges only)" if bill.unpriced and not every else ""
+    console.print(
+        f"[bold]In all:[/] {t.requests:,.0f} requests, {t.prompt_tokens:,.0f} prompt tokens, "
+        f"{t.completion_budget:,.0f} completion tokens at most, {cost}, about "
+        f"{_duration(bill.wall_s)} with the judges side by side",
+        highlight=False,
+    )
+    for note in bill.notes:
+        console.print(f"- {note}", markup=False, highlight=False)
