@@ -22,6 +22,7 @@ from judgeprobe.text.tokens import approx_tokens
 from tests.conftest import make_items, write_config
 from tests.fake_tgi import FakeTGI
 from tests.fake_vllm import FakeVLLM
+from tests.test_context import FakeLlamaServer
 from tests.fakeserver import FakeJudge
 
 PRICE = "{ prompt = 0.5, completion = 2.0 }"
@@ -129,6 +130,18 @@ def test_tgi_counts_with_its_chat_tokenizer(
         counted = tgi.tokenized
     assert counted >= 12
     assert bill["judges"][0]["prompt_tokens_by"].startswith("counted by the judge's tokenizer")
+
+
+def test_llama_server_counts_its_templated_prompt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = make_items(tmp_path / "items.jsonl", 3)
+    with FakeLlamaServer(n_ctx=8192) as llama:
+        cfg = write_config(tmp_path / "c.toml", llama.url, items, protocols=["baseline"])
+        bill = plan(capsys, cfg, tmp_path / "run")
+    judge = bill["judges"][0]
+    assert judge["backend"] == "llama-server"
+    assert judge["prompt_tokens_by"].startswith("counted by the judge's tokenizer")
 
 
 def test_a_server_without_a_tokenizer_is_estimated_and_says_so(
