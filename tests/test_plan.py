@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from judgeprobe.cue.bill import LATER_INSTRUCTIONS, Tally, expected_spend
+from judgeprobe.cue.bill import LATER_INSTRUCTIONS, Bill, Tally, expected_spend
 from judgeprobe.cue.config import load_config, sweep_conditions
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.cue.plan import count, protocols_for
@@ -22,8 +22,8 @@ from judgeprobe.text.tokens import approx_tokens
 from tests.conftest import make_items, write_config
 from tests.fake_tgi import FakeTGI
 from tests.fake_vllm import FakeVLLM
-from tests.test_context import FakeLlamaServer
 from tests.fakeserver import FakeJudge
+from tests.test_context import FakeLlamaServer
 
 PRICE = "{ prompt = 0.5, completion = 2.0 }"
 
@@ -188,6 +188,25 @@ def test_expected_spend_under_a_stopping_profile() -> None:
     assert expected_spend(rounds, {})[1] == always
     with pytest.raises(ValueError, match="not in"):
         expected_spend(rounds, {"True": [1.0, 1.5]})
+
+
+def test_a_sequential_design_is_priced_by_round() -> None:
+    """``Bill.price_sequential``: rounds of documents, cells that stop, beside the fixed bill."""
+    one = Tally(judgments=2, requests=2, prompt_tokens=200, completion_budget=100, cost_usd=0.5)
+    blind, cue = ("j", "baseline", "Blind"), ("j", "baseline", "True")
+    docs = [f"d{k}" for k in range(6)]
+    by_document = {(d, cell): one for d in docs for cell in (blind, cue)}
+    cells = {blind: Tally(), cue: Tally()}
+    for cell in cells:
+        for _d in docs:
+            cells[cell].add(one)
+    bill = Bill("c", "0", 6, docs, [], cells, by_document, [])
+    rounds = [docs[:2], docs[2:4], docs[4:]]
+    assert [r[cue].requests for r in bill.rounds(rounds)] == [4, 4, 4]
+    worst, expected = bill.price_sequential(rounds, {cue: [1.0, 0.0]})  # settled after round 1
+    assert worst.requests == 24  # the fixed design over the maximum
+    assert expected.requests == 12 + 4
+    assert bill.record()["sequential"]["expected"]["requests"] == 16
 
 
 def test_wall_time_from_the_timed_probe() -> None:

@@ -22,7 +22,8 @@ priced per judge × protocol × condition (and per document, for a design that s
 
 A sequential design (documents in rounds, rows that stop when settled) is priced from the
 same walk: ``Bill.rounds`` splits it by round, ``expected_spend`` takes the per-round costs
-and a stopping profile.
+and a stopping profile, and ``Bill.price_sequential`` (the hook for ``design =
+"sequential"``) puts its worst case and expected spend on the bill.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from rich.console import Console
@@ -60,6 +61,7 @@ COUNT_LIMIT = 2000  # distinct first prompts per judge counted by its server, at
 LATER_INSTRUCTIONS = 256
 
 Cell = tuple[str, str, str]  # judge, protocol, condition
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(slots=True)
@@ -141,8 +143,9 @@ class Bill:
     documents: list[str]  # in the items' order
     judges: list[JudgeBill]
     cells: dict[Cell, Tally]
-    by_document: dict[tuple[str, str], Tally]  # (document, condition), every judge
+    by_document: dict[tuple[str, Cell], Tally]  # (document, cell)
     notes: list[str]
+    sequential: dict[str, Any] | None = None  # set by ``price_sequential``
 
     @property
     def total(self) -> Tally:
@@ -161,24 +164,48 @@ class Bill:
     def wall_s(self) -> float | None:
         """The sweep's expected seconds: its judges run side by side, so the slowest one's."""
         found = [j.wall_s for j in self.judges]
-        return None if any(w is None for w in found) else max(w for w in found if w is not None)
+        timed = [w for w in found if w is not None]
+        return max(timed) if timed and len(timed) == len(found) else None
 
-    def rounds(self, documents: Sequence[Sequence[str]]) -> list[dict[str, Tally]]:
-        """Per round (its documents), what each condition costs when every row is open.
+    def rounds(self, documents: Sequence[Sequence[str]]) -> list[dict[Cell, Tally]]:
+        """Per round (its documents), what each cell costs when every row is open.
 
         For a sequential design: ``expected_spend`` takes these with a stopping profile.
         """
-        of: dict[str, list[tuple[str, Tally]]] = defaultdict(list)
-        for (doc, condition), tally in self.by_document.items():
-            of[doc].append((condition, tally))
-        out: list[dict[str, Tally]] = []
+        of: dict[str, list[tuple[Cell, Tally]]] = defaultdict(list)
+        for (doc, cell), tally in self.by_document.items():
+            of[doc].append((cell, tally))
+        out: list[dict[Cell, Tally]] = []
         for docs in documents:
-            found: dict[str, Tally] = defaultdict(Tally)
+            found: dict[Cell, Tally] = defaultdict(Tally)
             for doc in docs:
-                for condition, tally in of.get(doc, []):
-                    found[condition].add(tally)
+                for cell, tally in of.get(doc, []):
+                    found[cell].add(tally)
             out.append(dict(found))
         return out
+
+    def price_sequential(
+        self, documents: Sequence[Sequence[str]], open_at: Mapping[Cell, Sequence[float]]
+    ) -> tuple[Tally, Tally]:
+        """Price a sequential design into this bill: its worst case and expected spend.
+
+        The hook ``run --plan`` calls for ``design = "sequential"``: ``documents`` are the
+        rounds' documents in the design's seeded order (the last round may be short, the
+        maximum is every round), ``open_at`` each cell's chance of still being planned in each
+        round (``expected_spend``), from the effects of a pilot round under the design's
+        stopping rule. ``record`` and ``print_bill`` then show both beside the fixed design;
+        the wall time scales the fixed design's by the requests.
+        """
+        worst, expected = expected_spend(self.rounds(documents), open_at)
+        wall = self.wall_s
+        share = expected.requests / worst.requests if worst.requests else 0.0
+        self.sequential = {
+            "rounds": len(documents),
+            "worst": worst.record(),
+            "expected": expected.record(),
+            "expected_wall_s": None if wall is None else round(wall * share, 1),
+        }
+        return worst, expected
 
     def record(self) -> dict[str, Any]:
         """plan.json: the bill in machine-readable form."""
@@ -195,6 +222,7 @@ class Bill:
             ],
             "total": {**self.total.record(), "priced": not self.unpriced},
             "wall_s": None if wall is None else round(wall, 1),
+            "sequential": self.sequential,
             "notes": self.notes,
         }
 
@@ -226,25 +254,26 @@ def _judge_record(j: JudgeBill) -> dict[str, Any]:
 
 
 def expected_spend(
-    rounds: Sequence[Mapping[str, Tally]], open_at: Mapping[str, Sequence[float]]
+    rounds: Sequence[Mapping[K, Tally]], open_at: Mapping[K, Sequence[float]]
 ) -> tuple[Tally, Tally]:
     """The worst case and the expected spend of a sequential design.
 
-    ``rounds[r][condition]``: what round r's documents cost under ``condition`` when every row
-    is open (``Bill.rounds`` for the design's seeded document order). ``open_at[condition][r]``:
-    the chance that ``condition`` is still planned in round r, from the effects a pilot round
-    measured (1 in round 0; Blind and the controls stay while any row pairing with them is
-    open); a condition it does not name stays open. The worst case judges every round: the
-    fixed design over the maximum. Returns (worst, expected).
+    ``rounds[r][key]``: what round r's documents cost in ``key`` (a cell, or whatever unit the
+    caller sums by) when every row is open (``Bill.rounds`` for the design's seeded document
+    order). ``open_at[key][r]``: the chance that ``key`` is still planned in round r, from the
+    effects a pilot round measured (1 in round 0; Blind and the controls stay while any row
+    pairing with them is open); a key it does not name stays open, and a profile shorter than
+    the rounds keeps its last chance. The worst case judges every round: the fixed design over
+    the maximum. Returns (worst, expected).
     """
     worst, expected = Tally(), Tally()
     for r, costs in enumerate(rounds):
-        for condition, tally in costs.items():
+        for key, tally in costs.items():
             worst.add(tally)
-            chance = open_at.get(condition)
-            p = 1.0 if chance is None else chance[r] if r < len(chance) else chance[-1]
+            chance = open_at.get(key)
+            p = 1.0 if not chance else chance[r] if r < len(chance) else chance[-1]
             if not 0.0 <= p <= 1.0:
-                raise ValueError(f"{condition}: open chance {p} in round {r} is not in [0, 1]")
+                raise ValueError(f"{key}: open chance {p} in round {r} is not in [0, 1]")
             expected.add(tally, p)
     return worst, expected
 
@@ -342,7 +371,7 @@ async def plan_bill(
             for job in cue_jobs(cfg, protocols, items, conditions, fingerprints)]  # fmt: skip
     judges: list[JudgeBill] = []
     cells: dict[Cell, Tally] = {}
-    by_document: dict[tuple[str, str], Tally] = defaultdict(Tally)
+    by_document: dict[tuple[str, Cell], Tally] = defaultdict(Tally)
     notes = [
         "requests before any cache, re-ask, retry or escalation",
         "completion at its budget (max_tokens): cost and wall time are upper estimates",
@@ -360,8 +389,9 @@ async def plan_bill(
             prompt = t * p.requests + p.later * LATER_INSTRUCTIONS + p.carried
             one = Tally(1, p.requests, prompt, p.completion_budget,
                         _cost(judge.price, prompt, p.completion_budget))  # fmt: skip
-            cells.setdefault((judge.name, p.protocol, p.condition), Tally()).add(one)
-            by_document[p.document, p.condition].add(one)
+            cell = (judge.name, p.protocol, p.condition)
+            cells.setdefault(cell, Tally()).add(one)
+            by_document[p.document, cell].add(one)
             bill.total.add(one)
         if timed and mine:
             mean = sum(first[p.first] for p in mine) / len(mine)
@@ -426,5 +456,15 @@ def print_bill(bill: Bill, console: Console) -> None:
         f"{_duration(bill.wall_s)} with the judges side by side",
         highlight=False,
     )
+    if bill.sequential is not None:
+        worst, expected = bill.sequential["worst"], bill.sequential["expected"]
+        wall = bill.sequential["expected_wall_s"]
+        console.print(
+            f"[bold]Sequential ({bill.sequential['rounds']} rounds):[/] at most "
+            f"{worst['requests']:,} requests ({_money(worst['cost_usd'], not bill.unpriced)}); "
+            f"expected {expected['requests']:,.0f} "
+            f"({_money(expected['cost_usd'], not bill.unpriced)}, about {_duration(wall)})",
+            highlight=False,
+        )
     for note in bill.notes:
         console.print(f"- {note}", markup=False, highlight=False)
