@@ -120,6 +120,28 @@ def test_every_stage_and_second_turn_is_billed(
     assert "no price for fake" in " ".join(bill["notes"])
 
 
+def test_later_requests_are_counted_between_what_they_show_and_their_budgets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PBP and a second turn, walked dry: the run's prompt tokens (vLLM's usage, its own
+    tokenizer) lie between the counted prompts and the counted prompts plus carried budgets."""
+    items = make_items(tmp_path / "items.jsonl", 3)
+    out = tmp_path / "run"
+    with FakeVLLM() as vllm:
+        cfg = write_config(tmp_path / "c.toml", vllm.url, items, protocols=["pbp", "scot"],
+                           conditions=["Blind", "True", "RevealAfter"])  # fmt: skip
+        bill = plan(capsys, cfg, out)
+        code, _, stderr = run(capsys, "--config", str(cfg), "--out", str(out))
+    assert code == 0, stderr
+    assert not any("walked dry" in note for note in bill["notes"])
+    total = bill["total"]
+    spend = orjson.loads((out / "manifest.json").read_bytes())["spend"]
+    assert spend["requests"] == total["requests"] == planned_requests(cfg)
+    assert total["prompt_carried"] > 0
+    shown = total["prompt_tokens"] - total["prompt_carried"]
+    assert shown <= spend["prompt_tokens"] <= total["prompt_tokens"]
+
+
 def test_tgi_counts_with_its_chat_tokenizer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

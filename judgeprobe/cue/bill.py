@@ -5,15 +5,15 @@ priced per judge × protocol × condition (and per document, for a design that s
 
 * requests: each judgment's stages, and its second turn's (Reveal-After, pressure), before
   any cache, re-ask, retry or escalation;
-* prompt tokens: every judgment's first request (its prompt holds the document and both
-  responses) counted with the judge's own chat template and tokenizer where its server has
-  one (``engine.context.count_tokens``: vLLM ``/tokenize``, TGI ``/chat_tokenize``,
-  llama-server ``/apply-template`` + ``/tokenize``). Past ``COUNT_LIMIT`` distinct prompts a
+* prompt tokens: every request the judgment sends, found by running it as the run does
+  against a stand-in judge that answers each request with its schema's shortest reply
+  (``_Dry``: nothing is sent), and counted with the judge's own chat template and tokenizer
+  where its server has one (``engine.context.count_tokens``: vLLM ``/tokenize``, TGI
+  ``/chat_tokenize``, llama-server ``/apply-template`` + ``/tokenize``). A later request (PBP's
+  score and rank, a second turn) carries earlier replies where the stand-in's stood: they are
+  added at their budgets, an estimate from above. Past ``COUNT_LIMIT`` distinct prompts a
   seeded sample is counted and the rest scaled from the word estimate by the ratio measured
-  on it; a server that cannot count leaves the estimate, and the bill says which. A later
-  request (PBP's score and rank, a second turn) carries what came before, so it is bounded
-  by the first prompt, the completion budgets of the requests before it and
-  ``LATER_INSTRUCTIONS`` for its own instructions: an estimate from above;
+  on it; a server that cannot count leaves the estimate, and the bill says which;
 * completion budget: the ``max_tokens`` of every request (``protocols.budget``), the most the
   judge can be made to write;
 * wall time: the judge's timed probe (``engine.speed``) with every reply at its budget;
@@ -33,6 +33,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
@@ -42,20 +43,22 @@ from rich.table import Table
 from judgeprobe.conditions import Condition
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.job import Job
+from judgeprobe.cue.job import Job, run_job
 from judgeprobe.cue.plan import count, cue_jobs
 from judgeprobe.cue.preflight import first_request
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.context import COUNT_CONCURRENCY, TEMPLATE_SLACK, count_tokens
-from judgeprobe.engine.request import Message
+from judgeprobe.engine.request import Message, Request
 from judgeprobe.engine.settings import JudgeConfig, Price
 from judgeprobe.engine.speed import Speed, timed_probe
+from judgeprobe.engine.store import Result, Store
 from judgeprobe.protocols import JudgeProtocol
 from judgeprobe.protocols.pointwise import OwnScorer
 from judgeprobe.protocols.reveal import reveal_stages
 from judgeprobe.text.tokens import APPROXIMATION, approx_tokens
 
-COUNT_LIMIT = 2000  # distinct first prompts per judge counted by its server, at most
+COUNT_LIMIT = 2000  # distinct prompts per judge counted by its server, at most
+FRESH_STORE = 1000  # judgments walked dry per in-memory store
 #: Tokens a later request's own instructions may add (the longest stage template of
 #: prompts/templates is about 200 by the estimate; tests/test_plan.py checks every one).
 LATER_INSTRUCTIONS = 256
@@ -71,6 +74,7 @@ class Tally:
     judgments: float = 0
     requests: float = 0
     prompt_tokens: float = 0
+    prompt_carried: float = 0  # of prompt_tokens: earlier replies carried, at their budgets
     completion_budget: float = 0
     cost_usd: float = 0.0
 
@@ -92,18 +96,21 @@ class Tally:
 
 @dataclass(frozen=True, slots=True)
 class _Priced:
-    """One judgment as the walk sees it, before its first prompt is counted."""
+    """One judgment as the walk sees it, before its prompts are counted."""
 
     judge: str
     protocol: str
     condition: str
     document: str
-    first: bytes  # hash of the first request's messages
-    approx: int  # the first prompt's word estimate
-    requests: int
-    later: int  # requests after the first
-    carried: int  # completion budgets the later requests carry, summed over them
+    asked: tuple[tuple[bytes, int], ...]  # each request: its messages' hash, word estimate
+    carried: int  # tokens its requests carry from earlier replies, at most (their budgets)
     completion_budget: int
+    walked: bool  # False: bounded from its first request (it could not be walked dry)
+
+    @property
+    def requests(self) -> int:
+        """Requests the judgment sends (before any cache, re-ask, retry or escalation)."""
+        return len(self.asked)
 
 
 @dataclass
@@ -281,7 +288,8 @@ def expected_spend(
 def later_budgets(protocol: JudgeProtocol, second_turn: bool) -> list[int]:
     """The ``max_tokens`` of a judgment's requests after its first, in the order they go.
 
-    ``protocol`` is the judgment's own (a judge's ``OwnJudge``/``OwnScorer`` under own).
+    ``protocol`` is the judgment's own (a judge's ``OwnJudge``/``OwnScorer`` under own). The
+    bill's fallback where a judgment cannot be walked dry.
     """
     b = protocol.budgets
     if isinstance(protocol, OwnScorer):
@@ -297,30 +305,110 @@ def later_budgets(protocol: JudgeProtocol, second_turn: bool) -> list[int]:
     return [*turn1, *[b.get("reveal", b["verdict"])] * reveal_stages(protocol.name)]
 
 
+def least(node: Mapping[str, Any], defs: Mapping[str, Any] | None = None) -> Any:
+    """The shortest value a (pydantic) JSON schema allows: a dry run's stand-in reply."""
+    defs = node.get("$defs", {}) if defs is None else defs
+    if "$ref" in node:
+        return least(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+    if "const" in node:
+        return node["const"]
+    if "enum" in node:
+        return node["enum"][0]
+    for choice in ("anyOf", "oneOf", "allOf"):
+        if choice in node:
+            return least(node[choice][0], defs)
+    kind = node.get("type")
+    if kind == "object":
+        props: Mapping[str, Any] = node.get("properties", {})
+        return {k: least(v, defs) for k, v in props.items()}
+    if kind == "array":
+        return [least(node.get("items", {}), defs) for _ in range(int(node.get("minItems", 0)))]
+    if kind == "string":
+        return "x" * int(node.get("minLength", 0))
+    if kind in ("integer", "number"):
+        low = node.get("minimum", node.get("exclusiveMinimum", -1) + 1)
+        return int(low) if kind == "integer" else float(low)
+    if kind == "boolean":
+        return False
+    return None
+
+
+class _Dry(Endpoint):
+    """A judge that answers every request with its schema's shortest reply, and notes each.
+
+    Running a judgment against it (``run_job``, as the run does) gives every request it would
+    send, later stages and second turns included, with stand-in replies where the real ones
+    go; nothing leaves the process.
+    """
+
+    live = False
+
+    def __init__(self, probed: Endpoint) -> None:  # no connections: nothing is sent
+        self.judge, self.engine, self.info = probed.judge, probed.engine, probed.info
+        self.asked: list[tuple[list[Message], int]] = []
+
+    async def execute_once(self, req: Request) -> Result:
+        """The shortest reply ``req``'s reply model takes (kept retryable: asked every time)."""
+        self.asked.append((list(req.messages), req.sampling.max_tokens))
+        model = req.reply_model
+        reply = model.model_validate(least(model.model_json_schema(by_alias=True)))
+        shown = reply.model_dump(by_alias=True)
+        raw = orjson.dumps(shown).decode()
+        return Result(key=req.key, status="valid", reply=shown, raw=raw, retryable=True)
+
+    async def close(self) -> None:
+        """Nothing to close."""
+
+
 def _text(messages: Sequence[Message]) -> str:
     return " ".join(m["content"] for m in messages)
 
 
-async def _priced(job: Job, keep: dict[bytes, list[Message]], share: float) -> _Priced:
-    """A judgment's requests and budgets; its first request kept for counting if sampled."""
-    first = await first_request(job)
-    digest = hashlib.blake2b(orjson.dumps(first.messages), digest_size=16).digest()
-    if digest not in keep and int.from_bytes(digest[:8], "big") < share * 2**64:
-        keep[digest] = first.messages
-    later = later_budgets(job.protocol, job.reveal is not None or job.pressure is not None)
-    carried = sum(sum(later[:k]) + first.max_tokens for k in range(len(later)))
+async def _walked(job: Job, dry: _Dry, store: Store) -> list[tuple[list[Message], int]] | None:
+    """Every request of ``job`` (messages, max_tokens), walked dry; None when it cannot be."""
+    dry.asked = []
+    try:
+        outcome = await run_job(job, dry, store)
+    except (ValueError, KeyError, TypeError):  # a reply model the stand-in cannot satisfy
+        return None
+    return dry.asked if outcome.status == "valid" and dry.asked else None
+
+
+async def _priced(
+    job: Job, dry: _Dry, store: Store, keep: dict[bytes, list[Message]], share: float
+) -> _Priced:
+    """A judgment's requests and budgets; each request kept for counting if sampled.
+
+    A later request's stand-in replies are short, so what the real ones add is bounded by
+    the budgets of the requests before it (``carried``). A judgment that cannot be walked dry
+    is bounded from its first request (``later_budgets``, ``LATER_INSTRUCTIONS``).
+    """
+    asked = await _walked(job, dry, store)
+    walked, instructions = asked is not None, 0
+    if asked is None:
+        first = await first_request(job)
+        later = later_budgets(job.protocol, job.reveal is not None or job.pressure is not None)
+        asked = [(first.messages, first.max_tokens), *((first.messages, b) for b in later)]
+        instructions = LATER_INSTRUCTIONS * len(later)
+    hashed: list[tuple[bytes, int]] = []
+    for messages, _ in asked:
+        digest = hashlib.blake2b(orjson.dumps(messages), digest_size=16).digest()
+        if digest not in keep and int.from_bytes(digest[:8], "big") < share * 2**64:
+            keep[digest] = messages
+        hashed.append((digest, approx_tokens(_text(messages))))
+    budgets = [b for _, b in asked]
+    carried = sum(sum(budgets[:k]) for k in range(len(budgets))) + instructions
     return _Priced(
         judge=job.judge, protocol=job.protocol.name, condition=job.condition,
-        document=job.document_id or job.item_id, first=digest,
-        approx=approx_tokens(_text(first.messages)), requests=1 + len(later), later=len(later),
-        carried=carried, completion_budget=first.max_tokens + sum(later),
+        document=job.document_id or job.item_id, asked=tuple(hashed), carried=carried,
+        completion_budget=sum(budgets), walked=walked,
     )  # fmt: skip
 
 
 async def _count(
     endpoint: Endpoint, keep: Mapping[bytes, list[Message]], used: set[bytes]
 ) -> dict[bytes, int] | None:
-    """The judge's own counts of its sampled first prompts; None when its server cannot."""
+    """The judge's own counts of its sampled prompts; None when its server cannot."""
     mine = [h for h in keep if h in used]
     if not mine or await count_tokens(endpoint, keep[mine[0]]) is None:
         return None
@@ -338,8 +426,8 @@ def _first_tokens(
     jobs: Sequence[_Priced], keep: Mapping[bytes, list[Message]], counted: dict[bytes, int] | None,
     backend: str,
 ) -> tuple[dict[bytes, float], str]:  # fmt: skip
-    """Each distinct first prompt's tokens, and how they were had."""
-    distinct = {p.first: p.approx for p in jobs}
+    """Each distinct prompt's tokens, and how they were had."""
+    distinct = {h: a for p in jobs for h, a in p.asked}
     if counted is None:
         how = f"estimated ({APPROXIMATION}; {backend} has no tokenizer endpoint the probe reaches)"
         return {h: a + TEMPLATE_SLACK for h, a in distinct.items()}, how
@@ -348,7 +436,7 @@ def _first_tokens(
     ratio = sum(counted.values()) / max(1, sum(distinct[h] for h in counted))
     tokens = {h: counted.get(h, a * ratio) for h, a in distinct.items()}
     how = (
-        f"{len(counted)} of {len(distinct)} distinct first prompts counted by the judge's "
+        f"{len(counted)} of {len(distinct)} distinct prompts counted by the judge's "
         f"tokenizer; the rest scaled from the estimate by the ratio measured on them ({ratio:.3f})"
     )
     return tokens, how
@@ -364,39 +452,53 @@ async def plan_bill(
 ) -> Bill:
     """The bill of the sweep on its probed ``endpoints`` (token counts and the timed probe)."""
     planned = count(cfg, protocols, items, conditions)
-    share = min(1.0, COUNT_LIMIT * len(cfg.judges) / max(1, planned.judgments))
+    share = min(1.0, COUNT_LIMIT * len(cfg.judges) / max(1, sum(planned.requests.values())))
     keep: dict[bytes, list[Message]] = {}
-    fingerprints = {j.name: "" for j in cfg.judges}
-    jobs = [await _priced(job, keep, share)
-            for job in cue_jobs(cfg, protocols, items, conditions, fingerprints)]  # fmt: skip
+    fingerprints = {name: e.info.fingerprint for name, e in endpoints.items()}
+    dry = {name: _Dry(e) for name, e in endpoints.items()}
+    jobs: list[_Priced] = []
+    store = Store(Path(":memory:"))
+    try:
+        for k, job in enumerate(cue_jobs(cfg, protocols, items, conditions, fingerprints)):
+            if k and k % FRESH_STORE == 0:  # the stand-in results of earlier judgments go
+                store.close()
+                store = Store(Path(":memory:"))
+            jobs.append(await _priced(job, dry[job.judge], store, keep, share))
+    finally:
+        store.close()
     judges: list[JudgeBill] = []
     cells: dict[Cell, Tally] = {}
     by_document: dict[tuple[str, Cell], Tally] = defaultdict(Tally)
     notes = [
         "requests before any cache, re-ask, retry or escalation",
         "completion at its budget (max_tokens): cost and wall time are upper estimates",
-        f"a later request's prompt (PBP score and rank, a second turn) is bounded by the first "
-        f"prompt, the budgets before it and {LATER_INSTRUCTIONS} tokens of instructions",
+        "a later request (PBP score and rank, a second turn) is counted with what it carries "
+        "from earlier replies at their budgets: an upper estimate",
     ]
     for judge in cfg.judges:
         endpoint = endpoints[judge.name]
         mine = [p for p in jobs if p.judge == judge.name]
-        counted = await _count(endpoint, keep, {p.first for p in mine})
-        first, how = _first_tokens(mine, keep, counted, endpoint.info.backend)
+        counted = await _count(endpoint, keep, {h for p in mine for h, _ in p.asked})
+        tokens, how = _first_tokens(mine, keep, counted, endpoint.info.backend)
         bill = JudgeBill(judge, endpoint.info.backend, endpoint.info.model, how, None)
         for p in mine:
-            t = first[p.first]
-            prompt = t * p.requests + p.later * LATER_INSTRUCTIONS + p.carried
-            one = Tally(1, p.requests, prompt, p.completion_budget,
+            prompt = sum(tokens[h] for h, _ in p.asked) + p.carried
+            one = Tally(1, p.requests, prompt, p.carried, p.completion_budget,
                         _cost(judge.price, prompt, p.completion_budget))  # fmt: skip
             cell = (judge.name, p.protocol, p.condition)
             cells.setdefault(cell, Tally()).add(one)
             by_document[p.document, cell].add(one)
             bill.total.add(one)
         if timed and mine:
-            mean = sum(first[p.first] for p in mine) / len(mine)
-            bill.speed = await timed_probe(endpoint, round(mean))
+            firsts = [tokens[p.asked[0][0]] for p in mine]
+            bill.speed = await timed_probe(endpoint, round(sum(firsts) / len(firsts)))
         judges.append(bill)
+    bounded = sum(not p.walked for p in jobs)
+    if bounded:
+        notes.append(
+            f"{bounded} judgments could not be walked dry: each later request of theirs is "
+            f"bounded by its first prompt and {LATER_INSTRUCTIONS} tokens of instructions"
+        )
     unpriced = [j.judge.name for j in judges if j.judge.price is None]
     if unpriced:
         notes.append(f"no price for {', '.join(unpriced)}: its cost is left out (set price)")
