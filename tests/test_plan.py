@@ -249,11 +249,15 @@ def test_the_bill_on_the_real_embedded_judge(
 ) -> None:
     """llama-server counts with /apply-template + /tokenize; the timed probe times it."""
     items = make_items(tmp_path / "items.jsonl", 2)
-    cfg = priced(write_config(tmp_path / "c.toml", embedded_judge, items, protocols=["baseline"]))
+    engine = {"attempt_timeout_s": 300.0}  # a CPU judge under load
+    cfg = write_config(tmp_path / "c.toml", embedded_judge, items, engine, protocols=["baseline"])
+    cfg.write_text(cfg.read_text().replace("concurrency = 8", "concurrency = 2"))
+    priced(cfg)
     bill = plan(capsys, cfg, tmp_path / "run")
     judge = bill["judges"][0]
     assert judge["backend"] == "llama-server"
     assert judge["prompt_tokens_by"].startswith("counted by the judge's tokenizer")
+    assert judge["speed"]["lanes_timed"] == 2
     assert judge["speed"]["request_s"] > 0
     assert judge["wall_s"] > 0
     assert bill["total"]["requests"] == 8

@@ -26,7 +26,7 @@ from judgeprobe.engine.store import Result
 from judgeprobe.text.tokens import CHARS_PER_TOKEN, approx_tokens
 
 MAX_LANES = 32  # requests per round at most: a provider with 1,000 lanes is timed at 32
-LONG_CHARS = 400  # the long round's reply, in characters (about 100 tokens)
+LONG_CHARS = 160  # the long round's reply, in characters (about 40 tokens)
 MAX_PROMPT_TOKENS = 16_384  # the filler never exceeds this, whatever the sweep's mean
 FILLER = "Record {n}.{i}: the committee met, read the minutes and agreed on item {i}."
 MIN_TOKEN_SPREAD = 8  # the long round must write this many more tokens to time a token
