@@ -17,7 +17,11 @@ from judgeprobe.cue.config import load_config, sweep_conditions
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.cue.plan import count, protocols_for
 from judgeprobe.cue.run import cli
+from judgeprobe.engine.settings import JudgeConfig, Price
 from judgeprobe.engine.speed import Speed
+from judgeprobe.engine.store import Result, Store
+from judgeprobe.runs.rundir import RunDir
+from judgeprobe.runs.spend import earlier_seconds, record_spend, spent
 from judgeprobe.text.tokens import approx_tokens
 from tests.conftest import make_items, write_config
 from tests.fake_tgi import FakeTGI
@@ -262,3 +266,27 @@ def test_the_bill_on_the_real_embedded_judge(
     assert judge["wall_s"] > 0
     assert bill["total"]["requests"] == 8
     assert bill["total"]["cost_usd"] > 0
+
+
+def test_the_spend_is_read_from_the_store_and_added_up_over_sessions(tmp_path: Path) -> None:
+    store = Store(tmp_path / "store.sqlite")
+    for key, judge, attempts, prompt, completion in (("a", "j", 2, 10, 5), ("b", "j", 1, 20, 7),
+                                                     ("c", "k", 1, 4, 1)):  # fmt: skip
+        store.put(Result(key=key, status="valid", endpoint=judge, attempts=attempts,
+                         prompt_tokens=prompt, completion_tokens=completion))  # fmt: skip
+    price = Price(prompt=1.0, completion=2.0)
+    j = JudgeConfig(name="j", url="http://127.0.0.1:1/v1", price=price)
+    k = JudgeConfig(name="k", url="http://127.0.0.1:2/v1")
+    spend = spent(store, [j, k], 12.5)
+    store.close()
+    assert (spend.requests, spend.attempts, spend.prompt_tokens) == (3, 4, 34)
+    assert spend.judges[0].cost_usd == pytest.approx((30 * 1.0 + 12 * 2.0) / 1e6)
+    assert spend.cost_usd is None  # k has no price: the total is not known
+    run = RunDir(tmp_path)
+    assert earlier_seconds(run) == 0.0
+    run.write_manifest({"run_id": "r", "created_at": "2026-01-01T00:00:00Z"})
+    record_spend(run, spend)
+    assert earlier_seconds(run) == 12.5
+    assert "spent 3 requests (4 HTTP attempts), 34 prompt + 13 completion tokens" in (
+        spend.sentence()
+    )
