@@ -16,7 +16,8 @@ priced per judge × protocol × condition (and per document, for a design that s
   on it; a server that cannot count leaves the estimate, and the bill says which;
 * completion budget: the ``max_tokens`` of every request (``protocols.budget``), the most the
   judge can be made to write;
-* wall time: the judge's timed probe (``engine.speed``) with every reply at its budget;
+* wall time: the judge's timed probe (``engine.speed``), from the prompts alone (no reply
+  written: at least) to every reply at its budget (at most);
 * cost: ``price`` on the judge (USD per million tokens) over those prompt tokens and the
   completion budget, so a bill errs on the high side.
 
@@ -131,13 +132,19 @@ class JudgeBill:
 
     @property
     def wall_s(self) -> float | None:
-        """Expected seconds for its requests, every reply at its budget; None when untimed."""
-        if self.speed is None or self.speed.request_s <= 0:
+        """Seconds for its requests, every reply at its budget (at most); None when untimed."""
+        return self._wall(round(self.total.completion_budget))
+
+    @property
+    def wall_floor_s(self) -> float | None:
+        """Seconds for its requests' prompts alone, no reply written (at least)."""
+        return self._wall(0)
+
+    def _wall(self, completion_tokens: int) -> float | None:
+        if self.speed is None or not self.speed.timed:
             return None
-        t = self.total
-        return self.speed.wall_s(
-            round(t.requests), round(t.completion_budget), self.lanes, self.judge.rate_limit
-        )
+        requests = round(self.total.requests)
+        return self.speed.wall_s(requests, completion_tokens, self.lanes, self.judge.rate_limit)
 
 
 @dataclass
@@ -169,10 +176,13 @@ class Bill:
 
     @property
     def wall_s(self) -> float | None:
-        """The sweep's expected seconds: its judges run side by side, so the slowest one's."""
-        found = [j.wall_s for j in self.judges]
-        timed = [w for w in found if w is not None]
-        return max(timed) if timed and len(timed) == len(found) else None
+        """The sweep's seconds at most: its judges run side by side, so the slowest one's."""
+        return _slowest([j.wall_s for j in self.judges])
+
+    @property
+    def wall_floor_s(self) -> float | None:
+        """The sweep's seconds at least (prompts alone), the slowest judge's."""
+        return _slowest([j.wall_floor_s for j in self.judges])
 
     def rounds(self, documents: Sequence[Sequence[str]]) -> list[dict[Cell, Tally]]:
         """Per round (its documents), what each cell costs when every row is open.
@@ -216,7 +226,6 @@ class Bill:
 
     def record(self) -> dict[str, Any]:
         """plan.json: the bill in machine-readable form."""
-        wall = self.wall_s
         return {
             "config": self.config,
             "config_digest": self.digest,
@@ -228,10 +237,21 @@ class Bill:
                 for (j, p, c), t in self.cells.items()
             ],
             "total": {**self.total.record(), "priced": not self.unpriced},
-            "wall_s": None if wall is None else round(wall, 1),
+            "wall_s": _rounded(self.wall_s),
+            "wall_floor_s": _rounded(self.wall_floor_s),
             "sequential": self.sequential,
             "notes": self.notes,
         }
+
+
+def _slowest(found: list[float | None]) -> float | None:
+    """The longest time, or None when any judge is untimed."""
+    timed = [w for w in found if w is not None]
+    return max(timed) if timed and len(timed) == len(found) else None
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 1)
 
 
 def _judge_record(j: JudgeBill) -> dict[str, Any]:
@@ -246,7 +266,6 @@ def _judge_record(j: JudgeBill) -> dict[str, Any]:
             "requests_sent": speed.sent,
             "note": speed.note,
         }
-    wall = j.wall_s
     return {
         "name": j.judge.name,
         "model": j.model,
@@ -255,7 +274,8 @@ def _judge_record(j: JudgeBill) -> dict[str, Any]:
         "price": None if j.judge.price is None else j.judge.price.model_dump(),
         "prompt_tokens_by": j.tokens,
         "speed": timed,
-        "wall_s": None if wall is None else round(wall, 1),
+        "wall_s": _rounded(j.wall_s),
+        "wall_floor_s": _rounded(j.wall_floor_s),
         **j.total.record(),
     }
 
@@ -471,7 +491,7 @@ async def plan_bill(
     by_document: dict[tuple[str, Cell], Tally] = defaultdict(Tally)
     notes = [
         "requests before any cache, re-ask, retry or escalation",
-        "completion at its budget (max_tokens): cost and wall time are upper estimates",
+        "cost with every reply at its budget (max_tokens): an upper estimate",
         "a later request (PBP score and rank, a second turn) is counted with what it carries "
         "from earlier replies at their budgets: an upper estimate",
     ]
@@ -523,6 +543,12 @@ def _duration(seconds: float | None) -> str:
     return f"{hours}h {minutes:02d}m" if hours else f"{minutes}m {secs:02d}s"
 
 
+def _span(low: float | None, high: float | None) -> str:
+    if low is None or high is None:
+        return "not timed"
+    return f"{_duration(low)} – {_duration(high)}"
+
+
 def print_bill(bill: Bill, console: Console) -> None:
     """The bill as tables: per judge × protocol × condition, then per judge and in all."""
     view = Table(title=f"The bill of {bill.config} ({bill.items} items, "
@@ -545,8 +571,8 @@ def print_bill(bill: Bill, console: Console) -> None:
         t = j.total
         per.add_row(j.judge.name, f"{j.model} ({j.backend})", f"{t.requests:,.0f}",
                     f"{t.prompt_tokens:,.0f}", f"{t.completion_budget:,.0f}",
-                    _money(t.cost_usd, priced[j.judge.name]), _duration(j.wall_s), j.tokens,
-                    )  # fmt: skip
+                    _money(t.cost_usd, priced[j.judge.name]), _span(j.wall_floor_s, j.wall_s),
+                    j.tokens)  # fmt: skip
     console.print(per)
     t = bill.total
     every = len(bill.unpriced) == len(bill.judges)
@@ -555,7 +581,8 @@ def print_bill(bill: Bill, console: Console) -> None:
     console.print(
         f"[bold]In all:[/] {t.requests:,.0f} requests, {t.prompt_tokens:,.0f} prompt tokens, "
         f"{t.completion_budget:,.0f} completion tokens at most, {cost}, about "
-        f"{_duration(bill.wall_s)} with the judges side by side",
+        f"{_span(bill.wall_floor_s, bill.wall_s)} with the judges side by side (from the "
+        "prompts alone to every reply at its budget)",
         highlight=False,
     )
     if bill.sequential is not None:

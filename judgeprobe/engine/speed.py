@@ -67,6 +67,11 @@ class Speed:
     sent: int
     note: str = ""
 
+    @property
+    def timed(self) -> bool:
+        """Whether anything was measured (some timed request was answered)."""
+        return self.request_s > 0 or self.token_s > 0
+
     def wall_s(self, requests: int, completion_tokens: int, lanes: int, rate_limit: float) -> float:
         """Seconds for ``requests`` with ``completion_tokens`` in all, over ``lanes`` lanes.
 
