@@ -16,8 +16,10 @@ priced per judge × protocol × condition (and per document, for a design that s
   on it; a server that cannot count leaves the estimate, and the bill says which;
 * completion budget: the ``max_tokens`` of every request (``protocols.budget``), the most the
   judge can be made to write;
-* wall time: the judge's timed probe (``engine.speed``), from the prompts alone (no reply
-  written: at least) to every reply at its budget (at most);
+* wall time: at the speed the judge's timed probe measured (``engine.speed``), from the
+  prompts alone (no reply written) to every reply at its budget. It is what the server did
+  then: a server that caches a document's prefix across its judgments, or is less loaded
+  during the run, is faster;
 * cost: ``price`` on the judge (USD per million tokens) over those prompt tokens and the
   completion budget, so a bill errs on the high side.
 
@@ -132,12 +134,12 @@ class JudgeBill:
 
     @property
     def wall_s(self) -> float | None:
-        """Seconds for its requests, every reply at its budget (at most); None when untimed."""
+        """Seconds for its requests, every reply at its budget; None when untimed."""
         return self._wall(round(self.total.completion_budget))
 
     @property
     def wall_floor_s(self) -> float | None:
-        """Seconds for its requests' prompts alone, no reply written (at least)."""
+        """Seconds for its requests' prompts alone, no reply written; None when untimed."""
         return self._wall(0)
 
     def _wall(self, completion_tokens: int) -> float | None:
@@ -176,12 +178,12 @@ class Bill:
 
     @property
     def wall_s(self) -> float | None:
-        """The sweep's seconds at most: its judges run side by side, so the slowest one's."""
+        """The sweep's seconds, replies at their budgets: the slowest judge's (side by side)."""
         return _slowest([j.wall_s for j in self.judges])
 
     @property
     def wall_floor_s(self) -> float | None:
-        """The sweep's seconds at least (prompts alone), the slowest judge's."""
+        """The sweep's seconds for the prompts alone: the slowest judge's."""
         return _slowest([j.wall_floor_s for j in self.judges])
 
     def rounds(self, documents: Sequence[Sequence[str]]) -> list[dict[Cell, Tally]]:
