@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
+from judgeprobe.cue import bill as bill_module
 from judgeprobe.cue.bill import LATER_INSTRUCTIONS, Bill, Tally, expected_spend
 from judgeprobe.cue.config import load_config, sweep_conditions
 from judgeprobe.cue.items import sweep_items
@@ -144,6 +145,22 @@ def test_later_requests_are_counted_between_what_they_show_and_their_budgets(
     assert total["prompt_carried"] > 0
     shown = total["prompt_tokens"] - total["prompt_carried"]
     assert shown <= spend["prompt_tokens"] <= total["prompt_tokens"]
+
+
+def test_past_the_count_limit_a_sample_is_counted_and_the_rest_scaled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = make_items(tmp_path / "items.jsonl", 6)
+    with FakeJudge() as judge:
+        cfg = write_config(tmp_path / "c.toml", judge.url, items, protocols=["baseline"])
+        exact = plan(capsys, cfg, tmp_path / "all")
+        monkeypatch.setattr(bill_module, "COUNT_LIMIT", 8)
+        sampled = plan(capsys, cfg, tmp_path / "sample")
+    how = sampled["judges"][0]["prompt_tokens_by"]
+    assert " of 24 distinct prompts counted by the judge's tokenizer; the rest scaled" in how
+    assert exact["judges"][0]["prompt_tokens_by"].startswith("counted by the judge's")
+    want, got = exact["total"]["prompt_tokens"], sampled["total"]["prompt_tokens"]
+    assert abs(got - want) <= 0.05 * want
 
 
 def test_tgi_counts_with_its_chat_tokenizer(

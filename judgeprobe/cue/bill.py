@@ -36,10 +36,12 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
+from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
@@ -355,6 +357,14 @@ def least(node: Mapping[str, Any], defs: Mapping[str, Any] | None = None) -> Any
     return None
 
 
+@cache
+def _stand_in(model: type[BaseModel]) -> tuple[dict[str, Any], str]:
+    """``model``'s shortest reply, as stored and as raw text (once per model)."""
+    reply = model.model_validate(least(model.model_json_schema(by_alias=True)))
+    shown = reply.model_dump(by_alias=True)
+    return shown, orjson.dumps(shown).decode()
+
+
 class _Dry(Endpoint):
     """A judge that answers every request with its schema's shortest reply, and notes each.
 
@@ -368,14 +378,12 @@ class _Dry(Endpoint):
     def __init__(self, probed: Endpoint) -> None:  # no connections: nothing is sent
         self.judge, self.engine, self.info = probed.judge, probed.engine, probed.info
         self.asked: list[tuple[list[Message], int]] = []
+        self.kept = False  # whether a prompt of this judge is kept for counting yet
 
     async def execute_once(self, req: Request) -> Result:
         """The shortest reply ``req``'s reply model takes (kept retryable: asked every time)."""
         self.asked.append((list(req.messages), req.sampling.max_tokens))
-        model = req.reply_model
-        reply = model.model_validate(least(model.model_json_schema(by_alias=True)))
-        shown = reply.model_dump(by_alias=True)
-        raw = orjson.dumps(shown).decode()
+        shown, raw = _stand_in(req.reply_model)
         return Result(key=req.key, status="valid", reply=shown, raw=raw, retryable=True)
 
     async def close(self) -> None:
@@ -415,8 +423,10 @@ async def _priced(
     hashed: list[tuple[bytes, int]] = []
     for messages, _ in asked:
         digest = hashlib.blake2b(orjson.dumps(messages), digest_size=16).digest()
-        if digest not in keep and int.from_bytes(digest[:8], "big") < share * 2**64:
-            keep[digest] = messages
+        drawn = int.from_bytes(digest[:8], "big") < share * 2**64
+        if digest not in keep and (drawn or not dry.kept):
+            keep[digest] = messages  # the sample, and every judge's first prompt
+            dry.kept = True
         hashed.append((digest, approx_tokens(_text(messages))))
     budgets = [b for _, b in asked]
     carried = sum(sum(budgets[:k]) for k in range(len(budgets))) + instructions
