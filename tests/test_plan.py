@@ -31,6 +31,7 @@ from tests.fakeserver import FakeJudge
 from tests.test_context import FakeLlamaServer
 
 PRICE = "{ prompt = 0.5, completion = 2.0 }"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def priced(cfg: Path, price: str = PRICE) -> Path:
@@ -161,6 +162,22 @@ def test_past_the_count_limit_a_sample_is_counted_and_the_rest_scaled(
     assert exact["judges"][0]["prompt_tokens_by"].startswith("counted by the judge's")
     want, got = exact["total"]["prompt_tokens"], sampled["total"]["prompt_tokens"]
     assert abs(got - want) <= 0.05 * want
+
+
+def test_a_pointwise_judge_is_billed_two_scorings_that_carry_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)  # the config names its prompt file from the repository root
+    with FakeJudge(free_text="Score: [[7]]") as judge:
+        code, _, stderr = run(capsys, "--config", "experiments/own-judge-score.toml", "--limit",
+                              "2", "--judge", f"qwen2.5-coder-0.5b={judge.url}", "--out",
+                              str(tmp_path / "run"), "--plan")  # fmt: skip
+    assert code == 0, stderr
+    bill = orjson.loads((tmp_path / "run" / "plan.json").read_bytes())
+    assert not any("walked dry" in note for note in bill["notes"])
+    for cell in bill["cells"]:
+        assert cell["requests"] == 2 * cell["judgments"]
+        assert cell["prompt_carried"] == 0
 
 
 def test_tgi_counts_with_its_chat_tokenizer(

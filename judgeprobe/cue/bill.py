@@ -429,7 +429,10 @@ async def _priced(
             dry.kept = True
         hashed.append((digest, approx_tokens(_text(messages))))
     budgets = [b for _, b in asked]
-    carried = sum(sum(budgets[:k]) for k in range(len(budgets))) + instructions
+    # Each request may carry every reply before it; a pointwise judge's two scorings carry
+    # none (each shows its one response alone).
+    alone = isinstance(job.protocol, OwnScorer)
+    carried = 0 if alone else sum(sum(budgets[:k]) for k in range(len(budgets))) + instructions
     return _Priced(
         judge=job.judge, protocol=job.protocol.name, condition=job.condition,
         document=job.document_id or job.item_id, asked=tuple(hashed), carried=carried,
