@@ -1,9 +1,10 @@
 """A fake OpenAI-compatible judge server for fault injection (never for the end-to-end test).
 
-It answers ``/v1/models``, ``/version`` (so it looks like vLLM) and ``/v1/chat/completions``
-with JSON that conforms to the request's schema, chosen by a hash of the messages, so
-results are deterministic. A share of
-chat requests fail in a chosen way: HTTP 429 (with Retry-After), 500, 503, a stall past the
+It answers ``/v1/models``, ``/version`` (so it looks like vLLM), ``/tokenize`` (as vLLM does:
+``messages`` in, the templated prompt's ``count`` out; ``tokenizer=False`` leaves it out, as an
+API without one) and ``/v1/chat/completions`` with JSON that conforms to the request's
+schema, chosen by a hash of the messages, so results are deterministic. A share of chat
+requests fail in a chosen way: HTTP 429 (with Retry-After), 500, 503, a stall past the
 client's timeout, a connection reset, truncated JSON, non-JSON text, or wrong-schema JSON.
 Requests for the start-up probe's tiny schema (or a text judge's probe) are never faulted or
 counted, unless ``nonconforming``.
@@ -111,6 +112,7 @@ class FakeJudge(LoopbackServer):
         follow_instructions: bool = False,
         ignore_schema: bool = False,
         seeded_texts: bool = False,
+        tokenizer: bool = True,
         verdict: str | None = None,
         explanation: str | None = None,
         free_text: str | Callable[[str], str] = (
@@ -132,6 +134,8 @@ class FakeJudge(LoopbackServer):
         self.reply_tokens = reply_tokens
         self.follow_instructions = follow_instructions
         self.ignore_schema = ignore_schema
+        self.tokenizer = tokenizer
+        self.tokenized = 0
         # Generated texts (the builder's "text" schema) follow the request's seed, as a real
         # sampler's do, so two seeded paraphrases or draws of one prompt differ.
         self.seeded_texts = seeded_texts
@@ -160,6 +164,8 @@ class FakeJudge(LoopbackServer):
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/version", self._version)
         app.router.add_post("/v1/chat/completions", self._chat)
+        if self.tokenizer:
+            app.router.add_post("/tokenize", self._tokenize)
         return app
 
     @web.middleware
@@ -182,6 +188,17 @@ class FakeJudge(LoopbackServer):
 
     async def _version(self, _: web.Request) -> web.Response:
         return web.json_response({"version": "fake-0.1"})
+
+    async def _tokenize(self, request: web.Request) -> web.Response:
+        """vLLM's ``POST /tokenize`` with ``messages``: words and marks of a role-line template."""
+        body = orjson.loads(await request.read())
+        messages = body.get("messages")
+        if not isinstance(messages, list):
+            return web.json_response({"error": {"message": "messages required"}}, status=400)
+        templated = "".join(f"<|{m['role']}|>\n{m['content']}\n" for m in messages)
+        found = re.findall(r"\w+|[^\w\s]", templated + "<|assistant|>\n")
+        self.tokenized += 1
+        return web.json_response({"count": len(found), "max_model_len": 0, "tokens": []})
 
     def first_token_logprobs(self, body: dict[str, Any]) -> dict[str, Any] | None:
         """OpenAI's ``choice.logprobs`` for a one-token reply, when asked for and returned."""

@@ -23,10 +23,11 @@ from tests.reportdata import rows, run_dir, table
 PACKAGE = Path(__file__).resolve().parent.parent / "judgeprobe"
 HOME = PACKAGE / "runs" / "rundir.py"
 NAMES = {
-    "judgments.parquet", "manifest.json", "store.sqlite", "metrics.csv", "metrics_ci.csv",
-    "controlled.csv", "report.md", "report.html", "plots", "card.md", "card.html", "card.csv",
-    "card_silent.csv", "attack_checks.csv", "degrade_checks.csv", "labels.parquet", "notes.txt",
-    "annotation", "pairs.csv", "key.csv", "form.html", "agreement.csv",
+    "judgments.parquet", "manifest.json", "plan.json", "store.sqlite", "metrics.csv",
+    "metrics_ci.csv", "controlled.csv", "report.md", "report.html", "plots", "card.md",
+    "card.html", "card.csv", "card_silent.csv", "attack_checks.csv", "degrade_checks.csv",
+    "labels.parquet", "notes.txt", "annotation", "pairs.csv", "key.csv", "form.html",
+    "agreement.csv",
 }  # fmt: skip
 
 #: A manifest as an early run wrote it: keys since renamed or dropped, none of the newer ones.

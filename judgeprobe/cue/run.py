@@ -6,6 +6,9 @@ With no arguments: the default sweep on the bundled sample against the embedded 
 Past one machine: ``--ray [ADDRESS]`` runs the requests as Ray Data rounds
 (judgeprobe.runs.ray); ``--export-batch`` writes the pending requests as an OpenAI batch file
 (``vllm run-batch``, batch APIs) and ``--import-batch`` ingests its answers.
+
+Before any of it, ``--plan`` prints the bill (judgeprobe.cue.bill) and writes plan.json,
+sending nothing but the start-up probe, the token counts and a short timed probe.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import Condition
 from judgeprobe.conditions.checks import write_attack_checks, write_degrade_checks
 from judgeprobe.core.cli import RESUME, command_parser, main_guard
+from judgeprobe.core.files import write_json
 from judgeprobe.core.records import Item
+from judgeprobe.cue.bill import Bill, plan_bill, print_bill
 from judgeprobe.cue.config import SweepConfig, load_config, sweep_conditions
 from judgeprobe.cue.embedded import running_judge
 from judgeprobe.cue.item_selection import reviewed, sweep_items
@@ -48,6 +53,7 @@ from judgeprobe.engine.settings import lanes_of
 from judgeprobe.engine.store import Store
 from judgeprobe.metrics.flags import invalid_reasons
 from judgeprobe.metrics.load import Run
+from judgeprobe.metrics.table import table_console
 from judgeprobe.protocols import JudgeProtocol
 from judgeprobe.runs.batch import batch_sweep
 from judgeprobe.runs.config import JUDGE_FLAG, judge_from_flag, with_overrides
@@ -59,10 +65,12 @@ from judgeprobe.runs.rundir import (
     RunDir,
     check_run_dir,
     check_writable_dir,
+    open_store,
     resumable_note,
     resume_command,
 )
-from judgeprobe.runs.sweep import JobType, live_sweep
+from judgeprobe.runs.spend import earlier_seconds, record_spend, spent
+from judgeprobe.runs.sweep import JobType, judges_open, live_sweep
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -91,6 +99,11 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument(
         "--import-batch", type=Path, metavar="JSONL",
         help="ingest a batch output file into the run in --out, then write the tables",
+    )  # fmt: skip
+    batch.add_argument(
+        "--plan", action="store_true",
+        help="print the bill (requests, tokens, time, cost) and write plan.json to --out; "
+        "send no judgment",
     )  # fmt: skip
     return p
 
@@ -227,8 +240,14 @@ async def _sweep(
     show_progress: bool,
     mode: Mode,
     review: Mapping[str, Decision],
+    earlier_s: float = 0.0,
 ) -> tuple[RunSummary, bool]:
-    """The sweep, its tables and report; and whether a judge's Invalid share is too high."""
+    """The sweep, its tables and report; and whether a judge's Invalid share is too high.
+
+    What the run spent goes into its manifest before the report is written (``earlier_s``:
+    the sweeping seconds of its earlier sessions).
+    """
+    start = time.monotonic()
     planned = count(cfg, protocols, items, conditions)
     rejected = rejected_count(cfg, protocols, items, conditions, review)
 
@@ -258,6 +277,12 @@ async def _sweep(
         )  # fmt: skip
         summary, frame = swept.summary, swept.judgments
     run = RunDir(out)
+    store = open_store(out)
+    try:
+        spend = spent(store, cfg.judges, earlier_s + time.monotonic() - start)
+    finally:
+        store.close()
+    record_spend(run, spend)
     n_invalid = write_outputs(Run(run, run.manifest(), without_rejected(frame, review)), console)
     console.print(
         f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
@@ -295,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         check_conditions(cfg.judges, {n: conditions[n] for n in cfg.conditions}, items)
     protocols = protocols_for(cfg)  # built once: planning, counts and the manifest share them
     check_writable_dir(out, "--out")
+    if args.plan:
+        return _plan(cfg, protocols, items, conditions, out, chosen)
     if mode.export_batch is not None:
         check_writable_dir(mode.export_batch.parent, "--export-batch")
         if mode.export_batch.is_dir():
@@ -306,25 +333,56 @@ def main(argv: list[str] | None = None) -> int:
     if chosen:
         console.print(f"[yellow]{escape(chosen)}[/]")
     start = time.monotonic()
-    summary, failing = asyncio.run(
-        _sweep(
-            cfg,
-            protocols,
-            items,
-            conditions,
-            out,
-            console,
-            show_progress=not args.no_progress,
-            mode=mode,
-            review=review,
-        )
+    earlier_s = earlier_seconds(RunDir(out))
+    swept = _sweep(
+        cfg,
+        protocols,
+        items,
+        conditions,
+        out,
+        console,
+        show_progress=not args.no_progress,
+        mode=mode,
+        review=review,
+        earlier_s=earlier_s,
     )
+    summary, failing = asyncio.run(swept)
     console.print(f"done in {time.monotonic() - start:.1f}s")
     if mode.export_batch is not None:
         return 0
     return exit_code(
         summary, failing=failing, argv=sys.argv[1:] if argv is None else argv, console=console
     )
+
+
+def _plan(
+    cfg: SweepConfig,
+    protocols: dict[str, JudgeProtocol],
+    items: list[Item],
+    conditions: dict[str, Condition],
+    out: Path,
+    chosen: str,
+) -> int:
+    """``--plan``: probe the judges, check the plan as a run would, print the bill, write it."""
+    console = Console(stderr=True, soft_wrap=True)
+    if chosen:
+        console.print(f"[yellow]{escape(chosen)}[/]")
+
+    async def first() -> list[FirstRequest]:
+        return await first_requests(cfg, protocols, items, conditions)
+
+    async def billed() -> Bill:
+        checks = PlanChecks(cfg.sampling, cfg.seeds, first)
+        async with judges_open(cfg.judges, cfg.engine, console, checks) as endpoints:
+            return await plan_bill(cfg, protocols, items, conditions, endpoints)
+
+    bill = asyncio.run(billed())
+    print_bill(bill, table_console())
+    path = RunDir(out).plan
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(path, bill.record())
+    console.print(f"wrote {path}")
+    return 0
 
 
 def exit_code(summary: RunSummary, *, failing: bool, argv: list[str], console: Console) -> int:

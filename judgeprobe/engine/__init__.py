@@ -10,8 +10,8 @@ One module per concern:
   retried, and how long to wait), ``validate`` (reply parsing and re-asks), ``probe``
   (start-up checks and fingerprints), ``context`` (which first requests fit the context a
   judge serves), ``checks`` (a sweep's plan-time checks of sampling, seeds and context),
-  ``tokenizer`` (token counts from the judge's own
-  tokenizer);
+  ``tokenizer`` (token counts from the judge's own tokenizer), ``speed`` (the plan's short
+  timed probe of a judge at its concurrency);
 - where it is kept: ``store`` (the durable append-only result store), ``cached`` (a judgment's
   requests answered from the store when already final);
 - how a sweep runs: ``runner`` (the streaming scheduler), ``progress`` (its progress bar),

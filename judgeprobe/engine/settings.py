@@ -301,6 +301,23 @@ class ScoreFormat(BaseModel):
         return [(k, v) for k, v in super().__repr_args__() if not (k in unset and v == unset[k])]
 
 
+class Price(BaseModel):
+    """What a judge's provider charges, in USD per million tokens (``price`` on a judge).
+
+    It decides no request (the config digest leaves it out, like every judge setting): it
+    prices the bill ``run --plan`` prints and the spend the manifest and the report record.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    prompt: float = Field(ge=0.0, allow_inf_nan=False)
+    completion: float = Field(ge=0.0, allow_inf_nan=False)
+
+    def cost(self, prompt_tokens: float, completion_tokens: float) -> float:
+        """The USD cost of these tokens at this price."""
+        return (prompt_tokens * self.prompt + completion_tokens * self.completion) / 1e6
+
+
 class JudgeConfig(BaseModel):
     """One judge: an OpenAI-compatible server swapped by URL, or several replicas of it.
 
@@ -354,6 +371,8 @@ class JudgeConfig(BaseModel):
     system: str = ""
     messages: str = ""
     placeholders: dict[str, str | Fixed] = Field(default_factory=dict)
+    # USD per million prompt and completion tokens: the plan's bill and the run's spend.
+    price: Price | None = None
     _own_prompt: Template | None = PrivateAttr(default=None)
     _own_wordings: tuple[Template, ...] = PrivateAttr(default=())
     _judge_prompts: tuple[JudgePrompt, ...] = PrivateAttr(default=())
@@ -462,7 +481,7 @@ class JudgeConfig(BaseModel):
 
     @model_serializer(mode="wrap")
     def _omit_own(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Leave the own-prompt fields out when unset, so older dumps and digests still match."""
+        """Leave the own-prompt fields and the price out when unset: older dumps still match."""
         data: dict[str, Any] = handler(self)
         for name in ("system", "messages", "placeholders"):  # older dumps had none
             if not getattr(self, name):
@@ -477,6 +496,8 @@ class JudgeConfig(BaseModel):
             data.pop("verdict", None)
         if not self.wordings:
             data.pop("wordings", None)
+        if self.price is None:
+            data.pop("price", None)
         return data
 
     @model_validator(mode="after")

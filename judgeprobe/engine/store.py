@@ -43,6 +43,17 @@ class Cost(BaseModel):
     model: str = ""
 
 
+class Usage(BaseModel):
+    """What a judge's stored requests took: requests, HTTP attempts and tokens."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    requests: int = 0
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
 class Result(Cost):
     """What one request ended as: a valid reply, or Invalid with its reason."""
 
@@ -207,6 +218,26 @@ class Store:
             raise ValueError(f"{table}.{field}")
         query = f"SELECT coalesce(sum(json_extract(data, '$.{field}')), 0) FROM {table}"
         return int(self._db.execute(query).fetchone()[0])
+
+    def usage(self) -> dict[str, Usage]:
+        """Per judge (a result's endpoint): its stored requests, their attempts and tokens.
+
+        ``attempts`` counts HTTP calls (retries, re-asks and escalations included); a result
+        replaced on resume counts once, as its last try.
+        """
+        self.flush()
+        rows = self._db.execute(
+            "SELECT json_extract(data, '$.endpoint'), count(*), "
+            "sum(json_extract(data, '$.attempts')), "
+            "sum(json_extract(data, '$.prompt_tokens')), "
+            "sum(json_extract(data, '$.completion_tokens')) FROM results GROUP BY 1"
+        ).fetchall()
+        return {
+            str(name or ""): Usage(requests=int(n), attempts=int(attempts or 0),
+                                   prompt_tokens=int(prompt or 0),
+                                   completion_tokens=int(completion or 0))
+            for name, n, attempts, prompt, completion in rows
+        }  # fmt: skip
 
     def close(self) -> None:
         """Commit what is pending and close the database."""

@@ -11,8 +11,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import polars as pl
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -50,6 +52,7 @@ from judgeprobe.render.tables import (
 )
 from judgeprobe.report.browser import browser_html, browser_rows, read_checks
 from judgeprobe.report.headline import evidence_sentences, headline, rule
+from judgeprobe.runs.spend import Spend
 from judgeprobe.text.lexicons import Lexicons
 
 EVIDENCE = [
@@ -339,8 +342,10 @@ def write_report(
     with atomic_path(run.dir.metrics_ci) as tmp:
         tidy.write_csv(tmp, float_precision=6)
     judges = manifest.judges
+    # What the run spent shares the line that dates it: both change from run to run.
+    spend = _spend(manifest.spend)
     meta = [
-        f"run {manifest.run_id}, created {manifest.created_at}",
+        f"run {manifest.run_id}, created {manifest.created_at}" + (f"; {spend}" if spend else ""),
         "judges: " + ", ".join(f"{x['name']} ({x['model']}, {x['backend']})" for x in judges),
         f"{j.height} judgments, {int((j['verdict'] == 'Invalid').sum())} invalid; "
         f"seeds {manifest.seeds}; determinism {manifest.determinism}",
@@ -373,6 +378,14 @@ def write_report(
     write_atomic(run.dir.report_html, page.encode())
     _summary(tidy, found.sentences, console or table_console())
     return run.dir.report_html
+
+
+def _spend(recorded: dict[str, Any] | None) -> str:
+    """The manifest's spend in words; "" when the run recorded none (or one unreadable)."""
+    try:
+        return Spend.model_validate(recorded).sentence() if recorded else ""
+    except ValidationError:
+        return ""
 
 
 def _summary(tidy: pl.DataFrame, found: list[str], console: Console) -> None:

@@ -71,6 +71,7 @@ class Manifest(BaseModel):
     judges: list[dict[str, Any]] = []
     items: dict[str, Any] = {}  # the rubric probe's: its source and count
     shard: Any = None  # written by the retired --shard
+    spend: dict[str, Any] | None = None  # what the run spent (runs.spend), once it has run
 
     @property
     def task(self) -> Task:
@@ -100,6 +101,11 @@ class RunDir:
     def manifest_file(self) -> Path:
         """What made the run (``Manifest``)."""
         return self.path / "manifest.json"
+
+    @property
+    def plan(self) -> Path:
+        """The bill ``run --plan`` wrote before the run (plan.json)."""
+        return self.path / "plan.json"
 
     @property
     def store(self) -> Path:
