@@ -29,8 +29,10 @@ HUMAN_NOTE = (
 NO_BLIND = "(no Blind verdict on the labelled pairs)"
 
 
-def _ci(r: dict[str, object], name: str) -> str:
-    value, lo, hi = (r.get(f"{name}{s}") for s in ("", "_lo", "_hi"))
+def _ci(r: dict[str, object], name: str, ends: str = "") -> str:
+    """``name`` with its interval (``name_lo``, ``name_hi``; ``ends``: another pair's prefix)."""
+    prefix = ends or name
+    value, lo, hi = r.get(name), r.get(f"{prefix}_lo"), r.get(f"{prefix}_hi")
     return interval(*(float(x) if isinstance(x, int | float) else None for x in (value, lo, hi)))
 
 
@@ -89,10 +91,28 @@ def display(card: Card) -> pl.DataFrame:
                 "MDE": cell(None if r["mde"] is None else float(r["mde"])),
                 "threshold": cell(float(r["threshold"])),
                 "verdict": r["verdict"],
+                **(_settled(r) if "settled_at" in r else {}),
                 "note": note,
             }
         )
     return pl.DataFrame(out) if out else pl.DataFrame()
+
+
+def _settled(r: dict[str, object]) -> dict[str, str]:
+    """A sequential run's row: when it settled, or what a fixed design would need; its interval.
+
+    The sequential interval is the repeated confidence interval of the look that settled the
+    row (``card.sequential``), the one that keeps its level when the row stopped early.
+    """
+    if r.get("seq_effect") is None and r.get("settled_at") is None:
+        return {"settled": MISSING, "sequential interval": MISSING}
+    if r.get("settled_at") is not None:
+        settled = f"at {r['settled_at']} docs"
+    elif r.get("documents_needed") is not None:
+        settled = f"open (a fixed design needs {r['documents_needed']} docs)"
+    else:
+        settled = "open"
+    return {"settled": settled, "sequential interval": _ci(r, "seq_effect", "seq")}
 
 
 def _wording_note(a: dict[str, object]) -> str:
@@ -134,6 +154,7 @@ def _rule(card: Card) -> str:
         f"(⚠ at {NONDISCRIMINATING_FLAG:.0%} or more: a low fabrication rate does not make "
         f"such evidence good)."
         + _pressure_rule(card)
+        + _sequential_rule(card)
         + _wording_rule(card)
         + _sensitivity_rule(card)
     )
@@ -150,6 +171,25 @@ def _pressure_rule(card: Card) -> str:
         f"effect RS − RS(Reask), the revisions the push adds to a neutral re-ask, on the same "
         f"showings (RS alone without Reask: every revision counts), BIASED at "
         f"{t.pressure_effect} or more with the sign test over documents."
+    )
+
+
+def _sequential_rule(card: Card) -> str:
+    """A sequential run's verdict rule in words (``card.sequential``)."""
+    if "settled_at" not in card.rows.columns:
+        return ""
+    t = card.thresholds.values
+    return (
+        f" Sequential design: documents judged in rounds, the card looked at after each; a "
+        f"row's verdict is settled by a group-sequential rule (O'Brien–Fleming spending over "
+        f"the looks fixed in advance) in place of the rule above: BIASED when its sign test "
+        f"crosses the boundary at level {t.fdr} / the card's tests and its effect reaches the "
+        f"threshold, CLEAR when a sequential test at level {1 - t.power:.2g} puts the effect "
+        f"below the threshold, SENSITIVE and INSENSITIVE alike; a settled row stops ('settled "
+        f"at' its documents), an open one at the end is UNDERPOWERED with the documents a fixed "
+        f"design would need from the effect seen. Sequential interval: the repeated "
+        f"{1 - t.alpha:.0%} confidence interval at the row's last look, which keeps its level "
+        f"however early the row stopped."
     )
 
 
