@@ -184,7 +184,7 @@ def _sequential_rule(card: Card) -> str:
         f"row's verdict is settled by a group-sequential rule (O'Brien–Fleming spending over "
         f"the looks fixed in advance) in place of the rule above: BIASED when its sign test "
         f"crosses the boundary at level {t.fdr} / the card's tests and its effect reaches the "
-        f"threshold, CLEAR when a sequential test at level {1 - t.power:.2g} puts the effect "
+        f"threshold, CLEAR when a sequential test at level {(1 - t.power) / 2:.2g} puts the effect "
         f"below the threshold, SENSITIVE and INSENSITIVE alike; a settled row stops ('settled "
         f"at' its documents), an open one at the end is UNDERPOWERED with the documents a fixed "
         f"design would need from the effect seen. Sequential interval: the repeated "

@@ -21,9 +21,9 @@ Per tested row (cue, position, pressure, sensitivity, accuracy), at look k:
   effect every look together crosses with probability ≤ ``fdr`` / m per row, so a null judge's
   card has a BIASED row with probability ≤ ``fdr``.
 - **CLEAR** (INSENSITIVE for a reading row): the effect lies below the threshold by a
-  one-sided sequential test of "effect = threshold" at level 1 − ``power`` (the fixed card's
-  promise at the threshold: CLEAR on at most 1 − power of cards), on both sides for a row
-  that counts either direction. Its standard error is the bootstrap interval's, never below
+  one-sided sequential test of "effect = threshold" at level (1 − ``power``) / 2
+  (``clear_level``; the fixed card's promise at the threshold is CLEAR on at most 1 − power of
+  cards), on both sides for a row that counts either direction. Its standard error is the bootstrap interval's, never below
   the one a ±1 document difference has at the threshold (so a row without any discordant
   document yet is not taken for a precise zero). A CLEAR row of a judge not shown to read
   becomes INSENSITIVE by the card's gate (``card.sensitivity.gate``), as on a fixed card.
@@ -251,6 +251,16 @@ def documents_needed(
     return hi
 
 
+def clear_level(thresholds: LoadedThresholds) -> float:
+    """The level of the sequential test that settles CLEAR (INSENSITIVE): half of 1 − power.
+
+    The card promises CLEAR at the threshold on at most 1 − power of cards; the test spends half
+    of it, leaving room for the normal approximation at the first looks' small counts (the
+    fixed card, which needs its power at level α / m, stays further below the bound still).
+    """
+    return (1 - thresholds.values.power) / 2
+
+
 def _threshold(kind: str, thresholds: LoadedThresholds) -> float:
     t = thresholds.values
     found = {"cue": t.cue_effect, "position": t.position_effect, PRESSURE: t.pressure_effect,
@@ -285,7 +295,7 @@ def _row_state(
     lo, hi = max(effect - rci * se, -1.0), min(effect + rci * se, 1.0)  # every effect is in [−1, 1]
     z = (up - down) / math.sqrt(up + down) if up + down else 0.0
     efficacy = upper_bounds(t.fdr / (2 * max(tests, 1)), fractions, True)[k]
-    band = upper_bounds(1 - t.power, fractions, False)[k]
+    band = upper_bounds(clear_level(thresholds), fractions, False)[k]
     either = kind in ("cue", "position")
     reading = kind in READING
     verdict: str | None = None

@@ -54,7 +54,7 @@ def sequential_plan(cfg: SweepConfig, items: Sequence[Item]) -> SequentialPlan:
     return SequentialPlan(cfg.round, maximum, cfg.seeds[0])
 
 
-def _base(condition: str) -> str:
+def rides_with(condition: str) -> str:
     """The condition a job's rides with: Blind for its repeats, wordings and further schemes."""
     riders = {REPEAT, *NAMED_BLIND.values()}
     return "Blind" if condition in riders or condition.startswith("BlindWording") else condition
@@ -122,7 +122,7 @@ class Rounds:
         cfg = self.cfg.model_copy(update={"conditions": kept})
         for job in cue_jobs(cfg, self.protocols, self.by_round[k], self.conditions, fingerprints):
             cell = (job.judge, job.protocol.name)
-            if needed is None or cell not in needed or _base(job.condition) in needed[cell]:
+            if needed is None or cell not in needed or rides_with(job.condition) in needed[cell]:
                 yield job
 
 
@@ -136,6 +136,7 @@ class Swept:
     rounds: int = 0
     requests: int = 0
     stopped: str = ""
+    more: bool = False  # a batch pass stopped before rounds that may follow
 
 
 def merge(into: RunSummary, more: RunSummary) -> None:
@@ -214,7 +215,10 @@ async def run_rounds(rounds: Rounds, kind: JobType[Job], out: Path, console: Con
             swept.stopped = "the sweep stopped (deadline or circuit breaker)"
             return swept
         if not go_on:
-            swept.stopped = f"round {k + 1} imported; export again for the next round"
+            swept.more = not rounds.settled(rounds.needed(swept.state)) and k + 1 < len(
+                rounds.plan.looks
+            )
+            swept.stopped = f"round {k + 1} imported" + ("; export the next" if swept.more else "")
             return swept
     else:
         swept.stopped = "the documents ran out"

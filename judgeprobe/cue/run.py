@@ -249,6 +249,8 @@ async def _sweep(
         )
         if seq.judgments is None:
             return seq.summary, False
+        if seq.more:  # a batch pass imported its round; the next round is the next export's
+            seq.summary.pending = max(seq.summary.pending, 1)
         summary, frame = seq.summary, seq.judgments
     elif mode.batch:
         summary, found = await batch_sweep(
