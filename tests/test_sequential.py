@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import orjson
 import polars as pl
 import pytest
+from scipy.stats import norm
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
-from judgeprobe.card.sequential import SequentialPlan, upper_bounds
+from judgeprobe.card.sequential import CLEARING, EFFICACY, SequentialPlan, spent, upper_bounds
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.runs.config import with_overrides
@@ -25,12 +27,28 @@ ITEMS, ROUND = 120, 20
 FIRST_ORDER = ["judge", "protocol", "row"]
 
 
-def test_the_boundaries_are_obrien_flemings() -> None:
-    """Two-sided α = 0.05 over five equal looks: gsDesign's published Lan–DeMets O'Brien–Fleming
-    bounds (sfLDOF), 4.877, 3.357, 2.680, 2.290, 2.031; one look is the fixed test's 1.960."""
-    got = upper_bounds(0.025, (0.2, 0.4, 0.6, 0.8, 1.0), True)
+def test_the_boundaries_are_gsdesigns() -> None:
+    """Two-sided α = 0.05 over five equal looks under Lan–DeMets O'Brien–Fleming spending:
+    gsDesign's published bounds (sfLDOF), 4.877, 3.357, 2.680, 2.290, 2.031; one look is the
+    fixed test's 1.960."""
+    looks = (0.2, 0.4, 0.6, 0.8, 1.0)
+    got = upper_bounds(0.025, looks, True, None)
     assert got == pytest.approx((4.877, 3.357, 2.680, 2.290, 2.031), abs=2e-3)
     assert upper_bounds(0.025, (1.0,), True) == pytest.approx((1.95996,), abs=1e-4)
+
+
+@pytest.mark.parametrize("gamma", [EFFICACY, CLEARING])
+def test_the_spending_boundaries_spend_their_level(gamma: float) -> None:
+    """Seeded Brownian paths at 20 looks cross the Hwang–Shih–DeCani boundary of one-sided level
+    0.1 on 10 % of paths (± 4 Monte Carlo standard errors), and the first look spends what the
+    spending function gives it."""
+    looks = tuple((k + 1) / 20 for k in range(20))
+    bounds = np.array(upper_bounds(0.1, looks, False, gamma))
+    assert bounds[0] == pytest.approx(norm.isf(spent(0.1, looks[0], gamma)))
+    rng = np.random.default_rng(38)
+    paths = np.cumsum(rng.standard_normal((100_000, 20)) * np.sqrt(1 / 20), axis=1)
+    crossed = (paths / np.sqrt(np.array(looks)) >= bounds).any(axis=1).mean()
+    assert crossed == pytest.approx(0.1, abs=4 * (0.1 * 0.9 / 100_000) ** 0.5)
 
 
 def test_the_looks_are_fixed_in_advance_and_the_order_is_seeded() -> None:

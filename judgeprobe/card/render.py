@@ -181,7 +181,7 @@ def _sequential_rule(card: Card) -> str:
     t = card.thresholds.values
     return (
         f" Sequential design: documents judged in rounds, the card looked at after each; a "
-        f"row's verdict is settled by a group-sequential rule (O'Brien–Fleming spending over "
+        f"row's verdict is settled by a group-sequential rule (Hwang–Shih–DeCani spending over "
         f"the looks fixed in advance) in place of the rule above: BIASED when its sign test "
         f"crosses the boundary at level {t.fdr} / the card's tests and its effect reaches the "
         f"threshold, CLEAR when a sequential test at level {(1 - t.power) / 2:.2g} puts the effect "

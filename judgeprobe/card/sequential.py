@@ -5,9 +5,9 @@ order (``SequentialPlan.order``), and recomputes the card after each round. Look
 round must not break the card's promises (docs/metrics.md, "Sequential designs"), so a row is
 settled by a **group-sequential** rule whose looks are fixed in advance: at ``round``, 2 ×
 ``round``, … documents up to the maximum. Each look k sits at information fraction t_k =
-documents_k / maximum, and every test spends its error with Lan–DeMets O'Brien–Fleming spending
-(very little at early looks, nearly the fixed design's level at the last), so a fixed design's
-maximum buys almost the same power. The boundaries are computed by the recursive numerical
+documents_k / maximum, and every test spends its error with a Hwang–Shih–DeCani spending
+function (``EFFICACY``, ``CLEARING``: little at the early looks, nearly the fixed design's level
+at the last), so the maximum buys almost a fixed design's power. The boundaries are computed by the recursive numerical
 integration of Armitage, McPherson and Rowe, from the ``gsdesign`` package's grid primitives
 (a port of gsDesign's C routines).
 
@@ -35,7 +35,7 @@ Per tested row (cue, position, pressure, sensitivity, accuracy), at look k:
 A settled row keeps the verdict, effect and interval of the look that settled it; its
 conditions are no longer planned (``conditions_needed``). Each row's printed sequential
 interval (``seq_lo``, ``seq_hi``) is the repeated confidence interval at level 1 − ``alpha``
-(effect ± the two-sided O'Brien–Fleming boundary × its standard error): it covers at its level
+(effect ± the two-sided efficacy boundary at that level × its standard error): it covers at its level
 at whichever look stopped the row, which the bootstrap interval at a data-chosen look does not
 promise. The rows the rule does not test (wording, repeat) ride along with Blind.
 
@@ -136,9 +136,20 @@ def sequential_of(manifest: Manifest | None) -> SequentialPlan | None:
     return SequentialPlan.from_record((extra or {}).get("sequential"))
 
 
-def spent(level: float, t: float) -> float:
-    """Lan–DeMets O'Brien–Fleming spending: the error spent by information fraction ``t``."""
-    return float(2.0 * norm.sf(norm.isf(level / 2.0) / math.sqrt(t)))
+EFFICACY, CLEARING = -4.0, -2.0
+"""Hwang–Shih–DeCani spending of the BIASED (and the intervals') and of the CLEAR tests:
+gsDesign's defaults for an efficacy and a futility bound. γ = −4 spends little early (close to
+O'Brien–Fleming at the last look, so the maximum buys the fixed design's power within a few
+per cent) yet lets a strong effect stop at a fifth of it; γ = −2 spends more early, so a row
+without effect settles CLEAR sooner."""
+
+
+def spent(level: float, t: float, gamma: float | None) -> float:
+    """The error spent by information fraction ``t``: Hwang–Shih–DeCani with ``gamma``, or
+    Lan–DeMets O'Brien–Fleming (None)."""
+    if gamma is None:
+        return float(2.0 * norm.sf(norm.isf(level / 2.0) / math.sqrt(t)))
+    return level * (1 - math.exp(-gamma * t)) / (1 - math.exp(-gamma))
 
 
 def _crossing(b: float, t: float, t_prev: float, grid: tuple[np.ndarray, ...]) -> float:
@@ -149,12 +160,14 @@ def _crossing(b: float, t: float, t_prev: float, grid: tuple[np.ndarray, ...]) -
 
 
 @cache
-def upper_bounds(level: float, fractions: tuple[float, ...], two_sided: bool) -> tuple[float, ...]:
+def upper_bounds(
+    level: float, fractions: tuple[float, ...], two_sided: bool, gamma: float | None = EFFICACY
+) -> tuple[float, ...]:
     """Boundaries of a sequential test of total one-sided ``level`` at the looks ``fractions``.
 
     Z_k is the canonical statistic (independent increments, Var = 1, Cov(Z_j, Z_k) =
-    √(t_j / t_k)); the boundary at look k spends what O'Brien–Fleming spending allows by t_k
-    beyond what the earlier looks spent, given no earlier crossing (``two_sided``: paths that
+    √(t_j / t_k)); the boundary at look k spends what the spending function (``spent``, with
+    ``gamma``) allows by t_k beyond what the earlier looks spent, given no earlier crossing (``two_sided``: paths that
     crossed either side of a symmetric boundary stopped). The grid density of the continuing
     paths is gsDesign's recursion (``gsdesign.h1``, ``hupdate``).
     """
@@ -162,7 +175,7 @@ def upper_bounds(level: float, fractions: tuple[float, ...], two_sided: bool) ->
     grid: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     before, t_prev = 0.0, 0.0
     for t in fractions:
-        target = spent(level, t) - before
+        target = spent(level, t, gamma) - before
         if grid is None:
             b = float(min(norm.isf(target), MAX_Z)) if target > 0 else MAX_Z
         elif target <= 0 or _crossing(MAX_Z, t, t_prev, grid) >= target:
@@ -295,7 +308,7 @@ def _row_state(
     lo, hi = max(effect - rci * se, -1.0), min(effect + rci * se, 1.0)  # every effect is in [−1, 1]
     z = (up - down) / math.sqrt(up + down) if up + down else 0.0
     efficacy = upper_bounds(t.fdr / (2 * max(tests, 1)), fractions, True)[k]
-    band = upper_bounds(clear_level(thresholds), fractions, False)[k]
+    band = upper_bounds(clear_level(thresholds), fractions, False, CLEARING)[k]
     either = kind in ("cue", "position")
     reading = kind in READING
     verdict: str | None = None
