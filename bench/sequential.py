@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
                          args.seed, t)  # fmt: skip
         same.append(m)
         print(f"{name}: {m}", file=sys.stderr, flush=True)
-    bmax, bround = int(600 * scale), int(60 * scale)
+    bmax, bround = int(1000 * scale), int(100 * scale)
     battery = design(["Blind", *BATTERY, *SENSITIVITY], bmax, bround, 200, swap=0.5)
     mixed = {**dict.fromkeys(STRONG, 3 * thr), **dict.fromkeys(AT, thr)}
     m = run_scenario("mixed battery", battery, mixed, STRONG[0], max(args.cards // 3, 10),

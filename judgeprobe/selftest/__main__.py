@@ -62,14 +62,16 @@ from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.metrics.uncertainty import Method
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest import coverage
+from judgeprobe.selftest.sequential_rates import sequential_config, sequential_rates
 from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
 from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.pointwise import score_lines, score_oracle
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.sweep import JUDGE, default_config, own_config, run_sweep
-from judgeprobe.selftest.verdict_rates import format_rates, verdict_rates
+from judgeprobe.selftest.verdict_rates import default_design, format_rates, verdict_rates
 
 DEFAULT_ITEMS = 200
+SEQUENTIAL_DOCUMENTS = 1_000  # --coverage: the default sweep as a sequential design, rounds of 100
 PLANTED_SHIFT = 2.0  # --own --score: points for the favoured label, unless --score-shift says
 RESAMPLES = 2_000  # the card's intervals; the checks read point estimates and counts only
 FLAGS = {
@@ -174,6 +176,9 @@ def _coverage(judges: int, seed: int, method: Method, cards: int) -> int:
         failed += section.failed
     # The card's verdicts as a test procedure: their error rates on simulated judges.
     rates = verdict_rates(cards=cards, seed=seed)
+    # The same promises under a sequential design (issue 38): the card looked at every round.
+    sequential = sequential_config(default_design(SEQUENTIAL_DOCUMENTS, resamples=200), 100)
+    rates += sequential_rates([sequential], cards=max(cards // 4, 10), seed=seed)
     print(format_rates(rates), end="\n\n", flush=True)
     broken = sum(not r.holds for r in rates)
     print(
