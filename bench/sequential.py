@@ -51,8 +51,11 @@ from judgeprobe.selftest.verdict_rates import (
 )
 from judgeprobe.text.lexicons import load_lexicons
 
-BATTERY = [f"{family}{arm}" for family in ("Source", "Temporal", "Age", "Gender", "Ethnicity",
-                                            "Education") for arm in ("", "Flip", "Placebo")]
+BATTERY = [
+    f"{family}{arm}"
+    for family in ("Source", "Temporal", "Age", "Gender", "Ethnicity", "Education")
+    for arm in ("", "Flip", "Placebo")
+]
 BATTERY += ["Authority", "AuthorityPlacebo", "Bandwagon", "BandwagonPlacebo", "Distraction",
             "DistractionPlacebo"]  # fmt: skip
 SENSITIVITY = ["DegradedNumber", "DegradedNegation"]

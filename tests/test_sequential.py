@@ -100,7 +100,8 @@ def test_a_strong_bias_stops_early_and_the_card_says_so(tmp_path: Path) -> None:
     card = _card(run)
     true = card.filter(pl.col("row") == "True").row(0, named=True)
     assert true["verdict"] == "BIASED"
-    assert true["settled_at"] is not None and true["settled_at"] < ITEMS
+    assert true["settled_at"] is not None
+    assert true["settled_at"] < ITEMS
     judgments = pl.read_parquet(run / "judgments.parquet")
     # True's judgments stop at its settlement: only the documents of its rounds have them.
     true_docs = judgments.filter(pl.col("condition") == "True")["document_id"].n_unique()
@@ -138,7 +139,8 @@ def test_a_resumed_run_takes_the_same_decisions(tmp_path: Path) -> None:
     assert _card(cut.parent / "run").equals(_card(straight.parent / "run"))
     code, said, judge = run_sweep(cut, cut.parent / "run", BIASES)  # nothing left to send
     judged = sum(n for stage, n in judge.requests.items() if stage != "probe")
-    assert code == 0 and judged == 0, said
+    assert code == 0, said
+    assert judged == 0
 
 
 def test_export_batch_writes_one_round_at_a_time(tmp_path: Path) -> None:

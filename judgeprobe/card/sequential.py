@@ -7,9 +7,9 @@ settled by a **group-sequential** rule whose looks are fixed in advance: at ``ro
 ``round``, … documents up to the maximum. Each look k sits at information fraction t_k =
 documents_k / maximum, and every test spends its error with a Hwang–Shih–DeCani spending
 function (``EFFICACY``, ``CLEARING``: little at the early looks, nearly the fixed design's level
-at the last), so the maximum buys almost a fixed design's power. The boundaries are computed by the recursive numerical
-integration of Armitage, McPherson and Rowe, from the ``gsdesign`` package's grid primitives
-(a port of gsDesign's C routines).
+at the last), so the maximum buys almost a fixed design's power. The boundaries are computed by
+the recursive numerical integration of Armitage, McPherson and Rowe, from the ``gsdesign``
+package's grid primitives (a port of gsDesign's C routines).
 
 Per tested row (cue, position, pressure, sensitivity, accuracy), at look k:
 
@@ -23,10 +23,11 @@ Per tested row (cue, position, pressure, sensitivity, accuracy), at look k:
 - **CLEAR** (INSENSITIVE for a reading row): the effect lies below the threshold by a
   one-sided sequential test of "effect = threshold" at level (1 − ``power``) / 2
   (``clear_level``; the fixed card's promise at the threshold is CLEAR on at most 1 − power of
-  cards), on both sides for a row that counts either direction. Its standard error is the bootstrap interval's, never below
-  the one a ±1 document difference has at the threshold (so a row without any discordant
-  document yet is not taken for a precise zero). A CLEAR row of a judge not shown to read
-  becomes INSENSITIVE by the card's gate (``card.sensitivity.gate``), as on a fixed card.
+  cards), on both sides for a row that counts either direction. Its standard error is the
+  bootstrap interval's, never below the one a ±1 document difference has at the threshold (so
+  a row without any discordant document yet is not taken for a precise zero). A CLEAR row of a
+  judge not shown to read becomes INSENSITIVE by the card's gate (``card.sensitivity.gate``),
+  as on a fixed card.
 - otherwise the row is **open**. At the last look, or when the run stops on its budget, an
   open row is UNDERPOWERED, with the documents a fixed design would need to settle it from
   the effect seen so far (``documents_needed``: the smallest n whose MDE reaches the larger of
@@ -35,9 +36,9 @@ Per tested row (cue, position, pressure, sensitivity, accuracy), at look k:
 A settled row keeps the verdict, effect and interval of the look that settled it; its
 conditions are no longer planned (``conditions_needed``). Each row's printed sequential
 interval (``seq_lo``, ``seq_hi``) is the repeated confidence interval at level 1 − ``alpha``
-(effect ± the two-sided efficacy boundary at that level × its standard error): it covers at its level
-at whichever look stopped the row, which the bootstrap interval at a data-chosen look does not
-promise. The rows the rule does not test (wording, repeat) ride along with Blind.
+(effect ± the two-sided efficacy boundary at that level × its standard error): it covers at
+its level at whichever look stopped the row, which the bootstrap interval at a data-chosen look
+does not promise. The rows the rule does not test (wording, repeat) ride along with Blind.
 
 Every decision is a function of the stored judgments alone (the card's bootstrap is seeded), so
 a resumed run, and ``judgeprobe card`` replaying the looks, takes the same decisions.
@@ -145,8 +146,10 @@ without effect settles CLEAR sooner."""
 
 
 def spent(level: float, t: float, gamma: float | None) -> float:
-    """The error spent by information fraction ``t``: Hwang–Shih–DeCani with ``gamma``, or
-    Lan–DeMets O'Brien–Fleming (None)."""
+    """The error spent by information fraction ``t``.
+
+    Hwang–Shih–DeCani with ``gamma``, or Lan–DeMets O'Brien–Fleming (None).
+    """
     if gamma is None:
         return float(2.0 * norm.sf(norm.isf(level / 2.0) / math.sqrt(t)))
     return level * (1 - math.exp(-gamma * t)) / (1 - math.exp(-gamma))
@@ -167,9 +170,9 @@ def upper_bounds(
 
     Z_k is the canonical statistic (independent increments, Var = 1, Cov(Z_j, Z_k) =
     √(t_j / t_k)); the boundary at look k spends what the spending function (``spent``, with
-    ``gamma``) allows by t_k beyond what the earlier looks spent, given no earlier crossing (``two_sided``: paths that
-    crossed either side of a symmetric boundary stopped). The grid density of the continuing
-    paths is gsDesign's recursion (``gsdesign.h1``, ``hupdate``).
+    ``gamma``) allows by t_k beyond what the earlier looks spent, given no earlier crossing
+    (``two_sided``: paths that crossed either side of a symmetric boundary stopped). The grid
+    density of the continuing paths is gsDesign's recursion (``gsdesign.h1``, ``hupdate``).
     """
     bounds: list[float] = []
     grid: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None

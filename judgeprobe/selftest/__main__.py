@@ -62,10 +62,10 @@ from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.metrics.uncertainty import Method
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest import coverage
-from judgeprobe.selftest.sequential_rates import sequential_config, sequential_rates
 from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
 from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.pointwise import score_lines, score_oracle
+from judgeprobe.selftest.sequential_rates import sequential_config, sequential_rates
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.sweep import JUDGE, default_config, own_config, run_sweep
 from judgeprobe.selftest.verdict_rates import default_design, format_rates, verdict_rates

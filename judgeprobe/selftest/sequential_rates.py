@@ -110,7 +110,7 @@ def replay_runs(
         requests=_requests(plan, stages),
     )  # fmt: skip
     order = seq.order(cost["document_id"].unique().to_list())
-    look_of = {doc: next(k for k, n in enumerate(seq.looks) if i < n) for i, doc in enumerate(order)}
+    look_of = {d: next(k for k, n in enumerate(seq.looks) if i < n) for i, d in enumerate(order)}
     cost = cost.filter(pl.col("document_id").is_in(order)).with_columns(
         look=pl.col("document_id").replace_strict(look_of, return_dtype=pl.Int64),
         base=pl.col("condition").map_elements(rides_with, return_dtype=pl.String),
