@@ -37,8 +37,10 @@ rows must recover the flip share and Fleiss' κ exactly.
 ``--coverage`` runs the coverage simulation instead (``selftest.coverage``: seeded simulated
 judges with known true values, every interval kind × documents × items per document × value)
 and prints each table, then the card's verdict error rates on simulated judges
-(``selftest.verdict_rates``, ``--cards`` cards per judge and design); exit 1 when an unflagged
-interval covers less than 93% or a verdict error rate is above its bound.
+(``selftest.verdict_rates``, ``--cards`` cards per judge and design), and the same rates under a
+sequential design (``selftest.sequential_rates``: the default sweep at 1,000 documents in rounds
+of 100, a quarter as many runs); exit 1 when an unflagged interval covers less than 93% or a
+verdict error rate is above its bound.
 """
 
 from __future__ import annotations
