@@ -175,3 +175,14 @@ def test_rounds_plan_what_the_fixed_design_would_before_any_look() -> None:
     assert sorted(j.key for j in planned) == sorted(j.key for j in fixed)
     counted = count(cfg, protocols, items, conditions)
     assert sum(requests_of(j) for j in planned) == sum(counted.requests.values())
+
+
+def test_a_budget_below_the_first_round_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    items = make_items(tmp_path / "items.jsonl", 6)
+    cfg = fake_config(tmp_path / "c.toml", "http://127.0.0.1:9/v1", items,
+                      design="sequential", round=3, budget_requests=5)  # fmt: skip
+    done = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: budget_requests 5 is below the first round's 12")
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "run").exists()

@@ -102,6 +102,11 @@ class Rounds:
         degrading = [c for c in names if self.conditions[c].degrade is not None]
         return conditions_needed(state, names, placebo, degrading, pressure)
 
+    def first_round(self) -> int:
+        """The requests the first round plans (every condition), before any cache."""
+        placeholder = {j.name: "" for j in self.cfg.judges}
+        return sum(requests_of(j) for j in self.jobs(0, placeholder, None)) if self.by_round else 0
+
     def settled(self, needed: Needed) -> bool:
         """Whether nothing is left to plan: every cell's rows settled."""
         cells = {(j.name, p) for j in self.cfg.judges for p in self.protocols}
@@ -127,7 +132,7 @@ class Rounds:
 
 
 @dataclass
-class Swept:
+class SequentialRun:
     """What the rounds did: the last judgments table, the state, and why they stopped."""
 
     summary: RunSummary = field(default_factory=RunSummary)
@@ -158,7 +163,7 @@ e.g. the round exported as a batch file), and whether a later round may follow i
 
 
 async def run_rounds(rounds: Rounds, kind: JobType[Job], out: Path, console: Console,
-                     send: Send) -> Swept:  # fmt: skip
+                     send: Send) -> SequentialRun:  # fmt: skip
     """Every round until the rows settle, the documents run out or the budget would pass.
 
     The job type ``kind`` is the whole sweep's; each round gets it with the plan of the rounds
@@ -168,7 +173,7 @@ async def run_rounds(rounds: Rounds, kind: JobType[Job], out: Path, console: Con
     cfg = rounds.cfg
     placeholder = {j.name: "" for j in cfg.judges}  # counting needs no real fingerprint
     thresholds, lex = load_thresholds(), load_lexicons(None)
-    swept = Swept()
+    swept = SequentialRun()
     plans: list[Needed] = []
     for k in range(len(rounds.plan.looks)):
         needed = rounds.needed(swept.state)
@@ -249,7 +254,7 @@ async def sequential_sweep(
     batch: tuple[Path | None, Path | None] = (None, None),
     ray: str | None = None,
     opened: Callable[[], None] | None = None,
-) -> Swept:
+) -> SequentialRun:
     """The rounds, sent live, on Ray (``ray``: "" a local one) or as batch passes.
 
     ``batch``: the file to export to, or the one to import from. Live, the judges are probed

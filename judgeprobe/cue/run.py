@@ -236,6 +236,12 @@ async def _sweep(
     kind = cue_job_type(cfg, protocols, items, conditions, out, counts=planned, review=review)
     if cfg.design == "sequential":
         rounds = Rounds(cfg, protocols, items, conditions)
+        first = rounds.first_round()
+        if cfg.budget_requests and first > cfg.budget_requests:  # nothing would be judged
+            raise JudgeprobeError(
+                f"budget_requests {cfg.budget_requests} is below the first round's {first} "
+                f"requests (round = {cfg.round} documents): raise it or lower round"
+            )
         made = kind.manifest
         kind = replace(kind, manifest=lambda e: {**made(e), "sequential": rounds.plan.record()})
         seq = await sequential_sweep(
