@@ -20,6 +20,8 @@ from judgeprobe.selftest.items import write_items
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.sweep import run_sweep, write_config
 from tests.conftest import make_items, run_cli
+from tests.test_batch import _answer as answer
+from tests.test_batch import _fake_reply as fake_reply
 from tests.conftest import write_config as fake_config
 
 CONDITIONS = ["Blind", "True", "Placebo", "DegradedNumber", "DegradedNegation"]
@@ -157,6 +159,20 @@ def test_export_batch_writes_one_round_at_a_time(tmp_path: Path) -> None:
     assert "round 1 waits for its answers" in done.stderr
     manifest = orjson.loads((run / "manifest.json").read_bytes())
     assert manifest["sequential"] == {"round": 4, "maximum": 12, "seed": 0}
+    # Its answers imported, the run has round 1 and says a round follows (exit 3); the next
+    # export holds round 2's requests alone.
+    output = tmp_path / "output.jsonl"
+    output.write_bytes(b"".join(answer(x, fake_reply(x)) for x in lines))
+    imported = run_cli("--config", str(cfg), "--out", str(run), "--import-batch", str(output))
+    assert imported.returncode == 3, imported.stderr
+    assert "round 1 imported; export the next" in imported.stderr
+    assert pl.read_parquet(run / "judgments.parquet")["document_id"].n_unique() == 4
+    again = tmp_path / "requests2.jsonl"
+    done = run_cli("--config", str(cfg), "--out", str(run), "--export-batch", str(again))
+    assert done.returncode == 0, done.stderr
+    second = [orjson.loads(x) for x in again.read_bytes().splitlines()]
+    assert len(second) == 4 * 4
+    assert not {x["custom_id"] for x in second} & {x["custom_id"] for x in lines}
 
 
 def test_rounds_plan_what_the_fixed_design_would_before_any_look() -> None:
