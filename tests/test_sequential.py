@@ -20,9 +20,9 @@ from judgeprobe.selftest.items import write_items
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.sweep import run_sweep, write_config
 from tests.conftest import make_items, run_cli
+from tests.conftest import write_config as fake_config
 from tests.test_batch import _answer as answer
 from tests.test_batch import _fake_reply as fake_reply
-from tests.conftest import write_config as fake_config
 
 CONDITIONS = ["Blind", "True", "Placebo", "DegradedNumber", "DegradedNegation"]
 ITEMS, ROUND = 120, 20
