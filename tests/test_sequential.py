@@ -15,6 +15,7 @@ from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.sequential import CLEARING, EFFICACY, SequentialPlan, spent, upper_bounds
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.items import sweep_items
+from judgeprobe.cue.run import main as run_main
 from judgeprobe.runs.config import with_overrides
 from judgeprobe.selftest.items import write_items
 from judgeprobe.selftest.simulator import Biases
@@ -145,31 +146,40 @@ def test_a_resumed_run_takes_the_same_decisions(tmp_path: Path) -> None:
     assert judged == 0
 
 
-def test_export_batch_writes_one_round_at_a_time(tmp_path: Path) -> None:
+def _in_process(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """``judgeprobe run`` in this process (a subprocess costs seconds each): code, stderr."""
+    code = run_main(["--no-progress", *args])
+    return code, capsys.readouterr().err
+
+
+def test_export_batch_writes_one_round_at_a_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     items = make_items(tmp_path / "items.jsonl", 12)
     cfg = fake_config(tmp_path / "batch.toml", "http://127.0.0.1:9/v1", items,
                       design="sequential", round=4)  # fmt: skip
     with cfg.open("a") as f:
         f.write('model = "fake-judge"\nbackend = "vllm"\n')
     run, requests = tmp_path / "run", tmp_path / "requests.jsonl"
-    done = run_cli("--config", str(cfg), "--out", str(run), "--export-batch", str(requests))
-    assert done.returncode == 0, done.stderr
+    base = ("--config", str(cfg), "--out", str(run))
+    code, said = _in_process(capsys, *base, "--export-batch", str(requests))
+    assert code == 0, said
     lines = [orjson.loads(x) for x in requests.read_bytes().splitlines()]
     assert len(lines) == 4 * 4  # round 1: 4 documents × 4 conditions, one request each
-    assert "round 1 waits for its answers" in done.stderr
+    assert "round 1 waits for its answers" in said
     manifest = orjson.loads((run / "manifest.json").read_bytes())
     assert manifest["sequential"] == {"round": 4, "maximum": 12, "seed": 0}
     # Its answers imported, the run has round 1 and says a round follows (exit 3); the next
     # export holds round 2's requests alone.
     output = tmp_path / "output.jsonl"
     output.write_bytes(b"".join(answer(x, fake_reply(x)) for x in lines))
-    imported = run_cli("--config", str(cfg), "--out", str(run), "--import-batch", str(output))
-    assert imported.returncode == 3, imported.stderr
-    assert "round 1 imported; export the next" in imported.stderr
+    code, said = _in_process(capsys, *base, "--import-batch", str(output))
+    assert code == 3, said
+    assert "round 1 imported; export the next" in said
     assert pl.read_parquet(run / "judgments.parquet")["document_id"].n_unique() == 4
     again = tmp_path / "requests2.jsonl"
-    done = run_cli("--config", str(cfg), "--out", str(run), "--export-batch", str(again))
-    assert done.returncode == 0, done.stderr
+    code, said = _in_process(capsys, *base, "--export-batch", str(again))
+    assert code == 0, said
     second = [orjson.loads(x) for x in again.read_bytes().splitlines()]
     assert len(second) == 4 * 4
     assert not {x["custom_id"] for x in second} & {x["custom_id"] for x in lines}
