@@ -405,3 +405,21 @@ def test_the_rayjob_runs_the_paper_config_with_in_cluster_judges() -> None:
     gpus = sum(g["replicas"] for g in job["spec"]["rayClusterSpec"]["workerGroupSpecs"])
     engines = [j.cluster for j in ray_cfg.judges if j.cluster is not None]
     assert gpus == sum(c.replicas * c.gpus_per_replica for c in engines)
+
+
+def test_a_sequential_run_on_ray_takes_the_live_runs_rounds(
+    tmp_path: Path, ray_address: str
+) -> None:
+    """A sequential design under --ray: each round a Ray sweep; the same judgments, round by
+    round, as the live run of the same config."""
+    items = make_items(tmp_path / "items.jsonl", 6)
+    with FakeJudge() as judge:
+        cfg = write_config(tmp_path / "c.toml", judge.url, items, design="sequential", round=3)
+        live = run_cli("--config", str(cfg), "--out", str(tmp_path / "live"))
+        on_ray = run_cli("--config", str(cfg), "--out", str(tmp_path / "ray"),
+                         "--ray", ray_address, timeout=600)  # fmt: skip
+    assert live.returncode == 0, live.stderr
+    assert on_ray.returncode == 0, on_ray.stderr
+    assert "round 2: 6 documents" in on_ray.stderr
+    timing = ["latency_s", "run_id"]
+    assert _frame(tmp_path / "live").drop(timing).equals(_frame(tmp_path / "ray").drop(timing))

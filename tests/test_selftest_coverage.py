@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+import judgeprobe.selftest.__main__ as selftest_command
 from judgeprobe.metrics.uncertainty import Method
 from judgeprobe.selftest import coverage
 from judgeprobe.selftest.__main__ import main as selftest_main
@@ -61,6 +62,7 @@ def test_the_command_prints_each_section(
         return coverage.Section("small", table, failures(table).height)
 
     monkeypatch.setattr(coverage, "SECTIONS", (small,))
+    monkeypatch.setattr(selftest_command, "SEQUENTIAL_DOCUMENTS", 100)  # one look: it prints
     assert selftest_main(["--coverage", "--judges", "50"]) == 0
     out = capsys.readouterr().out
     assert "small" in out

@@ -43,7 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.resamples < 0:
         raise JudgeprobeError("--resamples must be >= 0")
     card = card_for_run(args.run_dir, args.thresholds, args.lexicons, args.resamples, args.seed)
-    shown = display(card).select(TERMINAL)
+    shown = display(card)
+    wanted = (*TERMINAL[:-1], "settled", TERMINAL[-1])  # settled: a sequential run's rows
+    shown = shown.select([c for c in wanted if c in shown.columns])
     view = Table(title="Judge card", header_style="bold")
     for column in shown.columns:
         view.add_column(column)

@@ -8,6 +8,7 @@ from pathlib import Path
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.render import write_card
 from judgeprobe.card.rows import INTERVALS, Card, make_card
+from judgeprobe.card.sequential import replay, sequential_card, sequential_of
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.metrics.agreement import human_kappa
 from judgeprobe.metrics.compute import compute_metrics
@@ -37,6 +38,9 @@ def card_for_run(
     manifest = run.manifest_or_none()
     task = manifest.task if manifest is not None else DEFAULT
     card = make_card(judgments, tidy, lex, limits, resamples, seed, task)
+    plan = sequential_of(manifest)
+    if plan is not None:  # a sequential run: its looks again, and the verdicts they settled
+        card = sequential_card(card, replay(judgments, plan, lex, limits, task)[0])
     if not card.records:
         raise JudgeprobeError(
             f"{run_dir}: nothing to put on a card (no cue condition paired with Blind, "

@@ -170,6 +170,9 @@ class CardRow(BaseModel):
     """A sequential run: the documents at which the row's verdict settled."""
     documents_needed: int | None = None
     """A sequential run: for a row still open, the documents it needs to settle."""
+    sequential: Estimate | None = None
+    """A sequential run: the effect at the row's last look with its repeated confidence interval
+    (the one that keeps its level when the row stopped early; ``card.sequential``)."""
 
 
 class CalibratedEstimate(BaseModel):

@@ -77,10 +77,6 @@ def _note(card: Card, r: CardRow, agreement: dict[tuple[str, str], dict[str, obj
     note = card.task.nouns(_kind_note(r, agreement))
     if r.score_shift is not None:
         note += f"; score shift {shown(r.score_shift)} points (pointwise judge)"
-    if r.settled_at is not None:
-        note += f"; settled at {r.settled_at} documents"
-    if r.documents_needed is not None:
-        note += f"; about {r.documents_needed} documents to settle"
     if r.prob_shift is not None:
         note += f"; probability shift {shown(r.prob_shift)}"
     if r.nondiscriminating is not None:
@@ -101,10 +97,28 @@ def _moves(r: CardRow) -> tuple[Estimate | None, Estimate | None, Estimate | Non
     return None
 
 
+def _settled(r: CardRow) -> dict[str, str]:
+    """A sequential run's row: when it settled, or what a fixed design would need; its interval.
+
+    The sequential interval is the repeated confidence interval of the look that settled the
+    row (``card.sequential``), the one that keeps its level when the row stopped early.
+    """
+    if r.sequential is None and r.settled_at is None:
+        return {"settled": MISSING, "sequential interval": MISSING}
+    if r.settled_at is not None:
+        settled = f"at {r.settled_at} docs"
+    elif r.documents_needed is not None:
+        settled = f"open (a fixed design needs {r.documents_needed} docs)"
+    else:
+        settled = "open"
+    return {"settled": settled, "sequential interval": shown(r.sequential)}
+
+
 def display(card: Card) -> pl.DataFrame:
     """One formatted row per card row: estimates with their intervals, tests, verdict."""
     out = []
     grouped = any(r.family for r in card.records)  # a battery run: rows grouped by cue family
+    sequential = any(r.sequential is not None or r.settled_at is not None for r in card.records)
     agreement = {(a["judge"], a["protocol"]): a for a in card.wording.iter_rows(named=True)}
     for r in card.records:
         moves = _moves(r)
@@ -130,6 +144,7 @@ def display(card: Card) -> pl.DataFrame:
                 "MDE": cell(r.mde),
                 "threshold": cell(r.threshold),
                 "verdict": r.verdict,
+                **(_settled(r) if sequential else {}),
                 "note": _note(card, r, agreement),
             }
         )
@@ -197,6 +212,7 @@ def _rule(card: Card) -> str:
         f"(⚠ at {NONDISCRIMINATING_FLAG:.0%} or more: a low fabrication rate does not make "
         f"such evidence good)."
         + _pressure_rule(card)
+        + _sequential_rule(card)
         + _wording_rule(card)
         + _sensitivity_rule(card)
     )
@@ -213,6 +229,25 @@ def _pressure_rule(card: Card) -> str:
         f"effect RS − RS(Reask), the revisions the push adds to a neutral re-ask, on the same "
         f"showings (RS alone without Reask: every revision counts), BIASED at "
         f"{t.pressure_effect} or more with the sign test over documents."
+    )
+
+
+def _sequential_rule(card: Card) -> str:
+    """A sequential run's verdict rule in words (``card.sequential``)."""
+    if "settled_at" not in card.rows.columns:
+        return ""
+    t = card.thresholds.values
+    return (
+        f" Sequential design: documents judged in rounds, the card looked at after each; a "
+        f"row's verdict is settled by a group-sequential rule (Hwang–Shih–DeCani spending over "
+        f"the looks fixed in advance) in place of the rule above: BIASED when its sign test "
+        f"crosses the boundary at level {t.fdr} / the card's tests and its effect reaches the "
+        f"threshold, CLEAR when a sequential test at level {(1 - t.power) / 2:.2g} puts the effect "
+        f"below the threshold, SENSITIVE and INSENSITIVE alike; a settled row stops ('settled "
+        f"at' its documents), an open one at the end is UNDERPOWERED with the documents a fixed "
+        f"design would need from the effect seen. Sequential interval: the repeated "
+        f"{1 - t.alpha:.0%} confidence interval at the row's last look, which keeps its level "
+        f"however early the row stopped."
     )
 
 

@@ -10,6 +10,7 @@ import polars as pl
 from judgeprobe.card.battery import battery_section
 from judgeprobe.card.render import display, rule, silent_table, summary
 from judgeprobe.card.rows import make_card
+from judgeprobe.card.sequential import SequentialPlan, replay, sequential_card
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.render.page import Section
@@ -23,9 +24,16 @@ def card_sections(
     resamples: int,
     seed: int,
     task: Task = DEFAULT,
+    sequential: SequentialPlan | None = None,
 ) -> list[Section]:
-    """The card and its silent cue moves; nothing for a run without a card row."""
-    card = make_card(judgments, tidy, lex, load_thresholds(), resamples, seed, task)
+    """The card and its silent cue moves; nothing for a run without a card row.
+
+    ``sequential``: the design of a sequential run, whose looks settle the verdicts.
+    """
+    limits = load_thresholds()
+    card = make_card(judgments, tidy, lex, limits, resamples, seed, task)
+    if sequential is not None:
+        card = sequential_card(card, replay(judgments, sequential, lex, limits, task)[0])
     if not card.records:
         return []
     n_silent = card.silent_items.height

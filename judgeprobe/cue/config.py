@@ -66,6 +66,16 @@ class SweepConfig(BaseModel):
     # (protocols.wording), in both orders wherever Blind has both. 1 = the original only. A
     # judge's own prompt (protocol own) lists its paraphrases on the judge ([[judges]] wordings).
     wordings: int = Field(default=1, ge=1)
+    # How many documents are judged (docs/sequential.md). "fixed": every document under every
+    # condition. "sequential": documents in rounds of ``round``, in a seeded order, up to
+    # ``max_documents`` (0: the items file's); after each round every card row is tested under
+    # a group-sequential rule (card.sequential), and a settled row's conditions stop. The run
+    # stops when every row is settled, the documents run out, or the next round would pass
+    # ``budget_requests`` (0: no budget).
+    design: Literal["fixed", "sequential"] = "fixed"
+    round: int = Field(default=50, ge=1)
+    max_documents: int = Field(default=0, ge=0)
+    budget_requests: int = Field(default=0, ge=0)
     sampling: Sampling = Field(default_factory=Sampling)
     engine: EngineConfig = Field(default_factory=EngineConfig)
     protocol: ProtocolOptions = Field(default_factory=ProtocolOptions)
@@ -191,6 +201,20 @@ class SweepConfig(BaseModel):
             )
         return self
 
+    @model_validator(mode="after")
+    def _sequential_rows(self) -> SweepConfig:
+        """A sequential design settles the tested rows; the wording rows have no sequential rule."""
+        worded = self.wordings > 1 or any(j.wordings for j in self.judges)
+        if self.design == "sequential" and worded:
+            raise ValueError(
+                'design = "sequential" settles the card\'s tested rows round by round; the '
+                "wording rows have no sequential rule: judge wordings under a fixed design"
+            )
+        fixed_only = [k for k in ("max_documents", "budget_requests") if getattr(self, k)]
+        if self.design == "fixed" and fixed_only:
+            raise ValueError(f'{fixed_only[0]} needs design = "sequential"')
+        return self
+
     @property
     def texts_only(self) -> frozenset[str]:
         """The judges the sweep never sends a schema: every protocol reads their free text.
@@ -215,6 +239,9 @@ class SweepConfig(BaseModel):
         unset |= {"wordings"} if self.wordings == 1 else set()
         unset |= {"task"} if self.task.is_default else set()  # digests from before the task
         unset |= {"names"} if self.schemes == ["numbers"] else set()  # from before names existed
+        if self.design == "fixed":  # digests from before sequential designs
+            unset |= {"design", "round", "max_documents"}
+        unset |= {"budget_requests"}  # a run control: a resume may raise the budget
         body = self.model_dump(exclude={"judges", "report"} | unset)
         body["judges"] = [j.name for j in self.judges]
         own = own_records(self.judges)

@@ -18,7 +18,7 @@ import asyncio
 import sys
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ from judgeprobe.cue.outputs import write_outputs
 from judgeprobe.cue.own import check_conditions
 from judgeprobe.cue.plan import Counts, count, cue_jobs, document_of, protocols_for, rejected_count
 from judgeprobe.cue.preflight import first_requests
+from judgeprobe.cue.rounds import Rounds, sequential_sweep
 from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.checks import PlanChecks
 from judgeprobe.engine.client import Endpoint
@@ -255,7 +256,31 @@ async def _sweep(
         _announce(planned, items, conditions, cfg.conditions, out, console, rejected)
 
     kind = cue_job_type(cfg, protocols, items, conditions, out, counts=planned, review=review)
-    if mode.batch:
+    if cfg.design == "sequential":
+        rounds = Rounds(cfg, protocols, items, conditions)
+        first = rounds.first_round()
+        if cfg.budget_requests and first > cfg.budget_requests:  # nothing would be judged
+            raise JudgeprobeError(
+                f"budget_requests {cfg.budget_requests} is below the first round's {first} "
+                f"requests (round = {cfg.round} documents): raise it or lower round"
+            )
+        made = kind.manifest
+        kind = replace(kind, manifest=lambda e: {**made(e), "sequential": rounds.plan.record()})
+        seq = await sequential_sweep(
+            rounds, kind, out, console, show_progress=show_progress,
+            batch=(mode.export_batch, mode.import_batch), ray=mode.ray, opened=announce,
+        )  # fmt: skip
+        console.print(
+            f"sequential design: {seq.rounds} of {len(rounds.plan.looks)} rounds "
+            f"({seq.requests} requests planned, the fixed design's {sum(planned.requests.values())}"
+            f"); stopped: {seq.stopped}"
+        )
+        if seq.judgments is None:
+            return seq.summary, False
+        if seq.more:  # a batch pass imported its round; the next round is the next export's
+            seq.summary.pending = max(seq.summary.pending, 1)
+        summary, frame = seq.summary, seq.judgments
+    elif mode.batch:
         summary, found = await batch_sweep(
             kind, cfg.judges, cfg.engine, out, console, mode.export_batch, mode.import_batch,
             opened=announce,
@@ -373,7 +398,9 @@ def _plan(
 
     async def billed() -> Bill:
         checks = PlanChecks(cfg.sampling, cfg.seeds, first)
-        async with judges_open(cfg.judges, cfg.engine, console, checks) as endpoints:
+        async with judges_open(
+            cfg.judges, cfg.engine, console, checks, texts_only=cfg.texts_only
+        ) as endpoints:
             return await plan_bill(cfg, protocols, items, conditions, endpoints)
 
     bill = asyncio.run(billed())

@@ -63,7 +63,9 @@ async def _identify(
     The plan is checked against every judge while the served ones are open.
     """
     served = [j for j in judges if j.cluster is None]
-    async with judges_open(served, engine, console, checks, judges, texts_only) as probed:
+    async with judges_open(
+        served, engine, console, checks, judges, texts_only=texts_only
+    ) as probed:
         infos = {name: ep.info for name, ep in probed.items()}
     for judge in judges:
         if judge.cluster is not None:

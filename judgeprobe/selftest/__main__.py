@@ -42,8 +42,10 @@ rows must recover the flip share and Fleiss' κ exactly.
 ``--coverage`` runs the coverage simulation instead (``selftest.coverage``: seeded simulated
 judges with known true values, every interval kind × documents × items per document × value)
 and prints each table, then the card's verdict error rates on simulated judges
-(``selftest.verdict_rates``, ``--cards`` cards per judge and design); exit 1 when an unflagged
-interval covers less than 93% or a verdict error rate is above its bound.
+(``selftest.verdict_rates``, ``--cards`` cards per judge and design), and the same rates under a
+sequential design (``selftest.sequential_rates``: the default sweep at 1,000 documents in rounds
+of 100, a quarter as many runs); exit 1 when an unflagged interval covers less than 93% or a
+verdict error rate is above its bound.
 """
 
 from __future__ import annotations
@@ -72,13 +74,15 @@ from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.formats import FORMATS, PUBLIC
 from judgeprobe.selftest.logprobs import PLANTED_PROB_SHIFT, logprob_lines, logprob_oracle
 from judgeprobe.selftest.pointwise import grades_of, score_lines, score_oracle
+from judgeprobe.selftest.sequential_rates import sequential_config, sequential_rates
 from judgeprobe.selftest.server import PLAIN
 from judgeprobe.selftest.simulator import Biases
 from judgeprobe.selftest.sweep import JUDGE, default_config, own_config, run_sweep
-from judgeprobe.selftest.verdict_rates import format_rates, verdict_rates
+from judgeprobe.selftest.verdict_rates import default_design, format_rates, verdict_rates
 
 DEFAULT_ITEMS = 200
 GRADED_SHIFT = 0.5  # --own inspect: one grade up (I to P, P to C) for the favoured label
+SEQUENTIAL_DOCUMENTS = 1_000  # --coverage: the default sweep as a sequential design, rounds of 100
 PLANTED_SHIFT = 2.0  # --own --score: points for the favoured label, unless --score-shift says
 RESAMPLES = 2_000  # the card's intervals; the checks read point estimates and counts only
 FLAGS = {
@@ -200,6 +204,9 @@ def _coverage(judges: int, seed: int, method: Method, cards: int) -> int:
         failed += section.failed
     # The card's verdicts as a test procedure: their error rates on simulated judges.
     rates = verdict_rates(cards=cards, seed=seed)
+    # The same promises under a sequential design (issue 38): the card looked at every round.
+    sequential = sequential_config(default_design(SEQUENTIAL_DOCUMENTS, resamples=200), 100)
+    rates += sequential_rates([sequential], cards=max(cards // 4, 10), seed=seed)
     print(format_rates(rates), end="\n\n", flush=True)
     broken = sum(not r.holds for r in rates)
     print(
