@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.card.observed import observed_card
 from judgeprobe.card.render import write_card
 from judgeprobe.card.rows import Card, make_card
 from judgeprobe.card.thresholds import load_thresholds
@@ -31,10 +32,13 @@ def card_for_run(
     judgments = counted_judgments(run.judgments)
     limits = load_thresholds(thresholds)
     lex = load_lexicons(lexicons)
-    tidy = compute_metrics(judgments, lex, None, resamples, seed, differences=False)
     manifest = run.manifest_or_none()
     task = manifest.task if manifest is not None else DEFAULT
-    card = make_card(judgments, tidy, lex, limits, resamples, seed, task)
+    if manifest is not None and manifest.kind == "logs":  # what the judge already said
+        card = observed_card(run, judgments, limits, resamples, seed, task)
+    else:
+        tidy = compute_metrics(judgments, lex, None, resamples, seed, differences=False)
+        card = make_card(judgments, tidy, lex, limits, resamples, seed, task)
     if card.rows.is_empty():
         raise JudgeprobeError(
             f"{run_dir}: nothing to put on a card (no cue condition paired with Blind, "

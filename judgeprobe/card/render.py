@@ -61,7 +61,7 @@ def display(card: Card) -> pl.DataFrame:
         }
         if r["kind"] == "wording":
             notes["wording"] = _wording_note(agreement.get((r["judge"], r["protocol"]), {}))
-        note = card.task.nouns(notes[r["kind"]])
+        note = card.task.nouns(r["note"] if r["kind"] == "observed" else notes[r["kind"]])
         if r["score_shift"] is not None:
             note += f"; score shift {_ci(r, 'score_shift')} points (pointwise judge)"
         if r["nondiscriminating"] is not None:
@@ -87,7 +87,7 @@ def display(card: Card) -> pl.DataFrame:
                 "p": p_value(r["p"]),
                 "q": p_value(r["q"]),
                 "MDE": cell(None if r["mde"] is None else float(r["mde"])),
-                "threshold": cell(float(r["threshold"])),
+                "threshold": cell(None if r["threshold"] is None else float(r["threshold"])),
                 "verdict": r["verdict"],
                 "note": note,
             }
@@ -136,6 +136,21 @@ def _rule(card: Card) -> str:
         + _pressure_rule(card)
         + _wording_rule(card)
         + _sensitivity_rule(card)
+        + _observed_rule(card)
+    )
+
+
+def _observed_rule(card: Card) -> str:
+    """The observed rows of a judge-logs run in words (``card.observed``), on a card with them."""
+    if "observed" not in card.rows["kind"].to_list():
+        return ""
+    return (
+        " Observed rows (judge logs): what the judge already said, nothing intervened on, so "
+        "each is an association in its own traffic, not an effect under a cue. Position "
+        "(items the log holds in both orders), and length and self-preference against human "
+        "labels on the same items, take the rule above (length and self-preference with the "
+        "cue threshold); length against ½, self-preference against other judges, agreement, "
+        "unreadable and drift are OBSERVED: shown, no exit code."
     )
 
 
