@@ -151,7 +151,7 @@ def _write(staging: Path, out: Path, args, formats, table, votes, bad) -> None: 
     run.write_manifest({
         "run_id": out.name or "logs", "created_at": datetime.now(UTC).isoformat(),
         "kind": "logs", "config": config, "seeds": [0],
-        "judges": [{"name": j} for j in judges],
+        "judges": [{"name": j, "model": j, "backend": "log"} for j in judges],
     })  # fmt: skip
 
 

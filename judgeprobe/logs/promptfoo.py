@@ -45,11 +45,12 @@ def results(path: Path) -> Iterator[tuple[Where, Record | BadRow]]:
 
 
 def _graded(grading: Record) -> tuple[object, str, str]:
-    """The model-graded assertion's score, reason and type, else the whole result's."""
+    """The model-graded assertion's score, reason and grader, else the whole result's."""
     for part in grading.get("componentResults") or []:
-        kind = str(((part or {}).get("assertion") or {}).get("type") or "")
+        assertion = (part or {}).get("assertion") or {}
+        kind = str(assertion.get("type") or "")
         if kind.startswith(("llm-", "model-graded", "g-eval", "factuality", "select-best")):
-            return part.get("score"), str(part.get("reason") or ""), kind
+            return part.get("score"), str(part.get("reason") or ""), _name(assertion.get("provider"))
     return grading.get("score"), str(grading.get("reason") or ""), ""
 
 
@@ -81,7 +82,7 @@ def promptfoo_rows(where: Where, record: Record) -> Iterator[ScoreRow]:
         raw = None
         why = f"not graded: {record.get('error') or 'no gradingResult'}"
     yield ScoreRow(
-        where=where, judge=kind or "grader", protocol=PROTOCOL, question_id=qid, turn=1,
+        where=where, judge=kind or "grader", protocol=PROTOCOL,  # kind: the grader's name question_id=qid, turn=1,
         generator=_name(record.get("provider")) or "provider", score=score, raw=str(raw),
         explanation=reason, invalid_reason=why, question=question,
         response=output if isinstance(output, str) else None,

@@ -42,9 +42,9 @@ def is_jsonl(path: Path) -> bool:
     if path.suffix != ".json":
         return False
     with path.open("rb") as f:
-        first = f.readline().strip()
+        first, second = f.readline().strip(), f.readline().strip()
     try:
-        return isinstance(orjson.loads(first), dict) and bool(f.readline().strip())
+        return isinstance(orjson.loads(first), dict) and bool(second)
     except orjson.JSONDecodeError:
         return False
 
