@@ -82,7 +82,7 @@ def promptfoo_rows(where: Where, record: Record) -> Iterator[ScoreRow]:
         raw = None
         why = f"not graded: {record.get('error') or 'no gradingResult'}"
     yield ScoreRow(
-        where=where, judge=kind or "grader", protocol=PROTOCOL,  # kind: the grader's name question_id=qid, turn=1,
+        where=where, judge=kind or "grader", protocol=PROTOCOL, question_id=qid, turn=1,
         generator=_name(record.get("provider")) or "provider", score=score, raw=str(raw),
         explanation=reason, invalid_reason=why, question=question,
         response=output if isinstance(output, str) else None,
