@@ -22,7 +22,8 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 def _pair(qid: int, g1: str, g2: str, w1: str, w2: str) -> dict[str, object]:
     return {"question_id": qid, "model_1": g1, "model_2": g2, "g1_winner": w1, "g2_winner": w2,
-            "judge": ["gpt-4", "pair-v2"], "g1_judgment": "x", "g2_judgment": "y", "turn": 1}  # fmt: skip
+            "judge": ["gpt-4", "pair-v2"], "g1_judgment": "x", "g2_judgment": "y",
+            "turn": 1}  # fmt: skip
 
 
 def _jsonl(path: Path, rows: list[object]) -> Path:
@@ -42,7 +43,9 @@ def test_planted_logs_are_recovered_exactly(tmp_path: Path) -> None:
     assert not Line("x", "position", 0.25, 0.26).passed  # a wrong figure is a miss
 
 
-def test_mtbench_pair_rows_in_candidate_terms(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_mtbench_pair_rows_in_candidate_terms(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     log = _jsonl(tmp_path / "pair.jsonl", [
         _pair(1, "b-model", "a-model", "model_2", "model_2"),  # a-model wins both orders
         _pair(2, "a-model", "b-model", "model_1", "model_2"),  # each order: the first shown
@@ -58,12 +61,16 @@ def test_mtbench_pair_rows_in_candidate_terms(tmp_path: Path, capsys: pytest.Cap
     run = RunDir(tmp_path / "run")
     j = pl.read_parquet(run.judgments)
     assert j.schema == pl.Schema(JUDGMENT_SCHEMA)
-    assert j.height == 6 and set(j["condition"]) == {"Blind"}
+    assert j.height == 6
+    assert set(j["condition"]) == {"Blind"}
     got = {(r["document_id"], r["order"]): r["verdict"] for r in j.iter_rows(named=True)}
     # q1: model_1 is b-model (B); g1 shows B first (order 21), g2 shows A first (12)
-    assert got[("1", "21")] == "A" and got[("1", "12")] == "A"
-    assert got[("2", "12")] == "A" and got[("2", "21")] == "B"
-    assert got[("3", "12")] == "Invalid" and got[("3", "21")] == "Tie"
+    assert got[("1", "21")] == "A"
+    assert got[("1", "12")] == "A"
+    assert got[("2", "12")] == "A"
+    assert got[("2", "21")] == "B"
+    assert got[("3", "12")] == "Invalid"
+    assert got[("3", "21")] == "Tie"
     assert j["item_id"].n_unique() == 3
     assert run.manifest().kind == "logs"
     card = pl.read_csv(run.card_csv)
@@ -71,19 +78,25 @@ def test_mtbench_pair_rows_in_candidate_terms(tmp_path: Path, capsys: pytest.Cap
     assert "unreadable (observed)" in card["row"].to_list()
 
 
-def test_a_file_without_a_usable_row_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_file_without_a_usable_row_is_one_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     log = _jsonl(tmp_path / "bad.jsonl", [_pair(1, "x", "x", "tie", "tie")])
     out = tmp_path / "run"
     assert logs_cli([str(log), "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("error: ") and "bad.jsonl" in err[0]
+    assert len(err) == 1
+    assert err[0].startswith("error: ")
+    assert "bad.jsonl" in err[0]
     assert not out.exists()  # nothing half-written
 
 
 def test_generic_verdicts_and_labels() -> None:
-    assert verdict("[[C]]")[0] == "tie" and verdict("model_b")[0] == "second"
+    assert verdict("[[C]]")[0] == "tie"
+    assert verdict("model_b")[0] == "second"
     assert verdict(1.25) == ("first", 0.25, "")
-    assert verdict("error")[0] is None and verdict(None)[0] is None
+    assert verdict("error")[0] is None
+    assert verdict(None)[0] is None
     assert item_id("q", 1, "b", "a") == item_id("q", 1, "a", "b")
 
 
@@ -97,7 +110,7 @@ def _readme_commands() -> list[list[str]]:
 
 
 def test_readme_worked_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from judgeprobe.__main__ import main  # noqa: PLC0415
+    from judgeprobe.__main__ import main
 
     monkeypatch.chdir(tmp_path)
     commands = _readme_commands()

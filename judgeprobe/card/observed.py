@@ -67,15 +67,17 @@ def note(o: Observed) -> str:
                     f"answer may be the better one){tests}")  # fmt: skip
         return (f"observed: longer chosen by the judge {_pct(q['L_judge'])}, by the human "
                 f"labels {_pct(q['L_reference'])} on the same {q['reference_pairs']} decisive "
-                f"labelled pairs (judge on all pairs: {_pct(q['L_judge_all'])}){tests}")  # fmt: skip
+                f"labelled pairs (judge on all: {_pct(q['L_judge_all'])}){tests}")  # fmt: skip
     if o.measure == "self-preference":
         return (f"observed: win rate (ties ½) under the judge {_pct(q['win_judge'])}, under "
                 f"{o.reference} {_pct(q['win_reference'])} on the same items{tests}")  # fmt: skip
     if o.measure == "agreement":
         rates = ", ".join(f"{x} {_pct(q[f'judge_{x}'])}/{_pct(q[f'human_{x}'])}"
                           for x in ("A", "B", "Tie"))  # fmt: skip
-        return (f"observed: Cohen's κ {_interval(q['kappa'], q['kappa_lo'], q['kappa_hi'])} "
-                f"(percentile bootstrap over questions); base rates judge/human: {rates}")
+        return (
+            f"observed: Cohen's κ {_interval(q['kappa'], q['kappa_lo'], q['kappa_hi'])} "
+            f"(percentile bootstrap over questions); base rates judge/human: {rates}"
+        )
     if o.measure == "unreadable":
         return f"observed: {q['invalid']} of {o.n} verdicts are errors or do not parse"
     return (f"observed: toward A {q['to_A']}, toward B {q['to_B']}, into Tie {q['into_tie']}, "
@@ -111,7 +113,9 @@ def _texts(manifest: Manifest | None) -> dict[str, tuple[str, str, str]]:
     return {i.item_id: (i.document, i.candidate_1, i.candidate_2) for i in load_items(source)}
 
 
-def _baseline(manifest: Manifest | None, texts: dict[str, tuple[str, str, str]]) -> tuple[pl.DataFrame | None, set[str]]:
+def _baseline(
+    manifest: Manifest | None, texts: dict[str, tuple[str, str, str]]
+) -> tuple[pl.DataFrame | None, set[str]]:
     """The baseline log's judgments, and the items whose texts differ between the two logs."""
     found = manifest.config.get("baseline") if manifest is not None else None
     if not found:

@@ -54,14 +54,14 @@ def _parser():  # type: ignore[no-untyped-def]
     p.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="judge log files")
     p.add_argument("--out", type=Path, required=True, help="the run directory to write")
     p.add_argument("--labels", type=Path, help="human labels (MT-Bench human judgments or a "
-                   "table: question_id, generator_1, generator_2, turn, preferred, weight)")  # fmt: skip
+                   "table: question_id, generator_1, generator_2, turn, preferred)")  # fmt: skip
     p.add_argument("--format", choices=FORMATS, help="every file's format (default: detected)")
     p.add_argument("--map", help="generic logs: field=column,… (docs/logs.md)")
     p.add_argument("--answers", type=Path, help="FastChat's model_answer/ folder (MT-Bench)")
     p.add_argument("--self", action="append", default=[], metavar="NAME", dest="own",
                    help="a generator that is the judges' own model (repeatable)")  # fmt: skip
     p.add_argument("--baseline", type=Path, metavar="RUN",
-                   help="a logs run of another judge version on the same items: the drift row")  # fmt: skip
+                   help="a logs run of another judge version on the same items (drift)")  # fmt: skip
     p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     return p
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     invalid = int((j["verdict"] == "Invalid").sum())
     print(f"read {len(found.rows)} log rows from {len(found.formats)} file(s): {j.height} "
           f"judgments ({invalid} Invalid), {j['item_id'].n_unique()} items, "
-          f"{len(table.texts)} with texts; {len(votes)} human labels; {len(bad)} rows skipped")  # fmt: skip
+          f"{len(table.texts)} with texts; {len(votes)} human labels; {len(bad)} skipped")  # fmt: skip
     if table.unpaired_scores:
         print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
     print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")

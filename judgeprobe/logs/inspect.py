@@ -33,7 +33,7 @@ def is_eval_json(document: Any) -> bool:
 
 def _read(path: Path) -> Any:
     try:
-        from inspect_ai.log import read_eval_log  # noqa: PLC0415 (optional extra)
+        from inspect_ai.log import read_eval_log
     except ImportError:
         raise JudgeprobeError(
             f"{path}: an inspect_ai eval log; reading it needs inspect_ai ({EXTRA})"

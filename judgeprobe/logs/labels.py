@@ -21,7 +21,7 @@ def _number(value: object, name: str) -> float | None:
 
 def vote(where: Where, record: Record, columns: Columns) -> VoteRow:
     """A labels-file record as a vote on its pair (MT-Bench human judgment or a key table)."""
-    if mtbench.HUMAN_KEYS <= set(record):
+    if set(record) >= mtbench.HUMAN_KEYS:
         return mtbench.human_votes(where, record)
     get = columns.find
     qid, g1, g2 = get(record, "question_id"), get(record, "generator_1"), get(record, "generator_2")

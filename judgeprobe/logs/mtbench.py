@@ -121,7 +121,7 @@ class Answers:
         return self.questions.get((question_id, turn))
 
 
-def read_answers(folder: Path, bad: list[str]) -> Answers:
+def read_answers(folder: Path, bad: list[str]) -> Answers:  # noqa: C901 (two files, each line checked)
     """FastChat's ``model_answer/`` folder (and ``question.jsonl`` beside it, if there).
 
     A line that cannot be read is one entry of ``bad``.

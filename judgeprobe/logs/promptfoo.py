@@ -50,7 +50,11 @@ def _graded(grading: Record) -> tuple[object, str, str]:
         assertion = (part or {}).get("assertion") or {}
         kind = str(assertion.get("type") or "")
         if kind.startswith(("llm-", "model-graded", "g-eval", "factuality", "select-best")):
-            return part.get("score"), str(part.get("reason") or ""), _name(assertion.get("provider"))
+            return (
+                part.get("score"),
+                str(part.get("reason") or ""),
+                _name(assertion.get("provider")),
+            )
     return grading.get("score"), str(grading.get("reason") or ""), ""
 
 

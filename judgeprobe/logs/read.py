@@ -28,7 +28,7 @@ def detect(path: Path) -> Format:
     if path.suffix == ".eval":
         return "inspect"
     if path.suffix == ".json":
-        from judgeprobe.logs.source import is_jsonl  # noqa: PLC0415 (one check, here only)
+        from judgeprobe.logs.source import is_jsonl
 
         if not is_jsonl(path):
             document = json_document(path)
@@ -40,11 +40,11 @@ def detect(path: Path) -> Format:
     if first is None:
         raise JudgeprobeError(f"{path}: no record in it")
     keys = set(first)
-    if mtbench.PAIR_KEYS <= keys:
+    if keys >= mtbench.PAIR_KEYS:
         return "mtbench-pair"
-    if mtbench.SINGLE_KEYS <= keys and "judge" in keys:
+    if keys >= mtbench.SINGLE_KEYS and "judge" in keys:
         return "mtbench-single"
-    if alpaca.KEYS <= keys:
+    if keys >= alpaca.KEYS:
         return "alpaca"
     return "generic"
 
@@ -114,7 +114,7 @@ def read_votes(
     verdict value the generic reader reads) or ``score``, optional ``weight`` and
     ``annotator``. A vote that cannot be read is one line of the second list.
     """
-    from judgeprobe.logs.labels import vote  # noqa: PLC0415 (the table's reader)
+    from judgeprobe.logs.labels import vote
 
     if not path.is_file():
         raise JudgeprobeError(f"--labels {path}: no such file")

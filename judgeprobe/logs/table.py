@@ -83,7 +83,8 @@ class _Texts:
             return
         self.items[iid] = {"item_id": iid, "document": document, "candidate_1": t1,
                            "candidate_2": t2, "generator_1": str(g1), "generator_2": str(g2),
-                           "document_id": qid, "subset": f"turn {turn}", "domain": domain}  # fmt: skip
+                           "document_id": qid, "subset": f"turn {turn}",
+                           "domain": domain}  # fmt: skip
 
 
 def _pair(row: PairRow, out: _Columns, texts: _Texts) -> None:

@@ -106,7 +106,7 @@ def item_verdicts(judgments: pl.DataFrame) -> pl.DataFrame:
             .when(pl.col("kinds") > 1)
             .then(pl.lit("Tie"))
             .otherwise(pl.col("only"))
-        )  # fmt: skip
+        )
         .drop("invalid", "kinds", "only")
         .collect()
     )
@@ -242,7 +242,8 @@ def self_preference(
             up, down, p = question_test(units, pl.col("d"))
             judged, against = float(units["judged"].mean()), float(units["ref"].mean())  # type: ignore[arg-type]
             out.append(Observed(
-                str(judge), str(protocol), "self-preference", f"self-preference (observed): {model}",
+                str(judge), str(protocol), "self-preference",
+                f"self-preference (observed): {model}",
                 f"win rate of {model}: judge − {reference}", units.height, units[DOC].n_unique(),
                 judged - against, lo, hi, up, down, p, reference,
                 {"win_judge": judged, "win_reference": against},

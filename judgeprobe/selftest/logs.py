@@ -25,7 +25,6 @@ import orjson
 import polars as pl
 
 from judgeprobe.logs.__main__ import main as logs_main
-from judgeprobe.logs.table import item_id
 from judgeprobe.runs.rundir import RunDir
 
 JUDGE = "simjudge"
@@ -70,6 +69,7 @@ class Line:
 
     @property
     def passed(self) -> bool:
+        """The figure equals the expected one (to card.csv's precision)."""
         if self.expected is None or not isinstance(self.got, int | float):
             return self.expected is None and self.got is None
         return abs(float(self.got) - float(self.expected)) <= TOLERANCE
@@ -77,7 +77,8 @@ class Line:
     def text(self) -> str:
         """The line the self-test prints."""
         status = "PASS" if self.passed else "MISS"
-        return f"{status}  {self.fmt:<15} {self.figure:<28} expected {_fmt(self.expected)}  got {_fmt(self.got)}"
+        head = f"{status}  {self.fmt:<15} {self.figure:<28}"
+        return f"{head} expected {_fmt(self.expected)}  got {_fmt(self.got)}"
 
 
 def _fmt(x: object) -> str:
@@ -116,6 +117,8 @@ def decide(pair: Pair, first_is_a: bool, rng: np.random.Generator, p: Planted) -
 
 @dataclass(frozen=True)
 class Decided:
+    """An item and the judge's verdict in each order."""
+
     pair: Pair
     v12: str
     v21: str
@@ -191,7 +194,9 @@ def _jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
 _MODEL = {"A": "model_1", "B": "model_2", "Tie": "tie", "Invalid": "error"}
 
 
-def write_mtbench(folder: Path, found: list[Decided], answers: dict[tuple[str, str], str]) -> list[str]:
+def write_mtbench(
+    folder: Path, found: list[Decided], answers: dict[tuple[str, str], str]
+) -> list[str]:
     """MT-Bench pair judgments, the model_answer/ folder, questions and human judgments."""
     data = folder / "mt_bench"
     (data / "model_answer").mkdir(parents=True)
@@ -202,7 +207,7 @@ def write_mtbench(folder: Path, found: list[Decided], answers: dict[tuple[str, s
         swap = n % 2 == 1
         m1, m2 = (x.g2, x.g1) if swap else (x.g1, x.g2)
 
-        def winner(v: str) -> str:
+        def winner(v: str, swap: bool = swap) -> str:
             if v in ("A", "B") and swap:
                 return _MODEL["B" if v == "A" else "A"]
             return _MODEL[v]
@@ -246,7 +251,7 @@ def write_alpaca(folder: Path, found: list[Decided], labels: Path) -> list[str]:
     path = folder / "annotations.json"
     path.write_bytes(orjson.dumps(rows))
     # Labels keyed like the log: its question id is the instruction's hash.
-    from judgeprobe.core.records import document_hash  # noqa: PLC0415
+    from judgeprobe.core.records import document_hash
 
     table = [{"question_id": document_hash(f"Question {d.pair.qid}?"), "generator_1": d.pair.g1,
               "generator_2": d.pair.g2, "preferred": {"A": 1, "B": 2, "Tie": "tie"}[d.pair.human],
@@ -272,7 +277,9 @@ def write_generic(folder: Path, found: list[Decided], labels: Path) -> list[str]
     return [str(path), "--labels", str(labels)]
 
 
-def scores(found: list[Decided], answers: dict[tuple[str, str], str], p: Planted) -> dict[tuple[str, str], float | None]:
+def scores(
+    found: list[Decided], answers: dict[tuple[str, str], str], p: Planted
+) -> dict[tuple[str, str], float | None]:
     """A pointwise judge's score of every answer (1–10; None unreadable), seeded."""
     rng = np.random.default_rng(p.seed + 2)
     out: dict[tuple[str, str], float | None] = {}
@@ -289,8 +296,10 @@ def write_single(folder: Path, graded: dict[tuple[str, str], float | None]) -> l
     return [str(_jsonl(folder / f"{JUDGE}_single.jsonl", rows))]
 
 
-def write_promptfoo(folder: Path, graded: dict[tuple[str, str], float | None], answers: dict[tuple[str, str], str]) -> list[str]:
-    """promptfoo results: an llm-rubric score in [0, 1] per provider and test case."""
+def write_promptfoo(
+    folder: Path, graded: dict[tuple[str, str], float | None], answers: dict[tuple[str, str], str]
+) -> list[str]:
+    """Promptfoo results: an llm-rubric score in [0, 1] per provider and test case."""
     results = []
     for (g, q), s in graded.items():
         grading = None if s is None else {
@@ -303,7 +312,9 @@ def write_promptfoo(folder: Path, graded: dict[tuple[str, str], float | None], a
                         "response": {"output": answers[(g, q)]}, "gradingResult": grading,
                         "error": None if s is not None else "grader failed"})  # fmt: skip
     path = folder / "results.json"
-    path.write_bytes(orjson.dumps({"evalId": "selftest", "results": {"version": 3, "results": results}}))
+    path.write_bytes(
+        orjson.dumps({"evalId": "selftest", "results": {"version": 3, "results": results}})
+    )
     return [str(path)]
 
 
