@@ -16,6 +16,7 @@ error (exit 2); unreadable verdicts are Invalid judgments, counted, never droppe
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import sys
 import tempfile
@@ -34,7 +35,8 @@ from judgeprobe.core.files import write_atomic
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.mtbench import Answers, read_answers
 from judgeprobe.logs.read import FORMATS, Format, read_logs, read_votes
-from judgeprobe.logs.table import label_table, log_table
+from judgeprobe.logs.rows import VoteRow
+from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.load import load_run
 from judgeprobe.metrics.table import write_csv
@@ -49,7 +51,7 @@ ITEMS = "items.jsonl"
 BAD_ROWS = "bad_rows.txt"
 
 
-def _parser():  # type: ignore[no-untyped-def]
+def _parser() -> argparse.ArgumentParser:
     p = command_parser("logs", __doc__)
     p.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="judge log files")
     p.add_argument("--out", type=Path, required=True, help="the run directory to write")
@@ -61,7 +63,7 @@ def _parser():  # type: ignore[no-untyped-def]
     p.add_argument("--self", action="append", default=[], metavar="NAME", dest="own",
                    help="a generator that is the judges' own model (repeatable)")  # fmt: skip
     p.add_argument("--baseline", type=Path, metavar="RUN",
-                   help="a logs run of another judge version on the same items (drift)")  # fmt: skip
+                   help="a logs run of an older judge on the same items (drift)")  # fmt: skip
     p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     return p
@@ -119,16 +121,21 @@ def main(argv: list[str] | None = None) -> int:
     card = card_for_run(out, resamples=args.resamples, seed=args.seed)
     j = table.judgments
     invalid = int((j["verdict"] == "Invalid").sum())
-    print(f"read {len(found.rows)} log rows from {len(found.formats)} file(s): {j.height} "
-          f"judgments ({invalid} Invalid), {j['item_id'].n_unique()} items, "
-          f"{len(table.texts)} with texts; {len(votes)} human labels; {len(bad)} skipped")  # fmt: skip
+    print(
+        f"read {len(found.rows)} log rows from {len(found.formats)} file(s): {j.height} "
+        f"judgments ({invalid} Invalid), {j['item_id'].n_unique()} items, "
+        f"{len(table.texts)} with texts; {len(votes)} human labels; {len(bad)} skipped"
+    )
     if table.unpaired_scores:
         print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
     print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
     return card.exit_code
 
 
-def _write(staging: Path, out: Path, args, formats, table, votes, bad) -> None:  # type: ignore[no-untyped-def]
+def _write(
+    staging: Path, out: Path, args: argparse.Namespace, formats: dict[str, str],
+    table: LogTable, votes: list[VoteRow], bad: list[str],
+) -> None:  # fmt: skip
     """The run's files, written into ``staging`` (renamed to ``out`` when all are there)."""
     run = RunDir(staging)
     table.judgments.write_parquet(run.judgments)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -186,7 +187,7 @@ def expected(found: list[Decided], both_orders: bool) -> dict[str, float | int |
 # ------------------------------------------------------------------ the logs
 
 
-def _jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
+def _jsonl(path: Path, rows: Sequence[Mapping[str, object]]) -> Path:
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
     return path
 
