@@ -25,7 +25,6 @@ from judgeprobe.card import stats
 from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.rows import ROW_SCHEMA, Card
 from judgeprobe.card.thresholds import LoadedThresholds
-from judgeprobe.core.corpus import load_items
 from judgeprobe.metrics import observed
 from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.observed import Observed
@@ -105,17 +104,21 @@ def _tested(o: Observed) -> bool:
     )
 
 
-def _texts(manifest: Manifest | None) -> dict[str, tuple[str, str, str]]:
-    """The run's item texts by id (its items file), empty when it kept none."""
+TEXT_KEYS = ["document", "candidate_1", "candidate_2"]
+
+
+def _texts(manifest: Manifest | None) -> pl.DataFrame | None:
+    """The run's item texts (its items file, written by ``judgeprobe logs``), if it kept any."""
     source = manifest.items_source if manifest is not None else None
     if source is None or not Path(source).is_file():
-        return {}
-    return {i.item_id: (i.document, i.candidate_1, i.candidate_2) for i in load_items(source)}
+        return None
+    try:
+        return pl.read_ndjson(source).select("item_id", *TEXT_KEYS)
+    except Exception:  # polars raises several types for a bad file
+        raise JudgeprobeError(f"{source}: not the items file judgeprobe logs wrote") from None
 
 
-def _baseline(
-    manifest: Manifest | None, texts: dict[str, tuple[str, str, str]]
-) -> tuple[pl.DataFrame | None, set[str]]:
+def _baseline(manifest: Manifest | None) -> tuple[pl.DataFrame | None, set[str]]:
     """The baseline log's judgments, and the items whose texts differ between the two logs."""
     found = manifest.config.get("baseline") if manifest is not None else None
     if not found:
@@ -123,8 +126,12 @@ def _baseline(
     base = RunDir(Path(str(found)))
     if not base.judgments.is_file():
         raise JudgeprobeError(f"baseline {found}: no judgments.parquet (run judgeprobe logs on it)")
-    other = _texts(base.manifest_or_none())
-    changed = {i for i, t in texts.items() if i in other and other[i] != t}
+    now, before = _texts(manifest), _texts(base.manifest_or_none())
+    changed: set[str] = set()
+    if now is not None and before is not None:
+        both = now.join(before, on="item_id", suffix="_before")
+        differ = pl.any_horizontal(pl.col(k) != pl.col(f"{k}_before") for k in TEXT_KEYS)
+        changed = set(both.filter(differ)["item_id"].to_list())
     return load_judgments(base.judgments), changed
 
 
@@ -139,7 +146,7 @@ def observed_rows(
     found = observed.position(blind) + observed.length(blind, labels)
     found += observed.self_preference(blind, labels, own)
     found += observed.agreement(blind, labels, resamples, seed) + observed.unreadable(blind)
-    baseline, changed = _baseline(manifest, _texts(manifest))
+    baseline, changed = _baseline(manifest)
     if baseline is not None:
         found += observed.drift(blind, baseline, changed)
     return found

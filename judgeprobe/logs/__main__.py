@@ -24,7 +24,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
 
-import orjson
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
@@ -97,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
     bad += bad_votes
     run_id = out.name or "logs"
-    table = log_table(found.rows, run_id, answers)
+    table = log_table(found.all_calls(), found.scores, run_id, answers)
     if table.judgments.is_empty():
         raise JudgeprobeError(
             f"no pair to judge: {table.unpaired_scores} scores, each alone on its question "
@@ -122,9 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     j = table.judgments
     invalid = int((j["verdict"] == "Invalid").sum())
     print(
-        f"read {len(found.rows)} log rows from {len(found.formats)} file(s): {j.height} "
+        f"read {found.n_rows} verdicts and scores from {len(found.formats)} file(s): {j.height} "
         f"judgments ({invalid} Invalid), {j['item_id'].n_unique()} items, "
-        f"{len(table.texts)} with texts; {len(votes)} human labels; {len(bad)} skipped"
+        f"{table.texts.height} with texts; {len(votes)} human labels; {len(bad)} skipped"
     )
     if table.unpaired_scores:
         print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
@@ -143,9 +142,8 @@ def _write(
         "sources": [str(p.resolve()) for p in args.paths], "formats": formats,
         "self": list(args.own), "map": args.map or "",
     }  # fmt: skip
-    if table.texts:
-        body = b"".join(orjson.dumps(t) + b"\n" for t in table.texts.values())
-        write_atomic(staging / ITEMS, body)
+    if not table.texts.is_empty():
+        table.texts.write_ndjson(staging / ITEMS)
         config["items"] = str((out / ITEMS).resolve())
     if votes:
         label_table(votes).write_parquet(run.labels)

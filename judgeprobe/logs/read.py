@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
 
+import polars as pl
+
 from judgeprobe import JudgeprobeError
 from judgeprobe.logs import alpaca, inspect, mtbench, promptfoo
 from judgeprobe.logs.generic import Columns, generic_rows
-from judgeprobe.logs.rows import BadRow, Row, VoteRow, Where
+from judgeprobe.logs.rows import CALLS, BadRow, PairRow, Row, ScoreRow, VoteRow, Where, calls_frame
 from judgeprobe.logs.source import Record, first_record, json_document, records
 
 Format = Literal["mtbench-pair", "mtbench-single", "alpaca", "inspect", "promptfoo", "generic"]
@@ -51,11 +53,21 @@ def detect(path: Path) -> Format:
 
 @dataclass
 class Read:
-    """Every row read from the logs, the bad rows named, and each file's format."""
+    """Every judging call and score read from the logs, the bad rows named, each file's format."""
 
-    rows: list[Row] = field(default_factory=list)
+    calls: list[pl.DataFrame] = field(default_factory=list)  # rows.CALLS, a frame a file
+    scores: list[ScoreRow] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def n_rows(self) -> int:
+        """How many judging calls and scores were read."""
+        return sum(c.height for c in self.calls) + len(self.scores)
+
+    def all_calls(self) -> pl.DataFrame:
+        """Every file's judging calls as one table."""
+        return pl.concat(self.calls) if self.calls else pl.DataFrame(schema=CALLS)
 
 
 def _record_reader(fmt: Format, columns: Columns) -> RecordReader:
@@ -85,6 +97,26 @@ def _file_rows(path: Path, fmt: Format, columns: Columns, bad: list[str]) -> Ite
             bad.append(f"{where}: {exc}")
 
 
+def _read_file(path: Path, fmt: Format, columns: Columns, out: Read) -> int:
+    """One file's rows into ``out``; how many were usable."""
+    if fmt == "mtbench-pair":
+        fast = mtbench.pair_calls_fast(path)
+        if fast is not None:
+            out.calls.append(fast)
+            return fast.height
+    pairs: list[PairRow] = []
+    n = 0
+    for row in _file_rows(path, fmt, columns, out.bad):
+        n += 1
+        if isinstance(row, PairRow):
+            pairs.append(row)
+        else:
+            out.scores.append(row)
+    if pairs:
+        out.calls.append(calls_frame(pairs))
+    return n
+
+
 def read_logs(
     paths: list[Path], fmt: Format | None = None, mapping: dict[str, str] | None = None
 ) -> Read:
@@ -96,9 +128,8 @@ def read_logs(
             raise JudgeprobeError(f"{path}: no such file")
         found = fmt or detect(path)
         out.formats[str(path)] = found
-        before, bad_before = len(out.rows), len(out.bad)
-        out.rows.extend(_file_rows(path, found, columns, out.bad))
-        if len(out.rows) == before:
+        bad_before = len(out.bad)
+        if _read_file(path, found, columns, out) == 0:
             why = out.bad[bad_before] if len(out.bad) > bad_before else "no record"
             raise JudgeprobeError(f"{path}: no usable row as {found} (first: {why})")
     return out

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import polars as pl
+
 Winner = Literal["first", "second", "tie"]
 """A pair verdict in screen terms: the response shown first, second, or neither."""
 Preferred = Literal["1", "2", "tie"]
@@ -95,3 +97,38 @@ class VoteRow:
 
 Row = PairRow | ScoreRow
 """What a judge-log reader yields."""
+
+
+CALLS: dict[str, pl.DataType] = {
+    "file": pl.String(),
+    "line": pl.Int64(),
+    "judge": pl.String(),
+    "protocol": pl.String(),
+    "question_id": pl.String(),
+    "turn": pl.Int64(),
+    "first": pl.String(),
+    "second": pl.String(),
+    "winner": pl.String(),
+    "raw": pl.String(),
+    "explanation": pl.String(),
+    "invalid_reason": pl.String(),
+    "question": pl.String(),
+    "response_first": pl.String(),
+    "response_second": pl.String(),
+    "category": pl.String(),
+    "p_second": pl.Float64(),
+    "shown": pl.Boolean(),
+}
+"""``PairRow``'s fields as a table's columns (``where`` as file and line): the judging calls
+``table`` turns into judgments with Polars expressions, whichever reader made them."""
+
+
+def calls_frame(rows: list[PairRow]) -> pl.DataFrame:
+    """Pair rows as one table of judging calls (``CALLS``)."""
+    data: dict[str, list[object]] = {name: [] for name in CALLS}
+    for r in rows:
+        data["file"].append(r.where.file)
+        data["line"].append(r.where.line)
+        for name in list(CALLS)[2:]:
+            data[name].append(getattr(r, name))
+    return pl.DataFrame(data, schema=CALLS)

@@ -14,16 +14,15 @@ verdict Invalid), as a pointwise judge's are.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations
 
-import orjson
 import polars as pl
 
 from judgeprobe.core.records import JUDGMENT_SCHEMA, LABEL_SCHEMA, Verdict
 from judgeprobe.logs.mtbench import Answers
-from judgeprobe.logs.rows import PairRow, Row, ScoreRow, VoteRow
+from judgeprobe.logs.rows import ScoreRow, VoteRow
 
 BLIND = "Blind"
 
@@ -39,12 +38,84 @@ class LogTable:
     """The judgments table of the logs, each item's texts where known, and the human labels."""
 
     judgments: pl.DataFrame  # JUDGMENT_SCHEMA
-    texts: dict[str, dict[str, str]]  # item_id -> document, candidate_1, candidate_2, ...
+    texts: pl.DataFrame  # one row an item whose texts are known: the items file's fields
     unpaired_scores: int  # scores on a question no second generator was scored on
 
 
+TEXTS = {"item_id": pl.String, "document": pl.String, "candidate_1": pl.String,
+         "candidate_2": pl.String, "generator_1": pl.String, "generator_2": pl.String,
+         "document_id": pl.String, "subset": pl.String, "domain": pl.String}  # fmt: skip
+"""An item as ``items.jsonl`` keeps it (``core.records.Item``'s fields)."""
+
+
+def _item_id(question: pl.Expr, turn: pl.Expr, g1: pl.Expr, g2: pl.Expr) -> pl.Expr:
+    """``item_id`` as an expression (the pair already in name order)."""
+    return pl.concat_str([question, pl.lit("/t"), turn.cast(pl.String), pl.lit("/"), g1,
+                          pl.lit("~"), g2])  # fmt: skip
+
+
+def _with_texts(calls: pl.DataFrame, answers: Answers) -> pl.DataFrame:
+    """Each call's two responses (the log's, else ``--answers``'), question and category."""
+    found = answers.answer_frame()
+    for side in ("first", "second"):
+        mine = found.rename({"model": side, "text": f"answer_{side}"})
+        calls = calls.join(mine, on=[side, "question_id", "turn"], how="left")
+    calls = calls.join(answers.question_frame(), on=["question_id", "turn"], how="left")
+    return calls.with_columns(
+        response_first=pl.coalesce("response_first", "answer_first"),
+        response_second=pl.coalesce("response_second", "answer_second"),
+        question=pl.coalesce("question", "asked"),
+        category=pl.when(pl.col("category") != "").then("category")
+        .otherwise(pl.col("listed").fill_null("")),
+    ).drop("answer_first", "answer_second", "asked", "listed")  # fmt: skip
+
+
+def pair_judgments(calls: pl.DataFrame, answers: Answers) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Judging calls (``rows.CALLS``) as judgment columns, and the texts of their items."""
+    c = _with_texts(calls, answers)
+    a_first = pl.col("first") <= pl.col("second")
+    g1 = pl.when(a_first).then("first").otherwise("second")
+    g2 = pl.when(a_first).then("second").otherwise("first")
+    t1 = pl.when(a_first).then("response_first").otherwise("response_second")
+    t2 = pl.when(a_first).then("response_second").otherwise("response_first")
+    won = pl.col("winner")
+    p_b = pl.when(a_first).then("p_second").otherwise(1 - pl.col("p_second"))
+    judged = c.select(
+        "judge", "protocol", "explanation", "invalid_reason",
+        item_id=_item_id(pl.col("question_id"), pl.col("turn"), g1, g2),
+        subset=pl.concat_str([pl.lit("turn "), pl.col("turn").cast(pl.String)]),
+        document_id="question_id", domain="category", generator_1=g1, generator_2=g2,
+        order=pl.when(~pl.col("shown")).then(pl.lit("")).when(a_first).then(pl.lit("12"))
+        .otherwise(pl.lit("21")),
+        verdict=pl.when(won.is_null()).then(pl.lit("Invalid"))
+        .when(won == "tie").then(pl.lit("Tie"))
+        .when((won == "first") == a_first).then(pl.lit("A")).otherwise(pl.lit("B")),
+        request_key=pl.concat_str([pl.col("file"), pl.lit(":"), pl.col("line").cast(pl.String)]),
+        raw_verdict="raw",
+        details=pl.when(pl.col("p_second").is_not_null())
+        .then(pl.format('{{"P(B)": {}}}', p_b)),
+        length_1=t1.str.len_chars().cast(pl.Int64), length_2=t2.str.len_chars().cast(pl.Int64),
+        score_1=pl.lit(None, pl.Float64), score_2=pl.lit(None, pl.Float64),
+        _t1=t1, _t2=t2, _question=pl.col("question"), _turn="turn",
+    )  # fmt: skip
+    texts = judged.filter(
+        pl.col("_t1").str.strip_chars().str.len_chars().fill_null(0) > 0,
+        pl.col("_t2").str.strip_chars().str.len_chars().fill_null(0) > 0,
+    ).unique("item_id", keep="first", maintain_order=True).select(
+        "item_id",
+        document=pl.coalesce(
+            pl.when(pl.col("_question").str.strip_chars() != "").then("_question"),
+            pl.format("(question {}, turn {}: its text is not in the log)", "document_id",
+                      "_turn"),
+        ),
+        candidate_1="_t1", candidate_2="_t2", generator_1="generator_1",
+        generator_2="generator_2", document_id="document_id", subset="subset", domain="domain",
+    )  # fmt: skip
+    return judged.drop("_t1", "_t2", "_question", "_turn"), texts
+
+
 class _Columns:
-    """The table's columns as lists, appended a judgment at a time."""
+    """Derived judgments' columns as lists, appended a judgment at a time."""
 
     NAMES = ("judge", "protocol", "item_id", "subset", "document_id", "domain", "generator_1",
              "generator_2", "order", "verdict", "explanation", "invalid_reason", "request_key",
@@ -52,70 +123,23 @@ class _Columns:
 
     def __init__(self) -> None:
         self.data: dict[str, list[object]] = {name: [] for name in self.NAMES}
+        self.texts: list[dict[str, str]] = []
 
     def add(self, **values: object) -> None:
         for name in self.NAMES:
             self.data[name].append(values.get(name))
+
+    def frame(self) -> pl.DataFrame:
+        return pl.DataFrame(self.data, schema={n: JUDGMENT_SCHEMA[n] for n in self.NAMES})
 
 
 def _length(text: str | None) -> int | None:
     return None if text is None else len(text)
 
 
-class _Texts:
-    """Each item's question and two responses, the first known text kept."""
-
-    def __init__(self, answers: Answers | None) -> None:
-        self.answers = answers or Answers()
-        self.items: dict[str, dict[str, str]] = {}
-
-    def response(self, given: str | None, generator: str, qid: str, turn: int) -> str | None:
-        return given if given is not None else self.answers.answer(generator, qid, turn)
-
-    def note(self, iid: str, qid: str, turn: int, question: str | None, pair: Sequence[object],
-             domain: str) -> None:  # fmt: skip
-        """Keep an item's texts (candidate terms) once, when both responses are known."""
-        g1, g2, t1, t2 = pair
-        if iid in self.items or not isinstance(t1, str) or not isinstance(t2, str):
-            return
-        document = question if question is not None else self.answers.question(qid, turn)
-        if not document or not t1.strip() or not t2.strip():
-            return
-        self.items[iid] = {"item_id": iid, "document": document, "candidate_1": t1,
-                           "candidate_2": t2, "generator_1": str(g1), "generator_2": str(g2),
-                           "document_id": qid, "subset": f"turn {turn}",
-                           "domain": domain}  # fmt: skip
-
-
-def _pair(row: PairRow, out: _Columns, texts: _Texts) -> None:
-    g1, g2 = sorted((row.first, row.second))
-    a_first = row.first == g1
-    t_first = texts.response(row.response_first, row.first, row.question_id, row.turn)
-    t_second = texts.response(row.response_second, row.second, row.question_id, row.turn)
-    t1, t2 = (t_first, t_second) if a_first else (t_second, t_first)
-    verdict: Verdict
-    if row.winner is None:
-        verdict = "Invalid"
-    elif row.winner == "tie":
-        verdict = "Tie"
-    else:
-        verdict = "A" if (row.winner == "first") == a_first else "B"
-    details = None
-    if row.p_second is not None:
-        details = orjson.dumps({"P(B)": row.p_second if a_first else 1 - row.p_second}).decode()
-    iid = item_id(row.question_id, row.turn, g1, g2)
-    domain = row.category or texts.answers.categories.get(row.question_id, "")
-    texts.note(iid, row.question_id, row.turn, row.question, (g1, g2, t1, t2), domain)
-    out.add(judge=row.judge, protocol=row.protocol, item_id=iid, subset=f"turn {row.turn}",
-            document_id=row.question_id, domain=domain, generator_1=g1, generator_2=g2,
-            order=("12" if a_first else "21") if row.shown else "", verdict=verdict,
-            explanation=row.explanation, invalid_reason=row.invalid_reason,
-            request_key=str(row.where), raw_verdict=row.raw, details=details,
-            length_1=_length(t1), length_2=_length(t2))  # fmt: skip
-
-
-def _scores(rows: list[ScoreRow], out: _Columns, texts: _Texts) -> int:
+def _scores(rows: list[ScoreRow], answers: Answers) -> tuple[_Columns, int]:
     """Every pair of generators scored on one question: its derived verdict. The unpaired."""
+    out = _Columns()
     groups: dict[tuple[str, str, str, int], list[ScoreRow]] = defaultdict(list)
     for row in rows:
         groups[(row.judge, row.protocol, row.question_id, row.turn)].append(row)
@@ -134,12 +158,28 @@ def _scores(rows: list[ScoreRow], out: _Columns, texts: _Texts) -> int:
             else:
                 verdict = "A" if x.score > y.score else "B" if x.score < y.score else "Tie"
                 why = ""
-            t1 = texts.response(x.response, x.generator, x.question_id, x.turn)
-            t2 = texts.response(y.response, y.generator, y.question_id, y.turn)
+            t1 = (
+                x.response
+                if x.response is not None
+                else answers.answer(x.generator, x.question_id, x.turn)
+            )
+            t2 = (
+                y.response
+                if y.response is not None
+                else answers.answer(y.generator, y.question_id, y.turn)
+            )
             iid = item_id(x.question_id, x.turn, x.generator, y.generator)
-            domain = x.category or texts.answers.categories.get(x.question_id, "")
-            texts.note(iid, x.question_id, x.turn, x.question, (x.generator, y.generator, t1, t2),
-                       domain)  # fmt: skip
+            domain = x.category or answers.categories.get(x.question_id, "")
+            question = (
+                x.question if x.question is not None else answers.question(x.question_id, x.turn)
+            )
+            if t1 and t2 and t1.strip() and t2.strip():
+                out.texts.append({
+                    "item_id": iid, "document": question or f"(question {x.question_id}, turn "
+                    f"{x.turn}: its text is not in the log)", "candidate_1": t1,
+                    "candidate_2": t2, "generator_1": x.generator, "generator_2": y.generator,
+                    "document_id": x.question_id, "subset": f"turn {x.turn}", "domain": domain,
+                })  # fmt: skip
             explanation = f"[{x.generator}] {x.explanation}\n\n[{y.generator}] {y.explanation}"
             out.add(judge=x.judge, protocol=x.protocol, item_id=iid, subset=f"turn {x.turn}",
                     document_id=x.question_id, domain=domain, generator_1=x.generator,
@@ -148,20 +188,20 @@ def _scores(rows: list[ScoreRow], out: _Columns, texts: _Texts) -> int:
                     request_key=f"{x.where};{y.where}", raw_verdict=f"{x.raw} vs {y.raw}",
                     length_1=_length(t1), length_2=_length(t2), score_1=x.score,
                     score_2=y.score)  # fmt: skip
-    return unpaired
+    return out, unpaired
 
 
-def log_table(rows: Iterable[Row], run_id: str, answers: Answers | None = None) -> LogTable:
-    """The judgments table of the log rows (``JUDGMENT_SCHEMA``), texts and unpaired scores."""
-    out, texts = _Columns(), _Texts(answers)
-    scores: list[ScoreRow] = []
-    for row in rows:
-        if isinstance(row, PairRow):
-            _pair(row, out, texts)
-        else:
-            scores.append(row)
-    unpaired = _scores(scores, out, texts)
-    frame = pl.DataFrame(out.data, schema={n: JUDGMENT_SCHEMA[n] for n in _Columns.NAMES})
+def log_table(
+    calls: pl.DataFrame, scores: list[ScoreRow], run_id: str, answers: Answers | None = None
+) -> LogTable:
+    """The judgments table (``JUDGMENT_SCHEMA``) of judging calls and scores, and the texts."""
+    answers = answers or Answers()
+    pairs, texts = pair_judgments(calls, answers)
+    derived, unpaired = _scores(scores, answers)
+    frame = pl.concat([pairs.select(_Columns.NAMES), derived.frame()], how="vertical_relaxed")
+    texts = pl.concat([texts, pl.DataFrame(derived.texts, schema=TEXTS)]).unique(
+        "item_id", keep="first", maintain_order=True
+    )
     keys = ["judge", "protocol", "item_id", "order"]
     frame = frame.with_columns(
         run_id=pl.lit(run_id), condition=pl.lit(BLIND), target=pl.lit("none"),
@@ -177,7 +217,7 @@ def log_table(rows: Iterable[Row], run_id: str, answers: Answers | None = None) 
     frame = frame.with_columns(missing).select(
         pl.col(n).cast(dtype) for n, dtype in JUDGMENT_SCHEMA.items()
     )
-    return LogTable(frame, texts.items, unpaired)
+    return LogTable(frame, texts, unpaired)
 
 
 _LABEL = {"1": 0, "2": 1}
