@@ -4,8 +4,9 @@
 
 Target (issue 36): read the log rows and write the card in ≤ 30 s and ≤ 2 GiB. The log is
 synthetic FastChat ``model_judgment`` JSONL (one line = two judging calls, g1 and g2, so 10^6
-lines are 2·10^6 judgments), with its ``model_answer/`` folder (the texts, hence lengths) and
-human labels on 1 % of the items; written first (not timed), then read by ``judgeprobe logs``
+lines are 2·10^6 judgments) of 8 judges over the same items (6 models, every pair, two turns),
+with its ``model_answer/`` folder (the texts, hence lengths) and human labels on 5 % of the
+items; written first (not timed), then read by ``judgeprobe logs``
 in a child process, whose wall time and peak resident memory are printed. The command writes
 the whole run: judgments, items, labels, metrics, metrics_ci, the report and the card.
 """
@@ -24,6 +25,8 @@ import orjson
 import polars as pl
 
 MODELS = ["alpha-7b", "beta-13b", "gamma-70b", "delta-8b", "eps-3b", "gpt-4"]
+JUDGES = ["gpt-4", "gpt-4-turbo", "claude-3", "llama-3-70b", "qwen-2-72b", "mistral-large",
+          "gemini-pro", "command-r"]  # fmt: skip
 WINNERS = np.array(["model_1", "model_2", "tie", "error"])
 
 
@@ -31,13 +34,14 @@ def write_logs(folder: Path, lines: int, seed: int = 0) -> list[str]:
     """The pair log, the answers folder and the labels; the ``judgeprobe logs`` arguments."""
     rng = np.random.default_rng(seed)
     pairs = [(a, b) for i, a in enumerate(MODELS) for b in MODELS[i + 1 :]]
-    per_question = len(pairs) * 2  # two turns
+    per_question = len(pairs) * 2 * len(JUDGES)  # two turns, every judge
     questions = -(-lines // per_question)
-    n = questions * per_question
-    idx = np.arange(n)[:lines]
+    idx = np.arange(questions * per_question)[:lines]
     q = idx // per_question
-    pair = (idx % per_question) // 2
-    turn = idx % 2 + 1
+    rest = idx % per_question
+    judge = np.array(JUDGES)[rest % len(JUDGES)]
+    pair = (rest // len(JUDGES)) // 2
+    turn = (rest // len(JUDGES)) % 2 + 1
     m1 = np.array([a for a, _ in pairs])[pair]
     m2 = np.array([b for _, b in pairs])[pair]
     p = [0.38, 0.32, 0.28, 0.02]
@@ -45,7 +49,8 @@ def write_logs(folder: Path, lines: int, seed: int = 0) -> list[str]:
         "question_id": q, "model_1": m1, "model_2": m2,
         "g1_winner": WINNERS[rng.choice(4, size=idx.size, p=p)],
         "g2_winner": WINNERS[rng.choice(4, size=idx.size, p=p)],
-        "judge": [["gpt-4", "pair-v2"]] * idx.size,
+        "judge": pl.Series(judge).map_elements(lambda j: [j, "pair-v2"],
+                                               return_dtype=pl.List(pl.String)),
         "g1_judgment": "Assistant A is more helpful. [[A]]",
         "g2_judgment": "Assistant B follows the question better. [[B]]", "turn": turn,
     })  # fmt: skip
@@ -60,7 +65,9 @@ def write_logs(folder: Path, lines: int, seed: int = 0) -> list[str]:
                  "choices": [{"index": 0, "turns": ["x" * int(a), "y" * int(b)]}]}
                 for i, (a, b) in enumerate(lengths.tolist())]  # fmt: skip
         (answers / f"{model}.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
-    labelled = frame.sample(fraction=0.01, seed=seed)
+    labelled = frame.unique(["question_id", "model_1", "model_2", "turn"]).sample(
+        fraction=0.05, seed=seed
+    )
     votes = labelled.select(
         "question_id", "turn", model_a="model_1", model_b="model_2",
         winner=pl.Series(rng.choice(["model_a", "model_b", "tie"], size=labelled.height)),

@@ -113,7 +113,7 @@ def _texts(manifest: Manifest | None) -> pl.DataFrame | None:
     if source is None or not Path(source).is_file():
         return None
     try:
-        return pl.read_ndjson(source).select("item_id", *TEXT_KEYS)
+        return pl.read_parquet(source, columns=["item_id", *TEXT_KEYS])
     except Exception:  # polars raises several types for a bad file
         raise JudgeprobeError(f"{source}: not the items file judgeprobe logs wrote") from None
 

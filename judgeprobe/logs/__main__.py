@@ -7,7 +7,7 @@
 Reads MT-Bench pair and single-answer judgments, AlpacaEval annotations, inspect_ai eval logs
 (``.eval``/``.json``, the ``logs`` extra), promptfoo ``results.json`` and any JSONL/CSV with a
 column map (``--map verdict=winner,…``; docs/logs.md lists the aliases), detected per file or
-named with ``--format``. Calls no judge. Writes judgments.parquet, items.jsonl (the texts the
+named with ``--format``. Calls no judge. Writes judgments.parquet, items.parquet (the texts the
 log carries or ``--answers`` supplies), labels.parquet (``--labels``), the manifest, metrics,
 the observed card and the report, so ``judgeprobe card/report/review/metrics DIR`` work on it.
 A row that cannot be read is one line naming file and line; a file with no usable row is an
@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
 
+import polars as pl
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
@@ -46,7 +47,7 @@ from judgeprobe.text.lexicons import load_lexicons
 
 SHOWN_BAD = 20
 """Bad rows printed one a line; the rest are in ``bad_rows.txt``."""
-ITEMS = "items.jsonl"
+ITEMS = "items.parquet"
 BAD_ROWS = "bad_rows.txt"
 
 
@@ -123,12 +124,18 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"read {found.n_rows} verdicts and scores from {len(found.formats)} file(s): {j.height} "
         f"judgments ({invalid} Invalid), {j['item_id'].n_unique()} items, "
-        f"{table.texts.height} with texts; {len(votes)} human labels; {len(bad)} skipped"
+        f"{_with_texts(RunDir(out))} with texts; {len(votes)} human labels; {len(bad)} skipped"
     )
     if table.unpaired_scores:
         print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
     print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
     return card.exit_code
+
+
+def _with_texts(run: RunDir) -> int:
+    """How many items the run kept texts of (its items file's rows)."""
+    path = run.path / ITEMS
+    return pl.scan_parquet(path).select(pl.len()).collect().item() if path.is_file() else 0
 
 
 def _write(
@@ -142,9 +149,11 @@ def _write(
         "sources": [str(p.resolve()) for p in args.paths], "formats": formats,
         "self": list(args.own), "map": args.map or "",
     }  # fmt: skip
-    if not table.texts.is_empty():
-        table.texts.write_ndjson(staging / ITEMS)
+    table.texts.sink_parquet(staging / ITEMS)  # streamed: a copy of each text, not per call
+    if _with_texts(RunDir(staging)):
         config["items"] = str((out / ITEMS).resolve())
+    else:
+        (staging / ITEMS).unlink()
     if votes:
         label_table(votes).write_parquet(run.labels)
         config["labels"] = str(args.labels.resolve())

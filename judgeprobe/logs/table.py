@@ -38,14 +38,14 @@ class LogTable:
     """The judgments table of the logs, each item's texts where known, and the human labels."""
 
     judgments: pl.DataFrame  # JUDGMENT_SCHEMA
-    texts: pl.DataFrame  # one row an item whose texts are known: the items file's fields
+    texts: pl.LazyFrame  # one row an item whose texts are known: the items file's fields
     unpaired_scores: int  # scores on a question no second generator was scored on
 
 
 TEXTS = {"item_id": pl.String, "document": pl.String, "candidate_1": pl.String,
          "candidate_2": pl.String, "generator_1": pl.String, "generator_2": pl.String,
          "document_id": pl.String, "subset": pl.String, "domain": pl.String}  # fmt: skip
-"""An item as ``items.jsonl`` keeps it (``core.records.Item``'s fields)."""
+"""An item as ``items.parquet`` keeps it (``core.records.Item``'s fields)."""
 
 
 def _item_id(question: pl.Expr, turn: pl.Expr, g1: pl.Expr, g2: pl.Expr) -> pl.Expr:
@@ -54,32 +54,43 @@ def _item_id(question: pl.Expr, turn: pl.Expr, g1: pl.Expr, g2: pl.Expr) -> pl.E
                           pl.lit("~"), g2])  # fmt: skip
 
 
-def _with_texts(calls: pl.DataFrame, answers: Answers) -> pl.DataFrame:
-    """Each call's two responses (the log's, else ``--answers``'), question and category."""
-    found = answers.answer_frame()
+def _answered(calls: pl.DataFrame, answers: Answers) -> pl.DataFrame:
+    """Each call's response lengths (the log's texts, else ``--answers``') and its category."""
+    found = answers.answer_frame().select(
+        "model", "question_id", "turn", n=pl.col("text").str.len_chars().cast(pl.Int64)
+    )
     for side in ("first", "second"):
-        mine = found.rename({"model": side, "text": f"answer_{side}"})
-        calls = calls.join(mine, on=[side, "question_id", "turn"], how="left")
-    calls = calls.join(answers.question_frame(), on=["question_id", "turn"], how="left")
-    return calls.with_columns(
-        response_first=pl.coalesce("response_first", "answer_first"),
-        response_second=pl.coalesce("response_second", "answer_second"),
-        question=pl.coalesce("question", "asked"),
+        calls = calls.join(found.rename({"model": side, "n": f"n_{side}"}),
+                           on=[side, "question_id", "turn"], how="left")  # fmt: skip
+    listed = answers.question_frame().select("question_id", "turn", "listed")
+    return calls.join(listed, on=["question_id", "turn"], how="left").with_columns(
+        n_first=pl.coalesce(pl.col("response_first").str.len_chars().cast(pl.Int64), "n_first"),
+        n_second=pl.coalesce(
+            pl.col("response_second").str.len_chars().cast(pl.Int64), "n_second"
+        ),
         category=pl.when(pl.col("category") != "").then("category")
         .otherwise(pl.col("listed").fill_null("")),
-    ).drop("answer_first", "answer_second", "asked", "listed")  # fmt: skip
+    ).drop("listed")  # fmt: skip
 
 
-def pair_judgments(calls: pl.DataFrame, answers: Answers) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Judging calls (``rows.CALLS``) as judgment columns, and the texts of their items."""
-    c = _with_texts(calls, answers)
+def pair_judgments(calls: pl.DataFrame, answers: Answers) -> tuple[pl.DataFrame, pl.LazyFrame]:
+    """Judging calls (``rows.CALLS``) as judgment columns, and the texts of their items.
+
+    The texts are a lazy plan (one row an item, the responses joined from ``--answers`` only
+    there), so a log of 10^6 calls never holds a copy of both answers per call.
+    """
+    c = _answered(calls, answers)
     a_first = pl.col("first") <= pl.col("second")
-    g1 = pl.when(a_first).then("first").otherwise("second")
-    g2 = pl.when(a_first).then("second").otherwise("first")
-    t1 = pl.when(a_first).then("response_first").otherwise("response_second")
-    t2 = pl.when(a_first).then("response_second").otherwise("response_first")
+
+    def by_candidate(first: str, second: str) -> tuple[pl.Expr, pl.Expr]:
+        return (pl.when(a_first).then(first).otherwise(second),
+                pl.when(a_first).then(second).otherwise(first))  # fmt: skip
+
+    g1, g2 = by_candidate("first", "second")
     won = pl.col("winner")
     p_b = pl.when(a_first).then("p_second").otherwise(1 - pl.col("p_second"))
+    r1, r2 = by_candidate("response_first", "response_second")
+    n1, n2 = by_candidate("n_first", "n_second")
     judged = c.select(
         "judge", "protocol", "explanation", "invalid_reason",
         item_id=_item_id(pl.col("question_id"), pl.col("turn"), g1, g2),
@@ -94,24 +105,38 @@ def pair_judgments(calls: pl.DataFrame, answers: Answers) -> tuple[pl.DataFrame,
         raw_verdict="raw",
         details=pl.when(pl.col("p_second").is_not_null())
         .then(pl.format('{{"P(B)": {}}}', p_b)),
-        length_1=t1.str.len_chars().cast(pl.Int64), length_2=t2.str.len_chars().cast(pl.Int64),
+        length_1=n1, length_2=n2,
         score_1=pl.lit(None, pl.Float64), score_2=pl.lit(None, pl.Float64),
-        _t1=t1, _t2=t2, _question=pl.col("question"), _turn="turn",
     )  # fmt: skip
-    texts = judged.filter(
-        pl.col("_t1").str.strip_chars().str.len_chars().fill_null(0) > 0,
-        pl.col("_t2").str.strip_chars().str.len_chars().fill_null(0) > 0,
-    ).unique("item_id", keep="first", maintain_order=True).select(
+    items = c.lazy().select(
+        item_id=_item_id(pl.col("question_id"), pl.col("turn"), g1, g2), generator_1=g1,
+        generator_2=g2, question_id="question_id", turn="turn", domain="category",
+        question="question", r1=r1, r2=r2,
+    ).unique("item_id", keep="first")  # fmt: skip
+    found = answers.answer_frame().lazy()
+    for k, side in ((1, "generator_1"), (2, "generator_2")):
+        items = items.join(found.rename({"model": side, "text": f"a{k}"}),
+                           on=[side, "question_id", "turn"], how="left")  # fmt: skip
+    asked = answers.question_frame().lazy().select("question_id", "turn", "asked")
+    items = items.join(asked, on=["question_id", "turn"], how="left")
+    t1, t2 = pl.coalesce("r1", "a1"), pl.coalesce("r2", "a2")
+    question = pl.coalesce("question", "asked")
+    texts = items.filter(
+        t1.str.strip_chars().str.len_chars().fill_null(0) > 0,
+        t2.str.strip_chars().str.len_chars().fill_null(0) > 0,
+    ).select(
         "item_id",
         document=pl.coalesce(
-            pl.when(pl.col("_question").str.strip_chars() != "").then("_question"),
-            pl.format("(question {}, turn {}: its text is not in the log)", "document_id",
-                      "_turn"),
+            pl.when(question.str.strip_chars() != "").then(question),
+            pl.format("(question {}, turn {}: its text is not in the log)", "question_id",
+                      "turn"),
         ),
-        candidate_1="_t1", candidate_2="_t2", generator_1="generator_1",
-        generator_2="generator_2", document_id="document_id", subset="subset", domain="domain",
+        candidate_1=t1, candidate_2=t2, generator_1="generator_1", generator_2="generator_2",
+        document_id="question_id",
+        subset=pl.concat_str([pl.lit("turn "), pl.col("turn").cast(pl.String)]),
+        domain="domain",
     )  # fmt: skip
-    return judged.drop("_t1", "_t2", "_question", "_turn"), texts
+    return judged, texts
 
 
 class _Columns:
@@ -199,8 +224,8 @@ def log_table(
     pairs, texts = pair_judgments(calls, answers)
     derived, unpaired = _scores(scores, answers)
     frame = pl.concat([pairs.select(_Columns.NAMES), derived.frame()], how="vertical_relaxed")
-    texts = pl.concat([texts, pl.DataFrame(derived.texts, schema=TEXTS)]).unique(
-        "item_id", keep="first", maintain_order=True
+    texts = pl.concat([texts, pl.LazyFrame(derived.texts, schema=TEXTS)]).unique(
+        "item_id", keep="first"
     )
     keys = ["judge", "protocol", "item_id", "order"]
     frame = frame.with_columns(
