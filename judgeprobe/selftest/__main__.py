@@ -49,6 +49,7 @@ interval covers less than 93% or a verdict error rate is above its bound.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -199,6 +200,9 @@ def _logs(out: Path, seed: int) -> int:
         raise JudgeprobeError(f"--out {out}: not empty; choose another directory")
     planted = Planted(seed=seed)
     print(f"planted: {planted}")
+    if importlib.util.find_spec("inspect_ai") is None:
+        print("inspect_ai is not installed (pip install 'judgeprobe[logs]'): its eval logs "
+              "are left out")  # fmt: skip
     lines = run_logs_selftest(out, planted)
     for line in lines:
         print(line.text())

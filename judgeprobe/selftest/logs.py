@@ -6,7 +6,8 @@ model's answer (self-preference), gives no readable verdict (unreadable), and el
 planted human label. Its decisions are written as MT-Bench pair judgments (with FastChat's
 ``model_answer/`` folder and the human judgments as labels), AlpacaEval annotations, a generic
 CSV read through the alias table, MT-Bench single-answer scores, promptfoo results and, when
-inspect_ai is installed, an inspect_ai eval log. Each is read by ``judgeprobe logs`` into a run
+inspect_ai is installed, inspect_ai eval logs (else that format is left out, and the
+command says so). Each is read by ``judgeprobe logs`` into a run
 of its own, and every figure on its card must equal the one counted here from the decisions
 themselves (one line per figure and format): the exact known-answer check.
 """
@@ -14,6 +15,7 @@ themselves (one line per figure and format): the exact known-answer check.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -374,6 +376,8 @@ def run_logs_selftest(out: Path, p: Planted, resamples: int = 200) -> list[Line]
     designs.append(("alpaca", write_alpaca(logs, found, logs / "alpaca_labels.jsonl"), one))
     designs.append(("mtbench-single", write_single(logs, graded), score_expected(graded)))
     designs.append(("promptfoo", write_promptfoo(logs, graded, answers), score_expected(graded)))
+    if importlib.util.find_spec("inspect_ai") is not None:  # the optional logs extra
+        designs.append(("inspect", write_inspect(logs, graded, answers), inspect_expected(graded)))
     lines: list[Line] = []
     for fmt, args, want in designs:
         run = out / fmt
@@ -381,3 +385,55 @@ def run_logs_selftest(out: Path, p: Planted, resamples: int = 200) -> list[Line]
         lines.append(Line(fmt, "exit code (0, 5 or 6)", 1, int(code in (0, 5, 6))))
         lines += _lines(fmt, run, want)
     return lines
+
+
+def write_inspect(
+    folder: Path,
+    graded: Mapping[tuple[str, str], float | None],
+    answers: Mapping[tuple[str, str], str],
+) -> list[str]:
+    """inspect_ai eval logs, one a generator (alternately ``.eval`` and ``.json``).
+
+    Each answer's score from a model-graded scorer (``C`` from 7 up, ``P`` at 5 and 6, ``I``
+    below; an unreadable score a value that is neither). Needs inspect_ai (the logs extra).
+    """
+    from inspect_ai.log import (
+        EvalConfig,
+        EvalDataset,
+        EvalLog,
+        EvalSample,
+        EvalSpec,
+        write_eval_log,
+    )
+    from inspect_ai.model import ModelOutput
+    from inspect_ai.scorer import Score
+
+    def grade(s: float | None) -> str:
+        return "?" if s is None else "C" if s >= 7 else "P" if s >= 5 else "I"
+
+    paths = []
+    for n, g in enumerate(sorted({g for g, _ in graded})):
+        spec = EvalSpec(created="2026-01-01T00:00:00+00:00", task="selftest",
+                        dataset=EvalDataset(), model=g, config=EvalConfig())  # fmt: skip
+        samples = [
+            EvalSample(id=int(q), epoch=1, input=f"Question {q}?", target="",
+                       output=ModelOutput.from_content(g, answers[(m, q)]),
+                       scores={"model_graded_qa": Score(value=grade(s), explanation="graded")})
+            for (m, q), s in sorted(graded.items()) if m == g
+        ]  # fmt: skip
+        path = folder / f"{g}.{'eval' if n % 2 == 0 else 'json'}"
+        write_eval_log(EvalLog(eval=spec, samples=samples, status="success"), str(path))
+        paths.append(str(path))
+    return paths
+
+
+def inspect_expected(
+    graded: Mapping[tuple[str, str], float | None],
+) -> dict[str, float | int | None]:
+    """``score_expected`` of the grades inspect_ai's logs hold (C/P/I as 1, ½, 0)."""
+    value = {"C": 1.0, "P": 0.5, "I": 0.0}
+
+    def grade(s: float | None) -> float | None:
+        return None if s is None else value["C" if s >= 7 else "P" if s >= 5 else "I"]
+
+    return score_expected({k: grade(s) for k, s in graded.items()})
