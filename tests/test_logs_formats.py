@@ -19,7 +19,7 @@ from judgeprobe.metrics import observed
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest.logs import Planted, decisions, design, write_mtbench
 
-QUESTIONS = 15
+QUESTIONS = 8
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_commands_on_a_logs_run(mtbench: tuple[Path, list[str]], tmp_path: Path)
     out = tmp_path / "run"
     assert judgeprobe(["logs", *mtbench[1], "--out", str(out), "--resamples", "50"]) in (0, 5, 6)
     assert judgeprobe(["card", str(out), "--resamples", "50"]) in (0, 5, 6)
-    assert judgeprobe(["metrics", str(out)]) == 0
+    assert judgeprobe(["metrics", str(out), "--resamples", "50"]) == 0
     assert judgeprobe(["report", str(out), "--resamples", "50"]) == 0
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "Judge card (observed)" in report

@@ -8,7 +8,7 @@ when candidate A was shown first, ``21`` when B was, and empty when the log does
 (AlpacaEval). The question is the resampling unit (``document_id``). Scores become the derived
 verdicts of every pair of generators scored on the same question and turn by the same judge
 and prompt (A when s₁ > s₂, B when s₁ < s₂, Tie when equal; an unreadable score makes the pair's
-verdict Invalid), as a pointwise judge's are.
+verdict Invalid), as a pointwise judge's are; no order reached such a judge, so theirs is empty.
 """
 
 from __future__ import annotations
@@ -208,7 +208,7 @@ def _scores(rows: list[ScoreRow], answers: Answers) -> tuple[_Columns, int]:
             explanation = f"[{x.generator}] {x.explanation}\n\n[{y.generator}] {y.explanation}"
             out.add(judge=x.judge, protocol=x.protocol, item_id=iid, subset=f"turn {x.turn}",
                     document_id=x.question_id, domain=domain, generator_1=x.generator,
-                    generator_2=y.generator, order="12", verdict=verdict,
+                    generator_2=y.generator, order="", verdict=verdict,
                     explanation=explanation.strip(), invalid_reason=why,
                     request_key=f"{x.where};{y.where}", raw_verdict=f"{x.raw} vs {y.raw}",
                     length_1=_length(t1), length_2=_length(t2), score_1=x.score,
