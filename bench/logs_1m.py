@@ -85,29 +85,37 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/logs-bench"))
     parser.add_argument("--resamples", type=int, default=10_000)
     args = parser.parse_args()
-    if args.out.exists():
-        print(f"{args.out} exists; choose another --out", file=sys.stderr)
+    if (args.out / "run").exists():
+        print(f"{args.out / 'run'} exists; choose another --out", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    logs = write_logs(args.out / "logs", args.lines)
+    logs = write_logs(args.out / "logs", args.lines)  # the same lines again: seeded
     print(f"wrote {args.lines:,} log lines in {time.perf_counter() - started:.1f} s")
-    command = [sys.executable, "-m", "judgeprobe", "logs", *logs, "--out",
-               str(args.out / "run"), "--resamples", str(args.resamples)]  # fmt: skip
+    run = str(args.out / "run")
+    steps = {
+        "judgeprobe logs --no-report (read, judgments, metrics.csv, card)": [
+            "logs", *logs, "--out", run, "--resamples", str(args.resamples), "--no-report"],
+        "judgeprobe report (the report and metrics_ci.csv, on the same run)": [
+            "report", run, "--resamples", str(args.resamples)],
+    }  # fmt: skip
+    for what, command in steps.items():
+        print(f"{what}: {_child([sys.executable, '-m', 'judgeprobe', *command])}", flush=True)
+    judgments = pl.scan_parquet(args.out / "run" / "judgments.parquet").select(pl.len()).collect()
+    print(f"{args.lines:,} log lines, {judgments.item():,} judgments")
+    return 0
+
+
+def _child(command: list[str]) -> str:
+    """Run one command in a child process: its wall and CPU time and peak resident memory."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(done.stdout.strip()[-2000:])
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # peak: the largest child so far
     if done.returncode not in (0, 5, 6):
-        print(done.stderr[-2000:], file=sys.stderr)
-        return 1
-    judgments = pl.scan_parquet(args.out / "run" / "judgments.parquet").select(pl.len()).collect()
-    print(
-        f"judgeprobe logs: {args.lines:,} lines ({judgments.item():,} judgments) to the card in "
-        f"{wall:.1f} s wall, {usage.ru_utime + usage.ru_stime:.1f} s CPU, peak RSS "
-        f"{usage.ru_maxrss / 2**20:.2f} GiB"
-    )
-    return 0
+        raise SystemExit(f"{command[3]} failed: {done.stderr[-2000:]}")
+    cpu = usage.ru_utime + usage.ru_stime - before.ru_utime - before.ru_stime
+    return f"{wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS {usage.ru_maxrss / 2**20:.2f} GiB"
 
 
 if __name__ == "__main__":

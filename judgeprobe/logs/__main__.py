@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="a generator that is the judges' own model (repeatable)")  # fmt: skip
     p.add_argument("--baseline", type=Path, metavar="RUN",
                    help="a logs run of an older judge on the same items (drift)")  # fmt: skip
+    p.add_argument("--no-report", action="store_true",
+                   help="leave the report and metrics_ci.csv out (judgeprobe report RUN "
+                   "writes them)")  # fmt: skip
     p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     return p
@@ -98,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     bad += bad_votes
     run_id = out.name or "logs"
     table = log_table(found.all_calls(), found.scores, run_id, answers)
+    found.calls.clear()  # the judgments hold what the calls said
     if table.judgments.is_empty():
         raise JudgeprobeError(
             f"no pair to judge: {table.unpaired_scores} scores, each alone on its question "
@@ -115,10 +119,6 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    run = load_run(out)
-    write_csv(estimates_table(run.judgments), run.dir.metrics)
-    report = run_report(run, load_lexicons(None), args.resamples, args.seed)
-    card = card_for_run(out, resamples=args.resamples, seed=args.seed)
     j = table.judgments
     invalid = int((j["verdict"] == "Invalid").sum())
     print(
@@ -128,6 +128,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     if table.unpaired_scores:
         print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
+    del found, table, j  # what follows reads the run back, as every later command does
+    run = load_run(out)
+    write_csv(estimates_table(run.judgments), run.dir.metrics)
+    if args.no_report:
+        report = f"none (--no-report: judgeprobe report {out} writes it and metrics_ci.csv)"
+    else:
+        report = str(run_report(run, load_lexicons(None), args.resamples, args.seed))
+    del run
+    card = card_for_run(out, resamples=args.resamples, seed=args.seed)
     print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
     return card.exit_code
 
