@@ -101,7 +101,6 @@ def main(argv: list[str] | None = None) -> int:
     bad += bad_votes
     run_id = out.name or "logs"
     table = log_table(found.all_calls(), found.scores, run_id, answers)
-    found.calls.clear()  # the judgments hold what the calls said
     if table.judgments.is_empty():
         raise JudgeprobeError(
             f"no pair to judge: {table.unpaired_scores} scores, each alone on its question "
@@ -122,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     j = table.judgments
     invalid = int((j["verdict"] == "Invalid").sum())
     print(
-        f"read {found.n_rows} verdicts and scores from {len(found.formats)} file(s): {j.height} "
+        f"read {j.height + table.unpaired_scores} verdicts and scores from "
+        f"{len(found.formats)} file(s): {j.height} "
         f"judgments ({invalid} Invalid), {j['item_id'].n_unique()} items, "
         f"{_with_texts(RunDir(out))} with texts; {len(votes)} human labels; {len(bad)} skipped"
     )

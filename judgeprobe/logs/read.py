@@ -55,19 +55,14 @@ def detect(path: Path) -> Format:
 class Read:
     """Every judging call and score read from the logs, the bad rows named, each file's format."""
 
-    calls: list[pl.DataFrame] = field(default_factory=list)  # rows.CALLS, a frame a file
+    calls: list[pl.LazyFrame] = field(default_factory=list)  # rows.CALLS, a plan a file
     scores: list[ScoreRow] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
 
-    @property
-    def n_rows(self) -> int:
-        """How many judging calls and scores were read."""
-        return sum(c.height for c in self.calls) + len(self.scores)
-
-    def all_calls(self) -> pl.DataFrame:
-        """Every file's judging calls as one table."""
-        return pl.concat(self.calls) if self.calls else pl.DataFrame(schema=CALLS)
+    def all_calls(self) -> pl.LazyFrame:
+        """Every file's judging calls as one plan."""
+        return pl.concat(self.calls) if self.calls else pl.LazyFrame(schema=CALLS)
 
 
 def _record_reader(fmt: Format, columns: Columns) -> RecordReader:
@@ -103,7 +98,7 @@ def _read_file(path: Path, fmt: Format, columns: Columns, out: Read) -> int:
         fast = mtbench.pair_calls_fast(path)
         if fast is not None:
             out.calls.append(fast)
-            return fast.height
+            return 1  # checked clean and not empty
     pairs: list[PairRow] = []
     n = 0
     for row in _file_rows(path, fmt, columns, out.bad):

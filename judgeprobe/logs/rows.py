@@ -123,7 +123,7 @@ CALLS: dict[str, pl.DataType] = {
 ``table`` turns into judgments with Polars expressions, whichever reader made them."""
 
 
-def calls_frame(rows: list[PairRow]) -> pl.DataFrame:
+def calls_frame(rows: list[PairRow]) -> pl.LazyFrame:
     """Pair rows as one table of judging calls (``CALLS``)."""
     data: dict[str, list[object]] = {name: [] for name in CALLS}
     for r in rows:
@@ -131,4 +131,4 @@ def calls_frame(rows: list[PairRow]) -> pl.DataFrame:
         data["line"].append(r.where.line)
         for name in list(CALLS)[2:]:
             data[name].append(getattr(r, name))
-    return pl.DataFrame(data, schema=CALLS)
+    return pl.LazyFrame(data, schema=CALLS)

@@ -54,15 +54,17 @@ def _item_id(question: pl.Expr, turn: pl.Expr, g1: pl.Expr, g2: pl.Expr) -> pl.E
                           pl.lit("~"), g2])  # fmt: skip
 
 
-def _answered(calls: pl.DataFrame, answers: Answers) -> pl.DataFrame:
+def _answered(calls: pl.LazyFrame, answers: Answers) -> pl.LazyFrame:
     """Each call's response lengths (the log's texts, else ``--answers``') and its category."""
-    found = answers.answer_frame().select(
-        "model", "question_id", "turn", n=pl.col("text").str.len_chars().cast(pl.Int64)
+    found = (
+        answers.answer_frame()
+        .lazy()
+        .select("model", "question_id", "turn", n=pl.col("text").str.len_chars().cast(pl.Int64))
     )
     for side in ("first", "second"):
         calls = calls.join(found.rename({"model": side, "n": f"n_{side}"}),
                            on=[side, "question_id", "turn"], how="left")  # fmt: skip
-    listed = answers.question_frame().select("question_id", "turn", "listed")
+    listed = answers.question_frame().lazy().select("question_id", "turn", "listed")
     return calls.join(listed, on=["question_id", "turn"], how="left").with_columns(
         n_first=pl.coalesce(pl.col("response_first").str.len_chars().cast(pl.Int64), "n_first"),
         n_second=pl.coalesce(
@@ -73,7 +75,7 @@ def _answered(calls: pl.DataFrame, answers: Answers) -> pl.DataFrame:
     ).drop("listed")  # fmt: skip
 
 
-def pair_judgments(calls: pl.DataFrame, answers: Answers) -> tuple[pl.DataFrame, pl.LazyFrame]:
+def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """Judging calls (``rows.CALLS``) as judgment columns, and the texts of their items.
 
     The texts are a lazy plan (one row an item, the responses joined from ``--answers`` only
@@ -108,7 +110,7 @@ def pair_judgments(calls: pl.DataFrame, answers: Answers) -> tuple[pl.DataFrame,
         length_1=n1, length_2=n2,
         score_1=pl.lit(None, pl.Float64), score_2=pl.lit(None, pl.Float64),
     )  # fmt: skip
-    items = c.lazy().select(
+    items = c.select(
         item_id=_item_id(pl.col("question_id"), pl.col("turn"), g1, g2), generator_1=g1,
         generator_2=g2, question_id="question_id", turn="turn", domain="category",
         question="question", r1=r1, r2=r2,
@@ -217,13 +219,15 @@ def _scores(rows: list[ScoreRow], answers: Answers) -> tuple[_Columns, int]:
 
 
 def log_table(
-    calls: pl.DataFrame, scores: list[ScoreRow], run_id: str, answers: Answers | None = None
+    calls: pl.LazyFrame, scores: list[ScoreRow], run_id: str, answers: Answers | None = None
 ) -> LogTable:
     """The judgments table (``JUDGMENT_SCHEMA``) of judging calls and scores, and the texts."""
     answers = answers or Answers()
     pairs, texts = pair_judgments(calls, answers)
     derived, unpaired = _scores(scores, answers)
-    frame = pl.concat([pairs.select(_Columns.NAMES), derived.frame()], how="vertical_relaxed")
+    frame = pl.concat(
+        [pairs.select(_Columns.NAMES), derived.frame().lazy()], how="vertical_relaxed"
+    )
     texts = pl.concat([texts, pl.LazyFrame(derived.texts, schema=TEXTS)]).unique(
         "item_id", keep="first"
     )
@@ -237,12 +241,13 @@ def log_table(
         attack=pl.lit(""), degraded=pl.lit(""), gold=pl.lit(""), fingerprint=pl.lit(""),
         template_hash=pl.lit(""),
     )  # fmt: skip
+    present = frame.collect_schema().names()
     missing = [pl.lit(None, dtype).alias(n) for n, dtype in JUDGMENT_SCHEMA.items()
-               if n not in frame.columns]  # fmt: skip
-    frame = frame.with_columns(missing).select(
+               if n not in present]  # fmt: skip
+    judged = frame.with_columns(missing).select(
         pl.col(n).cast(dtype) for n, dtype in JUDGMENT_SCHEMA.items()
     )
-    return LogTable(frame, texts, unpaired)
+    return LogTable(judged.collect(engine="streaming"), texts, unpaired)
 
 
 _LABEL = {"1": 0, "2": 1}
