@@ -101,41 +101,38 @@ def main(argv: list[str] | None = None) -> int:
     bad += bad_votes
     run_id = out.name or "logs"
     table = log_table(found.all_calls(), found.scores, run_id, answers)
-    if table.judgments.is_empty():
-        raise JudgeprobeError(
-            f"no pair to judge: {table.unpaired_scores} scores, each alone on its question "
-            "(a score log needs two or more generators scored on the same question)"
-        )
     console = Console(stderr=True, soft_wrap=True)
-    _report_bad(bad, out, console)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=out.parent))
     try:
-        _write(staging, out, args, found.formats, table, votes, bad)
+        counts = _write(staging, out, args, found.formats, table, votes, bad)
+        if counts["judgments"] == 0:
+            raise JudgeprobeError(
+                f"no pair to judge: {table.unpaired_scores} scores, each alone on its question "
+                "(a score log needs two or more generators scored on the same question)"
+            )
         if out.exists():
             out.rmdir()  # empty, checked above
         staging.rename(out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    j = table.judgments
-    invalid = int((j["verdict"] == "Invalid").sum())
+    _report_bad(bad, out, console)
     print(
-        f"read {j.height + table.unpaired_scores} verdicts and scores from "
-        f"{len(found.formats)} file(s): {j.height} "
-        f"judgments ({invalid} Invalid), {j['item_id'].n_unique()} items, "
-        f"{_with_texts(RunDir(out))} with texts; {len(votes)} human labels; {len(bad)} skipped"
+        f"read {counts['judgments'] + table.unpaired_scores} verdicts and scores from "
+        f"{len(found.formats)} file(s): {counts['judgments']} judgments ({counts['invalid']} "
+        f"Invalid), {counts['items']} items, {_with_texts(RunDir(out))} with texts; "
+        f"{len(votes)} human labels; {len(bad)} skipped"
     )
     if table.unpaired_scores:
         print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
-    del found, table, j  # what follows reads the run back, as every later command does
-    run = load_run(out)
-    write_csv(estimates_table(run.judgments), run.dir.metrics)
+    del found, table  # what follows reads the run back, as every later command does
+    scanned = pl.scan_parquet(RunDir(out).judgments)
+    write_csv(estimates_table(scanned), RunDir(out).metrics)
     if args.no_report:
         report = f"none (--no-report: judgeprobe report {out} writes it and metrics_ci.csv)"
     else:
-        report = str(run_report(run, load_lexicons(None), args.resamples, args.seed))
-    del run
+        report = str(run_report(load_run(out), load_lexicons(None), args.resamples, args.seed))
     card = card_for_run(out, resamples=args.resamples, seed=args.seed)
     print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
     return card.exit_code
@@ -150,10 +147,13 @@ def _with_texts(run: RunDir) -> int:
 def _write(
     staging: Path, out: Path, args: argparse.Namespace, formats: dict[str, str],
     table: LogTable, votes: list[VoteRow], bad: list[str],
-) -> None:  # fmt: skip
-    """The run's files, written into ``staging`` (renamed to ``out`` when all are there)."""
+) -> dict[str, int]:  # fmt: skip
+    """The run's files, written into ``staging`` (renamed to ``out`` when all are there).
+
+    Returns how many judgments, Invalid ones and items were written.
+    """
     run = RunDir(staging)
-    table.judgments.write_parquet(run.judgments)
+    table.judgments.sink_parquet(run.judgments)  # streamed from the logs, never whole
     config: dict[str, object] = {
         "sources": [str(p.resolve()) for p in args.paths], "formats": formats,
         "self": list(args.own), "map": args.map or "",
@@ -170,12 +170,18 @@ def _write(
         config["baseline"] = str(args.baseline.resolve())
     if bad:
         write_atomic(staging / BAD_ROWS, "\n".join(bad) + "\n")
-    judges = sorted(set(table.judgments["judge"].to_list()))
+    written = pl.scan_parquet(run.judgments)
+    counts = written.select(
+        judgments=pl.len(), invalid=(pl.col("verdict") == "Invalid").sum(),
+        items=pl.col("item_id").n_unique(),
+    ).collect().row(0, named=True)  # fmt: skip
+    judges = sorted(written.select(pl.col("judge").unique()).collect()["judge"].to_list())
     run.write_manifest({
         "run_id": out.name or "logs", "created_at": datetime.now(UTC).isoformat(),
         "kind": "logs", "config": config, "seeds": [0],
         "judges": [{"name": j, "model": j, "backend": "log"} for j in judges],
     })  # fmt: skip
+    return {k: int(v) for k, v in counts.items()}
 
 
 def cli(argv: list[str] | None = None) -> int:

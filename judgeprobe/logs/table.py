@@ -37,7 +37,7 @@ def item_id(question_id: str, turn: int, generator_a: str, generator_b: str) -> 
 class LogTable:
     """The judgments table of the logs, each item's texts where known, and the human labels."""
 
-    judgments: pl.DataFrame  # JUDGMENT_SCHEMA
+    judgments: pl.LazyFrame  # JUDGMENT_SCHEMA, a plan: written by streaming, never held whole
     texts: pl.LazyFrame  # one row an item whose texts are known: the items file's fields
     unpaired_scores: int  # scores on a question no second generator was scored on
 
@@ -247,7 +247,7 @@ def log_table(
     judged = frame.with_columns(missing).select(
         pl.col(n).cast(dtype) for n, dtype in JUDGMENT_SCHEMA.items()
     )
-    return LogTable(judged.collect(engine="streaming"), texts, unpaired)
+    return LogTable(judged, texts, unpaired)
 
 
 _LABEL = {"1": 0, "2": 1}

@@ -40,6 +40,9 @@ from judgeprobe.metrics.uncertainty import (
 )
 
 CELL = ["judge", "protocol"]
+COLUMNS = ["judge", "protocol", "condition", DOC, "subset", "item_id", "generator_1",
+           "generator_2", "order", "seed", "verdict", "length_1", "length_2"]  # fmt: skip
+"""The judgments-table columns the observed figures read (a log run's card reads no other)."""
 VALUE = {"A": 1.0, "Tie": 0.5, "B": 0.0}
 """Candidate A's value of a verdict: a win, half, a loss."""
 Measure = str  # position | length | self-preference | agreement | unreadable | drift
@@ -80,6 +83,11 @@ def question_test(units: pl.DataFrame, net: pl.Expr) -> tuple[int, int, float | 
     return up, down, sign_test_p(up, up + down)
 
 
+def narrow(judgments: pl.DataFrame) -> pl.DataFrame:
+    """Only ``COLUMNS``: a filter over them copies no explanation."""
+    return judgments.select(c for c in COLUMNS if c in judgments.columns)
+
+
 def item_verdicts(judgments: pl.DataFrame) -> pl.DataFrame:
     """Each item's judge verdict per judge and prompt, and candidate A's judge value.
 
@@ -89,7 +97,8 @@ def item_verdicts(judgments: pl.DataFrame) -> pl.DataFrame:
     value = pl.col("verdict").replace_strict(VALUE, default=None, return_dtype=pl.Float64)
     valid = pl.col("verdict") != "Invalid"
     return (
-        judgments.lazy()
+        narrow(judgments)
+        .lazy()
         .group_by(*CELL, "item_id")
         .agg(
             pl.col(DOC, "generator_1", "generator_2").first(),
@@ -130,7 +139,8 @@ def human_labels(labels: pl.DataFrame | None) -> pl.DataFrame:
 
 def position(judgments: pl.DataFrame) -> list[Observed]:
     """First-shown excess and consistency on items judged validly in both orders."""
-    units = position_units(judgments.lazy().with_columns(pl.col(DOC).cast(pl.String))).collect()
+    j = narrow(judgments).lazy().with_columns(pl.col(DOC).cast(pl.String))
+    units = position_units(j).collect()
     units = units.with_columns(unit=pl.lit(1, pl.Int64))
     out = []
     for (judge, protocol), part in sorted(units.partition_by(CELL, as_dict=True).items()):
@@ -157,7 +167,7 @@ def length(judgments: pl.DataFrame, labels: pl.DataFrame | None) -> list[Observe
         & (pl.col("length_1") != pl.col("length_2"))
     )  # fmt: skip
     a_longer = pl.col("length_1") > pl.col("length_2")
-    decisive = judgments.filter(unequal & pl.col("verdict").is_in(["A", "B"]))
+    decisive = narrow(judgments).filter(unequal & pl.col("verdict").is_in(["A", "B"]))
     per_item = decisive.group_by(*CELL, "item_id").agg(
         pl.col(DOC).first(),
         jl=((pl.col("verdict") == "A") == a_longer).sum().cast(pl.Int64),
@@ -285,7 +295,7 @@ def agreement(
 
 def unreadable(judgments: pl.DataFrame) -> list[Observed]:
     """The share of verdicts the log holds as errors or that do not parse."""
-    units = judgments.select(
+    units = narrow(judgments).select(
         *CELL, DOC, bad=(pl.col("verdict") == "Invalid").cast(pl.Int64), unit=pl.lit(1, pl.Int64)
     )
     out = []
