@@ -143,7 +143,10 @@ def _item_verdict(verdicts: list[str]) -> str:
 
 
 def expected(found: list[Decided], both_orders: bool) -> dict[str, float | int | None]:
-    """Every card figure, counted from the decisions (docs/metrics.md, "Judge logs")."""
+    """Every card figure, counted from the decisions.
+
+    The definitions: docs/metrics.md, "Judge logs (observed, not intervened)".
+    """
     out: dict[str, float | int | None] = {}
     showings = [(d, [d.v12, d.v21] if both_orders else [d.v12]) for d in found]
     n_all = sum(len(v) for _, v in showings)
