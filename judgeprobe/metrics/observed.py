@@ -3,8 +3,9 @@
 The definitions are docs/metrics.md, "Judge logs (observed, not intervened)": nothing was
 intervened on, so each figure is *observed*. The resampling unit is the question
 (``document_id``), as the document is for live runs: every interval is the metrics' score
-interval over questions (``uncertainty.unit_interval``; κ alone the percentile bootstrap, ``agreement.interval``), and
-every exact test the sign test over questions of the per-question net direction (McNemar's
+interval over questions (``uncertainty.unit_interval``; κ alone the percentile bootstrap,
+``agreement.interval``), and every exact test the sign test over questions of the
+per-question net direction (McNemar's
 exact test on the discordant questions, as the card's other rows).
 
 - ``position``: items judged validly in both orders (``items.position_units``, the Blind
