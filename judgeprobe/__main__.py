@@ -24,6 +24,7 @@ COMMANDS = {
     "candidates": ("judgeprobe.candidates.__main__", "build a candidate set from a corpus"),
     "rubric": ("judgeprobe.rubric.__main__", "the rubric probe (second paper)"),
     "selfpref": ("judgeprobe.selfpref.__main__", "self-preference items from two candidate sets"),
+    "logs": ("judgeprobe.logs.__main__", "read a judge's logs into a run (no judge called)"),
     "selftest": ("judgeprobe.selftest.__main__", "plant biases in a simulated judge, recover them"),
 }
 

@@ -6,10 +6,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.card.observed import observed_card
 from judgeprobe.card.render import write_card
 from judgeprobe.card.rows import INTERVALS, Card, make_card
 from judgeprobe.card.sequential import replay, sequential_card, sequential_of
 from judgeprobe.card.thresholds import load_thresholds
+from judgeprobe.metrics import observed
 from judgeprobe.metrics.agreement import human_kappa
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.load import counted_judgments, load_judgments
@@ -29,15 +31,19 @@ def card_for_run(
 ) -> Card:
     """The card of the run in ``run_dir``, written there."""
     run = RunDir(run_dir)
-    judgments = counted_judgments(run.judgments)
+    manifest = run.manifest_or_none()
+    logs = manifest is not None and manifest.kind == "logs"  # what the judge already said
+    judgments = counted_judgments(run.judgments, observed.COLUMNS if logs else None)
     limits = load_thresholds(thresholds)
     lex = load_lexicons(lexicons)
-    tidy = compute_metrics(
-        judgments, lex, None, resamples, seed, differences=False, method=INTERVALS
-    )
-    manifest = run.manifest_or_none()
     task = manifest.task if manifest is not None else DEFAULT
-    card = make_card(judgments, tidy, lex, limits, resamples, seed, task)
+    if logs:
+        card = observed_card(run, judgments, limits, resamples, seed, task)
+    else:
+        tidy = compute_metrics(
+            judgments, lex, None, resamples, seed, differences=False, method=INTERVALS
+        )
+        card = make_card(judgments, tidy, lex, limits, resamples, seed, task)
     plan = sequential_of(manifest)
     if plan is not None:  # a sequential run: its looks again, and the verdicts they settled
         card = sequential_card(card, replay(judgments, plan, lex, limits, task)[0])

@@ -37,9 +37,18 @@ KIND_ORDER: dict[str, int] = {kind: i for i, kind in enumerate(get_args(RowKind)
 """The card's order of kinds within a judge × protocol: whether it reads, then what moves it."""
 
 RowVerdict = Literal[
-    "CLEAR", "BIASED", "UNDERPOWERED", "SENSITIVE", "INSENSITIVE", "STABLE", "UNSTABLE", "NOISY"
+    "CLEAR",
+    "BIASED",
+    "UNDERPOWERED",
+    "SENSITIVE",
+    "INSENSITIVE",
+    "STABLE",
+    "UNSTABLE",
+    "NOISY",
+    "OBSERVED",
 ]
-"""Every verdict a row can carry (README: what each one means)."""
+"""Every verdict a row can carry (README: what each one means; OBSERVED: an informational row
+read from a judge's logs, which decides nothing)."""
 
 
 SIGN_TEST = "exact two-sided sign test over documents (McNemar's, on the discordant ones)"
@@ -173,6 +182,9 @@ class CardRow(BaseModel):
     sequential: Estimate | None = None
     """A sequential run: the effect at the row's last look with its repeated confidence interval
     (the one that keeps its level when the row stopped early; ``card.sequential``)."""
+    note: str = ""
+    """An observed row's own words (``card.observed``): what its effect is measured against and
+    the counts behind it; "" for every row whose note the renderer writes from its fields."""
 
 
 class CalibratedEstimate(BaseModel):

@@ -67,8 +67,8 @@ def _kind_note(r: CardRow, agreement: dict[tuple[str, str], dict[str, object]]) 
         )
     elif r.kind == "wording":
         note = _wording_note(agreement.get((r.judge, r.protocol), {}))
-    else:
-        note = ""
+    else:  # an observed row (``card.observed``) carries its own words
+        note = r.note
     return note
 
 
@@ -215,6 +215,21 @@ def _rule(card: Card) -> str:
         + _sequential_rule(card)
         + _wording_rule(card)
         + _sensitivity_rule(card)
+        + _observed_rule(card)
+    )
+
+
+def _observed_rule(card: Card) -> str:
+    """The observed rows of a judge-logs run in words (``card.observed``), on a card with them."""
+    if not any(r.kind.startswith("observed-") for r in card.records):
+        return ""
+    return (
+        " Observed rows (judge logs): what the judge already said, nothing intervened on, so "
+        "each is an association in its own traffic, not an effect under a cue. Position "
+        "(items the log holds in both orders), and length and self-preference against human "
+        "labels on the same items, take the rule above (length and self-preference with the "
+        "cue threshold); length against ½, self-preference against other judges, agreement, "
+        "unreadable and drift are OBSERVED: shown, no exit code."
     )
 
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.card.battery import battery_section
+from judgeprobe.card.observed import observed_card
 from judgeprobe.card.render import display, rule, silent_table, summary
 from judgeprobe.card.rows import make_card
 from judgeprobe.card.sequential import SequentialPlan, replay, sequential_card
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.render.page import Section
+from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import Lexicons
 
 
@@ -53,4 +55,22 @@ def card_sections(
             "notes and quotes); the first ones:",
             tables=[silent_table(card)] if n_silent else [],
         ),
+    ]
+
+
+def observed_sections(
+    run: RunDir, judgments: pl.DataFrame, resamples: int, seed: int, task: Task = DEFAULT
+) -> list[Section]:
+    """The card of a judge-logs run (``card.observed``): its observed rows."""
+    card = observed_card(run, judgments, load_thresholds(), resamples, seed, task)
+    if card.rows.is_empty():
+        return []
+    return [
+        Section(
+            "Judge card (observed)",
+            rule(card) + " Thresholds: the defaults; `judgeprobe card RUN_DIR --thresholds "
+            "FILE` writes card.md/card.html with yours.",
+            tables=[display(card)],
+            sentences=[summary(card)],
+        )
     ]

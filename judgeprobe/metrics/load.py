@@ -35,29 +35,32 @@ def judgments_file(path: Path) -> Path:
     return inside
 
 
-def load_judgments(path: Path) -> pl.DataFrame:
-    """A judgments table from a file, with a one-line error when it is not one."""
+def load_judgments(path: Path, columns: list[str] | None = None) -> pl.DataFrame:
+    """A judgments table from a file, with a one-line error when it is not one.
+
+    ``columns``: only these (a reader that needs few of a large table's columns).
+    """
     if not path.is_file():
         raise JudgeprobeError(f"{path}: no such file")
     try:
-        frame = pl.read_parquet(path)
+        frame = pl.read_parquet(path, columns=columns)
     except Exception as exc:  # polars raises several unrelated types for bad files
         raise JudgeprobeError(
             f"{path}: not a readable Parquet file ({type(exc).__name__})"
         ) from None
-    missing = REQUIRED - set(frame.columns)
+    missing = (REQUIRED if columns is None else REQUIRED & set(columns)) - set(frame.columns)
     if missing:
         raise JudgeprobeError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
     return frame
 
 
-def counted_judgments(path: Path) -> pl.DataFrame:
+def counted_judgments(path: Path, columns: list[str] | None = None) -> pl.DataFrame:
     """The judgments of a file that count: a run's own table without its rejected texts' rows.
 
     Every reader that computes from a run (metrics, card, report, agreement) reads it so; the
     file itself keeps every judgment, so a later accept brings them back.
     """
-    frame = load_judgments(path)
+    frame = load_judgments(path, columns)
     run = RunDir(path.parent)
     return reviewed_judgments(run, frame) if run.judgments == path else frame
 

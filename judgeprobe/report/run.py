@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from judgeprobe.card.section import card_sections
+from judgeprobe.card.section import card_sections, observed_sections
 from judgeprobe.card.sequential import sequential_of
 from judgeprobe.metrics.flags import Readability
 from judgeprobe.metrics.load import Run
@@ -39,8 +39,11 @@ def run_report(
     return write_report(
         run, lex, resamples, seed, console,
         handed=[
-            lambda j, tidy: card_sections(j, tidy, lex, resamples, seed, run.manifest.task,
-                                          sequential_of(run.manifest)),
+            (lambda _j, _tidy: observed_sections(run.dir, run.judgments, resamples, seed))
+            if run.manifest.kind == "logs"
+            else lambda j, tidy: card_sections(
+                j, tidy, lex, resamples, seed, run.manifest.task, sequential_of(run.manifest)
+            ),
             lambda j, _tidy: selfpref_sections(j, resamples, seed),
             lambda j, _tidy: controlled_sections(j, run.manifest, seed),
             lambda _j, _tidy: rubric_sections(run.dir),

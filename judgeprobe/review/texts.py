@@ -193,6 +193,8 @@ def load_texts(run_dir: Path, items: str | None = None) -> RunTexts:
     if not run.is_run():
         raise JudgeprobeError(f"{run_dir}: not a run directory (no judgments or manifest)")
     manifest = run.manifest()
+    if manifest.kind == "logs":  # a judge's logs generated no text: only the pairs to label
+        return RunTexts(run, manifest.run_id, (), load_judgments(run.judgments))
     cfg = run_config(run, manifest)
     if items is not None:
         cfg = cfg.model_copy(update={"items": items})

@@ -39,6 +39,11 @@ under the original) and judges every Blind showing under every wording the proto
 ``--own``: the bundled prompt's two paraphrases as the judge's ``wordings``); the card's wording
 rows must recover the flip share and Fleiss' κ exactly.
 
+``--logs`` writes judge logs in every supported format from a simulated judge with planted
+position, length, self-preference and unreadable rates and planted human labels, reads each
+back with ``judgeprobe logs`` and checks every observed card figure equals the one counted from
+the judge's decisions (``selftest.logs``; default ``--out runs/selftest-logs``).
+
 ``--coverage`` runs the coverage simulation instead (``selftest.coverage``: seeded simulated
 judges with known true values, every interval kind × documents × items per document × value)
 and prints each table, then the card's verdict error rates on simulated judges
@@ -51,6 +56,7 @@ verdict error rate is above its bound.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -73,6 +79,7 @@ from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference
 from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.formats import FORMATS, PUBLIC
 from judgeprobe.selftest.logprobs import PLANTED_PROB_SHIFT, logprob_lines, logprob_oracle
+from judgeprobe.selftest.logs import Planted, run_logs_selftest
 from judgeprobe.selftest.pointwise import grades_of, score_lines, score_oracle
 from judgeprobe.selftest.sequential_rates import sequential_config, sequential_rates
 from judgeprobe.selftest.server import PLAIN
@@ -127,6 +134,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, help="sweep config to run instead of the built-in one")
     p.add_argument("--items", type=int, default=DEFAULT_ITEMS, help="synthetic items")
     p.add_argument("--check-only", action="store_true", help="check the run in --out; send nothing")
+    p.add_argument("--logs", action="store_true",
+                   help="judge logs in every format from a judge with planted position, length "
+                   "and self-preference, read back by judgeprobe logs (default --out "
+                   "runs/selftest-logs)")  # fmt: skip
     p.add_argument("--coverage", action="store_true",
                    help="measure the intervals' coverage by simulation instead")  # fmt: skip
     p.add_argument("--judges", type=int, default=coverage.JUDGES,
@@ -216,6 +227,24 @@ def _coverage(judges: int, seed: int, method: Method, cards: int) -> int:
     return 1 if failed or broken else 0
 
 
+def _logs(out: Path, seed: int) -> int:
+    """``--logs``: every log format from a planted judge, every figure recovered exactly."""
+    if RunDir(out).manifest_file.exists() or (out.is_dir() and any(out.iterdir())):
+        raise JudgeprobeError(f"--out {out}: not empty; choose another directory")
+    planted = Planted(seed=seed)
+    print(f"planted: {planted}")
+    if importlib.util.find_spec("inspect_ai") is None:
+        print("inspect_ai is not installed (pip install 'judgeprobe[logs]'): its eval logs "
+              "are left out")  # fmt: skip
+    lines = run_logs_selftest(out, planted)
+    for line in lines:
+        print(line.text())
+    missed = [line for line in lines if not line.passed]
+    print(f"logs self-test {'FAILED' if missed else 'passed'}: {len(missed)} missed of "
+          f"{len(lines)} lines")  # fmt: skip
+    return 1 if missed else 0
+
+
 def _config(args: argparse.Namespace, out: Path, biases: Biases) -> Path:
     """The sweep config: the user's, the finished run's, or the design's own, written now."""
     if args.config is not None:
@@ -290,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.coverage:
         return _coverage(args.judges, args.seed, args.method, args.cards)
+    if args.logs:
+        return _logs(args.out or Path("runs/selftest-logs"), args.seed)
     biases = _biases(args)
     _own_designs(args)
     if args.own:

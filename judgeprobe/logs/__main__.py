@@ -1,0 +1,193 @@
+"""``judgeprobe logs PATH… --out DIR``: what a judge already said, as a run directory.
+
+    judgeprobe logs model_judgment/gpt-4_pair.jsonl --answers model_answer/ --out runs/mt
+    judgeprobe logs annotations.json --labels human.jsonl --out runs/alpaca
+    judgeprobe logs new.jsonl --baseline runs/old-judge --out runs/new-judge   # drift
+
+Reads MT-Bench pair and single-answer judgments, AlpacaEval annotations, inspect_ai eval logs
+(``.eval``/``.json``, the ``logs`` extra), promptfoo ``results.json`` and any JSONL/CSV with a
+column map (``--map verdict=winner,…``; docs/logs.md lists the aliases), detected per file or
+named with ``--format``. Calls no judge. Writes judgments.parquet, items.parquet (the texts the
+log carries or ``--answers`` supplies), labels.parquet (``--labels``), the manifest, metrics,
+the observed card and the report, so ``judgeprobe card/report/review/metrics DIR`` work on it.
+A row that cannot be read is one line naming file and line; a file with no usable row is an
+error (exit 2); unreadable verdicts are Invalid judgments, counted, never dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import cast
+
+import polars as pl
+from rich.console import Console
+
+from judgeprobe import JudgeprobeError
+from judgeprobe.card.from_run import card_for_run
+from judgeprobe.card.render import summary
+from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.files import write_atomic
+from judgeprobe.logs.generic import parse_map
+from judgeprobe.logs.mtbench import Answers, read_answers
+from judgeprobe.logs.read import FORMATS, Format, read_logs, read_votes
+from judgeprobe.logs.rows import VoteRow
+from judgeprobe.logs.table import LogTable, label_table, log_table
+from judgeprobe.metrics.estimates import estimates_table
+from judgeprobe.metrics.load import load_run
+from judgeprobe.metrics.table import write_csv
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.report.run import run_report
+from judgeprobe.runs.rundir import RunDir, check_writable_dir
+from judgeprobe.text.lexicons import load_lexicons
+
+SHOWN_BAD = 20
+"""Bad rows printed one a line; the rest are in ``bad_rows.txt``."""
+ITEMS = "items.parquet"
+BAD_ROWS = "bad_rows.txt"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = command_parser("logs", __doc__)
+    p.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="judge log files")
+    p.add_argument("--out", type=Path, required=True, help="the run directory to write")
+    p.add_argument("--labels", type=Path, help="human labels (MT-Bench human judgments or a "
+                   "table: question_id, generator_1, generator_2, turn, preferred)")  # fmt: skip
+    p.add_argument("--format", choices=FORMATS, help="every file's format (default: detected)")
+    p.add_argument("--map", help="generic logs: field=column,… (docs/logs.md)")
+    p.add_argument("--answers", type=Path, help="FastChat's model_answer/ folder (MT-Bench)")
+    p.add_argument("--self", action="append", default=[], metavar="NAME", dest="own",
+                   help="a generator that is the judges' own model (repeatable)")  # fmt: skip
+    p.add_argument("--baseline", type=Path, metavar="RUN",
+                   help="a logs run of an older judge on the same items (drift)")  # fmt: skip
+    p.add_argument("--no-report", action="store_true",
+                   help="leave the report and metrics_ci.csv out (judgeprobe report RUN "
+                   "writes them)")  # fmt: skip
+    p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES)
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    return p
+
+
+def _report_bad(bad: list[str], out: Path, console: Console) -> None:
+    for line in bad[:SHOWN_BAD]:
+        console.print(f"skipped {line}", markup=False, highlight=False)
+    if len(bad) > SHOWN_BAD:
+        console.print(f"… and {len(bad) - SHOWN_BAD} more skipped rows: {out / BAD_ROWS}",
+                      markup=False, highlight=False)  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``judgeprobe logs``: read the logs, write the run, print the card."""
+    args = _parser().parse_args(argv)
+    out: Path = args.out
+    if RunDir(out).manifest_file.exists() or (out.is_dir() and any(out.iterdir())):
+        raise JudgeprobeError(f"--out {out}: not empty; choose another directory")
+    check_writable_dir(out, "--out")
+    if args.resamples < 0:
+        raise JudgeprobeError("--resamples must be >= 0")
+    if args.baseline is not None and not RunDir(args.baseline).is_run():
+        raise JudgeprobeError(f"--baseline {args.baseline}: not a run directory (make one with "
+                              "judgeprobe logs)")  # fmt: skip
+    mapping = parse_map(args.map)
+    bad: list[str] = []
+    answers = read_answers(args.answers, bad) if args.answers is not None else Answers()
+    found = read_logs(list(args.paths), cast(Format | None, args.format), mapping)
+    bad = found.bad + bad
+    votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
+    bad += bad_votes
+    run_id = out.name or "logs"
+    table = log_table(found.all_calls(), found.scores, run_id, answers)
+    console = Console(stderr=True, soft_wrap=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=out.parent))
+    try:
+        counts = _write(staging, out, args, found.formats, table, votes, bad)
+        if counts["judgments"] == 0:
+            raise JudgeprobeError(
+                f"no pair to judge: {table.unpaired_scores} scores, each alone on its question "
+                "(a score log needs two or more generators scored on the same question)"
+            )
+        if out.exists():
+            out.rmdir()  # empty, checked above
+        staging.rename(out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _report_bad(bad, out, console)
+    print(
+        f"read {counts['judgments'] + table.unpaired_scores} verdicts and scores from "
+        f"{len(found.formats)} file(s): {counts['judgments']} judgments ({counts['invalid']} "
+        f"Invalid), {counts['items']} items, {_with_texts(RunDir(out))} with texts; "
+        f"{len(votes)} human labels; {len(bad)} skipped"
+    )
+    if table.unpaired_scores:
+        print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
+    del found, table  # what follows reads the run back, as every later command does
+    scanned = pl.scan_parquet(RunDir(out).judgments)
+    write_csv(estimates_table(scanned), RunDir(out).metrics)
+    if args.no_report:
+        report = f"none (--no-report: judgeprobe report {out} writes it and metrics_ci.csv)"
+    else:
+        report = str(run_report(load_run(out), load_lexicons(None), args.resamples, args.seed))
+    card = card_for_run(out, resamples=args.resamples, seed=args.seed)
+    print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
+    return card.exit_code
+
+
+def _with_texts(run: RunDir) -> int:
+    """How many items the run kept texts of (its items file's rows)."""
+    path = run.path / ITEMS
+    return pl.scan_parquet(path).select(pl.len()).collect().item() if path.is_file() else 0
+
+
+def _write(
+    staging: Path, out: Path, args: argparse.Namespace, formats: dict[str, str],
+    table: LogTable, votes: list[VoteRow], bad: list[str],
+) -> dict[str, int]:  # fmt: skip
+    """The run's files, written into ``staging`` (renamed to ``out`` when all are there).
+
+    Returns how many judgments, Invalid ones and items were written.
+    """
+    run = RunDir(staging)
+    table.judgments.sink_parquet(run.judgments)  # streamed from the logs, never whole
+    config: dict[str, object] = {
+        "sources": [str(p.resolve()) for p in args.paths], "formats": formats,
+        "self": list(args.own), "map": args.map or "",
+    }  # fmt: skip
+    table.texts.sink_parquet(staging / ITEMS)  # streamed: a copy of each text, not per call
+    if _with_texts(RunDir(staging)):
+        config["items"] = str((out / ITEMS).resolve())
+    else:
+        (staging / ITEMS).unlink()
+    if votes:
+        label_table(votes).write_parquet(run.labels)
+        config["labels"] = str(args.labels.resolve())
+    if args.baseline is not None:
+        config["baseline"] = str(args.baseline.resolve())
+    if bad:
+        write_atomic(staging / BAD_ROWS, "\n".join(bad) + "\n")
+    written = pl.scan_parquet(run.judgments)
+    counts = written.select(
+        judgments=pl.len(), invalid=(pl.col("verdict") == "Invalid").sum(),
+        items=pl.col("item_id").n_unique(),
+    ).collect().row(0, named=True)  # fmt: skip
+    judges = sorted(written.select(pl.col("judge").unique()).collect()["judge"].to_list())
+    run.write_manifest({
+        "run_id": out.name or "logs", "created_at": datetime.now(UTC).isoformat(),
+        "kind": "logs", "config": config, "seeds": [0],
+        "judges": [{"name": j, "model": j, "backend": "log"} for j in judges],
+    })  # fmt: skip
+    return {k: int(v) for k, v in counts.items()}
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
+    return main_guard(lambda: main(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(cli())
