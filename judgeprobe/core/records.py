@@ -167,3 +167,15 @@ JUDGMENT_SCHEMA: dict[str, pl.DataType] = {
     "score_min": pl.Float64(),
     "score_max": pl.Float64(),
 }
+
+#: Human labels of a run's items (``labels.parquet``): one row per human vote, in candidate
+#: terms. ``label`` is "A", "B" or "Tie" for a pairwise item (null for a score); ``score`` a
+#: pointwise item's human score (null for a preference); ``weight`` the inverse inclusion
+#: probability of the item in the labelled sample (null = uniform random sample).
+LABEL_SCHEMA: dict[str, pl.DataType] = {
+    "item_id": pl.String(),
+    "label": pl.String(),
+    "score": pl.Float64(),
+    "weight": pl.Float64(),
+    "annotator": pl.String(),
+}

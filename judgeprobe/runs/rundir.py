@@ -97,6 +97,11 @@ class RunDir:
         return self.path / "judgments.parquet"
 
     @property
+    def labels(self) -> Path:
+        """Human labels of the run's items (``records.LABEL_SCHEMA``), when it has any."""
+        return self.path / "labels.parquet"
+
+    @property
     def manifest_file(self) -> Path:
         """What made the run (``Manifest``)."""
         return self.path / "manifest.json"
@@ -170,11 +175,6 @@ class RunDir:
     def rubric(self) -> RunDir:
         """The rubric probe's own run beside a cue run (its manifest, judgments, results)."""
         return RunDir(self.path / "rubric")
-
-    @property
-    def labels(self) -> Path:
-        """The rubric probe's judge labels, one row a criterion."""
-        return self.path / "labels.parquet"
 
     @property
     def notes(self) -> Path:
