@@ -2,10 +2,10 @@
 
 Each repetition draws a finite population of N items between two models with known human
 labels (model A's true win rate θ, ties ½, 20 % of labels Tie) and a judge that gives the human
-label with probability ``agreement`` and otherwise another one: at random between the other two
-(an unbiased judge), or toward model A (a biased judge: a human B or Tie becomes A, a human A
-becomes Tie). n of the N items are labelled, drawn uniformly; the true value is the mean human
-value over the N items (the finite population ``calibrate`` estimates). Measured per setting:
+label with probability ``agreement`` and otherwise another one at random (an unbiased judge) or
+model A (a biased judge: its judge-only win rate is off by (1 − agreement)·(1 − θ)). n of the N
+items are labelled, drawn uniformly; the true value is the mean human value over the N items
+(the finite population ``calibrate`` estimates). Measured per setting:
 
 - ``coverage``: the share of repetitions whose calibrated 95 % interval holds the true value;
 - ``budget_kept``: the label budget's word. Each repetition asks for three quarters of the
@@ -89,7 +89,7 @@ def population(rng: np.random.Generator, s: Setting) -> tuple[np.ndarray, np.nda
     judge = human.copy()
     wrong = rng.random(s.items) >= s.agreement
     if s.biased:
-        judge[wrong] = np.where(human[wrong] == 1.0, 0.5, 1.0)
+        judge[wrong] = 1.0
     else:
         other = rng.integers(0, 2, s.items) == 0
         for value, (first, second) in {1.0: (0.5, 0.0), 0.5: (1.0, 0.0), 0.0: (1.0, 0.5)}.items():
