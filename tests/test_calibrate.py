@@ -147,8 +147,10 @@ def test_labels_from_mt_bench_human_judgments(run_dir: Path, tmp_path: Path) -> 
     one_each.write_parquet(RunDir(run_dir).judgments)
     human.with_columns(pl.Series("question_id", rows["item_id"])).write_ndjson(path)
     assert cli([str(run_dir), "--labels", str(path)]) == 0
-    assert _table(run_dir).select("model", "human_only", "calibrated").equals(
-        expected.select("model", "human_only", "calibrated")
+    assert (
+        _table(run_dir)
+        .select("model", "human_only", "calibrated")
+        .equals(expected.select("model", "human_only", "calibrated"))
     )
 
 
@@ -194,8 +196,15 @@ def test_drawn_labels_from_the_review_store_count(run_dir: Path) -> None:
     assert len(drawn) == 30
     with ReviewStore.of(run) as store:
         store.put_labels(
-            Label(sample=DRAW_SAMPLE, pair_id=d.pair_id, who=who, preferred=pref, when="now",
-                  document_id="", item_ids=(d.item_id,))  # fmt: skip
+            Label(
+                sample=DRAW_SAMPLE,
+                pair_id=d.pair_id,
+                who=who,
+                preferred=pref,
+                when="now",
+                document_id="",
+                item_ids=(d.item_id,),
+            )  # fmt: skip
             for d in drawn
             for who, pref in (("ada", "A"), ("bo", "B"), ("cy", "B"))
         )

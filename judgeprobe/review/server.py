@@ -88,17 +88,25 @@ class Review:
 
     texts: RunTexts
     sample: Sample
-    store: ReviewStore
+    store: ReviewStore  # writes
+    reader: ReviewStore  # reads: in WAL mode they never wait for a writer's lock
     reviewer: str
     hosts: frozenset[str] = field(default=LOOPBACK)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    locks: tuple[threading.Lock, threading.Lock] = field(
+        default_factory=lambda: (threading.Lock(), threading.Lock())
+    )
 
-    async def use(self, call: Callable[[ReviewStore], _T]) -> _T:
-        """``call(store)`` in a worker thread, one at a time, the event loop free meanwhile."""
+    async def use(self, call: Callable[[ReviewStore], _T], write: bool = False) -> _T:
+        """``call(store)`` in a worker thread, one call per connection at a time.
+
+        The event loop stays free meanwhile, and a read never queues behind a write that waits
+        for another process's lock.
+        """
+        store, lock = (self.store, self.locks[0]) if write else (self.reader, self.locks[1])
 
         def locked() -> _T:
-            with self.lock:
-                return call(self.store)
+            with lock:
+                return call(store)
 
         return await asyncio.to_thread(locked)
 
@@ -235,7 +243,7 @@ async def decide(request: web.Request) -> web.Response:
         who=review.reviewer,
         when=now(),
     )
-    decision = await review.use(lambda store: store.decide(made))
+    decision = await review.use(lambda store: store.decide(made), write=True)
     return _json({"ok": True, "decision": decision_json(decision)})
 
 
@@ -272,7 +280,7 @@ async def label(request: web.Request) -> web.Response:
     if pair is None:
         return _error(404, f"no pair {body.id!r} in this run's sample")
     given = pair.label(body.preferred, body.note, review.reviewer)
-    stored = await review.use(lambda store: store.label(given))
+    stored = await review.use(lambda store: store.label(given), write=True)
     return _json({"ok": True, "label": pair.shown_label(stored)})
 
 
@@ -286,9 +294,11 @@ def make_app(
     """
     run_texts = load_texts(run_dir, items)
     sample = load_sample(run_dir, pairs_n, seed, items)
-    store = ReviewStore(RunDir(run_dir).review, BUSY_TIMEOUT_S, threads=True)
+    path = RunDir(run_dir).review
+    store = ReviewStore(path, BUSY_TIMEOUT_S, threads=True)
+    reader = ReviewStore(path, BUSY_TIMEOUT_S, threads=True)
     app = web.Application(middlewares=[guard], client_max_size=MAX_BODY)
-    app[KEY] = Review(run_texts, sample, store, reviewer, LOOPBACK | {host.lower()})
+    app[KEY] = Review(run_texts, sample, store, reader, reviewer, LOOPBACK | {host.lower()})
     app.router.add_get("/", index)
     app.router.add_get("/api/texts", texts)
     app.router.add_post("/api/decision", decide)
@@ -297,6 +307,7 @@ def make_app(
 
     async def close(app: web.Application) -> None:
         app[KEY].store.close()
+        app[KEY].reader.close()
 
     app.on_cleanup.append(close)
     return app
