@@ -65,14 +65,17 @@ def test_estimate_is_unbiased_beside_a_biased_judge() -> None:
     found = estimate(judge, shown, halfwidth=0.02)
     assert found.judge_only == pytest.approx(judge.mean())
     assert found.human_only == pytest.approx(human[:400].mean())
-    assert found.lo is not None and found.hi is not None
+    assert found.lo is not None
+    assert found.hi is not None
     assert found.lo <= human.mean() <= found.hi
     assert not found.lo <= judge.mean() <= found.hi
-    assert found.labels_for_halfwidth is not None and found.labels_for_halfwidth > 400
+    assert found.labels_for_halfwidth is not None
+    assert found.labels_for_halfwidth > 400
     # 0.01 is out of reach even with all 4,000 items labelled: None, not a number
     assert estimate(judge, shown, halfwidth=0.01).labels_for_halfwidth is None
     no_labels = estimate(judge, np.full(4_000, np.nan))
-    assert no_labels.calibrated is None and no_labels.n_labels == 0
+    assert no_labels.calibrated is None
+    assert no_labels.n_labels == 0
 
 
 @pytest.fixture(scope="module")
@@ -102,11 +105,13 @@ def test_calibrate_writes_each_models_estimates(
     a = table.filter(pl.col("model") == "model-a").row(0, named=True)
     b = table.filter(pl.col("model") == "model-b").row(0, named=True)
     truth = made[1]
-    assert a["n_items"] == 600 and a["n_labels"] == 120
+    assert a["n_items"] == 600
+    assert a["n_labels"] == 120
     assert a["lo"] <= truth <= a["hi"]
     assert a["judge_only"] - truth > 0.05  # the simulated judge favours model-a
     assert a["calibrated"] + b["calibrated"] == pytest.approx(1.0)
-    assert a["labels_for_halfwidth"] > 0 and a["target_halfwidth"] == 0.04
+    assert a["labels_for_halfwidth"] > 0
+    assert a["target_halfwidth"] == 0.04
 
 
 def test_labels_from_an_item_key_file_with_weights(run_dir: Path, tmp_path: Path) -> None:
@@ -169,7 +174,8 @@ def test_bad_input_is_one_error_line(
     for args in cases:
         assert cli(args) == 2, args
         err = capsys.readouterr().err
-        assert err.startswith("error: ") and err.count("\n") == 1, err
+        assert err.startswith("error: "), err
+        assert err.count("\n") == 1, err
     assert not RunDir(run_dir).calibrated.exists()
     RunDir(run_dir).labels.unlink()
     assert cli([str(run_dir)]) == 2
@@ -204,7 +210,7 @@ def test_drawn_labels_from_the_review_store_count(run_dir: Path) -> None:
                 when="now",
                 document_id="",
                 item_ids=(d.item_id,),
-            )  # fmt: skip
+            )
             for d in drawn
             for who, pref in (("ada", "A"), ("bo", "B"), ("cy", "B"))
         )

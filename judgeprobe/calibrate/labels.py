@@ -111,10 +111,10 @@ def _item_key_row(row: dict[str, object], where: str) -> list[dict[str, object]]
             raise JudgeprobeError(f"{where}: {exc}") from None
         return [{**base, "label": label}]
     if row.get("label") not in (None, ""):
-        label = LABELS.get(str(row["label"]).strip())
-        if label is None:
+        named = LABELS.get(str(row["label"]).strip())
+        if named is None:
             raise JudgeprobeError(f"{where}: label {row['label']!r} is not A, B or Tie")
-        return [{**base, "label": label}]
+        return [{**base, "label": named}]
     scores = [(k, _float(row.get(f"score_{k}"), f"score_{k}", where)) for k in (1, 2)]
     if any(s is not None for _, s in scores):
         return [{**base, "score": s, CANDIDATE: k} for k, s in scores if s is not None]
@@ -205,7 +205,7 @@ def from_review(run: RunDir) -> Labels:
     samples = [s for s in (sample_id(run), DRAW_SAMPLE) if s]
     with ReviewStore(run.review) as store:
         labels = [x for s in samples for x in store.labels(s)]
-    rows = [
+    rows: list[dict[str, object]] = [
         {"item_id": item, "label": x.preferred, "score": None, "weight": None, "annotator": x.who,
          CANDIDATE: 1}
         for x in labels

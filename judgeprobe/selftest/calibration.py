@@ -203,8 +203,8 @@ def simulated_run(
             pl.lit(None, dtype=t).alias(c) for c, t in JUDGMENT_SCHEMA.items() if c not in rows[0]
         )
         .select(list(JUDGMENT_SCHEMA))
-        .cast(JUDGMENT_SCHEMA)
-    )  # type: ignore[arg-type]
+        .cast(JUDGMENT_SCHEMA)  # type: ignore[arg-type]
+    )
     run = RunDir(out)
     out.mkdir(parents=True, exist_ok=True)
     frame.write_parquet(run.judgments)
