@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from judgeprobe.card.calibrated import calibrated_sections
 from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card
 from judgeprobe.core.cells import MISSING, cell, interval, p_value
@@ -239,6 +240,16 @@ def write_card(card: Card, run: RunDir, title: str) -> tuple[Path, Path]:
         md += ["## Human review", "", *[f"- {markdown_text(r)}" for r in card.review], ""]
     if human is not None:
         md += [HUMAN_NOTE, "", to_markdown(human) if not human.is_empty() else NO_BLIND, ""]
+    calibrated = calibrated_sections(run)
+    for section in calibrated:
+        md += [
+            f"## {section.title}",
+            "",
+            markdown_text(section.note),
+            "",
+            to_markdown(section.tables[0]),
+            "",
+        ]
     html = page(
         "card.html.j2",
         title=title,
@@ -250,6 +261,7 @@ def write_card(card: Card, run: RunDir, title: str) -> tuple[Path, Path]:
         review=list(card.review),
         human_note=HUMAN_NOTE if human is not None else "",
         human=None if human is None or human.is_empty() else header_and_rows(human),
+        calibrated=[(c.title, c.note, header_and_rows(c.tables[0])) for c in calibrated],
     )
     write_atomic(run.card_md, "\n".join(md).encode())
     write_atomic(run.card_html, html.encode())

@@ -34,6 +34,12 @@ under the original) and judges every Blind showing under every wording the proto
 ``--own``: the bundled prompt's two paraphrases as the judge's ``wordings``); the card's wording
 rows must recover the flip share and Fleiss' κ exactly.
 
+``--calibrate`` writes a simulated run instead (``selftest.calibration``: 2,000 items between
+two models, a judge biased toward ``model-a``, one human label on 150 random items in
+labels.parquet; default ``--out runs/selftest-calibrate``), runs ``judgeprobe calibrate`` on
+it and checks that the calibrated interval holds model-a's true human win rate, which the
+judge alone misses (exit 1 when it does not).
+
 ``--coverage`` runs the coverage simulation instead (``selftest.coverage``: seeded simulated
 judges with known true values, every interval kind × documents × items per document × value)
 and prints each table, then the card's verdict error rates on simulated judges
@@ -51,6 +57,7 @@ import polars as pl
 from pydantic import ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
+from judgeprobe.calibrate.__main__ import main as calibrate_main
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
 from judgeprobe.card.rows import Card
@@ -60,9 +67,10 @@ from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.items import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.metrics.uncertainty import Method
-from judgeprobe.runs.rundir import RunDir
+from judgeprobe.runs.rundir import RunDir, check_run_dir
 from judgeprobe.selftest import coverage
 from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
+from judgeprobe.selftest.calibration import simulated_run
 from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.pointwise import score_lines, score_oracle
 from judgeprobe.selftest.simulator import Biases
@@ -107,6 +115,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--check-only", action="store_true", help="check the run in --out; send nothing")
     p.add_argument("--coverage", action="store_true",
                    help="measure the intervals' coverage by simulation instead")  # fmt: skip
+    p.add_argument("--calibrate", action="store_true",
+                   help="write a simulated run of a judge biased toward one model, with human "
+                   "labels on a random few items, and check calibrate on it")  # fmt: skip
     p.add_argument("--judges", type=int, default=coverage.JUDGES,
                    help=f"--coverage: judges per setting (default {coverage.JUDGES})")  # fmt: skip
     p.add_argument("--cards", type=int, default=100,
@@ -183,6 +194,21 @@ def _coverage(judges: int, seed: int, method: Method, cards: int) -> int:
     return 1 if failed or broken else 0
 
 
+def _calibrate(out: Path, seed: int) -> int:
+    """``--calibrate``: a simulated run with labels, calibrated; 1 when it misses the truth."""
+    check_run_dir(out, resume=False, digest="", what="run")
+    truth = simulated_run(out, seed=seed)
+    code = calibrate_main([str(out)])
+    table = pl.read_csv(RunDir(out).calibrated).filter(pl.col("model") == "model-a")
+    row = table.row(0, named=True)
+    held = code == 0 and row["lo"] <= truth <= row["hi"]
+    print(f"model-a's true human win rate {truth:.3f}: judge-only {row['judge_only']:.3f}, "
+          f"calibrated {row['calibrated']:.3f} [{row['lo']:.3f}, {row['hi']:.3f}] "
+          f"{'holds' if held else 'MISSES'} it")  # fmt: skip
+    print(f"calibrate self-test {'passed' if held else 'FAILED'}: {RunDir(out).calibrated}")
+    return 0 if held else 1
+
+
 def _config(args: argparse.Namespace, out: Path, biases: Biases) -> Path:
     """The sweep config: the user's, the finished run's, or the design's own, written now."""
     if args.config is not None:
@@ -236,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.coverage:
         return _coverage(args.judges, args.seed, args.method, args.cards)
+    if args.calibrate:
+        return _calibrate(args.out or Path("runs/selftest-calibrate"), args.seed)
     biases = _biases(args)
     if (args.score or args.score_shift is not None) and not args.own:
         raise JudgeprobeError("--score and --score-shift go with --own (a judge's own prompt)")
