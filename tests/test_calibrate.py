@@ -9,6 +9,7 @@ from labels.parquet, an item-key CSV, MT-Bench human judgments and the review st
 
 from __future__ import annotations
 
+import shlex
 import shutil
 from pathlib import Path
 
@@ -221,3 +222,23 @@ def test_drawn_labels_from_the_review_store_count(run_dir: Path) -> None:
     assert a["human_only"] == 0.0  # the majority of three: B, model-b
     assert cli([str(run_dir), "--draw", "5", "--seed", "1"]) == 0
     assert not {d.item_id for d in read_draw(run)} & {d.item_id for d in drawn}
+
+
+def test_the_worked_example_runs_as_the_docs_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "calibrate.md").read_text()
+    block = page.split("<!-- worked-example -->\n```bash\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    codes = [console(shlex.split(line)[1:]) for line in block.strip().splitlines()]
+    assert codes == [0, 0, 6, 0]  # the card: its position row UNDERPOWERED (exit 6)
+    assert "true human win rate 0.506" in capsys.readouterr().out
+    run = RunDir(tmp_path / "runs" / "selftest-calibrate")
+    a = pl.read_csv(run.calibrated).filter(pl.col("model") == "model-a").row(0, named=True)
+    keys = ("judge_only", "human_only", "calibrated", "lo", "hi")
+    shown = [a["n_items"], a["n_labels"], *(a[k] for k in keys), a["labels_for_halfwidth"]]
+    row = "| model-a | {} | {} | {:.3f} | {:.3f} | {:.3f} [{:.3f}, {:.3f}] | {} more |"
+    row = row.format(*shown)
+    assert row in page
+    assert "Calibrated estimates" in run.card_md.read_text()
+    assert len(read_draw(run)) == 50
