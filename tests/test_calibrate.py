@@ -21,11 +21,15 @@ import tests
 from judgeprobe.__main__ import main as console
 from judgeprobe.calibrate.__main__ import cli
 from judgeprobe.calibrate.draw import draw
+from judgeprobe.card.calibrated import calibrated_sections
 from judgeprobe.metrics import calibrated
 from judgeprobe.metrics.calibrated import CALIBRATED_SCHEMA, estimate
+from judgeprobe.metrics.load import load_run
+from judgeprobe.report.run import run_report
 from judgeprobe.runs.review import DRAW_SAMPLE, Label, ReviewStore, read_draw
 from judgeprobe.runs.rundir import RunDir
 from judgeprobe.selftest.calibration import Setting, failures, measure, simulated_run
+from judgeprobe.text.lexicons import load_lexicons
 
 REPETITIONS = 300
 SETTINGS = [
@@ -242,3 +246,13 @@ def test_the_worked_example_runs_as_the_docs_say(
     assert row in page
     assert "Calibrated estimates" in run.card_md.read_text()
     assert len(read_draw(run)) == 50
+
+
+def test_the_report_shows_the_calibrated_section(run_dir: Path) -> None:
+    assert calibrated_sections(RunDir(run_dir)) == []  # never calibrated: no section
+    assert cli([str(run_dir)]) == 0
+    (section,) = calibrated_sections(RunDir(run_dir))
+    assert section.title == "Calibrated estimates"
+    assert section.tables[0]["model"].to_list() == ["model-a", "model-b"]
+    path = run_report(load_run(run_dir), load_lexicons(None), resamples=50)
+    assert "## Calibrated estimates" in path.with_suffix(".md").read_text()
