@@ -256,3 +256,36 @@ def test_the_report_shows_the_calibrated_section(run_dir: Path) -> None:
     assert section.tables[0]["model"].to_list() == ["model-a", "model-b"]
     path = run_report(load_run(run_dir), load_lexicons(None), resamples=50)
     assert "## Calibrated estimates" in path.with_suffix(".md").read_text()
+
+
+def test_a_pointwise_judges_mean_scores_are_calibrated(tmp_path: Path) -> None:
+    rng = np.random.default_rng(7)
+    items = 400
+    human = rng.integers(1, 11, size=(items, 2)).astype(float)
+    judge = np.clip(human + 2 * (rng.random((items, 2)) < 0.5), 1, 10)  # generous half the time
+    rows = [
+        {"run_id": "r", "judge": "j", "protocol": "own", "condition": "Blind",
+         "item_id": f"i{i:03d}", "subset": "s", "document_id": f"d{i:03d}", "generator_1": "x",
+         "generator_2": "y", "order": "12", "seed": 0, "verdict": "Tie", "target": "none",
+         "score_1": judge[i, 0], "score_2": judge[i, 1], "score_min": 1.0, "score_max": 10.0}
+        for i in range(items)
+    ]  # fmt: skip
+    run = RunDir(tmp_path / "run")
+    run.path.mkdir()
+    pl.DataFrame(rows).write_parquet(run.judgments)
+    run.write_manifest({"run_id": "r", "created_at": "2026-01-01T00:00:00+00:00"})
+    labelled = rng.permutation(items)[:120]
+    votes = tmp_path / "scores.csv"
+    pl.DataFrame(
+        {"item_id": [f"i{i:03d}" for i in labelled], "score_1": human[labelled, 0],
+         "score_2": human[labelled, 1]}
+    ).write_csv(votes)  # fmt: skip
+    assert cli([str(run.path), "--labels", str(votes)]) == 0
+    table = pl.read_csv(run.calibrated)
+    assert table["estimate"].unique().to_list() == ["mean score"]
+    for k, model in enumerate(("x", "y")):
+        r = table.filter(pl.col("model") == model).row(0, named=True)
+        assert r["judge_only"] == pytest.approx(judge[:, k].mean())
+        assert r["judge_only"] - human[:, k].mean() > 0.5  # the judge is generous
+        assert r["lo"] <= human[:, k].mean() <= r["hi"]
+        assert r["target_halfwidth"] == pytest.approx(0.05 * 9)
