@@ -39,6 +39,8 @@ import numpy as np
 import polars as pl
 from scipy.stats import chi2
 
+from judgeprobe import JudgeprobeError
+
 LEVEL = 0.95
 Z = 1.959963984540054  # the normal quantile of a 95% interval (the library's, at alpha 0.05)
 PSEUDO = 2
@@ -54,8 +56,6 @@ def ppi() -> Any:
             warnings.simplefilter("ignore")
             import ppi_py
     except ImportError:
-        from judgeprobe import JudgeprobeError
-
         raise JudgeprobeError(
             "calibrated estimates need ppi-python: pip install 'judgeprobe[calibrate]'"
         ) from None
