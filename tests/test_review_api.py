@@ -581,3 +581,16 @@ async def test_the_items_calibrate_drew_are_served_first(run_dir: Path) -> None:
         assert answer.status == 200
         assert (await (await c.get("/api/pairs")).json())["progress"]["labelled"] == 1
     assert {d.item_id for d in drawn} <= judged
+
+
+async def test_calibrate_reads_the_labels_given_on_the_page(run_dir: Path) -> None:
+    async with TestClient(TestServer(make_app(run_dir, "ada", pairs_n=5))) as c:
+        pairs = (await (await c.get("/api/pairs")).json())["pairs"]
+        for pair, preferred in zip(pairs, ("1", "2", "tie", "1", "1"), strict=False):
+            body = {"id": pair["id"], "preferred": preferred, "note": ""}
+            assert (await c.post("/api/label", json=body)).status == 200
+    assert calibrate(["calibrate", str(run_dir), "--halfwidth", "0.1"]) == 0
+    table = pl.read_csv(RunDir(run_dir).calibrated)
+    assert table.height >= 2
+    assert (table["n_labels"] >= 4).all()
+    assert table["calibrated"].is_not_null().all()
