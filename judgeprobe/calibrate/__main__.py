@@ -18,6 +18,7 @@ skipped) to RUN/annotation/draw.csv, which ``judgeprobe review RUN`` serves firs
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -44,7 +45,7 @@ SAMPLE_NOTE = (
 )
 
 
-def _parser() -> object:
+def _parser() -> argparse.ArgumentParser:
     p = command_parser("calibrate", __doc__)
     p.add_argument("run_dir", type=Path, metavar="RUN")
     p.add_argument("--labels", type=Path, metavar="FILE",
@@ -52,7 +53,7 @@ def _parser() -> object:
                    "judgments); overrides RUN/labels.parquet")  # fmt: skip
     p.add_argument("--halfwidth", type=float, metavar="H",
                    help=f"the interval half-width the label budget aims at (default "
-                   f"{DEFAULT_HALFWIDTH} of a win rate, {DEFAULT_HALFWIDTH:.0%} of a score "
+                   f"{DEFAULT_HALFWIDTH} of a win rate, {DEFAULT_HALFWIDTH * 100:g}%% of a score "
                    "scale)")  # fmt: skip
     p.add_argument(
         "--condition",
@@ -113,7 +114,7 @@ def _show(table: pl.DataFrame) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``judgeprobe calibrate``."""
-    args = _parser().parse_args(argv)  # type: ignore[attr-defined]
+    args = _parser().parse_args(argv)
     if args.halfwidth is not None and not args.halfwidth > 0:
         raise JudgeprobeError("--halfwidth must be above 0")
     if args.draw is not None and args.draw < 1:
