@@ -23,9 +23,9 @@ docs/coverage.md measure both ends).
 **Label budget.** The labels for half-width H are the fewest further random labels whose
 predicted interval reaches H, predicted with the interval itself: the library's λ and variance
 pieces at the larger label count, from the measured variances of Ŷ and of the rectifier, the
-latter raised to its one-sided ``BUDGET_CONFIDENCE`` upper confidence bound (a χ² bound on the
-variance of the labelled rectifier) so that the recommendation keeps its word in most samples
-rather than in half of them.
+latter raised to a one-sided ``BUDGET_CONFIDENCE`` upper confidence bound (for its error now
+and the error of the variance measured after the labels, from the rectifier's kurtosis) so
+that the recommendation keeps its word in most samples rather than in half of them.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.stats import chi2
+from scipy.stats import norm
 
 from judgeprobe import JudgeprobeError
 
@@ -141,17 +141,23 @@ def predicted_halfwidth(
 
     The interval's own pieces: λ tuned as the library tunes it for ``labels`` labelled of N,
     λ²·Var(Ŷ)/N + Var(Y − λŶ)/(labels + 2·PSEUDO), with the variances and the covariance of
-    the labelled sample (pseudo disagreements in it), the rectifier's variance raised to its
-    one-sided ``confidence`` χ² upper bound over the labels measured.
+    the labelled sample (pseudo disagreements in it). The rectifier's variance is raised to a
+    one-sided ``confidence`` upper bound that covers both its error as measured now and the
+    error of the variance the interval will measure then: relative standard deviation
+    √((κ − 1)·(1/n_now + 1/n_then)) with κ the rectifier's kurtosis (a judge that rarely
+    disagrees has a heavy-tailed rectifier, whose variance a χ² bound, κ = 3, understates).
     """
     ya, ha, big_n = measured.y, measured.y_hat, measured.items
     cov = float(np.mean((ya - ya.mean()) * (ha - ha.mean())))
-    n_then = labels + 2 * PSEUDO
+    n_now, n_then = len(ya), labels + 2 * PSEUDO
     var = measured.var_pooled
     lam = 0.0 if var == 0 else min(max(cov / ((1 + n_then / big_n) * var), 0.0), 1.0)
-    rect = float(np.var(ya - lam * ha, ddof=1))
-    df = len(ya) - 1
-    upper = rect * df / float(chi2.ppf(1 - confidence, df))
+    rect = ya - lam * ha
+    centred = rect - rect.mean()
+    m2 = float(np.mean(centred**2))
+    kurtosis = float(np.mean(centred**4)) / m2**2 if m2 > 0 else 3.0
+    spread = math.sqrt(max(kurtosis - 1, 0.0) * (1 / n_now + 1 / n_then))
+    upper = float(np.var(rect, ddof=1)) * (1 + float(norm.ppf(confidence)) * spread)
     return Z * math.sqrt(lam**2 * measured.var_all / big_n + upper / n_then)
 
 
