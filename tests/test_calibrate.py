@@ -28,6 +28,7 @@ from judgeprobe.metrics.load import load_run
 from judgeprobe.report.run import run_report
 from judgeprobe.runs.review import DRAW_SAMPLE, Label, ReviewStore, read_draw
 from judgeprobe.runs.rundir import RunDir
+from judgeprobe.selftest import calibration, coverage
 from judgeprobe.selftest.calibration import Setting, failures, measure, simulated_run
 from judgeprobe.text.lexicons import load_lexicons
 
@@ -289,3 +290,14 @@ def test_a_pointwise_judges_mean_scores_are_calibrated(tmp_path: Path) -> None:
         assert r["judge_only"] - human[:, k].mean() > 0.5  # the judge is generous
         assert r["lo"] <= human[:, k].mean() <= r["hi"]
         assert r["target_halfwidth"] == pytest.approx(0.05 * 9)
+
+
+def test_selftest_coverage_prints_the_calibrate_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    small = [Setting(20, 100, 0.75, True, 0.5), Setting(50, 1_000, 0.95, False, 0.85)]
+    monkeypatch.setattr(calibration, "grid", lambda: small)
+    section = coverage.calibrated_coverage(judges=20, seed=0)
+    assert section.table.height == 2
+    text = coverage.render(section)
+    assert text.startswith("Calibrated estimates (calibrate)")
+    assert "budget" in text
+    assert coverage.calibrated_coverage in coverage.SECTIONS
