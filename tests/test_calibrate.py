@@ -301,3 +301,18 @@ def test_selftest_coverage_prints_the_calibrate_table(monkeypatch: pytest.Monkey
     assert text.startswith("Calibrated estimates (calibrate)")
     assert "budget" in text
     assert coverage.calibrated_coverage in coverage.SECTIONS
+
+
+def test_drawn_labels_join_labels_parquet(run_dir: Path) -> None:
+    run = RunDir(run_dir)
+    assert cli([str(run_dir), "--draw", "10"]) == 0
+    drawn = read_draw(run)
+    assert not {d.item_id for d in drawn} & set(pl.read_parquet(run.labels)["item_id"])
+    with ReviewStore.of(run) as store:
+        store.put_labels(
+            Label(sample=DRAW_SAMPLE, pair_id=d.pair_id, who="ada", preferred="Tie", when="now",
+                  document_id="", item_ids=(d.item_id,))
+            for d in drawn
+        )  # fmt: skip
+    assert cli([str(run_dir)]) == 0
+    assert _table(run_dir)["n_labels"].to_list() == [130, 130]

@@ -198,11 +198,14 @@ def from_file(path: Path, judgments: pl.DataFrame) -> Labels:
     return Labels(_check(frame, origin), origin, unmatched)
 
 
-def from_review(run: RunDir) -> Labels:
-    """The review store's preference labels: the blind sample's and the drawn items'."""
+def from_review(run: RunDir, drawn_only: bool = False) -> Labels:
+    """The review store's preference labels: the blind sample's and the drawn items'.
+
+    ``drawn_only``: the drawn items' alone (what ``calibrate --draw`` asked for).
+    """
     if not run.review.is_file():
         return Labels(_frame([]), "the review store (none)")
-    samples = [s for s in (sample_id(run), DRAW_SAMPLE) if s]
+    samples = [DRAW_SAMPLE] if drawn_only else [s for s in (sample_id(run), DRAW_SAMPLE) if s]
     with ReviewStore(run.review) as store:
         labels = [x for s in samples for x in store.labels(s)]
     rows: list[dict[str, object]] = [
@@ -216,12 +219,25 @@ def from_review(run: RunDir) -> Labels:
 
 
 def find_labels(run: RunDir, judgments: pl.DataFrame, labels_file: Path | None) -> Labels:
-    """The run's labels: ``--labels`` when given, else labels.parquet, else the review store."""
+    """The run's labels: ``--labels`` when given, else labels.parquet, else the review store.
+
+    Labels given on the review page to items ``calibrate --draw`` asked for join a file's or
+    labels.parquet's (they were drawn to extend it), unless those carry weights or scores.
+    """
     if labels_file is not None:
-        return from_file(labels_file, judgments)
-    if run.labels.is_file():
-        return from_parquet(run.labels)
-    return from_review(run)
+        found = from_file(labels_file, judgments)
+    elif run.labels.is_file():
+        found = from_parquet(run.labels)
+    else:
+        return from_review(run)
+    drawn = from_review(run, drawn_only=True)
+    kept = found.rows["weight"].is_not_null().any() or found.rows["score"].is_not_null().any()
+    if drawn.rows.is_empty() or kept:  # weights or scores: a design the draw is no part of
+        return found
+    rows = pl.concat([found.rows, drawn.rows])
+    n = drawn.rows["item_id"].n_unique()
+    return Labels(rows, f"{found.source} and {n} drawn items labelled in the review store",
+                  found.unmatched)  # fmt: skip
 
 
 def human_values(labels: pl.DataFrame) -> pl.DataFrame:
