@@ -42,7 +42,7 @@ $(VENV)/.installed-run: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.installed-run
-	$(BIN)/pip install -e '.[embedded-all,embeddings,ray,test,dev,docs]'
+	$(BIN)/pip install -e '.[embedded-all,embeddings,ray,calibrate,test,dev,docs]'
 	touch $@
 
 install: $(VENV)/.installed

@@ -19,6 +19,10 @@ COMMANDS = {
     "metrics": ("judgeprobe.metrics.__main__", "metric tables of a judgments file"),
     "report": ("judgeprobe.report.__main__", "the HTML/Markdown report of a run"),
     "card": ("judgeprobe.card.__main__", "the judge card: one verdict per cue, exit code for CI"),
+    "calibrate": (
+        "judgeprobe.calibrate.__main__",
+        "human-calibrated win rates or scores, their intervals and label budgets",
+    ),
     "annotate": ("judgeprobe.annotate.__main__", "human annotation forms and agreement"),
     "review": ("judgeprobe.review.__main__", "review a run's generated texts in the browser"),
     "candidates": ("judgeprobe.candidates.__main__", "build a candidate set from a corpus"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -26,6 +27,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.__main__ import COMMANDS
+from judgeprobe.__main__ import main as calibrate
 from judgeprobe.annotate.__main__ import main as annotate
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.core.corpus import load_items
@@ -45,6 +47,7 @@ from judgeprobe.runs.review import (
     Decision,
     ReviewStore,
     read_decisions,
+    read_draw,
     sample_id,
     without_rejected,
 )
@@ -517,3 +520,77 @@ def test_an_items_file_text_is_decided_for_its_item_in_every_condition(tmp_path:
     assert kept.filter(pl.col("item_id") == "business-02").height == (
         frame.filter(pl.col("item_id") == "business-02").height - 1
     )
+
+
+async def test_a_busy_store_is_a_json_503_and_stalls_no_other_request(
+    client: TestClient[Any, Any], run_dir: Path
+) -> None:
+    text = (await _texts(client))["texts"][0]
+    other = sqlite3.connect(RunDir(run_dir).review, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process (annotate, calibrate) is writing
+    try:
+        sent = asyncio.create_task(
+            client.post("/api/decision", json={"id": text["id"], "action": "accept"})
+        )
+        await asyncio.sleep(0.1)
+        # the decision waits for the lock in a thread: reads and the page still answer
+        assert (await client.get("/api/texts")).status == 200
+        assert (await client.get("/api/pairs")).status == 200
+        assert (await client.get("/")).status == 200
+        assert not sent.done()
+        answer = await sent
+        assert answer.status == 503
+        assert answer.content_type == "application/json"
+        assert "busy" in (await answer.json())["error"]
+        assert answer.headers["Retry-After"] == "1"
+        assert "frame-ancestors 'none'" in answer.headers["Content-Security-Policy"]
+        assert answer.headers["X-Content-Type-Options"] == "nosniff"
+        label = await client.post("/api/label", json={"id": "p001", "preferred": "1", "note": ""})
+        assert label.status == 503
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    answer = await client.post("/api/decision", json={"id": text["id"], "action": "accept"})
+    assert answer.status == 200
+    assert (await _texts(client))["progress"]["reviewed"] == 1
+
+
+async def test_the_items_calibrate_drew_are_served_first(run_dir: Path) -> None:
+    run = RunDir(run_dir)
+    async with TestClient(TestServer(make_app(run_dir, "ada", pairs_n=3))) as c:
+        before = await (await c.get("/api/pairs")).json()
+    key = pl.read_csv(run.annotation_key)
+    sampled = {i: r["pair_id"] for r in key.iter_rows(named=True) for i in r["item_ids"].split(";")}
+    judged = set(load_judgments(run.judgments)["item_id"].to_list())
+    assert calibrate(["calibrate", str(run_dir), "--draw", "4", "--seed", "5"]) == 0
+    drawn = read_draw(run)
+    assert len(drawn) == 4
+    async with TestClient(TestServer(make_app(run_dir, "ada", pairs_n=3))) as c:
+        listed = await (await c.get("/api/pairs")).json()
+        ids = [p["id"] for p in listed["pairs"]]
+        front = list(dict.fromkeys(sampled.get(d.item_id, d.pair_id) for d in drawn))
+        assert ids[: len(front)] == front  # the drawn items first, in the draw's order
+        assert {p["id"] for p in before["pairs"]} <= set(ids)  # the blind sample stays
+        fresh = [d for d in drawn if d.item_id not in sampled]
+        assert fresh, "the draw should reach beyond the blind sample"
+        assert len(ids) == len(before["pairs"]) + len(fresh)
+        for d in fresh:
+            assert d.item_id not in str(listed)  # blind: no item id reaches the page
+        first = ids[0]
+        answer = await c.post("/api/label", json={"id": first, "preferred": "tie", "note": ""})
+        assert answer.status == 200
+        assert (await (await c.get("/api/pairs")).json())["progress"]["labelled"] == 1
+    assert {d.item_id for d in drawn} <= judged
+
+
+async def test_calibrate_reads_the_labels_given_on_the_page(run_dir: Path) -> None:
+    async with TestClient(TestServer(make_app(run_dir, "ada", pairs_n=5))) as c:
+        pairs = (await (await c.get("/api/pairs")).json())["pairs"]
+        for pair, preferred in zip(pairs, ("1", "2", "tie", "1", "1"), strict=False):
+            body = {"id": pair["id"], "preferred": preferred, "note": ""}
+            assert (await c.post("/api/label", json=body)).status == 200
+    assert calibrate(["calibrate", str(run_dir), "--halfwidth", "0.1"]) == 0
+    table = pl.read_csv(RunDir(run_dir).calibrated)
+    assert table.height >= 2
+    assert (table["n_labels"] >= 4).all()
+    assert table["calibrated"].is_not_null().all()

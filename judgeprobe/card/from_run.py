@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.card.calibrated import calibrated_estimates
 from judgeprobe.card.observed import observed_card
 from judgeprobe.card.render import write_card
 from judgeprobe.card.rows import INTERVALS, Card, make_card
@@ -52,6 +53,7 @@ def card_for_run(
             f"{run_dir}: nothing to put on a card (no cue condition paired with Blind, "
             "and no Blind item judged in both orders)"
         )
+    card = replace(card, calibrated=calibrated_estimates(run))  # calibrate's, when it ran
     decisions = read_decisions(run)
     if decisions:  # the judgments of rejected texts, which the card leaves out
         gone = load_judgments(run.judgments).filter(is_rejected(decisions)).height

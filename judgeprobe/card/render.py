@@ -13,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
+from judgeprobe.card.calibrated import calibrated_sections
 from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.published import published
 from judgeprobe.card.record import CardRow, Estimate, shown
@@ -322,23 +323,6 @@ def summary(card: Card) -> str:
     return f"{', '.join(parts) or 'no rows'}; exit code {code} ({meaning[code]})"
 
 
-CALIBRATED_NOTE = (
-    "Figures corrected by a calibration: each as measured and as calibrated, with its 95% "
-    "interval (they decide no verdict)."
-)
-
-
-def calibrated_table(card: Card) -> pl.DataFrame:
-    """The card's calibrated estimates, one line each; empty when the run has none."""
-    return pl.DataFrame(
-        [
-            {"judge": c.judge, "protocol": c.protocol, "quantity": c.quantity,
-             "measured": shown(c.raw), "calibrated": shown(c.calibrated), "how": c.method}
-            for c in card.calibrated
-        ]
-    )  # fmt: skip
-
-
 def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
     """The first silent LDS moves, shown so a reader can check the card's silence claim by eye."""
     cols = ["judge", "protocol", "condition", "item_id", "order", "seed", BLIND_VERDICT, "verdict",
@@ -370,14 +354,21 @@ def write_card(
     md += ["## Silent cue moves", "", silent_note, ""]
     if not silent.is_empty():
         md += [to_markdown(silent), ""]
-    calibrated = calibrated_table(card)
-    if not calibrated.is_empty():
-        md += ["## Calibrated estimates", "", CALIBRATED_NOTE, "", to_markdown(calibrated), ""]
     human = None if card.human is None else kappa_table(card.human)
     if card.review or human is not None:
         md += ["## Human review", "", *[f"- {markdown_text(r)}" for r in card.review], ""]
     if human is not None:
         md += [HUMAN_NOTE, "", to_markdown(human) if not human.is_empty() else NO_BLIND, ""]
+    calibrated = calibrated_sections(run)  # calibrate's figures, beside the rows
+    for section in calibrated:
+        md += [
+            f"## {section.title}",
+            "",
+            markdown_text(section.note),
+            "",
+            to_markdown(section.tables[0]),
+            "",
+        ]
     plot = forest(forest_rows(card), "Each row's effect against its threshold")
     html = page(
         "card.html.j2",
@@ -388,11 +379,10 @@ def write_card(
         card=None if shown.is_empty() else header_and_rows(shown),
         silent_note=silent_note,
         silent=None if silent.is_empty() else header_and_rows(silent),
-        calibrated_note=CALIBRATED_NOTE,
-        calibrated=None if calibrated.is_empty() else header_and_rows(calibrated),
         review=list(card.review),
         human_note=HUMAN_NOTE if human is not None else "",
         human=None if human is None or human.is_empty() else header_and_rows(human),
+        calibrated=[(c.title, c.note, header_and_rows(c.tables[0])) for c in calibrated],
     )
     write_atomic(run.card_md, "\n".join(md).encode())
     write_atomic(run.card_html, html.encode())

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from judgeprobe.card.calibrated import calibrated_sections
 from judgeprobe.card.section import card_sections, observed_sections
 from judgeprobe.card.sequential import sequential_of
 from judgeprobe.metrics.flags import Readability
@@ -48,6 +49,7 @@ def run_report(
             lambda j, _tidy: controlled_sections(j, run.manifest, seed),
             lambda _j, _tidy: rubric_sections(run.dir),
             lambda _j, _tidy: review_sections(run, resamples, seed),
+            lambda _j, _tidy: calibrated_sections(run.dir),
         ],
         limits=limits, by=by,
     )  # fmt: skip

@@ -8,14 +8,21 @@ larger than ``MAX_BODY``, from this page's own origin: a browser sends ``Origin`
 ``Sec-Fetch-Site`` with every cross-site POST, and one that names another site gets 403; so
 does a request for a host name that is not this server's (DNS rebinding). Every field is
 checked, and a bad one is a 400 with ``{"error": …}``.
+
+The review store is shared with ``annotate`` and ``calibrate``, which may hold its write lock
+for a moment: every store call runs in a worker thread, one at a time, so a wait for that lock
+never stalls another request, and a write that still finds the store busy after
+``BUSY_TIMEOUT_S`` is a 503 with ``Retry-After`` (JSON, with the page's headers), never a 500.
 """
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import orjson
 from aiohttp import web
@@ -26,7 +33,7 @@ from judgeprobe import first_error
 from judgeprobe.render.templating import ENVIRONMENT, page
 from judgeprobe.review.pairs import Sample, load_sample
 from judgeprobe.review.texts import RunTexts, decision_json, load_texts, shown
-from judgeprobe.runs.review import Decision, ReviewStore, now
+from judgeprobe.runs.review import Decision, ReviewStore, StoreBusy, now
 from judgeprobe.runs.rundir import RunDir
 
 TEMPLATE = "review.html.j2"
@@ -34,6 +41,8 @@ MAX_BODY = 256 * 1024  # an edited summary is a few kB; nothing legitimate comes
 MAX_TEXT = 100_000  # characters of an edited text
 MAX_NOTE = 2_000
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+BUSY_TIMEOUT_S = 1.0  # a write waits this long for another process's lock, then 503
+RETRY_AFTER_S = 1
 PLACEHOLDER = (
     "<!doctype html><html lang=en><meta charset=utf-8><title>judgeprobe review: {{ run_id }}"
     "</title><h1>judgeprobe review</h1><p>Run {{ run_id }}, reviewer {{ reviewer }}. The page "
@@ -79,11 +88,30 @@ class Review:
 
     texts: RunTexts
     sample: Sample
-    store: ReviewStore
+    store: ReviewStore  # writes
+    reader: ReviewStore  # reads: in WAL mode they never wait for a writer's lock
     reviewer: str
     hosts: frozenset[str] = field(default=LOOPBACK)
+    locks: tuple[threading.Lock, threading.Lock] = field(
+        default_factory=lambda: (threading.Lock(), threading.Lock())
+    )
+
+    async def use(self, call: Callable[[ReviewStore], _T], *, write: bool = False) -> _T:
+        """``call(store)`` in a worker thread, one call per connection at a time.
+
+        The event loop stays free meanwhile, and a read never queues behind a write that waits
+        for another process's lock.
+        """
+        store, lock = (self.store, self.locks[0]) if write else (self.reader, self.locks[1])
+
+        def locked() -> _T:
+            with lock:
+                return call(store)
+
+        return await asyncio.to_thread(locked)
 
 
+_T = TypeVar("_T")
 KEY = web.AppKey("review", Review)
 
 
@@ -132,6 +160,10 @@ async def guard(
             response = await handler(request)
         except web.HTTPException as exc:  # no such route, wrong method: said as JSON
             response = _error(exc.status, exc.reason)
+        except StoreBusy:  # another process holds the store's write lock: try again shortly
+            response = _error(503, "the review store is busy (another process is writing it); "
+                              "nothing was saved: try again")  # fmt: skip
+            response.headers["Retry-After"] = str(RETRY_AFTER_S)
     response.headers.update(HEADERS)
     return response
 
@@ -173,7 +205,7 @@ async def index(request: web.Request) -> web.Response:
 async def texts(request: web.Request) -> web.Response:
     """Every generated text with its source, diff, check, verdicts and decision."""
     review = request.app[KEY]
-    decisions = review.store.decisions()
+    decisions = await review.use(lambda store: store.decisions())
     verdicts = review.texts.verdicts()
     listed = [shown(t, decisions.get(t.id), verdicts[t.id]) for t in review.texts.texts]
     return _json({
@@ -201,35 +233,40 @@ async def decide(request: web.Request) -> web.Response:
             return _error(400, "the edit is the text as generated: accept it instead")
     elif body.text is not None:
         return _error(400, f"text is for an edit, not for {body.action}")
-    decision = review.store.decide(
-        Decision(
-            id=text.id,
-            condition=text.condition,
-            item_id=text.item_id,
-            action=body.action,
-            text=body.text if body.action == "edit" else None,
-            note=body.note,
-            who=review.reviewer,
-            when=now(),
-        )
+    made = Decision(
+        id=text.id,
+        condition=text.condition,
+        item_id=text.item_id,
+        action=body.action,
+        text=body.text if body.action == "edit" else None,
+        note=body.note,
+        who=review.reviewer,
+        when=now(),
     )
+    decision = await review.use(lambda store: store.decide(made), write=True)
     return _json({"ok": True, "decision": decision_json(decision)})
 
 
 async def pairs(request: web.Request) -> web.Response:
     """The blind sample, each pair in its drawn order, with this reviewer's label."""
     review = request.app[KEY]
-    mine = {x.pair_id: x for x in review.store.labels(review.sample.id)
-            if x.who == review.reviewer}  # fmt: skip
+    samples = review.sample.samples
+
+    def read(store: ReviewStore) -> dict[tuple[str, str], Any]:
+        return {(x.sample, x.pair_id): x for s in samples for x in store.labels(s)
+                if x.who == review.reviewer}  # fmt: skip
+
+    mine = await review.use(read)
     listed = []
     for pair in review.sample.pairs.values():
-        label = mine.get(pair.id)
+        label = mine.get((pair.sample, pair.id))
         listed.append({
             "id": pair.id, "context": pair.context, "response_1": pair.response_1,
             "response_2": pair.response_2,
             "label": None if label is None else pair.shown_label(label),
         })  # fmt: skip
-    return _json({"progress": {"labelled": len(mine), "total": len(listed)}, "pairs": listed})
+    done = sum(p["label"] is not None for p in listed)
+    return _json({"progress": {"labelled": done, "total": len(listed)}, "pairs": listed})
 
 
 async def label(request: web.Request) -> web.Response:
@@ -242,8 +279,8 @@ async def label(request: web.Request) -> web.Response:
     pair = review.sample.pairs.get(body.id)
     if pair is None:
         return _error(404, f"no pair {body.id!r} in this run's sample")
-    stored = review.store.label(pair.label(body.preferred, body.note, review.reviewer,
-                                           review.sample.id))  # fmt: skip
+    given = pair.label(body.preferred, body.note, review.reviewer)
+    stored = await review.use(lambda store: store.label(given), write=True)
     return _json({"ok": True, "label": pair.shown_label(stored)})
 
 
@@ -257,9 +294,11 @@ def make_app(
     """
     run_texts = load_texts(run_dir, items)
     sample = load_sample(run_dir, pairs_n, seed, items)
-    store = ReviewStore.of(RunDir(run_dir))
+    path = RunDir(run_dir).review
+    store = ReviewStore(path, BUSY_TIMEOUT_S, threads=True)
+    reader = ReviewStore(path, BUSY_TIMEOUT_S, threads=True)
     app = web.Application(middlewares=[guard], client_max_size=MAX_BODY)
-    app[KEY] = Review(run_texts, sample, store, reviewer, LOOPBACK | {host.lower()})
+    app[KEY] = Review(run_texts, sample, store, reader, reviewer, LOOPBACK | {host.lower()})
     app.router.add_get("/", index)
     app.router.add_get("/api/texts", texts)
     app.router.add_post("/api/decision", decide)
@@ -268,6 +307,7 @@ def make_app(
 
     async def close(app: web.Application) -> None:
         app[KEY].store.close()
+        app[KEY].reader.close()
 
     app.on_cleanup.append(close)
     return app

@@ -17,7 +17,8 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +32,9 @@ from judgeprobe.runs.rundir import RunDir
 Action = Literal["accept", "reject", "edit"]
 ACTIONS: tuple[Action, ...] = ("accept", "reject", "edit")
 Preferred = Literal["A", "B", "Tie"]
+DRAW_SAMPLE = "calibrate-draw"
+"""The ``sample`` of a label on an item ``calibrate --draw`` asked for: the item names the pair,
+so the label never goes stale (unlike a blind sample's, which a redraw replaces)."""
 ITEM_TEXT = ""
 """The ``condition`` of a text the items file carries (a paraphrase pair, a prepared rewrite):
 it is the item's in every condition, so its decision is too."""
@@ -85,21 +89,56 @@ class Label(BaseModel):
     origin: str = "review"  # "review" (the page) or the CSV file ``annotate import`` read
 
 
-class ReviewStore:
-    """The review file of a run directory (created on the first write)."""
+class StoreBusy(JudgeprobeError):
+    """Another connection held the review store's write lock for the whole busy timeout."""
 
-    def __init__(self, path: Path) -> None:
+
+BUSY_TIMEOUT_S = 5.0
+"""How long a write waits for another process's write lock (a command; the page waits less)."""
+
+
+class ReviewStore:
+    """The review file of a run directory (created on the first write).
+
+    ``timeout``: how long a write waits for another connection's write lock before it raises
+    ``StoreBusy``. ``threads``: whether another thread may use the connection (the review
+    server runs its store calls off the event loop, one at a time).
+    """
+
+    def __init__(
+        self, path: Path, timeout: float = BUSY_TIMEOUT_S, *, threads: bool = False
+    ) -> None:
         self.path = path
         try:
-            self._db = sqlite3.connect(path, isolation_level=None)
+            self._db = sqlite3.connect(path, isolation_level=None, timeout=timeout,
+                                       check_same_thread=not threads)  # fmt: skip
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")  # a person's work: fsync every commit
             with self._db:
                 self._db.execute("BEGIN")
                 for statement in _SCHEMA:
                     self._db.execute(statement)
+        except sqlite3.OperationalError as exc:
+            if _is_busy(exc):
+                raise StoreBusy(f"{path}: the review file is busy (another process is writing "
+                                "it); try again") from None  # fmt: skip
+            raise JudgeprobeError(f"{path}: cannot open the review file ({exc})") from None
         except sqlite3.Error as exc:
             raise JudgeprobeError(f"{path}: cannot open the review file ({exc})") from None
+
+    def _write(self, statements: Callable[[sqlite3.Connection], None]) -> None:
+        """One write transaction, all or nothing; ``StoreBusy`` when the lock never came."""
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                statements(self._db)
+        except sqlite3.OperationalError as exc:
+            if _is_busy(exc):
+                raise StoreBusy(
+                    f"{self.path}: the review file is busy (another process is writing it); "
+                    "try again"
+                ) from None
+            raise
 
     @classmethod
     def of(cls, run: RunDir) -> ReviewStore:
@@ -121,18 +160,20 @@ class ReviewStore:
         row = decision.model_dump()
         values = [row[k] for k in ("id", "condition", "item_id", "action", "text", "note", "who",
                                    "when")]  # fmt: skip
-        with self._db:
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute(
+
+        def statements(db: sqlite3.Connection) -> None:
+            db.execute(
                 "INSERT OR REPLACE INTO decisions (id, condition, item_id, action, text, note, "
                 "who, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             )
-            self._db.execute(
+            db.execute(
                 "INSERT INTO decision_log (id, condition, item_id, action, text, note, who, at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             )
+
+        self._write(statements)
         return decision
 
     def decisions(self) -> dict[str, Decision]:
@@ -159,13 +200,11 @@ class ReviewStore:
         their whole answer).
         """
         labels = list(labels)
-        with self._db:
-            self._db.execute("BEGIN IMMEDIATE")
+
+        def statements(db: sqlite3.Connection) -> None:
             for sample in sorted({x.sample for x in labels} if replace_who is not None else ()):
-                self._db.execute(
-                    "DELETE FROM labels WHERE who = ? AND sample = ?", (replace_who, sample)
-                )
-            self._db.executemany(
+                db.execute("DELETE FROM labels WHERE who = ? AND sample = ?", (replace_who, sample))
+            db.executemany(
                 "INSERT OR REPLACE INTO labels (sample, pair_id, who, preferred, note, at, "
                 "document_id, item_ids, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -174,6 +213,8 @@ class ReviewStore:
                     for x in labels
                 ],
             )  # fmt: skip
+
+        self._write(statements)
 
     def labels(self, sample: str) -> list[Label]:
         """Every label of a sample, by pair then person."""
@@ -187,6 +228,42 @@ class ReviewStore:
                   document_id=r[6], item_ids=tuple(r[7].split(";")), origin=r[8])
             for r in rows
         ]  # fmt: skip
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite gave up waiting for another connection's lock."""
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+DRAW_FIELDS = ("pair_id", "item_id", "shown_first")
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """An item ``calibrate --draw`` asked people to label, as the review page shows it."""
+
+    pair_id: str  # opaque: the page never sees the item id (it may name the models)
+    item_id: str
+    shown_first: Literal["A", "B"]  # the candidate shown as response 1
+
+
+def read_draw(run: RunDir) -> list[Drawn]:
+    """The items to label next, in order; none when nothing was drawn."""
+    path = run.label_draw
+    if not path.is_file():
+        return []
+    try:
+        frame = pl.read_csv(path, schema=dict.fromkeys(DRAW_FIELDS, pl.String))
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise JudgeprobeError(f"{path}: not a draw written by `calibrate --draw` ({exc})") from None
+    if (
+        frame["shown_first"].is_in(["A", "B"]).not_().any()
+        or frame.null_count().sum_horizontal()[0]
+    ):
+        raise JudgeprobeError(f"{path}: not a draw written by `calibrate --draw`")
+    return [
+        Drawn(r["pair_id"], r["item_id"], r["shown_first"]) for r in frame.iter_rows(named=True)
+    ]
 
 
 def read_decisions(run: RunDir) -> dict[str, Decision]:

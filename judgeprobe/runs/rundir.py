@@ -128,6 +128,11 @@ class RunDir:
         return self.path / "metrics_ci.csv"
 
     @property
+    def calibrated(self) -> Path:
+        """The human-calibrated estimates (``judgeprobe calibrate``), one row a model."""
+        return self.path / "calibrated.csv"
+
+    @property
     def controlled(self) -> Path:
         """The cue-controlled model's terms (``metrics --controlled``; win rates beside it)."""
         return self.path / "controlled.csv"
@@ -206,6 +211,11 @@ class RunDir:
     def annotation_key(self) -> Path:
         """What unblinds the pairs: each one's judgment and candidates."""
         return self.annotation / "key.csv"
+
+    @property
+    def label_draw(self) -> Path:
+        """The items ``calibrate --draw`` asks people to label next (the review page's first)."""
+        return self.annotation / "draw.csv"
 
     @property
     def annotation_form(self) -> Path:

@@ -43,6 +43,11 @@ rows must recover the flip share and Fleiss' κ exactly.
 position, length, self-preference and unreadable rates and planted human labels, reads each
 back with ``judgeprobe logs`` and checks every observed card figure equals the one counted from
 the judge's decisions (``selftest.logs``; default ``--out runs/selftest-logs``).
+``--calibrate`` writes a simulated run instead (``selftest.calibration``: 2,000 items between
+two models, a judge biased toward ``model-a``, one human label on 150 random items in
+labels.parquet; default ``--out runs/selftest-calibrate``), runs ``judgeprobe calibrate`` on
+it and checks that the calibrated interval holds model-a's true human win rate, which the
+judge alone misses (exit 1 when it does not).
 
 ``--coverage`` runs the coverage simulation instead (``selftest.coverage``: seeded simulated
 judges with known true values, every interval kind × documents × items per document × value)
@@ -64,6 +69,7 @@ import polars as pl
 from pydantic import ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
+from judgeprobe.calibrate.__main__ import main as calibrate_main
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
 from judgeprobe.card.rows import Card
@@ -73,9 +79,10 @@ from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.item_selection import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.metrics.uncertainty import Method
-from judgeprobe.runs.rundir import RunDir
+from judgeprobe.runs.rundir import RunDir, check_run_dir
 from judgeprobe.selftest import coverage
 from judgeprobe.selftest.battery import PLANTED, battery_config, self_preference_lines
+from judgeprobe.selftest.calibration import simulated_run
 from judgeprobe.selftest.check import Line, check, expected
 from judgeprobe.selftest.formats import FORMATS, PUBLIC
 from judgeprobe.selftest.logprobs import PLANTED_PROB_SHIFT, logprob_lines, logprob_oracle
@@ -140,6 +147,9 @@ def _parser() -> argparse.ArgumentParser:
                    "runs/selftest-logs)")  # fmt: skip
     p.add_argument("--coverage", action="store_true",
                    help="measure the intervals' coverage by simulation instead")  # fmt: skip
+    p.add_argument("--calibrate", action="store_true",
+                   help="write a simulated run of a judge biased toward one model, with human "
+                   "labels on a random few items, and check calibrate on it")  # fmt: skip
     p.add_argument("--judges", type=int, default=coverage.JUDGES,
                    help=f"--coverage: judges per setting (default {coverage.JUDGES})")  # fmt: skip
     p.add_argument("--cards", type=int, default=100,
@@ -245,6 +255,21 @@ def _logs(out: Path, seed: int) -> int:
     return 1 if missed else 0
 
 
+def _calibrate(out: Path, seed: int) -> int:
+    """``--calibrate``: a simulated run with labels, calibrated; 1 when it misses the truth."""
+    check_run_dir(out, resume=False, digest="", what="run")
+    truth = simulated_run(out, seed=seed)
+    code = calibrate_main([str(out)])
+    table = pl.read_csv(RunDir(out).calibrated).filter(pl.col("model") == "model-a")
+    row = table.row(0, named=True)
+    held = code == 0 and row["lo"] <= truth <= row["hi"]
+    print(f"model-a's true human win rate {truth:.3f}: judge-only {row['judge_only']:.3f}, "
+          f"calibrated {row['calibrated']:.3f} [{row['lo']:.3f}, {row['hi']:.3f}] "
+          f"{'holds' if held else 'MISSES'} it")  # fmt: skip
+    print(f"calibrate self-test {'passed' if held else 'FAILED'}: {RunDir(out).calibrated}")
+    return 0 if held else 1
+
+
 def _config(args: argparse.Namespace, out: Path, biases: Biases) -> Path:
     """The sweep config: the user's, the finished run's, or the design's own, written now."""
     if args.config is not None:
@@ -314,13 +339,23 @@ def _checked(
     return lines + (self_preference_lines(judgments, oracle, biases) if battery else [])
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the self-test: plant biases in a simulated judge and look for them."""
-    args = _parser().parse_args(argv)
+def _simulation_alone(args: argparse.Namespace) -> int | None:
+    """The exit code of a mode that needs no simulated judge server, None for the others."""
     if args.coverage:
         return _coverage(args.judges, args.seed, args.method, args.cards)
     if args.logs:
         return _logs(args.out or Path("runs/selftest-logs"), args.seed)
+    if args.calibrate:
+        return _calibrate(args.out or Path("runs/selftest-calibrate"), args.seed)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the self-test: plant biases in a simulated judge and look for them."""
+    args = _parser().parse_args(argv)
+    alone = _simulation_alone(args)
+    if alone is not None:
+        return alone
     biases = _biases(args)
     _own_designs(args)
     if args.own:

@@ -44,6 +44,7 @@ from judgeprobe.conditions import BLIND, wording_condition
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.registry import BY_NAME
 from judgeprobe.metrics.uncertainty import SCORE, Method, Signed, Stat, ci_flag, interval
+from judgeprobe.selftest import calibration
 from judgeprobe.text.lexicons import load_lexicons
 
 BOUND = 0.93
@@ -480,6 +481,7 @@ class Section:
     title: str
     table: pl.DataFrame
     failed: int
+    text: str = ""  # its own rendering, for a table of another shape (``calibration``)
 
 
 def interval_coverage(judges: int, seed: int, method: Method = SCORE) -> Section:
@@ -507,17 +509,31 @@ def prob_coverage(judges: int, seed: int, method: Method = SCORE) -> Section:
     return Section("Probability shift through judgeprobe metrics", table, failures(table).height)
 
 
+def calibrated_coverage(judges: int, seed: int, method: Method = SCORE) -> Section:
+    """``calibrate``'s interval and label budget (``selftest.calibration``), ``judges`` reps.
+
+    Its interval is PPI++'s whatever ``method`` says (that names the bootstrap's).
+    """
+    table = calibration.measure(calibration.grid(), judges, seed)
+    failed = calibration.failures(table).height
+    title = "Calibrated estimates (calibrate)"
+    return Section(title, table, failed, calibration.render(table, failed))
+
+
 SECTIONS: tuple[Callable[[int, int, Method], Section], ...] = (
     interval_coverage,
     metrics_coverage,
     wording_coverage,
     prob_coverage,
+    calibrated_coverage,
 )
 """What ``selftest --coverage`` measures and prints, in order: a new table is one more entry."""
 
 
 def render(section: Section, bound: float = BOUND) -> str:
     """A section as fixed-width text; ``!`` marks a row below ``bound`` that carries no flag."""
+    if section.text:
+        return section.text
     head = f"{'kind':<7}{'metric':<20}{'method':<11}{'docs':>6}{'per':>5}{'value':>7}"
     head += f"{'judges':>8}{'coverage':>10}{'zero':>7}{'flagged':>9}"
     lines = [section.title, head]
