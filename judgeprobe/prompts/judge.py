@@ -132,7 +132,8 @@ class JudgePrompt:
         """
         out: list[str] = []
         for target in self.addressed:
-            if target.endswith(".response"):
+            turn = TURN.fullmatch(target)
+            if turn is not None and turn.group(2) == "response":
                 out += [f"{target}_1", f"{target}_2"]
             else:
                 out.append(target)
@@ -144,11 +145,6 @@ class JudgePrompt:
             return slot
         turns = [t for t in self.targets if (m := TURN.fullmatch(t)) and m.group(2) == slot]
         return min(turns, key=lambda t: int(t.split(".")[0][5:]), default=None)
-
-    @property
-    def fields(self) -> tuple[str, ...]:
-        """The item-field targets."""
-        return tuple(t for t in self.addressed if not TURN.fullmatch(t))
 
     @property
     def labels_in_place(self) -> bool:
@@ -167,13 +163,6 @@ class JudgePrompt:
             for name, source in self.mapping
         }
         return [{"role": p.role, "content": p.template.fill(filled)} for p in self.parts]
-
-    def reworded(self, wording: Template) -> JudgePrompt:
-        """This prompt with ``wording`` in place of its user message (a paraphrase)."""
-        style = self.user_template.style
-        template = wording.as_format() if style == "format" else wording
-        parts = tuple(Part(p.role, template) if p.role == "user" else p for p in self.parts)
-        return _assembled(wording.name, parts, self.mapping, pointwise=self.pointwise)
 
     @property
     def plain(self) -> bool:
