@@ -80,7 +80,9 @@ def rows(spec: dict[str, Any] | None = None) -> list[dict[str, object]]:
                                 opening, [swapped[i] for i in sorted(swapped)]
                             ),
                             "negated_criterion": (
-                                criterion(verb, other) if present else criterion(verb, asked, negate=True)
+                                criterion(verb, other)
+                                if present
+                                else criterion(verb, asked, negate=True)
                             ),
                         }
                     )
