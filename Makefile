@@ -24,7 +24,7 @@ help:
 	@echo "                    SERVER=native: llama-server compiled for this CPU (.[embedded-native])"
 	@echo "make stop-servers   stop the embedded judges"
 	@echo "make serve-<judge>-vllm / -tgi   GPU judges, see servers/README.md"
-	@echo "make lint           ruff and mypy"
+	@echo "make lint           ruff, mypy and ESLint (the page scripts)"
 	@echo "make docs           the documentation site, strict, into site/ (docs/, mkdocs.yml)"
 	@echo "make bench          scale benchmarks P1 P2 P3 P5 (minutes; see bench/RESULTS.md)"
 
@@ -69,10 +69,15 @@ TEST_WORKERS ?= 2
 test: install
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
+# ESLint from Debian's package (apt-get install eslint; .ci/run installs it): its modules live in
+# /usr/share/nodejs, where a Node.js from elsewhere does not look unless told.
+ESLINT ?= NODE_PATH=/usr/share/nodejs eslint
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	@command -v eslint >/dev/null || { echo "eslint missing: apt-get install eslint"; exit 1; }
+	$(ESLINT) --max-warnings 0 judgeprobe/render/static
 
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict

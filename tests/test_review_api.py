@@ -288,7 +288,18 @@ async def test_the_page_is_served_escaped_with_security_headers(
     assert answer.content_type == "text/html"
     assert "frame-ancestors 'none'" in answer.headers["Content-Security-Policy"]
     assert answer.headers["X-Content-Type-Options"] == "nosniff"
-    assert "ada" in await answer.text()
+    html = await answer.text()
+    assert "ada" in html
+    # the page's one script is a file of its own: the policy allows no inline script
+    script_src = answer.headers["Content-Security-Policy"].split("script-src ")[1].split(";")[0]
+    assert script_src == "'self'"
+    assert html.count("<script") == 1
+    assert "<script src='/review.js'></script>" in html
+    script = await client.get("/review.js")
+    assert script.status == 200
+    assert script.content_type == "text/javascript"
+    assert script.headers["Content-Security-Policy"] == answer.headers["Content-Security-Policy"]
+    assert "function listView(" in await script.text()
 
 
 def test_a_missing_or_bad_run_is_one_error_line(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ def rows(spec: dict[str, Any] | None = None) -> list[dict[str, object]]:
     def sentence(verb: str, clause: str) -> str:
         return str(verbs[verb]["sentence"]).format(c=clause, C=clause[:1].upper() + clause[1:])
 
-    def criterion(verb: str, clause: str, negate: bool = False) -> str:
+    def criterion(verb: str, clause: str, *, negate: bool = False) -> str:
         return str(verbs[verb]["negation" if negate else "criterion"]).format(c=clause)
 
     def render(opening: str, claims: list[str]) -> str:
@@ -80,7 +80,9 @@ def rows(spec: dict[str, Any] | None = None) -> list[dict[str, object]]:
                                 opening, [swapped[i] for i in sorted(swapped)]
                             ),
                             "negated_criterion": (
-                                criterion(verb, other) if present else criterion(verb, asked, True)
+                                criterion(verb, other)
+                                if present
+                                else criterion(verb, asked, negate=True)
                             ),
                         }
                     )

@@ -34,7 +34,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import BLIND
 from judgeprobe.metrics.families import CONTINUOUS, families, prepare, union_columns
 from judgeprobe.metrics.registry import BY_NAME, MetricSpec
-from judgeprobe.metrics.resample import Draw, Key, Totals, document_sums
+from judgeprobe.metrics.resample import Draw, Key, Resampling, Totals, document_sums
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
     SCORE,
@@ -107,91 +107,140 @@ def _summaries(
     denominator: each document's pattern is then (num_a − num_b, den), far fewer patterns
     than both arms' columns, and it decides the exact sign test over documents too.
     """
-    cols = union_columns(specs)
-    both = [*cols, *(c + B for c in cols)]
-    shares = [s for s in specs if s.share]
-    nets = list(dict.fromkeys(s.columns[0] for s in shares))
-    dens = list(dict.fromkeys(s.columns[1] for s in shares))
-    units = pairs.with_columns((pl.col(c) - pl.col(c + B)).alias(_net(c)) for c in nets)
-    continuous = {c + x: n + x for c, n in CONTINUOUS.items() if c in cols for x in ("", B)}
-    continuous |= {_net(s.columns[0]): s.columns[1] for s in shares if s.columns[0] in CONTINUOUS}
-    sums = document_sums(
-        units, group, [*both, *map(_net, nets)], count=pl.len(), continuous=continuous
-    )
-    # Per group: whether each share's denominator is equal in both arms on every unit, and
-    # each net count per document (unpooled), whose signs the exact test counts.
-    equal = by_group(
-        pairs.group_by(group).agg((pl.col(d) == pl.col(d + B)).all() for d in dens), group, dens
-    )
-    by_document = by_group(sums.per_document, group, [_net(c) for c in nets])
+    arms = _BothArms.of(pairs, group, specs, method)
+    groups = list(arms.totals.items())
+    found = parallel([partial(arms.intervals, key, totals, resamples, seed)
+                      for key, totals in groups])  # fmt: skip
+    tests = arms.sign_tests(groups)
+    return {
+        (key, s.name): arms.difference(s, totals, got, tests.get((key, s.name)))
+        for (key, totals), got in zip(groups, found, strict=True)
+        for s in specs
+    }
 
-    def tested(key: Key, spec: MetricSpec) -> bool:
-        return spec.share and bool(equal[key][0, dens.index(spec.columns[1])])
 
-    paired = sums.resampling(
-        {
-            s.name: Draw(
-                (*s.columns, *(c + B for c in s.columns)), difference(s.stat, len(s.columns))
-            )
+Interval = tuple[float, float, str | None]
+"""A difference's interval and its flag."""
+
+Tally = tuple[int, int, float]
+"""Documents where arm a counts more, where b does, and the exact sign test's p."""
+
+
+@dataclass(frozen=True)
+class _BothArms:
+    """Both arms' per-document sums of every metric's columns, and their two resamplings.
+
+    ``paired`` draws each metric over both arms' columns; ``reduced`` draws a share whose
+    denominator is equal in both arms from its net count alone (``tested``).
+    """
+
+    specs: list[MetricSpec]
+    nets: list[str]  # each share's numerator column
+    dens: list[str]  # each share's denominator column
+    totals: dict[Key, Totals]
+    equal: dict[Key, np.ndarray]  # per group: each den equal in both arms on every unit
+    by_document: dict[Key, np.ndarray]  # per group: each net count per document
+    paired: Resampling
+    reduced: Resampling
+
+    @classmethod
+    def of(
+        cls, pairs: pl.DataFrame, group: list[str], specs: list[MetricSpec], method: Method
+    ) -> _BothArms:
+        """Sum ``pairs`` per document and set up both resamplings."""
+        cols = union_columns(specs)
+        both = [*cols, *(c + B for c in cols)]
+        shares = [s for s in specs if s.share]
+        nets = list(dict.fromkeys(s.columns[0] for s in shares))
+        dens = list(dict.fromkeys(s.columns[1] for s in shares))
+        units = pairs.with_columns((pl.col(c) - pl.col(c + B)).alias(_net(c)) for c in nets)
+        continuous = {c + x: n + x for c, n in CONTINUOUS.items() if c in cols for x in ("", B)}
+        continuous |= {_net(s.columns[0]): s.columns[1] for s in shares
+                       if s.columns[0] in CONTINUOUS}  # fmt: skip
+        sums = document_sums(
+            units, group, [*both, *map(_net, nets)], count=pl.len(), continuous=continuous
+        )
+        equal = by_group(
+            pairs.group_by(group).agg((pl.col(d) == pl.col(d + B)).all() for d in dens),
+            group,
+            dens,
+        )
+        draws = {
+            s.name: Draw((*s.columns, *(c + B for c in s.columns)),
+                         difference(s.stat, len(s.columns)))
             for s in specs
-        },
-        both,
-        method,
-    )
-    reduced = sums.resampling(
-        {s.name: Draw((_net(s.columns[0]), s.columns[1]), Signed(0, 1)) for s in shares},
-        method=method,
-    )
+        }  # fmt: skip
+        nets_alone = {s.name: Draw((_net(s.columns[0]), s.columns[1]), Signed(0, 1))
+                      for s in shares}  # fmt: skip
+        return cls(
+            specs=specs,
+            nets=nets,
+            dens=dens,
+            totals=dict(sums.totals),
+            equal=equal,
+            by_document=by_group(sums.per_document, group, [_net(c) for c in nets]),
+            paired=sums.resampling(draws, both, method),
+            reduced=sums.resampling(nets_alone, method=method),
+        )
 
+    def tested(self, key: Key, spec: MetricSpec) -> bool:
+        """A share whose denominator is equal in both arms: drawn and tested by its net count."""
+        return spec.share and bool(self.equal[key][0, self.dens.index(spec.columns[1])])
+
+    @staticmethod
     def values(totals: Totals, s: MetricSpec) -> tuple[float, float]:
+        """The metric in arm a and in arm b."""
         arms = (totals.values(s.columns), totals.values([c + B for c in s.columns]))
         return float(s.stat(arms[0])), float(s.stat(arms[1]))
 
-    def intervals(key: Key, totals: Totals) -> dict[str, tuple[float, float, str | None]]:
-        defined = [s for s in specs if not np.isnan(np.subtract(*values(totals, s)))]  # a − b
+    def intervals(self, key: Key, totals: Totals, resamples: int, seed: int) -> dict[str, Interval]:
+        """Each defined difference's interval in group ``key``."""
+        defined = [s for s in self.specs if not np.isnan(np.subtract(*self.values(totals, s)))]
         # Reduced shares draw alone; the rest may share one draw over both arms' columns.
+        reduced, paired = self.reduced, self.paired
         alone = {
             s.name: (*reduced.interval(key, s.name, resamples, seed), reduced.flag(key, s.name))
             for s in defined
-            if tested(key, s)
+            if self.tested(key, s)
         }
-        rest = [s.name for s in defined if not tested(key, s)]
+        rest = [s.name for s in defined if not self.tested(key, s)]
         drawn = paired.intervals(key, rest, resamples, seed)
         return alone | {n: (*drawn[n], paired.flag(key, n)) for n in rest}
 
-    groups = list(sums.totals.items())
-    found = parallel([partial(intervals, key, totals) for key, totals in groups])
-    counts: dict[tuple[Key, str], tuple[int, int]] = {}
-    for key, _ in groups:
-        for s in specs:
-            if tested(key, s):
-                net = by_document[key][:, nets.index(s.columns[0])]
-                counts[(key, s.name)] = int((net > 0).sum()), int((net < 0).sum())
-    more, less = (np.array([c[i] for c in counts.values()], dtype=np.int64) for i in (0, 1))
-    p_values = dict(zip(counts, sign_test_ps(more, more + less).tolist(), strict=True))
-    out: dict[tuple[Key, str], Difference] = {}
-    for (key, totals), got in zip(groups, found, strict=True):
-        for s in specs:
-            va, vb = values(totals, s)
-            lo, hi, flag = got.get(s.name, (float("nan"), float("nan"), None))
-            tally = counts.get((key, s.name))
-            out[(key, s.name)] = Difference(
-                metric=s.name,
-                a=NO_CELL,
-                b=NO_CELL,
-                value_a=nan_to_none(va),
-                value_b=nan_to_none(vb),
-                delta=nan_to_none(va - vb),
-                lo=nan_to_none(lo),
-                hi=nan_to_none(hi),
-                n=totals.n,
-                documents=totals.documents,
-                a_more=None if tally is None else tally[0],
-                b_more=None if tally is None else tally[1],
-                p=None if tally is None else nan_to_none(p_values[(key, s.name)]),
-                ci_flag=flag,
-            )
-    return out
+    def sign_tests(self, groups: list[tuple[Key, Totals]]) -> dict[tuple[Key, str], Tally]:
+        """The exact sign test over documents of every tested share, all at once."""
+        counts: dict[tuple[Key, str], tuple[int, int]] = {}
+        for key, _ in groups:
+            for s in self.specs:
+                if self.tested(key, s):
+                    net = self.by_document[key][:, self.nets.index(s.columns[0])]
+                    counts[(key, s.name)] = int((net > 0).sum()), int((net < 0).sum())
+        more, less = (np.array([c[i] for c in counts.values()], dtype=np.int64) for i in (0, 1))
+        p_values = sign_test_ps(more, more + less).tolist()
+        return {k: (*c, p) for (k, c), p in zip(counts.items(), p_values, strict=True)}
+
+    def difference(
+        self, s: MetricSpec, totals: Totals, got: dict[str, Interval], tally: Tally | None
+    ) -> Difference:
+        """Metric ``s``'s difference in one group (its cells left for the caller)."""
+        va, vb = self.values(totals, s)
+        lo, hi, flag = got.get(s.name, (float("nan"), float("nan"), None))
+        return Difference(
+            metric=s.name,
+            a=NO_CELL,
+            b=NO_CELL,
+            value_a=nan_to_none(va),
+            value_b=nan_to_none(vb),
+            delta=nan_to_none(va - vb),
+            lo=nan_to_none(lo),
+            hi=nan_to_none(hi),
+            n=totals.n,
+            documents=totals.documents,
+            a_more=None if tally is None else tally[0],
+            b_more=None if tally is None else tally[1],
+            p=None if tally is None else nan_to_none(tally[2]),
+            ci_flag=flag,
+        )
 
 
 def _shared(

@@ -10,6 +10,7 @@ was escaped while it was rendered.
 
 from __future__ import annotations
 
+from importlib import resources
 from typing import Any
 
 import orjson
@@ -33,6 +34,11 @@ ENVIRONMENT = Environment(
 # <script> by writing <, >, & and ' as \u escapes.
 ENVIRONMENT.policies["json.dumps_function"] = _json
 ENVIRONMENT.policies["json.dumps_kwargs"] = {}
+
+
+def static(name: str) -> str:
+    """A page's script as the package ships it (``render/static/``), served beside its page."""
+    return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
 
 
 def page(template: str, **context: Any) -> str:

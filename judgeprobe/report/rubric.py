@@ -132,97 +132,115 @@ def rubric_sections(run: RunDir) -> list[Section]:
     folder = run.rubric.path
     if not folder.is_dir():
         return []
+    found = [
+        _notes_section(run.rubric.notes),
+        _classifier_section(folder),
+        _wording_section(run.rubric.labels, folder),
+        _transfer_section(folder),
+        _transitions_section(folder),
+    ]
+    return [section for section in found if section is not None]
+
+
+def _notes_section(path: Path) -> Section | None:
+    """What the probe noted about its run, when it wrote notes."""
+    notes = path.read_text(encoding="utf-8").split("\n") if path.is_file() else []
+    if not any(notes):
+        return None
+    return Section("Rubric probe: notes", " ".join(n for n in notes if n))
+
+
+def _classifier_section(folder: Path) -> Section | None:
+    """How well the criterion text alone predicts the judge's label."""
     metrics = _read(folder, "classifier_metrics")
-    labels_path = run.rubric.labels
+    if metrics.is_empty():
+        return None
+    bars = metrics.filter(pl.col("metric").is_in(METRICS)).rename({"classifier": "x"})
+    return Section(
+        "Rubric-only probe: the judge's label from the criterion text alone",
+        "Classifiers see only the criterion, never the response. 5-fold stratified CV "
+        "on the training split (mean ± SD) and the held-out split [95% interval over its "
+        "items: score-type for accuracy, precision and recall, the percentile bootstrap for "
+        "F1 and balanced accuracy]; positive class = satisfied; WC = class-weighted, BS = "
+        "balanced subsample; majority_accuracy = always the training majority.",
+        figures(
+            rubric_metrics=plots.grouped_bars(
+                bars, list(METRICS), "x", "cohort", "Held-out metrics"
+            ),
+            rubric_confusion=confusion_png(_read(folder, "confusion")),
+        ),
+        [classifier_table(metrics)],
+    )
+
+
+def _wording_section(labels_path: Path, folder: Path) -> Section | None:
+    """The words that lean towards each label, and criterion length by label."""
     labels = pl.read_parquet(labels_path) if labels_path.is_file() else pl.DataFrame()
-    transitions = _read(folder, "transitions")
-    notes_path = run.rubric.notes
-    notes = notes_path.read_text(encoding="utf-8").split("\n") if notes_path.is_file() else []
-    sections = []
-    if any(notes):
-        sections.append(Section("Rubric probe: notes", " ".join(n for n in notes if n)))
-    if not metrics.is_empty():
-        bars = metrics.filter(pl.col("metric").is_in(METRICS)).rename({"classifier": "x"})
-        sections.append(
-            Section(
-                "Rubric-only probe: the judge's label from the criterion text alone",
-                "Classifiers see only the criterion, never the response. 5-fold stratified CV "
-                "on the training split (mean ± SD) and the held-out split [95% interval over "
-                "its items: score-type for accuracy, precision and recall, the percentile "
-                "bootstrap for F1 and balanced accuracy]; positive class = satisfied; WC = "
-                "class-weighted, BS = balanced subsample; majority_accuracy = always the "
-                "training majority.",
-                figures(
-                    rubric_metrics=plots.grouped_bars(
-                        bars, list(METRICS), "x", "cohort", "Held-out metrics"
-                    ),
-                    rubric_confusion=confusion_png(_read(folder, "confusion")),
-                ),
-                [classifier_table(metrics)],
-            )
-        )
-    if not labels.is_empty():
-        words = (
-            labels.group_by("judge", "label")
-            .agg(
-                n=pl.len(), mean_words=pl.col("words").mean(), median_words=pl.col("words").median()
-            )
-            .sort("judge", "label")
-        )
-        terms = _read(folder, "terms")
-        sections.append(
-            Section(
-                "Rubric-only probe: cues in the wording",
-                "Largest TF-IDF logistic-regression weights towards each judge label (fit on "
-                "all labelled criteria, class-weighted), and criterion length by label.",
-                figures(rubric_words=word_count_png(labels)),
-                [words, terms.select("judge", "label", "rank", "term", "weight")]
-                if not terms.is_empty()
-                else [words],
-            )
-        )
+    if labels.is_empty():
+        return None
+    words = (
+        labels.group_by("judge", "label")
+        .agg(n=pl.len(), mean_words=pl.col("words").mean(), median_words=pl.col("words").median())
+        .sort("judge", "label")
+    )
+    terms = _read(folder, "terms")
+    return Section(
+        "Rubric-only probe: cues in the wording",
+        "Largest TF-IDF logistic-regression weights towards each judge label (fit on "
+        "all labelled criteria, class-weighted), and criterion length by label.",
+        figures(rubric_words=word_count_png(labels)),
+        [words, terms.select("judge", "label", "rank", "term", "weight")]
+        if not terms.is_empty()
+        else [words],
+    )
+
+
+def _transfer_section(folder: Path) -> Section | None:
+    """Trained on one split, tested on the other."""
     transfer = _read(folder, "transfer")
-    if not transfer.is_empty():
-        sections.append(
-            Section(
-                "Rubric-only probe: cross-split transfer",
-                "Balanced accuracy, class-weighted: within a split (held-out part) and trained "
-                "on one split, tested on the other. A smaller gap = better generalisation.",
-                [],
-                [
-                    transfer.select(
-                        "judge",
-                        "classifier",
-                        "train_split",
-                        "test_split",
-                        "within",
-                        balanced_accuracy=interval_expr("balanced_accuracy"),
-                        n_test="n_test",
-                    )
-                ],
+    if transfer.is_empty():
+        return None
+    return Section(
+        "Rubric-only probe: cross-split transfer",
+        "Balanced accuracy, class-weighted: within a split (held-out part) and trained "
+        "on one split, tested on the other. A smaller gap = better generalisation.",
+        [],
+        [
+            transfer.select(
+                "judge",
+                "classifier",
+                "train_split",
+                "test_split",
+                "within",
+                balanced_accuracy=interval_expr("balanced_accuracy"),
+                n_test="n_test",
             )
-        )
-    if not transitions.is_empty():
-        table = transitions.select(
-            "judge",
-            "perturbation",
-            "transition",
-            "count",
-            percent=interval_expr("percent", decimals=1, unit="%"),
-            detail="detail",
-            valid_pairs="valid_pairs",
-        )
-        sections.append(
-            Section(
-                "Counterfactual perturbation: does the judge flip?",
-                "Response reversal (criterion fixed) and criterion negation (response fixed); "
-                "each pair judged before and after. Percent of valid pairs [95% score-type "
-                f"interval over items]. Transitions: {', '.join(LABELS.values())}.",
-                figures(rubric_transitions=transitions_png(transitions)),
-                [table],
-            )
-        )
-    return sections
+        ],
+    )
+
+
+def _transitions_section(folder: Path) -> Section | None:
+    """How often a perturbed pair changes the judge's label, by transition."""
+    transitions = _read(folder, "transitions")
+    if transitions.is_empty():
+        return None
+    table = transitions.select(
+        "judge",
+        "perturbation",
+        "transition",
+        "count",
+        percent=interval_expr("percent", decimals=1, unit="%"),
+        detail="detail",
+        valid_pairs="valid_pairs",
+    )
+    return Section(
+        "Counterfactual perturbation: does the judge flip?",
+        "Response reversal (criterion fixed) and criterion negation (response fixed); "
+        "each pair judged before and after. Percent of valid pairs [95% score-type "
+        f"interval over items]. Transitions: {', '.join(LABELS.values())}.",
+        figures(rubric_transitions=transitions_png(transitions)),
+        [table],
+    )
 
 
 def write_rubric_report(run: RunDir) -> Path:

@@ -30,13 +30,14 @@ from jinja2 import TemplateNotFound
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgeprobe import first_error
-from judgeprobe.render.templating import ENVIRONMENT, page
+from judgeprobe.render.templating import ENVIRONMENT, page, static
 from judgeprobe.review.pairs import Sample, load_sample
 from judgeprobe.review.texts import RunTexts, decision_json, load_texts, shown
 from judgeprobe.runs.review import Decision, ReviewStore, StoreBusy, now
 from judgeprobe.runs.rundir import RunDir
 
 TEMPLATE = "review.html.j2"
+SCRIPT = "review.js"  # the page's script, a file of its own: no inline script runs
 MAX_BODY = 256 * 1024  # an edited summary is a few kB; nothing legitimate comes near this
 MAX_TEXT = 100_000  # characters of an edited text
 MAX_NOTE = 2_000
@@ -50,7 +51,7 @@ PLACEHOLDER = (
 )
 HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' "
+        "default-src 'self'; script-src 'self'; style-src 'self' "
         "'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; "
         "base-uri 'none'; form-action 'self'"
     ),
@@ -202,6 +203,11 @@ async def index(request: web.Request) -> web.Response:
     return web.Response(text=html, content_type="text/html", charset="utf-8")
 
 
+async def script(_: web.Request) -> web.Response:
+    """The review page's script (``render/static/review.js``)."""
+    return web.Response(text=static(SCRIPT), content_type="text/javascript", charset="utf-8")
+
+
 async def texts(request: web.Request) -> web.Response:
     """Every generated text with its source, diff, check, verdicts and decision."""
     review = request.app[KEY]
@@ -300,6 +306,7 @@ def make_app(
     app = web.Application(middlewares=[guard], client_max_size=MAX_BODY)
     app[KEY] = Review(run_texts, sample, store, reader, reviewer, LOOPBACK | {host.lower()})
     app.router.add_get("/", index)
+    app.router.add_get(f"/{SCRIPT}", script)
     app.router.add_get("/api/texts", texts)
     app.router.add_post("/api/decision", decide)
     app.router.add_get("/api/pairs", pairs)
