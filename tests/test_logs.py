@@ -115,9 +115,8 @@ def test_readme_worked_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.chdir(tmp_path)
     commands = _readme_commands()
     assert [c[1] for c in commands][:2] == ["selftest", "logs"]
+    assert [c[1] for c in commands][2:] == ["calibrate"]
     for command in commands:
-        if command[1] == "calibrate":  # the calibrate branch's part of the example
-            continue
         code = main([*command[1:], *(["--resamples", "50"] if command[1] == "logs" else [])])
         assert code in (0, 5, 6), command
     run = RunDir(tmp_path / "runs" / "mt-bench")
@@ -127,3 +126,7 @@ def test_readme_worked_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     rows = pl.read_csv(run.card_csv)["row"].to_list()
     for name in ("position", "length", "self-preference", "agreement", "unreadable"):
         assert any(r.startswith(f"{name} (observed)") for r in rows), name
+    calibrated = pl.read_csv(run.calibrated).sort("model")
+    own = calibrated.filter(pl.col("model") == "simjudge").row(0, named=True)
+    assert own["lo"] <= own["human_only"] <= own["hi"]  # every item labelled: it holds the truth
+    assert own["judge_only"] > own["hi"]  # the judge's self-preference, corrected away
