@@ -17,8 +17,9 @@ from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.item_selection import sweep_items
 from judgeprobe.cue.run import main as run_main
 from judgeprobe.runs.config import with_overrides
+from judgeprobe.selftest.server import SimulatedJudge
 from judgeprobe.selftest.simulator import Biases
-from judgeprobe.selftest.sweep import run_sweep, write_config
+from judgeprobe.selftest.sweep import JUDGE, run_sweep, write_config
 from judgeprobe.selftest.synthetic import write_items
 from tests.conftest import make_items, run_cli
 from tests.conftest import write_config as fake_config
@@ -212,3 +213,29 @@ def test_a_budget_below_the_first_round_is_one_line_and_writes_nothing(tmp_path:
     assert done.stderr.startswith("error: budget_requests 5 is below the first round's 12")
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "run").exists()
+
+
+def test_plan_prices_a_sequential_design_worst_case_and_from_its_pilot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``run --plan``: the worst case always; the expected spend from the rounds a pilot judged
+    (rows it settled planned no further), else the worst case, said so."""
+    cfg = _sequential(tmp_path, "pilot", "budget_requests = 300\n")
+    pilot = cfg.parent / "run"
+    code, said, _ = run_sweep(cfg, pilot, BIASES)  # one round or two, stopped by the budget
+    assert code == 0, said
+    capsys.readouterr()
+    bills = {}
+    with SimulatedJudge(BIASES) as judge:
+        for name, out in (("none", cfg.parent / "fresh"), ("pilot", pilot)):
+            args = ["--config", str(cfg), "--out", str(out), "--judge", f"{JUDGE}={judge.url}"]
+            assert run_main([*args, "--no-progress", "--plan"]) == 0
+            bills[name] = (orjson.loads((out / "plan.json").read_bytes()), capsys.readouterr())
+    fresh, said_fresh = bills["none"]
+    seq = fresh["sequential"]
+    assert seq["expected"]["requests"] == seq["worst"]["requests"]
+    assert "no pilot round judged yet" in said_fresh.out
+    piloted, said_piloted = bills["pilot"]
+    assert piloted["sequential"]["worst"]["requests"] == seq["worst"]["requests"]
+    assert piloted["sequential"]["expected"]["requests"] < seq["worst"]["requests"]
+    assert "already judged in" in said_piloted.out

@@ -16,14 +16,21 @@ imports its answers.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
 from rich.console import Console
 
-from judgeprobe.card.sequential import Looked, SequentialPlan, conditions_needed, look, look_card
+from judgeprobe.card.sequential import (
+    Looked,
+    SequentialPlan,
+    conditions_needed,
+    look,
+    look_card,
+    replay,
+)
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.conditions import (
     NAMED_BLIND,
@@ -324,3 +331,33 @@ async def sequential_sweep(
             return await run_rounds(rounds, kind, out, console, live)
         finally:
             store.close()
+
+
+def pilot_profile(
+    rounds: Rounds, out: Path, cells: Iterable[tuple[str, str, str]]
+) -> tuple[dict[tuple[str, str, str], list[float]], int]:
+    """Each cell's chance of being planned in each round, from the rounds ``out`` already judged.
+
+    The pilot is what a run in ``out`` judged so far (a first round, say, stopped by its
+    ``budget_requests``): its looks are replayed as the run took them, and a cell whose rows
+    they settled is planned no further (its chance 0 from the next round on); every other cell
+    stays open to the end, the worst case for it. No pilot: every cell open (the profile is
+    empty, and the expected spend is the worst case). Returns the profile and the rounds the
+    pilot judged.
+    """
+    run = RunDir(out)
+    if not run.judgments.is_file():
+        return {}, 0
+    judged = counted_judgments(run.judgments)
+    state, looked = replay(
+        judged, rounds.plan, load_lexicons(None), load_thresholds(), rounds.cfg.task
+    )
+    if state is None or looked == 0:
+        return {}, 0
+    needed = rounds.needed(state)
+    total = len(rounds.plan.looks)
+    profile: dict[tuple[str, str, str], list[float]] = {}
+    for judge, protocol, condition in cells:
+        still = needed is None or condition in needed.get((judge, protocol), {condition})
+        profile[judge, protocol, condition] = [1.0] * looked + [float(still)] * (total - looked)
+    return profile, looked

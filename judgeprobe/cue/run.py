@@ -43,7 +43,7 @@ from judgeprobe.cue.outputs import write_outputs
 from judgeprobe.cue.own import check_conditions
 from judgeprobe.cue.plan import Counts, count, cue_jobs, document_of, protocols_for, rejected_count
 from judgeprobe.cue.preflight import first_requests
-from judgeprobe.cue.rounds import Rounds, sequential_sweep
+from judgeprobe.cue.rounds import Rounds, pilot_profile, sequential_sweep
 from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.checks import PlanChecks
 from judgeprobe.engine.client import Endpoint
@@ -404,6 +404,20 @@ def _plan(
             return await plan_bill(cfg, protocols, items, conditions, endpoints)
 
     bill = asyncio.run(billed())
+    if cfg.design == "sequential":  # the worst case, and the spend a pilot's effects predict
+        rounds = Rounds(cfg, protocols, items, conditions)
+        documents = [sorted({i.document_id for i in r}) for r in rounds.by_round]
+        cells = {cell for _, cell in bill.by_document}
+        profile, piloted = pilot_profile(rounds, out, cells)
+        bill.price_sequential(documents, profile)
+        bill.notes.append(
+            f"sequential: the expected spend is from the {piloted} round(s) already judged in "
+            f"{out} (rows they settled are planned no further; every other row to the end)"
+            if piloted
+            else "sequential: no pilot round judged yet, so the expected spend is the worst "
+            "case; run one round (budget_requests at the first round's requests), then --plan "
+            "again for the spend its effects predict"
+        )
     print_bill(bill, table_console())
     path = RunDir(out).plan
     out.mkdir(parents=True, exist_ok=True)
