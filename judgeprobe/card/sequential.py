@@ -295,7 +295,7 @@ def _threshold(kind: str, thresholds: LoadedThresholds) -> float:
 
 def _row_state(
     row: Mapping[str, Any], k: int, plan: SequentialPlan, thresholds: LoadedThresholds,
-    tests: int, last: bool,
+    tests: int, *, last: bool,
 ) -> RowState:  # fmt: skip
     """One open row at look ``k`` (0-based): settled now, or still open."""
     t = thresholds.values
@@ -346,7 +346,7 @@ def _row_state(
 
 
 def look(
-    card: Card, k: int, plan: SequentialPlan, before: Looked | None, last: bool = False
+    card: Card, k: int, plan: SequentialPlan, before: Looked | None, *, last: bool = False
 ) -> Looked:
     """Every tested row's state after look ``k`` (0-based) of ``plan``, from that look's card.
 
@@ -361,7 +361,7 @@ def look(
         key: Key = (row["judge"], row["protocol"], row["row"])
         if key in states and states[key].verdict is not None:
             continue
-        states[key] = _row_state(row, k, plan, card.thresholds, tests, last)
+        states[key] = _row_state(row, k, plan, card.thresholds, tests, last=last)
     return Looked(states, tests)
 
 

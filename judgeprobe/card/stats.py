@@ -84,6 +84,7 @@ def verdict(
     mde_: float | None,
     threshold: float,
     alpha: float,
+    *,
     either_direction: bool = False,
 ) -> RowVerdict:
     """BIASED: significant after BH (q ≤ alpha) and at least ``threshold`` large.
