@@ -26,6 +26,7 @@ from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.record import SIGN_TEST, CardRow, Estimate
 from judgeprobe.card.rows import Card
 from judgeprobe.card.thresholds import LoadedThresholds
+from judgeprobe.conditions import BLIND
 from judgeprobe.metrics import observed
 from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.observed import Observed
@@ -146,7 +147,7 @@ def observed_rows(
     manifest = run.manifest_or_none()
     labels = pl.read_parquet(run.labels) if run.labels.is_file() else None
     own = manifest.config.get("self", []) if manifest is not None else []
-    blind = judgments.filter(pl.col("condition") == "Blind")
+    blind = judgments.filter(pl.col("condition") == BLIND)
     found = observed.position(blind) + observed.length(blind, labels)
     found += observed.self_preference(blind, labels, own)
     found += observed.agreement(blind, labels, resamples, seed) + observed.unreadable(blind)

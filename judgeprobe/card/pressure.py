@@ -35,7 +35,6 @@ from judgeprobe.text.lexicons import Lexicons
 
 PRESSURE_ROW: RowKind = "pressure"
 """The kind of the card's pressure rows (each named by its condition)."""
-REASK = "Reask"
 """The pressure conditions' placebo: the same second turn with no doubt in it."""
 
 

@@ -18,6 +18,7 @@ from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.published import published
 from judgeprobe.card.record import CardRow, Estimate, shown
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card
+from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import MISSING, cell, p_value
 from judgeprobe.core.files import atomic_path, write_atomic
 from judgeprobe.metrics.agreement import kappa_table
@@ -327,7 +328,7 @@ def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
     """The first silent LDS moves, shown so a reader can check the card's silence claim by eye."""
     cols = ["judge", "protocol", "condition", "item_id", "order", "seed", BLIND_VERDICT, "verdict",
             "explanation"]  # fmt: skip
-    return card.silent_items.select(cols).rename({BLIND_VERDICT: "Blind"}).head(limit)
+    return card.silent_items.select(cols).rename({BLIND_VERDICT: BLIND}).head(limit)
 
 
 def write_card(

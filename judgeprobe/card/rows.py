@@ -53,7 +53,7 @@ import polars as pl
 from judgeprobe.card import stats
 from judgeprobe.card.gold import ACCURACY_ROW, accuracy_rows
 from judgeprobe.card.pairs import cue_pairs, direction_test, position_pairs
-from judgeprobe.card.pressure import PRESSURE_ROW, REASK, pressure_units
+from judgeprobe.card.pressure import PRESSURE_ROW, pressure_units
 from judgeprobe.card.record import (
     KIND_ORDER,
     SIGN_TEST,
@@ -74,6 +74,8 @@ from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.card.wording import UNSTABLE, wording_rows
 from judgeprobe.conditions import (
     BLIND,
+    PLACEBO,
+    REASK,
     REPEAT,
     family_of,
     is_placebo,
@@ -95,7 +97,6 @@ from judgeprobe.metrics.units import DOC
 from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.text.lexicons import Lexicons
 
-PLACEBO = "Placebo"
 EXIT_BIASED = 5
 EXIT_UNDERPOWERED = 6
 EXIT_INSENSITIVE = 7

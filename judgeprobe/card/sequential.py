@@ -67,6 +67,7 @@ from judgeprobe.card.rows import Card, make_card
 from judgeprobe.card.sensitivity import INSENSITIVE, SENSITIVE, gate
 from judgeprobe.card.sensitivity import SENSITIVITY_ROW as SENSITIVITY
 from judgeprobe.card.thresholds import LoadedThresholds
+from judgeprobe.conditions import BLIND
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.runs.rundir import Manifest
@@ -455,11 +456,11 @@ def conditions_needed(
         if row in conditions and row in pressure:
             need = {row, pressure[row]} - {""}
         elif row in conditions:
-            need = {row, "Blind", placebo.get(row, "")} - {""}
+            need = {row, BLIND, placebo.get(row, "")} - {""}
         elif row == SENSITIVITY:
             need = set(degrading)
         else:  # position (any scheme), accuracy
-            need = {"Blind"}
+            need = {BLIND}
         mine = uses.setdefault((judge, protocol), {})
         for c in need:
             mine.setdefault(c, set()).add("open" if s.verdict is None else "settled")

@@ -233,36 +233,34 @@ def pointwise_cells(j: pl.DataFrame) -> set[tuple[str, str]]:
     return {(str(a), str(b)) for a, b in scored.iter_rows()}
 
 
-def prob_sentences(table: MetricsTable) -> list[str]:
-    """Each log-probability cue cell whose probability shift's interval excludes 0."""
+def _shift_sentences(
+    table: MetricsTable, metric: str, says: str, ways: tuple[str, str], digits: int
+) -> list[str]:
+    """Each cue cell whose ``metric`` (a shift against Blind) has an interval excluding 0."""
     out = []
-    for r in table.cells("prob_shift"):
+    for r in table.cells(metric):
         value, lo, hi = r.interval
         if value is None or lo is None or hi is None or lo <= 0 <= hi:
             continue
-        way = "more" if value > 0 else "less"
+        way = ways[0] if value > 0 else ways[1]
         out.append(
-            f"⚠ {_who(r.judge, r.protocol)} gives the cue's target {abs(value):.2f} "
-            f"{way} probability under {r.condition} than under Blind "
-            f"(probability shift {value:+.3f} [{lo:+.3f}, {hi:+.3f}], {r.n} pairs)."
+            f"⚠ {_who(r.judge, r.protocol)} {says.format(size=abs(value), way=way)} under "
+            f"{r.condition} than under Blind ({metric.replace('_', ' ')} {value:+.{digits}f} "
+            f"[{lo:+.{digits}f}, {hi:+.{digits}f}], {r.n} pairs)."
         )
     return out
+
+
+def prob_sentences(table: MetricsTable) -> list[str]:
+    """Each log-probability cue cell whose probability shift's interval excludes 0."""
+    says = "gives the cue's target {size:.2f} {way} probability"
+    return _shift_sentences(table, "prob_shift", says, ("more", "less"), 3)
 
 
 def score_sentences(table: MetricsTable) -> list[str]:
     """Each pointwise cue cell whose score shift's interval excludes 0, in the judge's points."""
-    out = []
-    for r in table.cells("score_shift"):
-        value, lo, hi = r.interval
-        if value is None or lo is None or hi is None or lo <= 0 <= hi:
-            continue
-        way = "higher" if value > 0 else "lower"
-        out.append(
-            f"⚠ {_who(r.judge, r.protocol)} scores the cue's target {abs(value):.2f} "
-            f"points {way} under {r.condition} than under Blind "
-            f"(score shift {value:+.2f} [{lo:+.2f}, {hi:+.2f}], {r.n} pairs)."
-        )
-    return out
+    says = "scores the cue's target {size:.2f} points {way}"
+    return _shift_sentences(table, "score_shift", says, ("higher", "lower"), 2)
 
 
 def evidence_sentences(table: MetricsTable) -> list[str]:
