@@ -36,6 +36,7 @@ from judgeprobe.engine.client import Endpoint, ServerInfo
 from judgeprobe.engine.request import Request, Sampling
 from judgeprobe.engine.retry import describe
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
+from judgeprobe.engine.store import Result
 from judgeprobe.engine.validate import ReplyError, TextReply, TokenReply, TopTokens
 from judgeprobe.engine.wire import declared
 
@@ -219,6 +220,34 @@ async def probe_endpoint(
     return endpoint
 
 
+async def _ask_once(
+    endpoint: Endpoint,
+    prompt: str,
+    schema_name: str,
+    schema: dict[str, Any],
+    model: type[BaseModel],
+    *,
+    max_tokens: int,
+) -> Result:
+    """One probe request: sent at most twice, never re-asked (a probe that fails says so)."""
+    req = Request(
+        endpoint=endpoint.judge.name,
+        messages=({"role": "user", "content": prompt},),
+        schema_name=schema_name,
+        schema=schema,
+        reply_model=model,
+        sampling=Sampling(max_tokens=max_tokens),
+        seed=0,
+        fingerprint=endpoint.info.fingerprint,
+    )
+    original = endpoint.engine
+    endpoint.engine = original.model_copy(update={"max_reasks": 0, "max_attempts": 2})
+    try:
+        return await endpoint.execute(req)
+    finally:
+        endpoint.engine = original
+
+
 #: The HTTP status in a transport failure's reason (``transport: HTTP 401: ...``).
 _STATUS = re.compile(r"transport: HTTP (\d{3})")
 
@@ -230,22 +259,14 @@ async def _check_reply(endpoint: Endpoint, *, schema: bool) -> None:
     passes (a judge the sweep sends no schema).
     """
     model: type[BaseModel] = ProbeReply if schema else TextProbeReply
-    req = Request(
-        endpoint=endpoint.judge.name,
-        messages=({"role": "user", "content": PROBE_PROMPT if schema else TEXT_PROBE_PROMPT},),
-        schema_name="probe" if schema else "probe_text",
-        schema=ProbeReply.model_json_schema() if schema else TextProbeReply.key_schema,
-        reply_model=model,
-        sampling=Sampling(max_tokens=24),
-        seed=0,
-        fingerprint=endpoint.info.fingerprint,
+    result = await _ask_once(
+        endpoint,
+        PROBE_PROMPT if schema else TEXT_PROBE_PROMPT,
+        "probe" if schema else "probe_text",
+        ProbeReply.model_json_schema() if schema else TextProbeReply.key_schema,
+        model,
+        max_tokens=24,
     )
-    original = endpoint.engine
-    endpoint.engine = original.model_copy(update={"max_reasks": 0, "max_attempts": 2})
-    try:
-        result = await endpoint.execute(req)
-    finally:
-        endpoint.engine = original
     if result.status == "valid":
         return
     await endpoint.close()
@@ -294,22 +315,14 @@ class LogprobProbe(TokenReply):
 
 async def _check_logprobs(endpoint: Endpoint) -> None:
     """One one-token request asking for log-probabilities; refused in one line without them."""
-    req = Request(
-        endpoint=endpoint.judge.name,
-        messages=({"role": "user", "content": LOGPROB_PROMPT},),
-        schema_name="probe_logprobs",
-        schema=LogprobProbe.key_schema,
-        reply_model=LogprobProbe,
-        sampling=Sampling(max_tokens=1),
-        seed=0,
-        fingerprint=endpoint.info.fingerprint,
+    result = await _ask_once(
+        endpoint,
+        LOGPROB_PROMPT,
+        "probe_logprobs",
+        LogprobProbe.key_schema,
+        LogprobProbe,
+        max_tokens=1,
     )
-    original = endpoint.engine
-    endpoint.engine = original.model_copy(update={"max_reasks": 0, "max_attempts": 2})
-    try:
-        result = await endpoint.execute(req)
-    finally:
-        endpoint.engine = original
     if result.status == "valid":
         return
     await endpoint.close()
