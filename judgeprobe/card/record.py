@@ -243,6 +243,8 @@ def csv_record(row: CardRow) -> dict[str, object]:
         **_flat("consistency", row.consistency), "up": row.up, "down": row.down, "p": row.p,
         "q": row.q, "mde": row.mde, "threshold": row.threshold, "verdict": row.verdict,
         **_flat("score_shift", row.score_shift), **_flat("prob_shift", row.prob_shift),
+        "settled_at": row.settled_at, "documents_needed": row.documents_needed,
+        **_flat("sequential", row.sequential),
     }  # fmt: skip
 
 
@@ -271,6 +273,9 @@ CSV_COLUMNS: dict[str, pl.DataType] = {
     "verdict": pl.String(),
     **{f"score_shift{s}": pl.Float64() for s in ("", "_lo", "_hi")},
     **{f"prob_shift{s}": pl.Float64() for s in ("", "_lo", "_hi")},
+    "settled_at": pl.Int64(),
+    "documents_needed": pl.Int64(),
+    **{f"sequential{s}": pl.Float64() for s in ("", "_lo", "_hi")},
 }
 """card.csv's columns, in order: the flat view of the rows (``csv_record``)."""
 

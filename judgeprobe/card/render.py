@@ -251,7 +251,7 @@ def _pressure_rule(card: Card) -> str:
 
 def _sequential_rule(card: Card) -> str:
     """A sequential run's verdict rule in words (``card.sequential``)."""
-    if "settled_at" not in card.rows.columns:
+    if not any(r.sequential is not None or r.settled_at is not None for r in card.records):
         return ""
     t = card.thresholds.values
     return (

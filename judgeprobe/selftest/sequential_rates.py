@@ -161,9 +161,9 @@ def _covers(row: str, truth: float) -> Counter:
 
     def misses(card: Card) -> bool:
         found = card.rows.filter(pl.col("row") == row)
-        if found.is_empty() or found["seq_lo"][0] is None:
+        if found.is_empty() or found["sequential_lo"][0] is None:
             return False
-        return not (found["seq_lo"][0] <= truth <= found["seq_hi"][0])
+        return not (found["sequential_lo"][0] <= truth <= found["sequential_hi"][0])
 
     return (f"{row} sequential interval misses", 1 - COVERAGE, misses)
 
