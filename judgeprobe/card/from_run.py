@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import polars as pl
+
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.calibrated import calibrated_estimates
 from judgeprobe.card.observed import observed_card
+from judgeprobe.card.published import PUBLISHED_COLUMNS
 from judgeprobe.card.render import write_card
 from judgeprobe.card.rows import INTERVALS, Card, make_card
 from judgeprobe.card.sequential import replay, sequential_card, sequential_of
@@ -62,6 +65,8 @@ def card_for_run(
     if pairs:
         card = replace(card, human=kappa)
     run_id = manifest.run_id if manifest is not None else run_dir.name
-    whole = load_judgments(run.judgments)  # what the run spent, rejected texts' too
+    present = set(pl.read_parquet_schema(run.judgments))
+    wanted = [c for c in PUBLISHED_COLUMNS if c in present]  # an older table may lack some
+    whole = load_judgments(run.judgments, wanted)  # what the run spent, rejected texts' too
     write_card(card, run, f"Judge card — {run_id}", judgments=whole, run_id=run_id)
     return card

@@ -185,6 +185,13 @@ def _spend(j: pl.DataFrame) -> list[Spend]:
     ]
 
 
+PUBLISHED_COLUMNS = (
+    "judge", "protocol", "model", "fingerprint", "template_hash", "attempts", "n_requests",
+    "prompt_tokens", "completion_tokens", "latency_s",
+)  # fmt: skip
+"""What card.json reads of the judgments table: a million-row run need not load its texts."""
+
+
 def published(
     card: Card, judgments: pl.DataFrame, *, run_id: str, title: str, summary: str
 ) -> PublishedCard:
