@@ -33,6 +33,7 @@ from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.selftest.check import TOLERANCE, Line
+from judgeprobe.selftest.pointwise import shift_recovered
 from judgeprobe.selftest.simulator import Biases, draw, opening
 
 LOGPROB_PROMPT = "own_logprob_prompt.txt"
@@ -180,13 +181,9 @@ def logprob_lines(
         on_card = row["prob_shift"][0] if row.height else None
         lds = estimates.filter(in_cell & (pl.col("condition") == cell[2]))["LDS"]
         value, lo, hi = got.get("value"), got.get("lo"), got.get("hi")
-        exact = (
-            value is not None and abs(value - r["shift"]) <= TOLERANCE
-            and (abs(r["shift"] - r["planted"]) <= TOLERANCE or not on_scale)
-            and on_card is not None and abs(on_card - value) <= TOLERANCE
-            and lo is not None and hi is not None and lo <= r["shift"] <= hi
-            and lds.len() == 1 and abs((lds[0] or 0.0) - r["lds"]) <= TOLERANCE
-        )  # fmt: skip
+        exact = shift_recovered(
+            (value, lo, hi), r["shift"], r["planted"], on_card, lds, r["lds"], on_scale=on_scale
+        )
         detail = (
             f"{cell[2]}: planted {r['planted']:+.3f}, table {_num(value)} [{_num(lo)}, "
             f"{_num(hi)}], card {_num(on_card)}, oracle {r['shift']:+.3f} over {r['pairs']} "

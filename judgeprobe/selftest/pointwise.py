@@ -200,13 +200,9 @@ def score_lines(
             & (pl.col("condition") == cell[2])
         )["LDS"]  # fmt: skip
         value, lo, hi = got.interval
-        exact = (
-            value is not None and abs(value - r["shift"]) <= TOLERANCE
-            and (abs(r["shift"] - planted) <= TOLERANCE or not on_scale)
-            and on_card is not None and abs(on_card - value) <= TOLERANCE
-            and lo is not None and hi is not None and lo <= r["shift"] <= hi
-            and lds.len() == 1 and abs((lds[0] or 0.0) - r["lds"]) <= TOLERANCE
-        )  # fmt: skip
+        exact = shift_recovered(
+            (value, lo, hi), r["shift"], planted, on_card, lds, r["lds"], on_scale=on_scale
+        )
         detail = (
             f"{cell[2]}: planted {planted:+.3f} points, table {_num(value)} [{_num(lo)}, "
             f"{_num(hi)}], card {_num(on_card)}, oracle {r['shift']:+.3f} over {r['pairs']} "
@@ -223,3 +219,28 @@ def score_lines(
 
 def _num(x: float | None) -> str:
     return "–" if x is None else f"{x:+.3f}"
+
+
+def shift_recovered(
+    found: tuple[float | None, float | None, float | None],
+    oracle: float,
+    planted: float,
+    on_card: float | None,
+    lds: pl.Series,
+    oracle_lds: float,
+    *,
+    on_scale: bool,
+) -> bool:
+    """Whether a planted shift (score or probability) is recovered exactly.
+
+    The table's value and the card's are the oracle's, its interval holds it, the oracle is the
+    planted one unless the scale clipped it (``on_scale``), and the cell's LDS is the oracle's.
+    """
+    value, lo, hi = found
+    return (
+        value is not None and abs(value - oracle) <= TOLERANCE
+        and (abs(oracle - planted) <= TOLERANCE or not on_scale)
+        and on_card is not None and abs(on_card - value) <= TOLERANCE
+        and lo is not None and hi is not None and lo <= oracle <= hi
+        and lds.len() == 1 and abs((lds[0] or 0.0) - oracle_lds) <= TOLERANCE
+    )  # fmt: skip
