@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.conditions import NAMED_BLIND
+from judgeprobe.conditions import BLIND, NAMED_BLIND
 from judgeprobe.metrics.uncertainty import sign_test_p
 from judgeprobe.metrics.units import (
-    BLIND,
     CELL,
     DOC,
     PAIR,

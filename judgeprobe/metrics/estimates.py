@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.conditions import BLIND
 from judgeprobe.metrics.flags import Readability, with_flags
 from judgeprobe.metrics.registry import BY_NAME
 from judgeprobe.metrics.uncertainty import sign_test_ps
 from judgeprobe.metrics.units import (
-    BLIND,
     CELL,
     DEGRADED,
     DOC,

@@ -15,8 +15,8 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
-from judgeprobe.conditions import BLIND as BLIND  # its home is conditions.names; kept for card/
-from judgeprobe.conditions import WORDING, family_members
+from judgeprobe.conditions import BLIND, WORDING, family_members
+from judgeprobe.core.records import JUDGMENT_SCHEMA
 from judgeprobe.protocols.pressure import unsupplied_pressure
 from judgeprobe.protocols.reveal import unsupplied
 from judgeprobe.text.lexicons import Lexicons
@@ -48,41 +48,44 @@ PROBE = (pl.col("condition") != BLIND) & ~DEGRADED & ~PRESSURE
 CHANGED_TEXT = (pl.col("attack").fill_null("") != "") | (pl.col("reformat").fill_null("") != "")
 """A judgment whose cue rewrote a candidate: a style attack or a format."""
 OPTIONAL: dict[str, pl.DataType] = {
-    "domain": pl.String(),
-    "generator_1": pl.String(),
-    "generator_2": pl.String(),
-    "explanation": pl.String(),
-    "label_1": pl.String(),
-    "label_2": pl.String(),
-    "source_1": pl.String(),
-    "source_2": pl.String(),
-    "attack": pl.String(),
-    "attack_on": pl.String(),
-    "reformat": pl.String(),
-    "reformat_on": pl.String(),
-    "degraded": pl.String(),
-    "n_requests": pl.Int64(),
-    "turn1_verdict": pl.String(),
-    "turn1_target": pl.String(),
-    "turn1_explanation": pl.String(),
-    "n_quotes": pl.Int64(),
-    "n_fabricated": pl.Int64(),
-    "n_criteria": pl.Int64(),
-    "n_nondiscriminating": pl.Int64(),
-    "verdict_score_agree": pl.Boolean(),
-    "score_1": pl.Float64(),
-    "score_2": pl.Float64(),
-    "score_min": pl.Float64(),
-    "score_max": pl.Float64(),
-    "prob_1": pl.Float64(),
-    "prob_2": pl.Float64(),
-    "prob_tie": pl.Float64(),
-    "latency_s": pl.Float64(),
-    "prompt_tokens": pl.Int64(),
-    "completion_tokens": pl.Int64(),
-    "gold": pl.String(),
-    "length_1": pl.Int64(),
-    "length_2": pl.Int64(),
+    name: JUDGMENT_SCHEMA[name]
+    for name in (
+        "domain",
+        "generator_1",
+        "generator_2",
+        "explanation",
+        "label_1",
+        "label_2",
+        "source_1",
+        "source_2",
+        "attack",
+        "attack_on",
+        "reformat",
+        "reformat_on",
+        "degraded",
+        "n_requests",
+        "turn1_verdict",
+        "turn1_target",
+        "turn1_explanation",
+        "n_quotes",
+        "n_fabricated",
+        "n_criteria",
+        "n_nondiscriminating",
+        "verdict_score_agree",
+        "score_1",
+        "score_2",
+        "score_min",
+        "score_max",
+        "prob_1",
+        "prob_2",
+        "prob_tie",
+        "latency_s",
+        "prompt_tokens",
+        "completion_tokens",
+        "gold",
+        "length_1",
+        "length_2",
+    )
 }
 
 # The reasoning a judgment stores beside its explanation (SCoT notes, PBP notes and quoted
