@@ -125,7 +125,7 @@ def _texts(manifest: Manifest | None) -> pl.DataFrame | None:
 
 def _baseline(manifest: Manifest | None) -> tuple[pl.DataFrame | None, set[str]]:
     """The baseline log's judgments, and the items whose texts differ between the two logs."""
-    found = manifest.config.get("baseline") if manifest is not None else None
+    found = manifest.logs.baseline if manifest is not None and manifest.logs else None
     if not found:
         return None, set()
     base = RunDir(Path(str(found)))
@@ -146,7 +146,7 @@ def observed_rows(
     """Every observed figure of the run (labels, ``--self`` and baseline from its directory)."""
     manifest = run.manifest_or_none()
     labels = pl.read_parquet(run.labels) if run.labels.is_file() else None
-    own = manifest.config.get("self", []) if manifest is not None else []
+    own = manifest.logs.self if manifest is not None and manifest.logs else []
     blind = judgments.filter(pl.col("condition") == BLIND)
     found = observed.position(blind) + observed.length(blind, labels)
     found += observed.self_preference(blind, labels, own)
