@@ -254,8 +254,16 @@ class RunDir:
 
     @property
     def calibrated(self) -> Path:
-        """The human-calibrated estimates (``judgeprobe calibrate``), one row a model."""
+        """The human-calibrated estimates (``judgeprobe calibrate``) for people, one row a model.
+
+        The card and report read ``calibrated_json``.
+        """
         return self.path / "calibrated.csv"
+
+    @property
+    def calibrated_json(self) -> Path:
+        """The same estimates typed (``metrics.calibrated.CalibratedFile``): what the card reads."""
+        return self.path / "calibrated.json"
 
     @property
     def controlled(self) -> Path:
