@@ -25,8 +25,10 @@ from importlib import resources
 
 import polars as pl
 
+from judgeprobe.card.record import CueRow
 from judgeprobe.card.rows import Card
 from judgeprobe.conditions import Condition
+from judgeprobe.core.estimate import value_of
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import cue_jobs, protocols_for
@@ -177,8 +179,8 @@ def logprob_lines(
             & pl.col("versus").is_null()
         )  # fmt: skip
         got = level.row(0, named=True) if level.height else {}
-        row = card.rows.filter(in_cell & (pl.col("row") == cell[2]))
-        on_card = row["prob_shift"][0] if row.height else None
+        row = card.find(*cell)
+        on_card = value_of(row.prob_shift) if isinstance(row, CueRow) else None
         lds = estimates.filter(in_cell & (pl.col("condition") == cell[2]))["LDS"]
         value, lo, hi = got.get("value"), got.get("lo"), got.get("hi")
         exact = shift_recovered(

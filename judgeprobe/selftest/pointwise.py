@@ -21,8 +21,10 @@ from importlib import resources
 
 import polars as pl
 
+from judgeprobe.card.record import CueRow, PositionRow
 from judgeprobe.card.rows import Card
 from judgeprobe.conditions import BLIND, Condition
+from judgeprobe.core.estimate import value_of
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.plan import cue_jobs, protocols_for
@@ -194,7 +196,7 @@ def score_lines(
         planted = r["planted"]
         got = table.get(cell, "score_shift")
         row = card.find(*cell)
-        on_card = None if row is None or row.score_shift is None else row.score_shift.value
+        on_card = value_of(row.score_shift) if isinstance(row, CueRow) else None
         lds = estimates.filter(
             (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
             & (pl.col("condition") == cell[2])
@@ -209,7 +211,7 @@ def score_lines(
             f"pairs; LDS {_num(lds[0] if lds.len() else None)} (oracle {r['lds']:.3f})"
         )
         lines.append(Line("score shift", cell[1], None, int(exact), 1, exact, detail))
-    positions = len(card.of_kind("position"))
+    positions = len(card.of_type(PositionRow))
     lines.append(
         Line("position", "own", None, int(positions == 0), 1, positions == 0,
              "not applicable: each answer is scored alone, so the card has no position row")

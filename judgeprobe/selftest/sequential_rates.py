@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from judgeprobe.card.record import SettledRow
 from judgeprobe.card.rows import Card, make_card
 from judgeprobe.card.sequential import Key, Looked, SequentialPlan, look, sequential_card
 from judgeprobe.card.thresholds import LoadedThresholds, load_thresholds
@@ -160,10 +161,11 @@ def _covers(row: str, truth: float) -> Counter:
     """The sequential interval of ``row`` misses ``truth`` (a card without the row: no miss)."""
 
     def misses(card: Card) -> bool:
-        found = card.rows.filter(pl.col("row") == row)
-        if found.is_empty() or found["sequential_lo"][0] is None:
+        found = next((r for r in card.of_type(SettledRow) if r.row == row), None)
+        got = None if found is None else found.sequential
+        if got is None or got.lo is None or got.hi is None:
             return False
-        return not (found["sequential_lo"][0] <= truth <= found["sequential_hi"][0])
+        return not (got.lo <= truth <= got.hi)
 
     return (f"{row} sequential interval misses", 1 - COVERAGE, misses)
 
