@@ -207,7 +207,7 @@ _PROB_SHIFT = (
 
 
 def _shift_sections(c: Cells) -> list[Section]:
-    """Each shift beside the derived verdicts' moves: a pointwise judge's points, a log-prob one's P."""
+    """Each shift beside the derived verdicts' moves (pointwise points, log-probability P)."""
     return [
         Section(title, text, [], [with_ci(cells, [shift, "LDS", "TS", "OLS"])])
         for (title, text), cells, shift in (
