@@ -53,7 +53,7 @@ from judgeprobe.conditions import (
 from judgeprobe.core.records import Item, Verdict
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import Job
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.wording import fleiss
 from judgeprobe.protocols.base import Presentation

@@ -29,7 +29,7 @@ from judgeprobe.card.rows import Card
 from judgeprobe.conditions import BLIND, Condition
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.protocols.base import Presentation
 from judgeprobe.selftest.check import KEY, TOLERANCE, TWIN, Line, job_key, target_label

@@ -25,7 +25,7 @@ from judgeprobe.card.rows import Card
 from judgeprobe.conditions import BLIND, Condition
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.protocols.pointwise import derived
