@@ -61,7 +61,8 @@ from judgeprobe.conditions import (
 from judgeprobe.core.estimate import value_of
 from judgeprobe.core.records import Item, Verdict
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.job import Job
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.wording import fleiss
 from judgeprobe.protocols.base import Presentation
@@ -84,6 +85,24 @@ LEVEL = 0.999
 KEY = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
 TWIN = ["judge", "protocol", "subset", "item_id", "order", "seed"]
 TOLERANCE = 1e-9
+
+
+def job_key(job: Job) -> dict[str, object]:
+    """The ``KEY`` columns of one planned judgment, as the judgments table holds them."""
+    return {
+        "judge": job.judge,
+        "protocol": job.protocol.name,
+        "condition": job.condition,
+        "subset": job.subset,
+        "item_id": job.item_id,
+        "order": job.order,
+        "seed": job.seed,
+    }
+
+
+def target_label(job: Job) -> str:
+    """The label the cue's target wears (candidate terms); empty without a target."""
+    return {"A": job.label_1, "B": job.label_2}.get(job.target, "")
 
 
 @dataclass(frozen=True)
@@ -163,14 +182,8 @@ def expected(
             final = give_way(d.winner, job.pressure, stated, p, biases)
         sensitive = job.degraded != "none"
         rows.append(
-            {
-                "judge": job.judge,
-                "protocol": job.protocol.name,
-                "condition": job.condition,
-                "subset": job.subset,
-                "item_id": job.item_id,
-                "order": o,
-                "seed": job.seed,
+            job_key(job)
+            | {
                 "reveal": job.reveal is not None or job.pressure is not None,
                 "wording": wording,
                 "expected_verdict": _candidate(final, o),

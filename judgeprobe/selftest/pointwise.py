@@ -27,11 +27,11 @@ from judgeprobe.conditions import BLIND, Condition
 from judgeprobe.core.estimate import value_of
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.protocols.pointwise import derived
-from judgeprobe.selftest.check import TOLERANCE, Line
+from judgeprobe.selftest.check import KEY, TOLERANCE, TWIN, Line, job_key, target_label
 from judgeprobe.selftest.simulator import Biases, draw, opening
 
 SCORE_PROMPT = "own_score_prompt.txt"
@@ -114,19 +114,12 @@ def score_oracle(
         s2 = planted_score(p.document, p.text_2, p.label_2, biases, grades)
         swap = job.order == "21"
         rows.append(
-            {
-                "judge": job.judge,
-                "protocol": job.protocol.name,
-                "condition": job.condition,
-                "subset": job.subset,
-                "item_id": job.item_id,
-                "order": job.order,
-                "seed": job.seed,
+            job_key(job)
+            | {
                 "expected_1": float(s2 if swap else s1),  # candidate terms
                 "expected_2": float(s1 if swap else s2),
                 "expected_verdict": CANDIDATE[derived(s2, s1) if swap else derived(s1, s2)],
-                # the label the cue's target wears (candidate terms)
-                "target_label": {"A": job.label_1, "B": job.label_2}.get(job.target, ""),
+                "target_label": target_label(job),
             }
         )
     return pl.DataFrame(rows)
@@ -138,7 +131,7 @@ def _shifts(m: pl.DataFrame, biases: Biases) -> pl.DataFrame:
     Planted: ``score_shift`` on the pairs whose target wears the favoured label (Blind shows
     none), 0 on the others.
     """
-    key = ["judge", "protocol", "subset", "item_id", "order", "seed"]
+    key = TWIN
     blind = m.filter(pl.col("condition") == BLIND).select(
         *key, b1="expected_1", b2="expected_2", bv="expected_verdict"
     )
@@ -173,7 +166,7 @@ def score_lines(
     graded judge's beyond its top grade, or off its grid) is clipped there; the table must then
     equal the oracle's clipped shift, not the planted one.
     """
-    key = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
+    key = KEY
     m = judgments.join(oracle, on=key, how="left")
     same = (
         (pl.col("verdict") == pl.col("expected_verdict"))

@@ -1,6 +1,6 @@
 """The card's verdicts as a test procedure: their error rates, simulated (issue 29, item 2).
 
-Simulated judges whose truth is known judge a real sweep's plan (``cue.plan.cue_jobs`` on the
+Simulated judges whose truth is known judge a real sweep's plan (``cue.stream.cue_jobs`` on the
 sweep's config and items, the judgments table as ``cue.judgments`` writes it); the card comes
 from the functions ``judgeprobe card`` runs (``metrics.compute.compute_metrics``, then
 ``card.rows.make_card`` with the packaged thresholds). Only the verdicts are drawn here, per
@@ -49,7 +49,7 @@ from judgeprobe.core.records import JUDGMENT_SCHEMA, Item
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.item_selection import sweep_items
 from judgeprobe.cue.judgments import judgment_rows
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.engine.store import Store
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.selftest.synthetic import synthetic_document
