@@ -166,7 +166,7 @@ def _write(
         label_table(votes).write_parquet(run.labels)
     config = LogsConfig(
         sources=[str(p.resolve()) for p in args.paths], formats=formats, self=list(args.own),
-        map=args.map or "", items=items,
+        map=args.map or "", items=items, skipped=len(bad),
         labels=str(args.labels.resolve()) if votes else None,
         baseline=None if args.baseline is None else str(args.baseline.resolve()),
     )  # fmt: skip
