@@ -1,7 +1,7 @@
 """A run's human labels, from wherever they are, as one table: ``records.LABEL_SCHEMA`` rows.
 
-In order: ``RUN/labels.parquet`` (``judgeprobe logs --labels`` writes it), else a ``--labels``
-file (which overrides it when given), else the run's review store (the review page's blind
+In order: a ``--labels`` file when one is given, else ``RUN/labels.parquet`` (``judgeprobe
+logs --labels`` writes it), else the run's review store (the review page's blind
 preference labels and ``annotate import``'s, and the items ``calibrate --draw`` asked for). A
 labels file is one of:
 
