@@ -119,7 +119,9 @@ def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame,
         request_key=pl.concat_str([pl.col("file"), pl.lit(":"), pl.col("line").cast(pl.String)]),
         raw_verdict="raw",
         details=pl.when(pl.col("p_second").is_not_null())
-        .then(pl.format('{{"P(B)": {}}}', p_b)),
+        .then(pl.format('{{"P(B)": {}}}', p_b))
+        .when(pl.col("strength").is_not_null())
+        .then(pl.format('{{"strength": "{}"}}', "strength")),
         length_1=n1, length_2=n2,
         score_1=pl.lit(None, pl.Float64), score_2=pl.lit(None, pl.Float64),
     )  # fmt: skip
