@@ -104,9 +104,9 @@ def _text(row: dict[str, Any], key: str) -> str:
 def mt_bench_winner(value: object) -> Gold:
     """An MT-Bench human judgment's ``winner`` as A (model_a), B (model_b) or Tie.
 
-    The one reading of that field (items, ``logs --labels`` and ``calibrate --labels`` use it):
-    ``tie`` and ``tie (bothbad)`` are both a Tie (docs/metrics.md, "Judge logs"); any other
-    value is an error naming the four.
+    The one reading of that field (items, ``logs --labels`` and ``calibrate --labels`` use
+    it): ``tie`` and ``tie (bothbad)`` are both a Tie (docs/metrics.md, "Judge logs (observed,
+    not intervened)"); any other value is an error naming the four.
     """
     found = MT_BENCH_WINNERS.get(str(value).strip().lower())
     if found is None:
