@@ -16,7 +16,7 @@ import pytest
 
 from judgeprobe.__main__ import main as judgeprobe
 from judgeprobe.core.layouts import mt_bench_winner
-from judgeprobe.logs.mtbench import human_votes, read_answers
+from judgeprobe.logs.mtbench import human_votes, prompt_text, read_answers
 from judgeprobe.logs.rows import Where
 from judgeprobe.runs.rundir import RunDir
 
@@ -279,3 +279,26 @@ def test_one_human_winner_rule() -> None:
     row = {"question_id": 81, "model_a": "x", "model_b": "y", "winner": "tie (bothbad)",
            "judge": "expert_0", "turn": 1}  # fmt: skip
     assert human_votes(Where("h.jsonl", 1), row).preferred == "tie"
+
+
+def test_multi_turn_pair_prompt_gives_the_second_turn() -> None:
+    """FastChat's pair-v2-multi-turn template, filled as its run_judge_pair fills it with the
+    real answers: the prompt's texts are question 2 and both answers at turn 2."""
+    templates = {t["name"]: t for t in _lines(PAIR.parents[1] / "judge_prompts.jsonl")}
+    questions = {q["question_id"]: q for q in _lines(PAIR.parents[1] / "question.jsonl")}
+    a_lines = {r["question_id"]: r for r in _lines(ANSWERS / "phi-3.jsonl")}
+    b_lines = {r["question_id"]: r for r in _lines(ANSWERS / "phi-3-dpo.jsonl")}
+    checked = 0
+    for qid, question in questions.items():
+        a, b = a_lines[qid]["choices"][0]["turns"], b_lines[qid]["choices"][0]["turns"]
+        if len(question["turns"]) < 2 or len(a) < 2 or len(b) < 2:
+            continue
+        prompt = templates["pair-v2-multi-turn"]["prompt_template"].format(
+            question_1=question["turns"][0], question_2=question["turns"][1],
+            answer_a_1=a[0], answer_b_1=b[0], answer_a_2=a[1], answer_b_2=b[1],
+        )  # fmt: skip
+        assert prompt_text(prompt, "question") == question["turns"][1]
+        assert prompt_text(prompt, "a") == a[1]
+        assert prompt_text(prompt, "b") == b[1]
+        checked += 1
+    assert checked == len(questions)
