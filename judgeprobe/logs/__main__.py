@@ -61,7 +61,11 @@ def _parser() -> argparse.ArgumentParser:
         "--format", choices=format_names(), help="every file's format (default: detected)"
     )
     p.add_argument("--map", help="generic logs: field=column,… (docs/logs.md)")
-    p.add_argument("--answers", type=Path, help="FastChat's model_answer/ folder (MT-Bench)")
+    p.add_argument("--answers", type=Path, action="append", default=[], metavar="FOLDER",
+                   help="FastChat's model_answer/ folder (MT-Bench; repeatable)")  # fmt: skip
+    p.add_argument("--baseline-model", metavar="MODEL",
+                   help="Arena-Hard: the baseline every game is played against (default: "
+                   "judge_config.yaml beside the judgments)")  # fmt: skip
     p.add_argument("--self", action="append", default=[], metavar="NAME", dest="own",
                    help="a generator that is the judges' own model (repeatable)")  # fmt: skip
     p.add_argument("--baseline", type=Path, metavar="RUN",
@@ -96,8 +100,9 @@ def main(argv: list[str] | None = None) -> int:
                               "judgeprobe logs)")  # fmt: skip
     mapping = parse_map(args.map)
     bad: list[str] = []
-    answers = read_answers(args.answers, bad) if args.answers is not None else Answers()
-    found = read_logs(list(args.paths), args.format, ReadOptions(mapping=mapping))
+    answers = read_answers(args.answers, bad) if args.answers else Answers()
+    options = ReadOptions(mapping=mapping, baseline_model=args.baseline_model)
+    found = read_logs(list(args.paths), args.format, options)
     bad = found.bad + bad
     votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
     bad += bad_votes
