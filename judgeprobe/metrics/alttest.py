@@ -1,9 +1,8 @@
-"""The alternative annotator test (Calderon, Reichart and Dror, ACL 2025): can the judge replace
-the annotators?
+"""The alternative annotator test: can the judge replace the annotators?
 
-docs/metrics.md, "Alternative annotator test", is the definition. Each annotator j is left out
-in turn; on every counted item j labelled, the judge J and j are each aligned with the other
-annotators' labels of that item (the share equal for categories, −RMSE for scores), and each
+Calderon, Reichart and Dror, ACL 2025; docs/metrics.md, "Alternative annotator test", is the
+definition. Each annotator j is left out in turn; on every counted item j labelled, the judge J
+and j are each aligned with the other annotators' labels of that item (the share equal for categories, −RMSE for scores), and each
 earns a point when at least as aligned as the other. A one-sided paired t-test per annotator asks
 whether j's lead, d = W_j − W_J, is below the margin ε the judge's cheapness buys; the tested
 annotators' p-values are corrected by Benjamini–Yekutieli. The winning rate ω is the share of
@@ -186,7 +185,7 @@ def wins(humans: pl.DataFrame, judge: pl.DataFrame, metric: Metric) -> Points:
 
 
 def one_sided_p(d: np.ndarray, epsilon: float) -> float | None:
-    """p of H₀: mean(d) ≥ ε against mean(d) < ε, scipy's one-sample t-test (None: NaN)."""
+    """The p-value of H₀: mean(d) ≥ ε against mean(d) < ε, scipy's one-sample t-test (None: NaN)."""
     with warnings.catch_warnings():  # constant differences: scipy's own decision, said in docs
         warnings.simplefilter("ignore", RuntimeWarning)
         p = float(ttest_1samp(d, epsilon, alternative="less").pvalue)
