@@ -29,9 +29,11 @@ RowKind = Literal[
     "observed-agreement",
     "observed-unreadable",
     "observed-drift",
+    "alt-test",
 ]
 """What a row measures. The ``observed-…`` kinds are read from a judge's logs (no intervention):
-its position, length and self-preference, agreement, unreadable replies and drift over time."""
+its position, length and self-preference, agreement, unreadable replies and drift over time.
+``alt-test``: whether the judge can replace the run's annotators (``judgeprobe alttest``)."""
 
 KIND_ORDER: dict[str, int] = {kind: i for i, kind in enumerate(get_args(RowKind))}
 """The card's order of kinds within a judge × protocol: whether it reads, then what moves it."""
@@ -46,9 +48,12 @@ RowVerdict = Literal[
     "UNSTABLE",
     "NOISY",
     "OBSERVED",
+    "REPLACES",
+    "DOES-NOT-REPLACE",
 ]
 """Every verdict a row can carry (README: what each one means; OBSERVED: an informational row
-read from a judge's logs, which decides nothing)."""
+read from a judge's logs, which decides nothing; REPLACES, DOES-NOT-REPLACE: the alt-test's
+verdict at its ε, which decides the exit code only under a thresholds file that gates on it)."""
 
 
 SIGN_TEST = "exact two-sided sign test over documents (McNemar's, on the discordant ones)"
@@ -182,9 +187,22 @@ class CardRow(BaseModel):
     sequential: Estimate | None = None
     """A sequential run: the effect at the row's last look with its repeated confidence interval
     (the one that keeps its level when the row stopped early; ``card.sequential``)."""
+    epsilon: float | None = None
+    """Alt-test rows: the margin ε the verdict reads (the annotators' penalty: the advantage the
+    judge's cost buys)."""
+    advantage_probability: float | None = None
+    """Alt-test rows: ρ, the mean over tested annotators of the share of items on which the judge
+    is at least as aligned with the others as the annotator left out (ranks judges)."""
+    annotators: int | None = None
+    """Alt-test rows: the annotators tested (30 counted items or more); ``effect`` is the share
+    of them the judge beats, the winning rate ω."""
+    untested: int | None = None
+    """Alt-test rows: the annotators with too few counted items to test (still in the others'
+    reference sets)."""
     note: str = ""
-    """An observed row's own words (``card.observed``): what its effect is measured against and
-    the counts behind it; "" for every row whose note the renderer writes from its fields."""
+    """An observed or alt-test row's own words (``card.observed``, ``card.alttest``): what its
+    effect is measured against and the counts behind it; "" for every row whose note the renderer
+    writes from its fields."""
 
 
 class CalibratedEstimate(BaseModel):

@@ -51,6 +51,7 @@ from typing import Any
 import polars as pl
 
 from judgeprobe.card import stats
+from judgeprobe.card.alttest import DOES_NOT_REPLACE, gates
 from judgeprobe.card.gold import ACCURACY_ROW, accuracy_rows
 from judgeprobe.card.pairs import cue_pairs, direction_test, position_pairs
 from judgeprobe.card.pressure import PRESSURE_ROW, pressure_units
@@ -98,6 +99,7 @@ from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.text.lexicons import Lexicons
 
 EXIT_BIASED = 5
+EXIT_DOES_NOT_REPLACE = 8
 EXIT_UNDERPOWERED = 6
 EXIT_INSENSITIVE = 7
 NOISE_FLOOR = (REPEAT, "flip_rate")
@@ -153,13 +155,16 @@ class Card:
         """The card command's exit code, so a CI job can gate on the card.
 
         0 all clear, ``EXIT_BIASED`` when any row is BIASED (or UNSTABLE: a wording row), else
-        ``EXIT_INSENSITIVE`` when
+        ``EXIT_DOES_NOT_REPLACE`` when an alt-test row is DOES-NOT-REPLACE under thresholds that
+        gate on it (version 5), else ``EXIT_INSENSITIVE`` when
         any row is INSENSITIVE (the judge was not shown to read the texts), else
         ``EXIT_UNDERPOWERED`` when any row is UNDERPOWERED.
         """
         verdicts = self.verdicts
         if verdicts & {"BIASED", UNSTABLE}:
             return EXIT_BIASED
+        if DOES_NOT_REPLACE in verdicts and gates(self.thresholds.values):
+            return EXIT_DOES_NOT_REPLACE
         if INSENSITIVE in verdicts:
             return EXIT_INSENSITIVE
         return EXIT_UNDERPOWERED if "UNDERPOWERED" in verdicts else 0
