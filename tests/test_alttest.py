@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,7 @@ V4 = ROOT / "judgeprobe" / "card" / "thresholds_v4.toml"
 V5 = ROOT / "judgeprobe" / "card" / "thresholds_v5.toml"
 
 
-def _table(rows: list[tuple[str, str, object]], metric: Metric) -> pl.DataFrame:
+def _table(rows: Sequence[tuple[str, str, object]], metric: Metric) -> pl.DataFrame:
     dtype = pl.Float64 if metric == NEG_RMSE else pl.String
     return pl.DataFrame(rows, schema={"item_id": pl.String, "annotator": pl.String,
                                       "label": dtype}, orient="row")  # fmt: skip
