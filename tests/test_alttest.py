@@ -21,8 +21,10 @@ import polars as pl
 import pytest
 from scipy.stats import t as student
 
+from judgeprobe import JudgeprobeError
 from judgeprobe.__main__ import main as console
 from judgeprobe.card.published import PublishedCard
+from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.metrics.alttest import ACCURACY, EPSILONS, NEG_RMSE, Metric, alt_test, wins
 from judgeprobe.runs.rundir import RunDir
 
@@ -377,3 +379,18 @@ def test_the_run_and_the_file_layout_agree(
         .select(columns)
         .equals(pl.read_csv(RunDir(run).alttest).select(columns))
     )
+
+
+def test_thresholds_version_5_needs_its_key_and_only_it_has_it(tmp_path: Path) -> None:
+    assert load_thresholds(V5).values.alt_test_epsilon == 0.2
+    assert load_thresholds().values.alt_test_epsilon is None  # the default does not gate
+    cases = {
+        "v4-with.toml": V4.read_text() + "alt_test_epsilon = 0.2\n",
+        "v5-without.toml": V4.read_text().replace("version = 4", "version = 5"),
+        "v5-range.toml": V5.read_text().replace("alt_test_epsilon = 0.2", "alt_test_epsilon = 1"),
+    }
+    for name, text in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        with pytest.raises(JudgeprobeError, match="alt_test_epsilon"):
+            load_thresholds(path)
