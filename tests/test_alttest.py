@@ -25,6 +25,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.__main__ import main as console
 from judgeprobe.card.published import PublishedCard
 from judgeprobe.card.thresholds import load_thresholds
+from judgeprobe.core.records import JUDGMENT_SCHEMA
 from judgeprobe.metrics.alttest import ACCURACY, EPSILONS, NEG_RMSE, Metric, alt_test, wins
 from judgeprobe.runs.rundir import RunDir
 
@@ -394,3 +395,41 @@ def test_thresholds_version_5_needs_its_key_and_only_it_has_it(tmp_path: Path) -
         path.write_text(text)
         with pytest.raises(JudgeprobeError, match="alt_test_epsilon"):
             load_thresholds(path)
+
+
+def test_human_scores_on_a_pointwise_run_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Three annotators score candidate 1 of 30 items; the judge scores 3 everywhere. 20 items
+    # a = b = c = 3: ties, d = 0. 10 items a = 1, b = 3, c = 5. Left out a: reference {3, 5},
+    # a's RMSE √((4 + 16)/2) = 3.16, the judge's √((0 + 4)/2) = 1.41: the judge wins, d = −1.
+    # Left out b: reference {1, 5}: both RMSE 2, a tie. Left out c: as a. So W_J = 1 on every
+    # item (ρ = 1); a and c have mean d = −⅓ (p ≈ 6e−7 at ε = 0.2), b's d are all 0 (scipy's p = 0
+    # below ε): BY over m = 3 rejects all three, ω = 1: the judge can replace them.
+    rows, labels = [], []
+    for k in range(30):
+        scores = (3.0, 3.0, 3.0) if k < 20 else (1.0, 3.0, 5.0)
+        labels += [{"item_id": f"i{k:02d}", "annotator": who, "score_1": s}
+                   for who, s in zip("abc", scores, strict=True)]  # fmt: skip
+        for order in ("12", "21"):
+            rows.append({"run_id": "pw", "judge": "pointwise", "protocol": "baseline",
+                         "condition": "Blind", "item_id": f"i{k:02d}", "subset": "sim",
+                         "document_id": f"d{k:02d}", "generator_1": "m-a", "generator_2": "m-b",
+                         "order": order, "seed": 0, "verdict": "Tie", "target": "none",
+                         "score_1": 3.0})  # fmt: skip
+    frame = pl.DataFrame(rows).with_columns(
+        pl.lit(None, dtype=t).alias(c) for c, t in JUDGMENT_SCHEMA.items() if c not in rows[0]
+    )
+    run = RunDir(tmp_path / "run")
+    run.path.mkdir()
+    frame.select(list(JUDGMENT_SCHEMA)).cast(JUDGMENT_SCHEMA).write_parquet(run.judgments)  # type: ignore[arg-type]
+    run.write_manifest({"run_id": "pw", "created_at": "2026-01-01T00:00:00+00:00",
+                        "kind": "selftest-calibrate"})  # fmt: skip
+    table = tmp_path / "scores.csv"
+    pl.DataFrame(labels).write_csv(table)
+    assert console(["alttest", str(run.path), "--labels", str(table)]) == 0
+    assert "neg_rmse" in capsys.readouterr().out
+    at = pl.read_csv(run.alttest).filter(pl.col("chosen")).row(0, named=True)
+    assert (at["winning_rate"], at["advantage_probability"], at["items"]) == (1.0, 1.0, 30)
+    people = pl.read_csv(run.alttest_annotators).filter(pl.col("epsilon") == 0.2)
+    assert people.sort("annotator")["p"][1] == 0.0  # b: constant d = 0 below ε
