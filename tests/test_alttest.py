@@ -247,11 +247,12 @@ def test_command_on_the_alttest_layout(tmp_path: Path, capsys: pytest.CaptureFix
     assert "annotator d has 10 counted items (< 30): not tested" in printed
     assert "0.2 for experts, 0.15 for skilled annotators, 0.1 for crowd workers" in printed
     assert "cannot replace" in printed
-    # Without --llm every judge of the file; always-X beats a, b and c everywhere but P3 ...
+    # Without --llm every judge of the file, and a judge with one answer for everything is named.
     both = tmp_path / "both"
     assert console([*argv[:5], "--epsilon", "0.1", "--out", str(both)]) == 0
     found = pl.read_csv(both / "alttest.csv")
     assert set(found["judge"]) == {"judge-j", "always-x"}
+    assert "always-x: note: the judge gave every item the same label (X)" in capsys.readouterr().out
     assert found.filter(pl.col("chosen"))["epsilon"].to_list() == [0.1, 0.1]
 
 

@@ -187,6 +187,12 @@ def _lines(results: list[Result], chosen: float) -> Iterator[str]:
                 yield (f"{who}: annotator {a.annotator} has {a.items} counted items "
                        f"(< {MIN_ITEMS}): not tested, still in the others' reference "
                        "sets")  # fmt: skip
+        constant = r.case.judge_labels["label"].drop_nulls().unique()
+        if constant.len() == 1:
+            yield (f"{who}: note: the judge gave every item the same label ({constant[0]}); "
+                   "a constant answer can beat noisy annotators where one label dominates, "
+                   "so the alt-test does not show that it reads (the card's reading rows "
+                   "do)")  # fmt: skip
         verdict = "can replace" if at.replaces else "cannot replace"
         yield (f"{who}: at ε = {chosen:g} the judge {verdict} the annotators (ω = "
                f"{at.winning_rate:.2f}: {sum(a.rejected for a in at.annotators)} of {at.tested} "
