@@ -23,6 +23,7 @@ from scipy.stats import t as student
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.__main__ import main as console
+from judgeprobe.card.kinds.alttest import AltTestRow
 from judgeprobe.card.published import PublishedCard
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.core.records import JUDGMENT_SCHEMA
@@ -353,8 +354,9 @@ def test_command_on_a_logs_run_and_the_card(
     assert rows["verdict"].to_list() == ["DOES-NOT-REPLACE"]
     assert rows["effect"].item() == pytest.approx(1 / 3)
     card = PublishedCard.model_validate_json(RunDir(run).card_json.read_text())
-    row = next(r for r in card.rows if r.kind == "alt-test")
+    row = next(r for r in card.rows if isinstance(r, AltTestRow))
     assert (row.epsilon, row.advantage_probability, row.annotators) == (0.3, 0.75, 3)
+    assert not row.gates
     assert default != 8  # the default thresholds (version 4) do not gate on it
     assert console(["card", str(run), "--thresholds", str(V5)]) == 8  # version 5: ε = 0.2
     assert "exit code 8 (no row BIASED; the judge cannot replace" in capsys.readouterr().out

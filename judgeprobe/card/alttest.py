@@ -13,14 +13,12 @@ from dataclasses import dataclass
 import polars as pl
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.card.record import CardRow, Estimate
+from judgeprobe.card.kinds.alttest import DOES_NOT_REPLACE, REPLACES, AltTestRow
 from judgeprobe.card.thresholds import Thresholds
+from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics.alttest import ALTTEST_SCHEMA, FDR, MIN_ITEMS, REPLACES_AT
 from judgeprobe.runs.rundir import RunDir
 
-KIND = "alt-test"
-REPLACES = "REPLACES"
-DOES_NOT_REPLACE = "DOES-NOT-REPLACE"
 TEST = (
     f"per annotator left out, a one-sided paired t-test of H0: mean(W_annotator − W_judge) ≥ ε; "
     f"Benjamini–Yekutieli at {FDR} across the annotators with {MIN_ITEMS}+ counted items"
@@ -70,7 +68,7 @@ class _Found:
     untested: int
     items: int
 
-    def row(self, *, gating: bool) -> CardRow:
+    def row(self, *, gating: bool) -> AltTestRow:
         """The card row."""
         untested = (
             f"; {self.untested} annotators with fewer than {MIN_ITEMS} counted items not tested"
@@ -78,13 +76,13 @@ class _Found:
             else ""
         )
         decides = "decides the exit code" if gating else "decides no exit code (thresholds v5 gate)"
-        return CardRow(
-            judge=self.judge, protocol=self.protocol, row=KIND, kind=KIND, n=self.items,
+        return AltTestRow(
+            judge=self.judge, protocol=self.protocol, row="alt-test", n=self.items,
             effect_name="winning rate ω (annotators beaten)", effect=Estimate(value=self.omega),
             test=TEST, threshold=REPLACES_AT,
             verdict=REPLACES if self.omega >= REPLACES_AT else DOES_NOT_REPLACE,
             epsilon=self.epsilon, advantage_probability=self.rho, annotators=self.tested,
-            untested=self.untested,
+            untested=self.untested, gates=gating,
             note=(f"at ε = {self.epsilon:g}: the judge beats {round(self.omega * self.tested)} "
                   f"of {self.tested} annotators (ω ≥ {REPLACES_AT} replaces); advantage "
                   f"probability ρ = {self.rho:.2f}; {self.items} counted items{untested}; "
@@ -92,7 +90,7 @@ class _Found:
         )  # fmt: skip
 
 
-def alttest_rows(run: RunDir, t: Thresholds) -> tuple[CardRow, ...]:
+def alttest_rows(run: RunDir, t: Thresholds) -> tuple[AltTestRow, ...]:
     """The run's alt-test rows (none when ``judgeprobe alttest`` never ran on it).
 
     Under a thresholds file that gates on the alt-test, a run without its table is an error: a
