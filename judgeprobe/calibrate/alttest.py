@@ -122,6 +122,8 @@ def _run_cases(run: RunDir, condition: str, labels_file: Path | None) -> list[Ca
                                                               as_dict=True).items()):  # fmt: skip
         cases.append(Case(str(judge), str(protocol), humans, part.drop("judge", "protocol"),
                           metric, f"{labels.source}{note}"))  # fmt: skip
+    if not cases:
+        raise JudgeprobeError(f"{run.path}: no valid judge verdict under {condition}")
     return cases
 
 
@@ -131,6 +133,14 @@ class Result:
 
     case: Case
     tests: list[AltTest]
+
+
+def _test(case: Case, epsilons: list[float]) -> Result:
+    """One judge's tests; an error names the judge when the file or run holds several."""
+    try:
+        return Result(case, alt_tests(wins(case.humans, case.judge_labels, case.metric), epsilons))
+    except JudgeprobeError as exc:
+        raise JudgeprobeError(f"{case.judge}: {exc}") from None
 
 
 def _epsilons(chosen: float) -> list[float]:
@@ -245,8 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         raise JudgeprobeError(f"--epsilon {args.epsilon:g}: must lie in [0, 1)")
     cases, run = _cases(args)
     epsilons = _epsilons(args.epsilon)
-    results = [Result(c, alt_tests(wins(c.humans, c.judge_labels, c.metric), epsilons))
-               for c in cases]  # fmt: skip
+    results = [_test(c, epsilons) for c in cases]
     tables = _tables(results, args.epsilon)
     if run is not None:
         paths = (run.alttest, run.alttest_annotators)
