@@ -105,7 +105,7 @@ def display(card: Card) -> pl.DataFrame:
                 "protocol": r.protocol,
                 **({"family": r.family} if grouped else {}),
                 "row": r.row,
-                "n (docs)": f"{r.n} ({r.documents})",
+                "n (docs)": f"{r.n} ({cell(r.documents)})",
                 **{
                     name: MISSING if moves is None else shown(got)
                     for name, got in zip(("LDS", "TS", "OLS"), moves or (None,) * 3, strict=True)
