@@ -436,3 +436,19 @@ def test_human_scores_on_a_pointwise_run_by_hand(
     assert (at["winning_rate"], at["advantage_probability"], at["items"]) == (1.0, 1.0, 30)
     people = pl.read_csv(run.alttest_annotators).filter(pl.col("epsilon") == 0.2)
     assert people.sort("annotator")["p"][1] == 0.0  # b: constant d = 0 below ε
+
+
+def test_a_run_without_usable_labels_is_one_line(
+    logs_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = RunDir(tmp_path / "run")
+    shutil.copytree(logs_run, run.path)
+    run.labels.unlink()
+    _refused(["alttest", str(run.path)], capsys, "no human labels")
+    items = pl.read_parquet(run.judgments)["item_id"].unique().sort()
+    anonymous = tmp_path / "anonymous.csv"
+    pl.DataFrame({"item_id": items, "label": ["A"] * items.len()}).write_csv(anonymous)
+    _refused(["alttest", str(run.path), "--labels", str(anonymous)], capsys, "without an annotator")
+    _refused(["alttest", str(run.path), "--condition", "Challenge"], capsys, "no judgments under")
+    assert not run.alttest.exists()
+    assert not run.alttest_annotators.exists()
