@@ -1,16 +1,16 @@
 """The alternative annotator test: can the judge replace the annotators?
 
 Calderon, Reichart and Dror, ACL 2025; docs/metrics.md, "Alternative annotator test", is the
-definition. Each annotator j is left out in turn; on every counted item j labelled, the judge J
-and j are each aligned with the other annotators' labels of that item (the share equal for categories, −RMSE for scores), and each
-earns a point when at least as aligned as the other. A one-sided paired t-test per annotator asks
-whether j's lead, d = W_j − W_J, is below the margin ε the judge's cheapness buys; the tested
-annotators' p-values are corrected by Benjamini–Yekutieli. The winning rate ω is the share of
-annotators beaten; the judge replaces them at ε when ω ≥ ½. The advantage probability ρ, the
-mean of W_J, ranks judges whatever ε is.
+definition. Each annotator j is left out in turn; on every counted item j labelled, the judge J and
+j are each aligned with the other annotators' labels of that item (the share equal for categories,
+−RMSE for scores), and each earns a point when at least as aligned as the other. A one-sided paired
+t-test per annotator asks whether j's lead, d = W_j − W_J, is below the margin ε the judge's
+cheapness buys; the tested annotators' p-values are corrected by Benjamini–Yekutieli. The winning
+rate ω is the share of annotators beaten; the judge replaces them at ε when ω ≥ ½. The advantage
+probability ρ, the mean of W_J, ranks judges whatever ε is.
 
-The points depend on the labels only and the test on ε only, so ``wins`` computes the points
-once and ``alt_test`` decides at each ε from them.
+The points depend on the labels only and the test on ε only, so ``wins`` computes the points once
+and ``alt_test`` decides at each ε from them.
 """
 
 from __future__ import annotations
