@@ -217,7 +217,8 @@ def first_order(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.sort([*keys, "order"]).unique(keys, keep="first", maintain_order=True)
 
 
-def _moves(frame: pl.DataFrame, verdict: str, blind: str) -> pl.DataFrame:
+def _shift_counts(frame: pl.DataFrame, verdict: str, blind: str) -> pl.DataFrame:
+    """How many verdicts moved from the blind one: to the target, to Tie, to the other side."""
     v, b, t = pl.col(verdict), pl.col(blind), pl.col("target")
     opp = pl.when(t == "A").then(pl.lit("B")).when(t == "B").then(pl.lit("A"))
     return frame.select(
@@ -516,7 +517,7 @@ def _cue(
     cell: tuple[str, str],
 ) -> Line:
     condition = str(part["condition"][0])
-    want = _moves(part, "expected_verdict", "blind_expected").row(0, named=True)
+    want = _shift_counts(part, "expected_verdict", "blind_expected").row(0, named=True)
     row = _cell_row(estimates, cell, condition)
     counts_ok = all(row.get(f"{k}_count") == want[k] for k in ("lds", "ts", "ols"))
     card_row = card.find(cell[0], cell[1], condition)
@@ -525,7 +526,7 @@ def _cue(
     placebo = effect_name.removeprefix("LDS − ")
     if placebo not in ("", "OLS"):  # the card subtracts this placebo's LDS
         shown = probes.filter(pl.col("condition") == placebo)
-        base = _moves(shown, "expected_verdict", "blind_expected")["lds"][0]
+        base = _shift_counts(shown, "expected_verdict", "blind_expected")["lds"][0]
         want_effect = (want["lds"] - base) / n if n else None
     else:
         want_effect = (want["lds"] - want["ols"]) / n if n else None
