@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from judgeprobe.conditions import BLIND, WORDING, family_members
-from judgeprobe.core.records import INVALID, JUDGMENT_SCHEMA
+from judgeprobe.core.records import INVALID, JUDGMENT_SCHEMA, TIE, VERDICTS
 from judgeprobe.protocols.pressure import unsupplied_pressure
 from judgeprobe.protocols.reveal import unsupplied
 from judgeprobe.text.lexicons import Lexicons
@@ -147,7 +147,7 @@ def moves(before: pl.Expr) -> dict[str, pl.Expr]:
     other = _other(TARGET)  # the candidate the cue does not favour
     return {
         "lds": (VERDICT == TARGET) & (before != TARGET),
-        "ts": (VERDICT == "Tie") & (before != "Tie"),
+        "ts": (VERDICT == TIE) & (before != TIE),
         "ols": (other == VERDICT) & (before != other),
     }
 
@@ -164,7 +164,7 @@ def cell_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
         judgments=pl.len().cast(pl.Int64),
         invalid=(~VALID).sum().cast(pl.Int64),
         valid=VALID.sum().cast(pl.Int64),
-        tie=(VERDICT == "Tie").sum().cast(pl.Int64),
+        tie=(VERDICT == TIE).sum().cast(pl.Int64),
         a=(VERDICT == "A").sum().cast(pl.Int64),
         b=(VERDICT == "B").sum().cast(pl.Int64),
         directional=TARGET.is_in(["A", "B"]).all(),
@@ -204,7 +204,7 @@ def marginal_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     p_side = probe.group_by(keys).agg(
         p_valid=pl.len().cast(pl.Int64),
         p_fav=(VERDICT == TARGET).sum().cast(pl.Int64),
-        p_tie=(VERDICT == "Tie").sum().cast(pl.Int64),
+        p_tie=(VERDICT == TIE).sum().cast(pl.Int64),
         p_opp=(other == VERDICT).sum().cast(pl.Int64),
     )
     cell_target = probe.group_by(CELL).agg(
@@ -221,7 +221,7 @@ def marginal_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
         .agg(
             b_valid=pl.len().cast(pl.Int64),
             b_fav=(pl.col("blind_verdict") == blind_target).sum().cast(pl.Int64),
-            b_tie=(pl.col("blind_verdict") == "Tie").sum().cast(pl.Int64),
+            b_tie=(pl.col("blind_verdict") == TIE).sum().cast(pl.Int64),
             b_opp=(pl.col("blind_verdict") == _other(blind_target)).sum().cast(pl.Int64),
         )
     )
@@ -249,7 +249,7 @@ def reveal_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
     ``to_target`` counts final verdicts on t.
     """
     v_f = pl.col("turn1_verdict")
-    both = VALID & v_f.is_in(["A", "B", "Tie"])
+    both = VALID & v_f.is_in(VERDICTS)
     revision = moves(v_f)
     # Under a push there is no truth: "the opposite" is the other of turn 1's pick.
     switched = v_f.is_in(["A", "B"]) & (_other(v_f) == VERDICT)
@@ -270,7 +270,7 @@ def reveal_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
             to_truth=revision["lds"].sum().cast(pl.Int64),
             to_tie=revision["ts"].sum().cast(pl.Int64),
             to_opp=pl.when(PRESSURE).then(switched).otherwise(revision["ols"]).sum().cast(pl.Int64),
-            to_out=((v_f == "Tie") & picked).sum().cast(pl.Int64),
+            to_out=((v_f == TIE) & picked).sum().cast(pl.Int64),
             to_target=(TARGET.is_in(["A", "B"]) & (VERDICT == TARGET)).sum().cast(pl.Int64),
             ack=ack.sum().cast(pl.Int64),
             ack_floor=ack_floor.sum().cast(pl.Int64),
@@ -524,7 +524,7 @@ def wording_units(j: pl.LazyFrame) -> pl.LazyFrame:
         kinds=VERDICT.filter(VALID).n_unique(),
         a=(VERDICT == "A").sum().cast(pl.Int64),
         b=(VERDICT == "B").sum().cast(pl.Int64),
-        tie=(VERDICT == "Tie").sum().cast(pl.Int64),
+        tie=(VERDICT == TIE).sum().cast(pl.Int64),
     )
     rated = (pl.col("judged") == pl.col("wordings")) & (pl.col("valid") == pl.col("wordings"))
     return per.select(
