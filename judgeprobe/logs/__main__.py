@@ -42,7 +42,7 @@ from judgeprobe.metrics.load import load_run
 from judgeprobe.metrics.table import write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.report.run import run_report
-from judgeprobe.runs.rundir import RunDir, check_writable_dir
+from judgeprobe.runs.rundir import LogsConfig, RunDir, check_writable_dir
 from judgeprobe.text.lexicons import load_lexicons
 
 SHOWN_BAD = 20
@@ -179,20 +179,20 @@ def _write(
     """
     run = RunDir(staging)
     table.judgments.sink_parquet(run.judgments)  # streamed from the logs, never whole
-    config: dict[str, object] = {
-        "sources": [str(p.resolve()) for p in args.paths], "formats": formats,
-        "self": list(args.own), "map": args.map or "",
-    }  # fmt: skip
     table.texts.sink_parquet(staging / ITEMS)  # streamed: a copy of each text, not per call
+    items = None
     if _with_texts(RunDir(staging)):
-        config["items"] = str((out / ITEMS).resolve())
+        items = str((out / ITEMS).resolve())
     else:
         (staging / ITEMS).unlink()
     if votes:
         label_table(votes).write_parquet(run.labels)
-        config["labels"] = str(args.labels.resolve())
-    if args.baseline is not None:
-        config["baseline"] = str(args.baseline.resolve())
+    config = LogsConfig(
+        sources=[str(p.resolve()) for p in args.paths], formats=formats, self=list(args.own),
+        map=args.map or "", items=items, skipped=len(bad),
+        labels=str(args.labels.resolve()) if votes else None,
+        baseline=None if args.baseline is None else str(args.baseline.resolve()),
+    )  # fmt: skip
     if bad:
         write_atomic(staging / BAD_ROWS, "\n".join(bad) + "\n")
     written = pl.scan_parquet(run.judgments)
@@ -203,7 +203,7 @@ def _write(
     judges = sorted(written.select(pl.col("judge").unique()).collect()["judge"].to_list())
     run.write_manifest({
         "run_id": out.name or "logs", "created_at": datetime.now(UTC).isoformat(),
-        "kind": "logs", "config": config, "seeds": [0],
+        "kind": "logs", "config": config.model_dump(), "seeds": [0],
         "judges": [{"name": j, "model": j, "backend": "log"} for j in judges],
     })  # fmt: skip
     return {k: int(v) for k, v in counts.items()}
