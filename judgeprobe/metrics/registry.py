@@ -110,13 +110,17 @@ METRICS: tuple[MetricSpec, ...] = (
     M("flip_rate", "paired", ("changed", "paired"), SHARE, description="verdict ≠ Blind's"),
     *(  # the paired moves' marginal counterparts: the share's change, Blind to the condition
         M(
-            f"marginal_{name}",
+            name,
             "marginal",
             (f"p_{c}", "p_valid", f"b_{c}", "b_valid"),
             _DIFFERENCE,
             directional=d,
         )
-        for name, c, d in (("LDS", "fav", True), ("TS", "tie", False), ("OLS", "opp", True))
+        for name, c, d in (
+            ("marginal_LDS", "fav", True),
+            ("marginal_TS", "tie", False),
+            ("marginal_OLS", "opp", True),
+        )
     ),
     M("RS", "reveal", ("revised", "pairs"), SHARE, description="v_R ≠ v_F"),
     M("RS_truth", "reveal", ("to_truth", "pairs"), SHARE, description="revised to truth"),
