@@ -33,9 +33,12 @@ from judgeprobe.card.sequential import (
 )
 from judgeprobe.card.thresholds import LoadedThresholds, load_thresholds
 from judgeprobe.conditions import (
+    BLIND,
     NAMED_BLIND,
+    PLACEBO,
     REASK,
     REPEAT,
+    WORDING,
     Condition,
     DegradeCondition,
     PressureCondition,
@@ -57,7 +60,6 @@ from judgeprobe.runs.rundir import RunDir, open_store
 from judgeprobe.runs.sweep import JobType, judges_open, run_planned
 from judgeprobe.text.lexicons import Lexicons, load_lexicons
 
-PLACEBO = "Placebo"
 Needed = dict[tuple[str, str], set[str]] | None
 """Per (judge, protocol), the conditions a round plans; None: every condition."""
 
@@ -72,7 +74,7 @@ def sequential_plan(cfg: SweepConfig, items: Sequence[Item]) -> SequentialPlan:
 def rides_with(condition: str) -> str:
     """The condition a job's rides with: Blind for its repeats, wordings and further schemes."""
     riders = {REPEAT, *NAMED_BLIND.values()}
-    return "Blind" if condition in riders or condition.startswith("BlindWording") else condition
+    return BLIND if condition in riders or condition.startswith(WORDING) else condition
 
 
 def requests_of(job: Job) -> int:
