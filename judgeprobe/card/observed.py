@@ -2,11 +2,13 @@
 
 A log row is what the judge already said; nothing was changed, so every row is an association
 in the judge's own traffic, named "(observed)" where a live row says "under the cue". Rows:
-position (items judged in both orders, the Blind position row's definitions), length,
+position (items judged in both orders, the Blind position row's definitions), position
+(randomized) where the log's tool shuffled the shown order itself and it was recovered (an
+experiment, not an association: AlpacaEval's weighted and ``_fn`` annotators), length,
 self-preference (per own model), agreement with human labels, unreadable, and drift (with a
 baseline log). Their exact tests share one Benjamini–Hochberg family. Verdicts:
 
-- position, and length and self-preference measured against human labels, get the card's
+- position (both kinds), and length and self-preference measured against human labels, get the card's
   verdict rule (BIASED / CLEAR / UNDERPOWERED) with the position threshold (position) or the
   cue threshold (the others): both compare the judge with a reference on the same items;
 - length against ½, self-preference against the other judges, agreement, unreadable and drift
@@ -59,6 +61,13 @@ def note(o: Observed) -> str:
         return (f"observed: both orders of the same item in the log; consistency "
                 f"{_interval(q['consistency'], q['consistency_lo'], q['consistency_hi'])}{tests}"
                 " (first-shown vs second-shown)")  # fmt: skip
+    if o.measure == "position-randomized":
+        told = q["kept"] + q["switched"]
+        return (f"randomized by the log's tool (it shuffled which response was shown first): "
+                f"first-shown response chosen in {q['first']} of {o.n} decisive verdicts; shown "
+                f"order recovered for {told} of {told + q['unknown']} rows ({q['switched']} "
+                f"switched, {q['kept']} not), {q['unknown']} could not be told and make no "
+                f"position claim{tests}")  # fmt: skip
     if o.measure == "length":
         if o.reference == "½":
             return (f"observed: longer response chosen in {_pct(q['L_judge'])} of decisive "
@@ -104,9 +113,25 @@ def _row(o: Observed) -> CardRow:
 
 def _tested(o: Observed) -> bool:
     """Whether the row's test decides a verdict (module docstring)."""
-    return o.measure == "position" or (
+    return o.measure in POSITION or (
         o.measure in ("length", "self-preference") and o.reference == "human labels"
     )
+
+
+POSITION = ("position", "position-randomized")
+"""The rows read against the position threshold, in either direction."""
+RANDOMIZED = "randomized_order"
+"""The manifest's config key: the cells whose shown order the log's tool randomized, with how
+many rows had it recovered (``judgeprobe logs`` writes it)."""
+
+
+def randomized_cells(manifest: Manifest | None) -> dict[tuple[str, str], dict[str, int]]:
+    """The judge × protocol cells whose order the log's tool shuffled, and the recovery counts."""
+    found = manifest.config.get(RANDOMIZED, []) if manifest is not None else []
+    return {
+        (str(c["judge"]), str(c["protocol"])): {k: int(c[k]) for k in ("kept", "switched", "unknown")}
+        for c in found if isinstance(c, dict)
+    }  # fmt: skip
 
 
 TEXT_KEYS = ["document", "candidate_1", "candidate_2"]
@@ -148,7 +173,9 @@ def observed_rows(
     labels = pl.read_parquet(run.labels) if run.labels.is_file() else None
     own = manifest.config.get("self", []) if manifest is not None else []
     blind = judgments.filter(pl.col("condition") == BLIND)
-    found = observed.position(blind) + observed.length(blind, labels)
+    found = observed.position(blind)
+    found += observed.randomized_position(blind, randomized_cells(manifest))
+    found += observed.length(blind, labels)
     found += observed.self_preference(blind, labels, own)
     found += observed.agreement(blind, labels, resamples, seed) + observed.unreadable(blind)
     baseline, changed = _baseline(manifest)
@@ -172,12 +199,14 @@ def observed_card(
         if not _tested(o):
             records.append(row.model_copy(update={"q": q, "verdict": INFORMATIONAL}))
             continue
-        threshold = t.position_effect if o.measure == "position" else t.cue_effect
+        threshold = t.position_effect if o.measure in POSITION else t.cue_effect
         assert threshold is not None
         background = float(o.parts.get("background") or 2 * (o.down or 0) / max(o.documents, 1))
         mde = stats.mde(o.documents, background, t.alpha, t.power, tests)
+        if mde is not None and o.measure == "position-randomized":
+            mde /= 2  # share − ½ is half the paired first − second difference
         verdict = stats.verdict(q, o.effect, (o.lo, o.hi), mde, threshold, t.fdr,
-                                either_direction=o.measure == "position")  # fmt: skip
+                                either_direction=o.measure in POSITION)  # fmt: skip
         records.append(
             row.model_copy(
                 update={"q": q, "mde": mde, "mde_documents": o.documents, "background": background,

@@ -24,6 +24,7 @@ RowKind = Literal[
     "position",
     "repeat",
     "observed-position",
+    "observed-position-randomized",
     "observed-length",
     "observed-self-preference",
     "observed-agreement",
@@ -31,7 +32,8 @@ RowKind = Literal[
     "observed-drift",
 ]
 """What a row measures. The ``observed-…`` kinds are read from a judge's logs (no intervention):
-its position, length and self-preference, agreement, unreadable replies and drift over time."""
+its position (``observed-position-randomized``: where the log's tool shuffled the shown order
+itself, an experiment), length and self-preference, agreement, unreadable replies and drift over time."""
 
 KIND_ORDER: dict[str, int] = {kind: i for i, kind in enumerate(get_args(RowKind))}
 """The card's order of kinds within a judge × protocol: whether it reads, then what moves it."""

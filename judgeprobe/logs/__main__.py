@@ -29,18 +29,20 @@ from rich.console import Console
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
+from judgeprobe.card.observed import RANDOMIZED
 from judgeprobe.card.render import summary
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.mtbench import Answers, read_answers
-from judgeprobe.logs.read import FORMATS, Format, read_logs, read_votes
+from judgeprobe.logs.read import FORMATS, Format, Read, read_logs, read_votes
 from judgeprobe.logs.rows import VoteRow
 from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.load import load_run
 from judgeprobe.metrics.table import write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.metrics.winrates import win_rates
 from judgeprobe.report.run import run_report
 from judgeprobe.runs.rundir import RunDir, check_writable_dir
 from judgeprobe.text.lexicons import load_lexicons
@@ -105,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=out.parent))
     try:
-        counts = _write(staging, out, args, found.formats, table, votes, bad)
+        counts = _write(staging, out, args, found, table, votes, bad)
         if counts["judgments"] == 0:
             raise JudgeprobeError(
                 f"no pair to judge: {table.unpaired_scores} scores, each alone on its question "
@@ -126,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if table.unpaired_scores:
         print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
+    for line in _order_lines(found):
+        print(line)
     del found, table  # what follows reads the run back, as every later command does
     scanned = pl.scan_parquet(RunDir(out).judgments)
     write_csv(estimates_table(scanned), RunDir(out).metrics)
@@ -138,6 +142,19 @@ def main(argv: list[str] | None = None) -> int:
     return card.exit_code
 
 
+def _order_lines(found: Read) -> list[str]:
+    """One line per judge whose log's tool shuffled the shown order: how much was recovered."""
+    out = []
+    for (judge, _), c in sorted(found.randomized.items()):
+        kept, switched, unknown = c["kept"], c["switched"], c["unknown"]
+        out.append(
+            f"{judge}: the log's tool shuffled the shown order; recovered for "
+            f"{kept + switched} of {kept + switched + unknown} rows ({switched} switched, {kept} "
+            f"not), {unknown} could not be told (no position claim on those)"
+        )
+    return out
+
+
 def _with_texts(run: RunDir) -> int:
     """How many items the run kept texts of (its items file's rows)."""
     path = run.path / ITEMS
@@ -145,7 +162,7 @@ def _with_texts(run: RunDir) -> int:
 
 
 def _write(
-    staging: Path, out: Path, args: argparse.Namespace, formats: dict[str, str],
+    staging: Path, out: Path, args: argparse.Namespace, found: Read,
     table: LogTable, votes: list[VoteRow], bad: list[str],
 ) -> dict[str, int]:  # fmt: skip
     """The run's files, written into ``staging`` (renamed to ``out`` when all are there).
@@ -154,9 +171,11 @@ def _write(
     """
     run = RunDir(staging)
     table.judgments.sink_parquet(run.judgments)  # streamed from the logs, never whole
+    lines = [f for f, fmt in found.formats.items() if fmt == "mtbench-pair"]  # one result a line
+    write_csv(win_rates(pl.scan_parquet(run.judgments), lines), run.win_rates)
     config: dict[str, object] = {
-        "sources": [str(p.resolve()) for p in args.paths], "formats": formats,
-        "self": list(args.own), "map": args.map or "",
+        "sources": [str(p.resolve()) for p in args.paths], "formats": found.formats,
+        "self": list(args.own), "map": args.map or "", RANDOMIZED: found.randomized_cells(),
     }  # fmt: skip
     table.texts.sink_parquet(staging / ITEMS)  # streamed: a copy of each text, not per call
     if _with_texts(RunDir(staging)):

@@ -136,4 +136,5 @@ def alpaca_rows(where: Where, record: Record) -> Iterator[PairRow]:
         raw=str(value), explanation=_completion_text(completion), invalid_reason=why,
         question=instruction, response_first=out_1, response_second=out_2,
         category=str(record.get("dataset") or ""), p_second=p_second, shown=order is not None,
+        randomized=order or "unknown",
     )  # fmt: skip

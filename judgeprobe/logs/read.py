@@ -7,6 +7,7 @@ rows, never bad rows: they become Invalid judgments.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,16 @@ class Read:
     scores: list[ScoreRow] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
+    # Per judge × protocol whose shown order the log's tool shuffled: rows kept/switched/unknown
+    randomized: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
+
+    def randomized_cells(self) -> list[dict[str, object]]:
+        """The shuffled cells and how many rows had their order recovered (for the manifest)."""
+        return [
+            {"judge": judge, "protocol": protocol,
+             **{k: counts[k] for k in ("kept", "switched", "unknown")}}
+            for (judge, protocol), counts in sorted(self.randomized.items())
+        ]  # fmt: skip
 
     def all_calls(self) -> pl.LazyFrame:
         """Every file's judging calls as one plan."""
@@ -105,6 +116,9 @@ def _read_file(path: Path, fmt: Format, columns: Columns, out: Read) -> int:
         n += 1
         if isinstance(row, PairRow):
             pairs.append(row)
+            if row.randomized is not None:
+                cell = out.randomized.setdefault((row.judge, row.protocol), Counter())
+                cell[row.randomized] += 1
         else:
             out.scores.append(row)
     if pairs:

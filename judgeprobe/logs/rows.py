@@ -59,6 +59,10 @@ class PairRow:
     category: str = ""
     p_second: float | None = None
     shown: bool = True  # False: the log does not say which response was shown first
+    # Where the log's tool shuffled the shown order itself (AlpacaEval): whether the row's
+    # order was recovered as the log listed the pair (kept), reversed (switched), or not
+    # (unknown); None for a log whose order was not randomized by its tool.
+    randomized: Literal["kept", "switched", "unknown"] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,6 +103,11 @@ class RunDir:
         return self.path / "labels.parquet"
 
     @property
+    def win_rates(self) -> Path:
+        """Each model's win rate as the log's own tool counts it (a logs run; CSV)."""
+        return self.path / "win_rates.csv"
+
+    @property
     def manifest_file(self) -> Path:
         """What made the run (``Manifest``)."""
         return self.path / "manifest.json"
