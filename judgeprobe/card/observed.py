@@ -8,9 +8,10 @@ experiment, not an association: AlpacaEval's weighted and ``_fn`` annotators), l
 self-preference (per own model), agreement with human labels, unreadable, and drift (with a
 baseline log). Their exact tests share one Benjamini–Hochberg family. Verdicts:
 
-- position (both kinds), and length and self-preference measured against human labels, get the card's
-  verdict rule (BIASED / CLEAR / UNDERPOWERED) with the position threshold (position) or the
-  cue threshold (the others): both compare the judge with a reference on the same items;
+- position (both kinds), and length and self-preference measured against human labels, get
+  the card's verdict rule (BIASED / CLEAR / UNDERPOWERED) with the position threshold
+  (position) or the cue threshold (the others): both compare the judge with a reference on
+  the same items;
 - length against ½, self-preference against the other judges, agreement, unreadable and drift
   are OBSERVED: informational, no exit code (a longer answer may be the better one; another
   judge is no ground truth).
@@ -62,12 +63,13 @@ def note(o: Observed) -> str:
                 f"{_interval(q['consistency'], q['consistency_lo'], q['consistency_hi'])}{tests}"
                 " (first-shown vs second-shown)")  # fmt: skip
     if o.measure == "position-randomized":
-        told = q["kept"] + q["switched"]
+        kept, switched, unknown = (int(q[k] or 0) for k in ("kept", "switched", "unknown"))
+        told = kept + switched
         return (f"randomized by the log's tool (it shuffled which response was shown first): "
                 f"first-shown response chosen in {q['first']} of {o.n} decisive verdicts; shown "
-                f"order recovered for {told} of {told + q['unknown']} rows ({q['switched']} "
-                f"switched, {q['kept']} not), {q['unknown']} could not be told and make no "
-                f"position claim{tests}")  # fmt: skip
+                f"order recovered for {told} of {told + unknown} rows ({switched} switched, "
+                f"{kept} not), {unknown} could not be told and make no position claim"
+                f"{tests}")  # fmt: skip
     if o.measure == "length":
         if o.reference == "½":
             return (f"observed: longer response chosen in {_pct(q['L_judge'])} of decisive "
@@ -128,10 +130,12 @@ many rows had it recovered (``judgeprobe logs`` writes it)."""
 def randomized_cells(manifest: Manifest | None) -> dict[tuple[str, str], dict[str, int]]:
     """The judge × protocol cells whose order the log's tool shuffled, and the recovery counts."""
     found = manifest.config.get(RANDOMIZED, []) if manifest is not None else []
+    keys = ("kept", "switched", "unknown")
     return {
-        (str(c["judge"]), str(c["protocol"])): {k: int(c[k]) for k in ("kept", "switched", "unknown")}
-        for c in found if isinstance(c, dict)
-    }  # fmt: skip
+        (str(c["judge"]), str(c["protocol"])): {k: int(c[k]) for k in keys}
+        for c in found
+        if isinstance(c, dict)
+    }
 
 
 TEXT_KEYS = ["document", "candidate_1", "candidate_2"]

@@ -33,7 +33,8 @@ RowKind = Literal[
 ]
 """What a row measures. The ``observed-…`` kinds are read from a judge's logs (no intervention):
 its position (``observed-position-randomized``: where the log's tool shuffled the shown order
-itself, an experiment), length and self-preference, agreement, unreadable replies and drift over time."""
+itself, an experiment), length and self-preference, agreement, unreadable replies and drift
+over time."""
 
 KIND_ORDER: dict[str, int] = {kind: i for i, kind in enumerate(get_args(RowKind))}
 """The card's order of kinds within a judge × protocol: whether it reads, then what moves it."""

@@ -36,7 +36,7 @@ Order = Literal["kept", "switched"]
 """``switched``: ``output_2`` was shown first."""
 
 
-def preference(value: object, same: bool = False) -> tuple[Winner | None, float | None, str]:
+def preference(value: object, *, same: bool = False) -> tuple[Winner | None, float | None, str]:
     """A preference as a verdict on (output_1, output_2), P(output_2), and why not readable.
 
     ``same``: the two outputs are identical (a null preference is then AlpacaEval's draw).
@@ -81,7 +81,7 @@ def _weighted_order(completion: dict[str, object], p_second: float) -> Order | N
     return None if kept == switched else "switched" if switched < kept else "kept"
 
 
-def _ranked_order(completion: dict[str, object], output_1_won: bool) -> Order | None:
+def _ranked_order(completion: dict[str, object], *, output_1_won: bool) -> Order | None:
     """``_fn``: switched when (``m`` ranked first) differs from (``output_1`` preferred)."""
     ranked = completion.get("ordered_models")
     if not isinstance(ranked, list):
@@ -102,7 +102,7 @@ def shown_order(completion: object, value: object) -> Order | None:
     if "logprobs" in completion:
         return _weighted_order(completion, p - 1.0)
     if "ordered_models" in completion and p != 1.5:
-        return _ranked_order(completion, p < 1.5)
+        return _ranked_order(completion, output_1_won=p < 1.5)
     return None
 
 

@@ -49,7 +49,7 @@ COLUMNS = ["judge", "protocol", "condition", DOC, "subset", "item_id", "generato
 """The judgments-table columns the observed figures read (a log run's card reads no other)."""
 VALUE = {"A": 1.0, "Tie": 0.5, "B": 0.0}
 """Candidate A's value of a verdict: a win, half, a loss."""
-Measure = str  # position | position-randomized | length | self-preference | agreement | unreadable | drift
+Measure = str  # position | position-randomized | length | self-preference | agreement | …
 
 
 @dataclass(frozen=True)

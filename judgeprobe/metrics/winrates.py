@@ -103,13 +103,12 @@ def win_rates(judgments: pl.LazyFrame, line_files: Collection[str] = ()) -> pl.D
             .when(pl.col("p_b").is_not_null()).then(p_won)
             .when(verdict == won).then(1.0).when(verdict == lost).then(0.0).otherwise(0.5)
         )  # fmt: skip
-        sides.append(
-            results.select(
-                "judge", "protocol", model=pl.col(model),
-                win=verdict == won, tie=verdict == "Tie", loss=verdict == lost,
-                invalid=verdict == "Invalid", value=value.cast(pl.Float64),
-            )  # fmt: skip
-        )
+        side = results.select(
+            "judge", "protocol", model=pl.col(model),
+            win=verdict == won, tie=verdict == "Tie", loss=verdict == lost,
+            invalid=verdict == "Invalid", value=value.cast(pl.Float64),
+        )  # fmt: skip
+        sides.append(side)
     table = (
         pl.concat(sides)
         .group_by("judge", "protocol", "model")
