@@ -23,7 +23,8 @@ AE1 = HERE / "alpaca_eval_gpt4__alpaca-7b.json"
 AE1_FLOAT = HERE / "alpaca_eval_gpt4__claude-2.json"
 WEIGHTED = HERE / "weighted_alpaca_eval_gpt4_turbo__alpaca-7b.json"
 FN = HERE / "alpaca_eval_gpt4_turbo_fn__gemini-pro.json"
-ALL = [AE1, AE1_FLOAT, WEIGHTED, FN]
+COT = HERE / "alpaca_eval_cot_gpt4_turbo_fn__alpaca-7b.json"
+ALL = [AE1, AE1_FLOAT, WEIGHTED, FN, COT]
 
 
 def _raw(path: Path) -> list[dict[str, Any]]:
@@ -107,7 +108,7 @@ def _switched(r: dict[str, Any]) -> bool | None:
     return (best[0] == "m") != (p == 1)
 
 
-@pytest.mark.parametrize("path", [WEIGHTED, FN], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [WEIGHTED, FN, COT], ids=lambda p: p.stem)
 def test_the_hidden_shown_order_is_recovered(tmp_path: Path, path: Path) -> None:
     raw = _raw(path)
     _, run = _logs(tmp_path, path)
@@ -154,14 +155,15 @@ def test_the_hidden_shown_order_is_recovered(tmp_path: Path, path: Path) -> None
 def test_the_two_annotators_recover_the_same_order(tmp_path: Path) -> None:
     """AlpacaEval seeds its shuffle with the instruction: both annotators saw the same orders."""
     orders: dict[str, dict[str, bool]] = {}
-    for path in (WEIGHTED, FN):
+    for path in (WEIGHTED, FN, COT):
         orders[path.name] = {r["instruction"]: s for r in _raw(path)
                              if (s := _switched(r)) is not None}  # fmt: skip
-    w, f = orders[WEIGHTED.name], orders[FN.name]
-    common = set(w) & set(f)
-    assert len(common) >= 75
-    assert all(w[k] == f[k] for k in common)
-    _, run = _logs(tmp_path, WEIGHTED, FN)
+    w = orders[WEIGHTED.name]
+    for other in (FN, COT):
+        common = set(w) & set(orders[other.name])
+        assert len(common) >= 39
+        assert all(w[k] == orders[other.name][k] for k in common)
+    _, run = _logs(tmp_path, WEIGHTED, FN, COT)
     j = pl.read_parquet(run.judgments).filter(pl.col("order") != "")
     shown = j.group_by("document_id").agg(pl.col("order").n_unique().alias("orders"))
     assert shown["orders"].max() == 1  # one shown order per question across both annotators
@@ -210,3 +212,38 @@ def test_a_null_preference_on_identical_outputs_is_a_draw(tmp_path: Path) -> Non
     j = pl.read_parquet(run.judgments)
     assert int((j["verdict"] == "Invalid").sum()) == 0
     assert int((j["verdict"] == "Tie").sum()) == 1 + sum(map(_draw, rows[1:5]))
+
+
+def _verdict(r: dict[str, Any]) -> str | None:
+    """A raw record's verdict on (generator_1, generator_2): 1, 2, tie, or None (unreadable)."""
+    if _invalid(r):
+        return None
+    return "tie" if _draw(r) else "1" if r["preference"] < 1.5 else "2"
+
+
+def test_another_annotators_file_is_a_labels_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--labels in AlpacaEval's own format: matched by instruction and pair, as the log's items."""
+    log, labels = _raw(WEIGHTED), _raw(COT)
+    code, run = _logs(tmp_path, WEIGHTED, extra=("--labels", str(COT)))
+    assert code in (0, 5, 6)
+    key = {(r["instruction"], r["generator_1"], r["generator_2"]): r for r in log}
+    both = [(key[k], r) for r in labels if (k := (r["instruction"], r["generator_1"],
+                                                    r["generator_2"])) in key]  # fmt: skip
+    assert len(both) == len(labels) == 40
+    agree = sum(_verdict(a) == _verdict(b) for a, b in both)
+    card = json.loads((run.path / "card.json").read_text())
+    (row,) = [r for r in card["rows"] if r["kind"] == "observed-agreement"]
+    assert row["n"] == len(both)
+    assert row["effect"]["value"] == pytest.approx(agree / len(both))
+    assert "match no item" not in capsys.readouterr().out
+
+
+def test_labels_that_match_no_item_are_counted_and_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = _raw(FN)  # gemini-pro against the baseline: no item of alpaca-7b's log
+    _, run = _logs(tmp_path, WEIGHTED, extra=("--labels", str(FN)))
+    assert f"{len(labels)} of {len(labels)} labels in {FN} match no item" in capsys.readouterr().out
+    assert json.loads(run.manifest_file.read_text())["config"]["unmatched_labels"] == len(labels)

@@ -34,6 +34,7 @@ from judgeprobe.card.render import summary
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
 from judgeprobe.logs.generic import parse_map
+from judgeprobe.logs.labels import unmatched, unmatched_line
 from judgeprobe.logs.mtbench import Answers, read_answers
 from judgeprobe.logs.read import FORMATS, Format, Read, read_logs, read_votes
 from judgeprobe.logs.rows import VoteRow
@@ -130,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
     for line in _order_lines(found):
         print(line)
+    left_out = unmatched_line(counts["unmatched_labels"], len(votes), str(args.labels))
+    if left_out:
+        print(left_out)
     del found, table  # what follows reads the run back, as every later command does
     scanned = pl.scan_parquet(RunDir(out).judgments)
     write_csv(estimates_table(scanned), RunDir(out).metrics)
@@ -182,9 +186,13 @@ def _write(
         config["items"] = str((out / ITEMS).resolve())
     else:
         (staging / ITEMS).unlink()
+    counts_extra = {"unmatched_labels": 0}
     if votes:
-        label_table(votes).write_parquet(run.labels)
+        labels = label_table(votes)
+        labels.write_parquet(run.labels)
         config["labels"] = str(args.labels.resolve())
+        counts_extra["unmatched_labels"] = unmatched(labels, pl.scan_parquet(run.judgments))
+        config["unmatched_labels"] = counts_extra["unmatched_labels"]
     if args.baseline is not None:
         config["baseline"] = str(args.baseline.resolve())
     if bad:
@@ -200,7 +208,7 @@ def _write(
         "kind": "logs", "config": config, "seeds": [0],
         "judges": [{"name": j, "model": j, "backend": "log"} for j in judges],
     })  # fmt: skip
-    return {k: int(v) for k, v in counts.items()}
+    return {**{k: int(v) for k, v in counts.items()}, **counts_extra}
 
 
 def cli(argv: list[str] | None = None) -> int:

@@ -1,13 +1,43 @@
-"""One human vote from a labels file: MT-Bench's human judgments, or a table of the item key."""
+"""One vote from a labels file, and the count of labels that match no item of the log.
+
+A labels file is MT-Bench's human judgments, a log in its own format (AlpacaEval annotations
+of another annotator or of people: the question is the instruction) or a table of the item key.
+"""
 
 from __future__ import annotations
 
-from judgeprobe.logs import mtbench
+import polars as pl
+
+from judgeprobe.logs import alpaca, mtbench
 from judgeprobe.logs.generic import Columns, verdict
-from judgeprobe.logs.rows import BadRow, Preferred, VoteRow, Where
+from judgeprobe.logs.rows import BadRow, PairRow, Preferred, VoteRow, Where
 from judgeprobe.logs.source import Record, turn_of
 
 _PREFERRED: dict[str, Preferred] = {"first": "1", "second": "2", "tie": "tie"}
+
+
+def pair_vote(row: PairRow) -> VoteRow:
+    """A log's verdict on a pair as a vote on the same item (its question, pair and turn)."""
+    if row.winner is None:
+        raise BadRow(row.invalid_reason or f"verdict {row.raw!r} does not parse")
+    return VoteRow(
+        where=row.where, question_id=row.question_id, turn=row.turn, generator_1=row.first,
+        generator_2=row.second, preferred=_PREFERRED[row.winner], annotator=row.judge,
+    )  # fmt: skip
+
+
+def unmatched(labels: pl.DataFrame, judgments: pl.LazyFrame) -> int:
+    """How many labels (``LABEL_SCHEMA`` rows) name an item no judgment of the log is on."""
+    items = judgments.select(pl.col("item_id").unique()).collect().to_series()
+    return labels.filter(~pl.col("item_id").is_in(items.implode())).height
+
+
+def unmatched_line(n: int, total: int, source: str) -> str:
+    """The printed sentence for labels that match no item (nothing when all match)."""
+    if n == 0:
+        return ""
+    return (f"{n} of {total} labels in {source} match no item of the log (question, pair of "
+            "generators and turn): left out of every figure")  # fmt: skip
 
 
 def _number(value: object, name: str) -> float | None:
@@ -23,6 +53,9 @@ def vote(where: Where, record: Record, columns: Columns) -> VoteRow:
     """A labels-file record as a vote on its pair (MT-Bench human judgment or a key table)."""
     if set(record) >= mtbench.HUMAN_KEYS:
         return mtbench.human_votes(where, record)
+    if set(record) >= alpaca.KEYS:  # AlpacaEval annotations: the question is the instruction
+        (row,) = alpaca.alpaca_rows(where, record)
+        return pair_vote(row)
     get = columns.find
     qid, g1, g2 = get(record, "question_id"), get(record, "generator_1"), get(record, "generator_2")
     if qid is None or g1 is None or g2 is None:
