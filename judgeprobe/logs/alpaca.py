@@ -10,7 +10,7 @@ reason. ``raw_completion`` is kept whole, a text or a structured object alike.
 AlpacaEval shows the two outputs in a random order and writes the preference back in
 ``output_1``/``output_2`` terms; its template lists the identifier ``m`` (the first-shown
 output) before ``M``. Two annotators keep enough of their reply to recover the shown order
-(docs/metrics.md, "Randomized shown order recovered"): the weighted one its top
+(docs/metrics.md, "Randomized shown order, recovered (AlpacaEval)"): the weighted one its top
 log-probabilities over ``m``/``M``, the ``_fn`` one ``ordered_models`` with ranks. A row whose
 order is recovered is a pair row in screen terms; one whose order cannot be told has no shown
 order (no position claim).

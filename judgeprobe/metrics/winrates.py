@@ -1,4 +1,6 @@
-"""Win rates as the log's own tool computes them (docs/metrics.md, "Win rates …").
+"""Win rates as the log's own tool counts them.
+
+Definitions: docs/metrics.md, "Win rates as the log's own tool counts them".
 
 Per judge × protocol × model: n, wins, ties, losses, Invalid and the win rate, a share in
 [0, 1] with ties ½, over the log's verdicts that involve the model. Three rules, one table:
