@@ -25,11 +25,13 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.card import stats
+from judgeprobe.card.kinds.base import SIGN_TEST
+from judgeprobe.card.kinds.observed import ObservedPositionRow, ObservedRow, RandomizedPositionRow
 from judgeprobe.card.pairs import BLIND_VERDICT
-from judgeprobe.card.record import SIGN_TEST, CardRow, Estimate
 from judgeprobe.card.rows import Card
 from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.conditions import BLIND
+from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics import observed
 from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.observed import Observed
@@ -96,21 +98,28 @@ def note(o: Observed) -> str:
             f"vs out of Tie{tests}")  # fmt: skip
 
 
-def _row(o: Observed) -> CardRow:
+Row = ObservedPositionRow | RandomizedPositionRow | ObservedRow
+
+
+def _row(o: Observed) -> Row:
     """The row of one observed figure, before its q-value and verdict."""
-    consistency = None
+    fields = {
+        "judge": o.judge, "protocol": o.protocol, "row": o.row, "n": o.n,
+        "documents": o.documents, "effect_name": o.effect_name,
+        "effect": Estimate.of(o.effect, o.lo, o.hi), "test": SIGN_TEST if o.p is not None else "",
+        "up": o.up, "down": o.down, "p": o.p, "note": note(o),
+    }  # fmt: skip
     if o.measure == "position":
         parts = [o.parts[k] for k in ("consistency", "consistency_lo", "consistency_hi")]
         consistency = Estimate.of(*(None if x is None else float(x) for x in parts))
-    return CardRow.model_validate(
-        {
-            "judge": o.judge, "protocol": o.protocol, "row": o.row, "kind": f"observed-{o.measure}",
-            "n": o.n, "documents": o.documents, "effect_name": o.effect_name,
-            "effect": Estimate.of(o.effect, o.lo, o.hi),
-            "test": SIGN_TEST if o.p is not None else "",
-            "up": o.up, "down": o.down, "p": o.p, "consistency": consistency, "note": note(o),
-        }
-    )  # fmt: skip
+        return ObservedPositionRow.model_validate({**fields, "consistency": consistency})
+    if o.measure == "position-randomized":
+        counts = {k: int(o.parts[k] or 0) for k in ("first", "switched", "kept", "unknown")}
+        return RandomizedPositionRow.model_validate({
+            **fields, "first_shown": counts["first"], "switched": counts["switched"],
+            "kept": counts["kept"], "undetermined": counts["unknown"],
+        })  # fmt: skip
+    return ObservedRow.model_validate({**fields, "kind": f"observed-{o.measure}"})
 
 
 def _tested(o: Observed) -> bool:
@@ -198,7 +207,7 @@ def observed_card(
     rows = [_row(o) for o in found]
     q_values = stats.bh_qvalues([o.p for o in found])
     tests = sum(o.p is not None for o in found)
-    records: list[CardRow] = []
+    records: list[Row] = []
     for o, row, q in zip(found, rows, q_values, strict=True):
         if not _tested(o):
             records.append(row.model_copy(update={"q": q, "verdict": INFORMATIONAL}))

@@ -25,6 +25,7 @@ from typing import Literal
 import orjson
 
 from judgeprobe.core.records import document_hash
+from judgeprobe.logs.formats import LogFormat, per_record, register_format
 from judgeprobe.logs.rows import PairRow, Where, Winner
 from judgeprobe.logs.source import Record, need, text
 
@@ -33,7 +34,7 @@ PROTOCOL = "alpaca_eval"
 FIRST_ID, SECOND_ID = "m", "M"
 """The identifiers AlpacaEval's templates give the first- and second-shown output."""
 Order = Literal["kept", "switched"]
-"""``switched``: ``output_2`` was shown first."""
+"""``switched``: ``output_2`` was shown first (``rows.Randomized`` less ``unknown``)."""
 
 
 def preference(value: object, *, same: bool = False) -> tuple[Winner | None, float | None, str]:
@@ -138,3 +139,9 @@ def alpaca_rows(where: Where, record: Record) -> Iterator[PairRow]:
         category=str(record.get("dataset") or ""), p_second=p_second, shown=order is not None,
         randomized=order or "unknown",
     )  # fmt: skip
+
+
+register_format(LogFormat(
+    "alpaca", lambda s: s.keys >= KEYS, per_record(alpaca_rows),
+    help="AlpacaEval annotations.json (any annotator)",
+))  # fmt: skip
