@@ -56,36 +56,56 @@ class WinRate(BaseModel):
     result."""
 
 
-def _file(request_key: pl.Expr) -> pl.Expr:
-    """The log file of a judgment's request key (``FILE:LINE``)."""
-    return request_key.str.replace(r":\d+$", "")
+_CODE = {"A": 0, "B": 1, "Tie": 2, "Invalid": 3}
+"""Verdicts as small integers, so a line's two calls reduce to their min and max."""
+_CELL = ["judge", "protocol", "generator_1", "generator_2"]
+
+
+def _in_files(files: Collection[str]) -> pl.Expr:
+    """Whether a judgment's request key (``FILE:LINE``) is a line of one of ``files``."""
+    return pl.any_horizontal(
+        pl.lit(False), *(pl.col("request_key").str.starts_with(f"{f}:") for f in files)
+    )
+
+
+def _lines(judgments: pl.LazyFrame) -> pl.LazyFrame:
+    """FastChat pair lines as results, counted per pair and verdict (``count``).
+
+    A line's calls share its request key; grouped by the key's hash with integer verdicts (a
+    million lines in seconds), a line is Invalid when either call is, the verdict both calls
+    give when they agree, else Tie.
+    """
+    coded = judgments.select(
+        *_CELL, line=pl.col("request_key").hash(),
+        code=pl.col("verdict").replace_strict(_CODE, default=3, return_dtype=pl.Int8),
+        cell=pl.struct(_CELL).hash(),
+    )  # fmt: skip
+    per_line = coded.group_by("line").agg(
+        lo=pl.col("code").min(), hi=pl.col("code").max(), cell=pl.col("cell").first()
+    )
+    counted = per_line.group_by("cell", "lo", "hi").agg(count=pl.len().cast(pl.Int64))
+    names = coded.select(*_CELL, "cell").unique("cell")
+    verdict = (
+        pl.when(pl.col("hi") == 3).then(pl.lit("Invalid"))
+        .when(pl.col("lo") != pl.col("hi")).then(pl.lit("Tie"))
+        .otherwise(pl.col("lo").replace_strict({v: k for k, v in _CODE.items()},
+                                               return_dtype=pl.String))
+    )  # fmt: skip
+    return counted.join(names, on="cell").select(
+        *_CELL, verdict=verdict, p_b=pl.lit(None, pl.Float64), count="count"
+    )
 
 
 def _results(judgments: pl.LazyFrame, line_files: Collection[str]) -> pl.LazyFrame:
-    """One result a verdict (or a FastChat pair line): its pair, verdict and P(B) if soft."""
-    keep = ["judge", "protocol", "generator_1", "generator_2", "verdict"]
-    in_lines = _file(pl.col("request_key")).is_in(list(line_files))
+    """Results with their pair, verdict, P(B) if soft, and how many there are (``count``)."""
+    in_lines = _in_files(line_files)
     single = judgments.filter(~in_lines).select(
-        *keep, p_b=pl.col("details").str.extract(_P_B, 1).cast(pl.Float64)
-    )
-    valid = pl.col("verdict") != "Invalid"
-    lines = (
-        judgments.filter(in_lines)
-        .group_by("judge", "protocol", "request_key")
-        .agg(
-            pl.col("generator_1", "generator_2").first(),
-            invalid=(~valid).any(),
-            kinds=pl.col("verdict").n_unique(),
-            only=pl.col("verdict").first(),
-        )
-        .select(
-            "judge", "protocol", "generator_1", "generator_2",
-            verdict=pl.when("invalid").then(pl.lit("Invalid"))
-            .when(pl.col("kinds") > 1).then(pl.lit("Tie")).otherwise("only"),
-            p_b=pl.lit(None, pl.Float64),
-        )
+        *_CELL, "verdict", p_b=pl.col("details").str.extract(_P_B, 1).cast(pl.Float64),
+        count=pl.lit(1, pl.Int64),
     )  # fmt: skip
-    return pl.concat([single, lines], how="vertical_relaxed")
+    if not line_files:
+        return single
+    return pl.concat([single, _lines(judgments.filter(in_lines))], how="vertical_relaxed")
 
 
 def win_rates(judgments: pl.LazyFrame, line_files: Collection[str] = ()) -> pl.DataFrame:
@@ -94,7 +114,7 @@ def win_rates(judgments: pl.LazyFrame, line_files: Collection[str] = ()) -> pl.D
     ``line_files``: the log files read as MT-Bench pair lines (their two calls are one result).
     """
     results = _results(judgments.select(READS), line_files)
-    verdict = pl.col("verdict")
+    verdict, count = pl.col("verdict"), pl.col("count")
     sides = []
     for model, won, lost, p_won in (
         ("generator_1", "A", "B", 1 - pl.col("p_b")),
@@ -106,21 +126,28 @@ def win_rates(judgments: pl.LazyFrame, line_files: Collection[str] = ()) -> pl.D
             .when(verdict == won).then(1.0).when(verdict == lost).then(0.0).otherwise(0.5)
         )  # fmt: skip
         side = results.select(
-            "judge", "protocol", model=pl.col(model),
-            win=verdict == won, tie=verdict == "Tie", loss=verdict == lost,
-            invalid=verdict == "Invalid", value=value.cast(pl.Float64),
+            "judge", "protocol", model=pl.col(model), count=count,
+            win=(verdict == won) * count, tie=(verdict == "Tie") * count,
+            loss=(verdict == lost) * count, invalid=(verdict == "Invalid") * count,
+            value=value.cast(pl.Float64) * count,
         )  # fmt: skip
         sides.append(side)
     table = (
         pl.concat(sides)
         .group_by("judge", "protocol", "model")
         .agg(
-            n=pl.len().cast(pl.Int64),
-            wins=pl.col("win").sum().cast(pl.Int64),
-            ties=pl.col("tie").sum().cast(pl.Int64),
-            losses=pl.col("loss").sum().cast(pl.Int64),
-            invalid=pl.col("invalid").sum().cast(pl.Int64),
-            win_rate=pl.col("value").mean(),
+            n=pl.col("count").sum(),
+            wins=pl.col("win").sum(),
+            ties=pl.col("tie").sum(),
+            losses=pl.col("loss").sum(),
+            invalid=pl.col("invalid").sum(),
+            total=pl.col("value").sum(),
+        )
+        .with_columns(pl.col("n", "wins", "ties", "losses", "invalid").cast(pl.Int64))
+        .with_columns(
+            win_rate=pl.when(pl.col("n") > pl.col("invalid")).then(
+                pl.col("total") / (pl.col("n") - pl.col("invalid"))
+            )
         )
         .sort("judge", "protocol", "model")
     )
