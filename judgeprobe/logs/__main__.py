@@ -8,8 +8,9 @@ Reads MT-Bench pair and single-answer judgments, AlpacaEval annotations, inspect
 (``.eval``/``.json``, the ``logs`` extra), promptfoo ``results.json`` and any JSONL/CSV with a
 column map (``--map verdict=winner,…``; docs/logs.md lists the aliases), detected per file or
 named with ``--format``. Calls no judge. Writes judgments.parquet, items.parquet (the texts the
-log carries or ``--answers`` supplies), labels.parquet (``--labels``), the manifest, metrics,
-the observed card and the report, so ``judgeprobe card/report/review/metrics DIR`` work on it.
+log carries or ``--answers`` supplies), labels.parquet (``--labels``), win_rates.csv (each
+model's win rate as the log's own tool counts it), the manifest, metrics, the observed card and
+the report, so ``judgeprobe card/report/review/metrics DIR`` work on it.
 A row that cannot be read is one line naming file and line; a file with no usable row is an
 error (exit 2); unreadable verdicts are Invalid judgments, counted, never dropped.
 """
@@ -58,8 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     p = command_parser("logs", __doc__)
     p.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="judge log files")
     p.add_argument("--out", type=Path, required=True, help="the run directory to write")
-    p.add_argument("--labels", type=Path, help="human labels (MT-Bench human judgments or a "
-                   "table: question_id, generator_1, generator_2, turn, preferred)")  # fmt: skip
+    p.add_argument("--labels", type=Path, help="human labels (MT-Bench human judgments, an "
+                   "AlpacaEval annotations file, or a table: question_id, generator_1, "
+                   "generator_2, turn, preferred)")  # fmt: skip
     p.add_argument(
         "--format", choices=format_names(), help="every file's format (default: detected)"
     )
