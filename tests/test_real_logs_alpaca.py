@@ -247,3 +247,21 @@ def test_labels_that_match_no_item_are_counted_and_printed(
     _, run = _logs(tmp_path, WEIGHTED, extra=("--labels", str(FN)))
     assert f"{len(labels)} of {len(labels)} labels in {FN} match no item" in capsys.readouterr().out
     assert json.loads(run.manifest_file.read_text())["config"]["unmatched_labels"] == len(labels)
+
+
+def test_a_randomized_position_bias_makes_the_card_exit_5(tmp_path: Path) -> None:
+    """The _fn excerpt: the first-shown output wins far more than half the decisive verdicts."""
+    raw = _raw(FN)
+    first = second = 0
+    for r in raw:
+        s = _switched(r)
+        if s is not None and not _draw(r) and not _invalid(r):
+            first += (r["preference"] < 1.5) != s
+            second += (r["preference"] < 1.5) == s
+    assert first / (first + second) - 0.5 > 0.15  # counted from the raw file
+    code, run = _logs(tmp_path, FN)
+    assert code == 5
+    card = json.loads((run.path / "card.json").read_text())
+    (biased,) = [r for r in card["rows"] if r["verdict"] == "BIASED"]
+    assert biased["kind"] == "observed-position-randomized"
+    assert (biased["first_shown"], biased["n"]) == (first, first + second)
