@@ -114,7 +114,7 @@ def _randomized(rng: random.Random, questions: int, share: float) -> pl.DataFram
 def test_the_randomized_interval_keeps_its_coverage(share: float) -> None:
     """The 95 % interval covers the true share − ½ in at least ~95 % of simulated logs."""
     rng = random.Random(7)
-    cells = {("j", "p"): {"kept": 1, "switched": 1, "unknown": 0}}
+    cells = {("j", "p"): {"kept": 1, "switched": 1, "undetermined": 0}}
     covered, runs = 0, 300
     for _ in range(runs):
         (o,) = randomized_position(_randomized(rng, 120, share), cells)

@@ -130,7 +130,7 @@ def test_the_hidden_shown_order_is_recovered(tmp_path: Path, path: Path) -> None
     (cell,) = manifest["config"]["randomized_order"]
     assert cell["switched"] == sum(s is True for s in switched)
     assert cell["kept"] == sum(s is False for s in switched)
-    assert cell["unknown"] == sum(s is None for s in switched)
+    assert cell["undetermined"] == sum(s is None for s in switched)
     # the position (randomized) row: first-shown share of decisive verdicts − ½
     first = second = 0
     for r, s in zip(raw, switched, strict=True):
@@ -176,7 +176,7 @@ def test_alpacaeval_1_makes_no_position_claim(tmp_path: Path) -> None:
     card = json.loads((run.path / "card.json").read_text())
     assert not [r for r in card["rows"] if r["kind"].startswith("observed-position")]
     (cell,) = json.loads(run.manifest_file.read_text())["config"]["randomized_order"]
-    assert cell["unknown"] == len(_raw(AE1))
+    assert cell["undetermined"] == len(_raw(AE1))
     assert cell["kept"] == cell["switched"] == 0
 
 

@@ -65,12 +65,14 @@ def note(o: Observed) -> str:
                 f"{_interval(q['consistency'], q['consistency_lo'], q['consistency_hi'])}{tests}"
                 " (first-shown vs second-shown)")  # fmt: skip
     if o.measure == "position-randomized":
-        kept, switched, unknown = (int(q[k] or 0) for k in ("kept", "switched", "unknown"))
+        kept, switched, undetermined = (
+            int(q[k] or 0) for k in ("kept", "switched", "undetermined")
+        )
         told = kept + switched
         return (f"randomized by the log's tool (it shuffled which response was shown first): "
                 f"first-shown response chosen in {q['first']} of {o.n} decisive verdicts; shown "
-                f"order recovered for {told} of {told + unknown} rows ({switched} switched, "
-                f"{kept} not), {unknown} could not be told and make no position claim"
+                f"order recovered for {told} of {told + undetermined} rows ({switched} switched, "
+                f"{kept} not), {undetermined} could not be told and make no position claim"
                 f"{tests}")  # fmt: skip
     if o.measure == "length":
         if o.reference == "½":
@@ -114,10 +116,10 @@ def _row(o: Observed) -> Row:
         consistency = Estimate.of(*(None if x is None else float(x) for x in parts))
         return ObservedPositionRow.model_validate({**fields, "consistency": consistency})
     if o.measure == "position-randomized":
-        counts = {k: int(o.parts[k] or 0) for k in ("first", "switched", "kept", "unknown")}
+        counts = {k: int(o.parts[k] or 0) for k in ("first", "switched", "kept", "undetermined")}
         return RandomizedPositionRow.model_validate({
             **fields, "first_shown": counts["first"], "switched": counts["switched"],
-            "kept": counts["kept"], "undetermined": counts["unknown"],
+            "kept": counts["kept"], "undetermined": counts["undetermined"],
         })  # fmt: skip
     return ObservedRow.model_validate({**fields, "kind": f"observed-{o.measure}"})
 
@@ -139,7 +141,7 @@ many rows had it recovered (``judgeprobe logs`` writes it)."""
 def randomized_cells(manifest: Manifest | None) -> dict[tuple[str, str], dict[str, int]]:
     """The judge × protocol cells whose order the log's tool shuffled, and the recovery counts."""
     found = manifest.config.get(RANDOMIZED, []) if manifest is not None else []
-    keys = ("kept", "switched", "unknown")
+    keys = ("kept", "switched", "undetermined")
     return {
         (str(c["judge"]), str(c["protocol"])): {k: int(c[k]) for k in keys}
         for c in found

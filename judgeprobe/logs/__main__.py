@@ -133,11 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if table.unpaired_scores:
         print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
-    for line in _order_lines(found.randomized_cells()):
+    for line in _notes(found, counts["unmatched_labels"], len(votes), args.labels):
         print(line)
-    left_out = unmatched_line(counts["unmatched_labels"], len(votes), str(args.labels))
-    if left_out:
-        print(left_out)
     del found, table  # what follows reads the run back, as every later command does
     scanned = pl.scan_parquet(RunDir(out).judgments)
     write_csv(estimates_table(scanned), RunDir(out).metrics)
@@ -150,16 +147,22 @@ def main(argv: list[str] | None = None) -> int:
     return card.exit_code
 
 
-def _order_lines(cells: list[dict[str, str | int]]) -> list[str]:
-    """One line per judge whose log's tool shuffled the shown order: how much was recovered."""
+def _notes(found: Read, unmatched_labels: int, votes: int, labels: Path | None) -> list[str]:
+    """What the summary adds: how much shuffled shown order was recovered, unmatched labels.
+
+    One line per judge whose log's tool shuffled the shown order; one for labels that match
+    no item, when there are any.
+    """
     out = []
-    for c in cells:
-        kept, switched, unknown = (int(c[k]) for k in ("kept", "switched", "unknown"))
+    for c in found.randomized_cells():
+        kept, switched, left = (int(c[k]) for k in ("kept", "switched", "undetermined"))
         out.append(
             f"{c['judge']}: the log's tool shuffled the shown order; recovered for "
-            f"{kept + switched} of {kept + switched + unknown} rows ({switched} switched, {kept} "
-            f"not), {unknown} could not be told (no position claim on those)"
+            f"{kept + switched} of {kept + switched + left} rows ({switched} switched, {kept} "
+            f"not), {left} could not be told (no position claim on those)"
         )
+    if unmatched_labels:
+        out.append(unmatched_line(unmatched_labels, votes, str(labels)))
     return out
 
 

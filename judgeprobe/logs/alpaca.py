@@ -34,7 +34,7 @@ PROTOCOL = "alpaca_eval"
 FIRST_ID, SECOND_ID = "m", "M"
 """The identifiers AlpacaEval's templates give the first- and second-shown output."""
 Order = Literal["kept", "switched"]
-"""``switched``: ``output_2`` was shown first (``rows.Randomized`` less ``unknown``)."""
+"""``switched``: ``output_2`` was shown first (``rows.Randomized`` less ``undetermined``)."""
 
 
 def preference(value: object, *, same: bool = False) -> tuple[Winner | None, float | None, str]:
@@ -137,7 +137,7 @@ def alpaca_rows(where: Where, record: Record) -> Iterator[PairRow]:
         raw=str(value), explanation=_completion_text(completion), invalid_reason=why,
         question=instruction, response_first=out_1, response_second=out_2,
         category=str(record.get("dataset") or ""), p_second=p_second, shown=order is not None,
-        randomized=order or "unknown",
+        randomized=order or "undetermined",
     )  # fmt: skip
 
 

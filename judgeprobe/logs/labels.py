@@ -33,9 +33,7 @@ def unmatched(labels: pl.DataFrame, judgments: pl.LazyFrame) -> int:
 
 
 def unmatched_line(n: int, total: int, source: str) -> str:
-    """The printed sentence for labels that match no item (nothing when all match)."""
-    if n == 0:
-        return ""
+    """The printed sentence for labels that match no item."""
     return (f"{n} of {total} labels in {source} match no item of the log (question, pair of "
             "generators and turn): left out of every figure")  # fmt: skip
 

@@ -39,11 +39,11 @@ class Read:
         """Each judge × protocol whose shown order the log's tool shuffled, and its recovery.
 
         From ``PairRow.randomized``: how many rows had the order recovered as listed (kept),
-        reversed (switched), or not (unknown). For the manifest and the printed summary.
+        reversed (switched), or not (undetermined). For the manifest and the printed summary.
         """
         return [
             {"judge": judge, "protocol": protocol,
-             **{k: counts[k] for k in ("kept", "switched", "unknown")}}
+             **{k: counts[k] for k in ("kept", "switched", "undetermined")}}
             for (judge, protocol), counts in sorted(self.randomized.items())
         ]  # fmt: skip
 

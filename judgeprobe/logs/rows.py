@@ -17,7 +17,7 @@ Winner = Literal["first", "second", "tie"]
 """A pair verdict in screen terms: the response shown first, second, or neither."""
 Preferred = Literal["1", "2", "tie"]
 """A human vote in the terms of the pair as the labels file lists it."""
-Randomized = Literal["kept", "switched", "unknown"]
+Randomized = Literal["kept", "switched", "undetermined"]
 """Where the log's tool shuffled the shown order itself (AlpacaEval): the row's order as
 recovered, the pair shown as the log lists it (kept) or reversed (switched), or not told."""
 

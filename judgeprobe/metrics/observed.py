@@ -170,9 +170,10 @@ def randomized_position(
     """First-shown win share − ½ where the log's tool randomized the shown order.
 
     ``cells``: the judge × protocol cells whose order the tool shuffled, each with how many rows
-    had their order recovered (``kept``, ``switched``) or not (``unknown``); only judgments with
-    a recovered order (``order`` 12 or 21) count. The interval is the share's over questions,
-    shifted by ½; the test the exact sign test over questions of first- minus second-shown wins.
+    had their order recovered (``kept``, ``switched``) or not (``undetermined``); only
+    judgments with a recovered order (``order`` 12 or 21) count. The interval is the share's
+    over questions, shifted by ½; the test the exact sign test over questions of first- minus
+    second-shown wins.
     """
     decisive = narrow(judgments).filter(
         pl.col("order").cast(pl.String).is_in(["12", "21"]), pl.col("verdict").is_in(["A", "B"])
