@@ -31,7 +31,7 @@ from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.rows import Card
 from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.conditions import BLIND
-from judgeprobe.core.estimate import Estimate
+from judgeprobe.core.estimate import Estimate, shown
 from judgeprobe.metrics import observed
 from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.observed import Observed
@@ -48,21 +48,13 @@ def _pct(x: object) -> str:
     return f"{x:.1%}" if isinstance(x, float) else "–"
 
 
-def _interval(x: object, lo: object, hi: object) -> str:
-    if not isinstance(x, float):
-        return "–"
-    if isinstance(lo, float) and isinstance(hi, float):
-        return f"{x:.3f} [{lo:.3f}, {hi:.3f}]"
-    return f"{x:.3f}"
-
-
 def note(o: Observed) -> str:
     """What the row shows, in words, with the parts behind its effect."""
     q = o.parts
     tests = f"; questions {o.up} vs {o.down}" if o.up is not None else ""
     if o.measure == "position":
         return (f"observed: both orders of the same item in the log; consistency "
-                f"{_interval(q['consistency'], q['consistency_lo'], q['consistency_hi'])}{tests}"
+                f"{shown(o.consistency)}{tests}"
                 " (first-shown vs second-shown)")  # fmt: skip
     if o.measure == "position-randomized":
         kept, switched, undetermined = (
@@ -89,7 +81,7 @@ def note(o: Observed) -> str:
         rates = ", ".join(f"{x} {_pct(q[f'judge_{x}'])}/{_pct(q[f'human_{x}'])}"
                           for x in ("A", "B", "Tie"))  # fmt: skip
         return (
-            f"observed: Cohen's κ {_interval(q['kappa'], q['kappa_lo'], q['kappa_hi'])} "
+            f"observed: Cohen's κ {shown(o.kappa)} "
             f"(percentile bootstrap over questions); base rates judge/human: {rates}"
         )
     if o.measure == "unreadable":
@@ -108,13 +100,12 @@ def _row(o: Observed) -> Row:
     fields = {
         "judge": o.judge, "protocol": o.protocol, "row": o.row, "n": o.n,
         "documents": o.documents, "effect_name": o.effect_name,
-        "effect": Estimate.of(o.effect, o.lo, o.hi), "test": SIGN_TEST if o.p is not None else "",
+        "effect": Estimate.of(o.effect.value, o.effect.lo, o.effect.hi),
+        "test": SIGN_TEST if o.p is not None else "",
         "up": o.up, "down": o.down, "p": o.p, "note": note(o),
     }  # fmt: skip
     if o.measure == "position":
-        parts = [o.parts[k] for k in ("consistency", "consistency_lo", "consistency_hi")]
-        consistency = Estimate.of(*(None if x is None else float(x) for x in parts))
-        return ObservedPositionRow.model_validate({**fields, "consistency": consistency})
+        return ObservedPositionRow.model_validate({**fields, "consistency": o.consistency})
     if o.measure == "position-randomized":
         counts = {k: int(o.parts[k] or 0) for k in ("first", "switched", "kept", "undetermined")}
         return RandomizedPositionRow.model_validate({
@@ -133,20 +124,19 @@ def _tested(o: Observed) -> bool:
 
 POSITION = ("position", "position-randomized")
 """The rows read against the position threshold, in either direction."""
-RANDOMIZED = "randomized_order"
-"""The manifest's config key: the cells whose shown order the log's tool randomized, with how
-many rows had it recovered (``judgeprobe logs`` writes it)."""
 
 
 def randomized_cells(manifest: Manifest | None) -> dict[tuple[str, str], dict[str, int]]:
-    """The judge × protocol cells whose order the log's tool shuffled, and the recovery counts."""
-    found = manifest.config.get(RANDOMIZED, []) if manifest is not None else []
-    keys = ("kept", "switched", "undetermined")
+    """The judge × protocol cells whose order the log's tool shuffled, and the recovery counts.
+
+    Read from ``LogsConfig.randomized_order``, which ``judgeprobe logs`` writes.
+    """
+    found = manifest.logs.randomized_order if manifest is not None and manifest.logs else []
     return {
-        (str(c["judge"]), str(c["protocol"])): {k: int(c[k]) for k in keys}
+        (c.judge, c.protocol): {"kept": c.kept, "switched": c.switched,
+                                "undetermined": c.undetermined}
         for c in found
-        if isinstance(c, dict)
-    }
+    }  # fmt: skip
 
 
 TEXT_KEYS = ["document", "candidate_1", "candidate_2"]
@@ -165,7 +155,7 @@ def _texts(manifest: Manifest | None) -> pl.DataFrame | None:
 
 def _baseline(manifest: Manifest | None) -> tuple[pl.DataFrame | None, set[str]]:
     """The baseline log's judgments, and the items whose texts differ between the two logs."""
-    found = manifest.config.get("baseline") if manifest is not None else None
+    found = manifest.logs.baseline if manifest is not None and manifest.logs else None
     if not found:
         return None, set()
     base = RunDir(Path(str(found)))
@@ -186,7 +176,7 @@ def observed_rows(
     """Every observed figure of the run (labels, ``--self`` and baseline from its directory)."""
     manifest = run.manifest_or_none()
     labels = pl.read_parquet(run.labels) if run.labels.is_file() else None
-    own = manifest.config.get("self", []) if manifest is not None else []
+    own = manifest.logs.self if manifest is not None and manifest.logs else []
     blind = judgments.filter(pl.col("condition") == BLIND)
     found = observed.position(blind)
     found += observed.randomized_position(blind, randomized_cells(manifest))
@@ -220,7 +210,7 @@ def observed_card(
         mde = stats.mde(o.documents, background, t.alpha, t.power, tests)
         if mde is not None and o.measure == "position-randomized":
             mde /= 2  # share − ½ is half the paired first − second difference
-        verdict = stats.verdict(q, o.effect, (o.lo, o.hi), mde, threshold, t.fdr,
+        verdict = stats.verdict(q, o.effect.value, o.effect.bounds, mde, threshold, t.fdr,
                                 either_direction=o.measure in POSITION)  # fmt: skip
         records.append(
             row.model_copy(

@@ -29,7 +29,6 @@ from rich.console import Console
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
-from judgeprobe.card.observed import RANDOMIZED
 from judgeprobe.card.render import summary
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
@@ -46,7 +45,7 @@ from judgeprobe.metrics.table import write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.winrates import win_rates
 from judgeprobe.report.run import run_report
-from judgeprobe.runs.rundir import RunDir, check_writable_dir
+from judgeprobe.runs.rundir import LogsConfig, RunDir, check_writable_dir
 from judgeprobe.text.lexicons import load_lexicons
 
 SHOWN_BAD = 20
@@ -66,7 +65,11 @@ def _parser() -> argparse.ArgumentParser:
         "--format", choices=format_names(), help="every file's format (default: detected)"
     )
     p.add_argument("--map", help="generic logs: field=column,… (docs/logs.md)")
-    p.add_argument("--answers", type=Path, help="FastChat's model_answer/ folder (MT-Bench)")
+    p.add_argument("--answers", type=Path, action="append", default=[], metavar="FOLDER",
+                   help="FastChat's model_answer/ folder (MT-Bench; repeatable)")  # fmt: skip
+    p.add_argument("--baseline-model", metavar="MODEL",
+                   help="Arena-Hard: the baseline every game is played against (default: "
+                   "judge_config.yaml beside the judgments)")  # fmt: skip
     p.add_argument("--self", action="append", default=[], metavar="NAME", dest="own",
                    help="a generator that is the judges' own model (repeatable)")  # fmt: skip
     p.add_argument("--baseline", type=Path, metavar="RUN",
@@ -101,8 +104,9 @@ def main(argv: list[str] | None = None) -> int:
                               "judgeprobe logs)")  # fmt: skip
     mapping = parse_map(args.map)
     bad: list[str] = []
-    answers = read_answers(args.answers, bad) if args.answers is not None else Answers()
-    found = read_logs(list(args.paths), args.format, ReadOptions(mapping=mapping))
+    answers = read_answers(args.answers, bad) if args.answers else Answers()
+    options = ReadOptions(mapping=mapping, baseline_model=args.baseline_model)
+    found = read_logs(list(args.paths), args.format, options)
     bad = found.bad + bad
     votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
     bad += bad_votes
@@ -155,9 +159,9 @@ def _notes(found: Read, unmatched_labels: int, votes: int, labels: Path | None) 
     """
     out = []
     for c in found.randomized_cells():
-        kept, switched, left = (int(c[k]) for k in ("kept", "switched", "undetermined"))
+        kept, switched, left = c.kept, c.switched, c.undetermined
         out.append(
-            f"{c['judge']}: the log's tool shuffled the shown order; recovered for "
+            f"{c.judge}: the log's tool shuffled the shown order; recovered for "
             f"{kept + switched} of {kept + switched + left} rows ({switched} switched, {kept} "
             f"not), {left} could not be told (no position claim on those)"
         )
@@ -184,24 +188,24 @@ def _write(
     table.judgments.sink_parquet(run.judgments)  # streamed from the logs, never whole
     lines = [f for f, fmt in found.formats.items() if fmt == "mtbench-pair"]  # one result a line
     write_csv(win_rates(pl.scan_parquet(run.judgments), lines), run.win_rates)
-    config: dict[str, object] = {
-        "sources": [str(p.resolve()) for p in args.paths], "formats": found.formats,
-        "self": list(args.own), "map": args.map or "", RANDOMIZED: found.randomized_cells(),
-    }  # fmt: skip
     table.texts.sink_parquet(staging / ITEMS)  # streamed: a copy of each text, not per call
+    items = None
     if _with_texts(RunDir(staging)):
-        config["items"] = str((out / ITEMS).resolve())
+        items = str((out / ITEMS).resolve())
     else:
         (staging / ITEMS).unlink()
-    counts_extra = {"unmatched_labels": 0}
+    unmatched_labels = 0
     if votes:
         labels = label_table(votes)
         labels.write_parquet(run.labels)
-        config["labels"] = str(args.labels.resolve())
-        counts_extra["unmatched_labels"] = unmatched(labels, pl.scan_parquet(run.judgments))
-        config["unmatched_labels"] = counts_extra["unmatched_labels"]
-    if args.baseline is not None:
-        config["baseline"] = str(args.baseline.resolve())
+        unmatched_labels = unmatched(labels, pl.scan_parquet(run.judgments))
+    config = LogsConfig(
+        sources=[str(p.resolve()) for p in args.paths], formats=found.formats,
+        self=list(args.own), map=args.map or "", items=items, skipped=len(bad),
+        labels=str(args.labels.resolve()) if votes else None,
+        baseline=None if args.baseline is None else str(args.baseline.resolve()),
+        randomized_order=found.randomized_cells(), unmatched_labels=unmatched_labels,
+    )  # fmt: skip
     if bad:
         write_atomic(staging / BAD_ROWS, "\n".join(bad) + "\n")
     written = pl.scan_parquet(run.judgments)
@@ -212,10 +216,10 @@ def _write(
     judges = sorted(written.select(pl.col("judge").unique()).collect()["judge"].to_list())
     run.write_manifest({
         "run_id": out.name or "logs", "created_at": datetime.now(UTC).isoformat(),
-        "kind": "logs", "config": config, "seeds": [0],
+        "kind": "logs", "config": config.model_dump(), "seeds": [0],
         "judges": [{"name": j, "model": j, "backend": "log"} for j in judges],
     })  # fmt: skip
-    return {**{k: int(v) for k, v in counts.items()}, **counts_extra}
+    return {**{k: int(v) for k, v in counts.items()}, "unmatched_labels": unmatched_labels}
 
 
 def cli(argv: list[str] | None = None) -> int:

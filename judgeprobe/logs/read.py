@@ -18,6 +18,7 @@ from judgeprobe.logs.formats import LogFormat, ReadOptions, detect, get_format
 from judgeprobe.logs.generic import Columns
 from judgeprobe.logs.rows import CALLS, BadRow, PairRow, ScoreRow, Skipped, VoteRow, calls_frame
 from judgeprobe.logs.source import records
+from judgeprobe.runs.rundir import RandomizedOrder
 
 
 @dataclass
@@ -35,16 +36,16 @@ class Read:
         """Every file's judging calls as one plan."""
         return pl.concat(self.calls) if self.calls else pl.LazyFrame(schema=CALLS)
 
-    def randomized_cells(self) -> list[dict[str, str | int]]:
+    def randomized_cells(self) -> list[RandomizedOrder]:
         """Each judge × protocol whose shown order the log's tool shuffled, and its recovery.
 
         From ``PairRow.randomized``: how many rows had the order recovered as listed (kept),
         reversed (switched), or not (undetermined). For the manifest and the printed summary.
         """
         return [
-            {"judge": judge, "protocol": protocol,
-             **{k: counts[k] for k in ("kept", "switched", "undetermined")}}
-            for (judge, protocol), counts in sorted(self.randomized.items())
+            RandomizedOrder(judge=judge, protocol=protocol, kept=c["kept"],
+                            switched=c["switched"], undetermined=c["undetermined"])
+            for (judge, protocol), c in sorted(self.randomized.items())
         ]  # fmt: skip
 
 
