@@ -118,12 +118,31 @@ def test_the_randomized_interval_keeps_its_coverage(share: float) -> None:
     covered, runs = 0, 300
     for _ in range(runs):
         (o,) = randomized_position(_randomized(rng, 120, share), cells)
-        assert o.lo is not None
-        assert o.hi is not None
-        covered += o.lo <= share - 0.5 <= o.hi
+        lo, hi = o.effect.lo, o.effect.hi
+        assert lo is not None
+        assert hi is not None
+        covered += lo <= share - 0.5 <= hi
     assert covered / runs >= 0.93
 
 
 def test_no_randomized_row_without_a_shuffled_cell() -> None:
     frame = _randomized(random.Random(1), 30, 0.5)
     assert randomized_position(frame, {}) == []
+
+
+FASTCHAT = Path(__file__).parent / "fixtures" / "real_logs" / "fastchat" / "stefanstud"
+
+
+def test_fastchats_own_pair_log_gives_its_win_rate_adjusted(tmp_path: Path) -> None:
+    """A real FastChat ``gpt-4_pair.jsonl`` (SOURCES.md): show_result.py pools every prompt of
+    the file, so its counts are the sums of our per-protocol rows."""
+    log = FASTCHAT / "model_judgment" / "gpt-4_pair.jsonl"
+    lines = [orjson.loads(x) for x in log.read_bytes().splitlines() if x.strip()]
+    out = tmp_path / "run"
+    assert logs_cli([str(log), "--out", str(out), "--resamples", "0", "--no-report"]) != 2
+    rates = pl.read_csv(RunDir(out).win_rates)
+    assert set(rates["protocol"].to_list()) == {str(x["judge"][1]) for x in lines}
+    pooled = rates.group_by("model").agg(pl.col("wins", "losses", "ties").sum())
+    expected = _fastchat(lines)
+    for row in pooled.iter_rows(named=True):
+        assert (row["wins"], row["losses"], row["ties"]) == expected[row["model"]]
