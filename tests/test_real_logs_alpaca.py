@@ -101,11 +101,11 @@ def _switched(r: dict[str, Any]) -> bool | None:
         q = _q(c)
         if q is None or abs((p - 1) - q) == abs((p - 1) - (1 - q)):
             return None
-        return abs((p - 1) - (1 - q)) < abs((p - 1) - q)
+        return bool(abs((p - 1) - (1 - q)) < abs((p - 1) - q))
     best = [m["model"] for m in c["ordered_models"] if m["rank"] == 1]
     if p == 1.5 or len(best) != 1:
         return None
-    return (best[0] == "m") != (p == 1)
+    return bool((best[0] == "m") != (p == 1))
 
 
 @pytest.mark.parametrize("path", [WEIGHTED, FN, COT], ids=lambda p: p.stem)
