@@ -37,10 +37,13 @@ Order = Literal["kept", "switched"]
 """``switched``: ``output_2`` was shown first (``rows.Randomized`` less ``undetermined``)."""
 
 
-def preference(value: object, *, same: bool = False) -> tuple[Winner | None, float | None, str]:
+def preference(
+    value: object, *, same: bool = False, zero_draw: bool = False
+) -> tuple[Winner | None, float | None, str]:
     """A preference as a verdict on (output_1, output_2), P(output_2), and why not readable.
 
-    ``same``: the two outputs are identical (a null preference is then AlpacaEval's draw).
+    ``same``: the two outputs are identical (a null preference is then AlpacaEval's draw);
+    ``zero_draw``: 0 is a draw (AlpacaEval's own files; a generic log's 0 stays unreadable).
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         if same:
@@ -49,7 +52,7 @@ def preference(value: object, *, same: bool = False) -> tuple[Winner | None, flo
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None, None, f"preference {value!r} is not a number"
     p = float(value)
-    if p == 0.0:
+    if p == 0.0 and zero_draw:
         return "tie", None, ""
     if not 1.0 <= p <= 2.0:
         return None, None, f"preference {value} is outside [1, 2]"
@@ -122,7 +125,8 @@ def alpaca_rows(where: Where, record: Record) -> Iterator[PairRow]:
     instruction = text(need(record, "instruction")) or ""
     out_1, out_2 = text(record.get("output_1")), text(record.get("output_2"))
     value = record.get("preference")
-    won, p_second, why = preference(value, same=out_1 is not None and out_1 == out_2)
+    same = out_1 is not None and out_1 == out_2
+    won, p_second, why = preference(value, same=same, zero_draw=True)
     g1 = str(record.get("generator_1") or "output_1")
     g2 = str(record.get("generator_2") or "output_2")
     completion = record.get("raw_completion")
