@@ -58,8 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     p = command_parser("logs", __doc__)
     p.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="judge log files")
     p.add_argument("--out", type=Path, required=True, help="the run directory to write")
-    p.add_argument("--labels", type=Path, help="human labels (MT-Bench human judgments, an "
-                   "AlpacaEval annotations file, or a table: question_id, generator_1, "
+    p.add_argument("--labels", type=Path, help="human labels (MT-Bench human judgments, a log "
+                   "in a pair format logs reads, or a table: question_id, generator_1, "
                    "generator_2, turn, preferred)")  # fmt: skip
     p.add_argument(
         "--format", choices=format_names(), help="every file's format (default: detected)"

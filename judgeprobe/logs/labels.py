@@ -1,16 +1,19 @@
 """One vote from a labels file, and the count of labels that match no item of the log.
 
-A labels file is MT-Bench's human judgments, a log in its own format (AlpacaEval annotations
-of another annotator or of people: the question is the instruction) or a table of the item key.
+A labels file is a log in any pair format ``logs`` reads (``log_votes``: an AlpacaEval
+annotations file of another annotator or of people, whose question is the instruction; another
+judge's MT-Bench pair log), MT-Bench's human judgments, or a table of the item key (``vote``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import polars as pl
 
-from judgeprobe.logs import alpaca, mtbench
+from judgeprobe.logs import mtbench
 from judgeprobe.logs.generic import Columns, verdict
-from judgeprobe.logs.rows import BadRow, PairRow, Preferred, VoteRow, Where
+from judgeprobe.logs.rows import BadRow, PairRow, Preferred, Row, Skipped, VoteRow, Where
 from judgeprobe.logs.source import Record, turn_of
 
 _PREFERRED: dict[str, Preferred] = {"first": "1", "second": "2", "tie": "tie"}
@@ -24,6 +27,27 @@ def pair_vote(row: PairRow) -> VoteRow:
         where=row.where, question_id=row.question_id, turn=row.turn, generator_1=row.first,
         generator_2=row.second, preferred=_PREFERRED[row.winner], annotator=row.judge,
     )  # fmt: skip
+
+
+def log_votes(rows: Iterable[Row | Skipped]) -> tuple[list[VoteRow], list[str]]:
+    """A log read by its own format's reader, as votes: each pair verdict one vote on its item.
+
+    A row the reader skipped, a score (a vote needs a pair) or an unreadable verdict is one
+    bad line.
+    """
+    votes: list[VoteRow] = []
+    bad: list[str] = []
+    for row in rows:
+        if isinstance(row, Skipped):
+            bad.append(str(row))
+        elif not isinstance(row, PairRow):
+            bad.append(f"{row.where}: a score, not a verdict on a pair")
+        else:
+            try:
+                votes.append(pair_vote(row))
+            except BadRow as exc:
+                bad.append(f"{row.where}: {exc}")
+    return votes, bad
 
 
 def unmatched(labels: pl.DataFrame, judgments: pl.LazyFrame) -> int:
@@ -51,9 +75,6 @@ def vote(where: Where, record: Record, columns: Columns) -> VoteRow:
     """A labels-file record as a vote on its pair (MT-Bench human judgment or a key table)."""
     if set(record) >= mtbench.HUMAN_KEYS:
         return mtbench.human_votes(where, record)
-    if set(record) >= alpaca.KEYS:  # AlpacaEval annotations: the question is the instruction
-        (row,) = alpaca.alpaca_rows(where, record)
-        return pair_vote(row)
     get = columns.find
     qid, g1, g2 = get(record, "question_id"), get(record, "generator_1"), get(record, "generator_2")
     if qid is None or g1 is None or g2 is None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.logs.formats import LogFormat, ReadOptions, detect, get_format
+from judgeprobe.logs.formats import FALLBACK, LogFormat, ReadOptions, detect, get_format
 from judgeprobe.logs.generic import Columns
 from judgeprobe.logs.rows import CALLS, BadRow, PairRow, ScoreRow, Skipped, VoteRow, calls_frame
 from judgeprobe.logs.source import records
@@ -97,27 +97,31 @@ def read_logs(
 def read_votes(
     path: Path, mapping: dict[str, str] | None = None
 ) -> tuple[list[VoteRow], list[str]]:
-    """Human votes: MT-Bench human judgments, or a table keyed by question, pair and turn.
+    """Human votes: a log in a pair format ``logs`` reads, MT-Bench's, or a key table.
 
-    The table's columns: the question (``question_id`` or its aliases), ``generator_1`` and
-    ``generator_2`` (or aliases), ``turn`` (default 1), ``preferred`` (1, 2 or tie, or any
-    verdict value the generic reader reads) or ``score``, optional ``weight`` and
-    ``annotator``. A vote that cannot be read is one line of the second list.
+    A log in any format ``logs`` detects gives its verdicts as votes on their items
+    (``labels.log_votes``). A table's columns: the question (``question_id`` or its aliases),
+    ``generator_1`` and ``generator_2`` (or aliases), ``turn`` (default 1), ``preferred`` (1, 2
+    or tie, or any verdict value the generic reader reads) or ``score``, optional ``weight``
+    and ``annotator``. A vote that cannot be read is one line of the second list.
     """
-    from judgeprobe.logs.labels import vote
+    from judgeprobe.logs.labels import log_votes, vote
 
     if not path.is_file():
         raise JudgeprobeError(f"--labels {path}: no such file")
-    votes: list[VoteRow] = []
-    bad: list[str] = []
-    columns = Columns(mapping or {})
-    for where, record in records(path):
-        try:
-            if isinstance(record, BadRow):
-                raise record
-            votes.append(vote(where, record, columns))
-        except BadRow as exc:
-            bad.append(f"{where}: {exc}")
+    fmt = detect(path)
+    if fmt.name != FALLBACK:
+        votes, bad = log_votes(fmt.read(path, ReadOptions(mapping=mapping or {})))
+    else:
+        votes, bad = [], []
+        columns = Columns(mapping or {})
+        for where, record in records(path):
+            try:
+                if isinstance(record, BadRow):
+                    raise record
+                votes.append(vote(where, record, columns))
+            except BadRow as exc:
+                bad.append(f"{where}: {exc}")
     if not votes:
         raise JudgeprobeError(
             f"--labels {path}: no usable label (first: {bad[0] if bad else 'no record'})"
