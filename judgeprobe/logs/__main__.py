@@ -135,10 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         f"Invalid), {counts['items']} items, {_with_texts(RunDir(out))} with texts; "
         f"{len(votes)} human labels; {len(bad)} skipped"
     )
-    if table.unpaired_scores:
-        print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
-    for line in _notes(found, counts["unmatched_labels"], len(votes), args.labels):
+    for line in _notes(found, table, counts["unmatched_labels"], len(votes), args.labels):
         print(line)
+    if args.answers:
+        _answers_unmatched(answers, RunDir(out), console)
     del found, table  # what follows reads the run back, as every later command does
     scanned = pl.scan_parquet(RunDir(out).judgments)
     write_csv(estimates_table(scanned), RunDir(out).metrics)
@@ -151,13 +151,18 @@ def main(argv: list[str] | None = None) -> int:
     return card.exit_code
 
 
-def _notes(found: Read, unmatched_labels: int, votes: int, labels: Path | None) -> list[str]:
-    """What the summary adds: how much shuffled shown order was recovered, unmatched labels.
+def _notes(
+    found: Read, table: LogTable, unmatched_labels: int, votes: int, labels: Path | None
+) -> list[str]:
+    """What the summary adds: unpaired scores, recovered shown order, unmatched labels.
 
-    One line per judge whose log's tool shuffled the shown order; one for labels that match
-    no item, when there are any.
+    One line for scores alone on their question, when there are any; one per judge whose log's
+    tool shuffled the shown order; one for labels that match no item, when there are any.
     """
     out = []
+    if table.unpaired_scores:
+        out.append(f"{table.unpaired_scores} scores alone on their question (no pair): not "
+                   "judgments")  # fmt: skip
     for c in found.randomized_cells():
         kept, switched, left = c.kept, c.switched, c.undetermined
         out.append(
@@ -168,6 +173,22 @@ def _notes(found: Read, unmatched_labels: int, votes: int, labels: Path | None) 
     if unmatched_labels:
         out.append(unmatched_line(unmatched_labels, votes, str(labels)))
     return out
+
+
+def _answers_unmatched(answers: Answers, run: RunDir, console: Console) -> None:
+    """Say which of the log's models no ``--answers`` file is named after (FastChat's key)."""
+    sides = pl.scan_parquet(run.judgments).select(
+        pl.concat([pl.col("generator_1"), pl.col("generator_2")]).unique()
+    )
+    models = set(sides.collect().to_series().drop_nulls().to_list())
+    missing = sorted(models - {model for model, _, _ in answers.answers})
+    if missing:
+        console.print(
+            f"warning: --answers has no MODEL.jsonl for {len(missing)} of the log's "
+            f"{len(models)} models ({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''}): "
+            "FastChat names a model by its answer file, not by its model_id",
+            markup=False, highlight=False,
+        )  # fmt: skip
 
 
 def _with_texts(run: RunDir) -> int:
