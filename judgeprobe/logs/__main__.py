@@ -61,7 +61,11 @@ def _parser() -> argparse.ArgumentParser:
         "--format", choices=format_names(), help="every file's format (default: detected)"
     )
     p.add_argument("--map", help="generic logs: field=column,… (docs/logs.md)")
-    p.add_argument("--answers", type=Path, help="FastChat's model_answer/ folder (MT-Bench)")
+    p.add_argument("--answers", type=Path, action="append", default=[], metavar="FOLDER",
+                   help="FastChat's model_answer/ folder (MT-Bench; repeatable)")  # fmt: skip
+    p.add_argument("--baseline-model", metavar="MODEL",
+                   help="Arena-Hard: the baseline every game is played against (default: "
+                   "judge_config.yaml beside the judgments)")  # fmt: skip
     p.add_argument("--self", action="append", default=[], metavar="NAME", dest="own",
                    help="a generator that is the judges' own model (repeatable)")  # fmt: skip
     p.add_argument("--baseline", type=Path, metavar="RUN",
@@ -96,8 +100,9 @@ def main(argv: list[str] | None = None) -> int:
                               "judgeprobe logs)")  # fmt: skip
     mapping = parse_map(args.map)
     bad: list[str] = []
-    answers = read_answers(args.answers, bad) if args.answers is not None else Answers()
-    found = read_logs(list(args.paths), args.format, ReadOptions(mapping=mapping))
+    answers = read_answers(args.answers, bad) if args.answers else Answers()
+    options = ReadOptions(mapping=mapping, baseline_model=args.baseline_model)
+    found = read_logs(list(args.paths), args.format, options)
     bad = found.bad + bad
     votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
     bad += bad_votes
@@ -128,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if table.unpaired_scores:
         print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
+    if args.answers:
+        _answers_unmatched(answers, RunDir(out), console)
     del found, table  # what follows reads the run back, as every later command does
     scanned = pl.scan_parquet(RunDir(out).judgments)
     write_csv(estimates_table(scanned), RunDir(out).metrics)
@@ -138,6 +145,22 @@ def main(argv: list[str] | None = None) -> int:
     card = card_for_run(out, resamples=args.resamples, seed=args.seed)
     print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
     return card.exit_code
+
+
+def _answers_unmatched(answers: Answers, run: RunDir, console: Console) -> None:
+    """Say which of the log's models no ``--answers`` file is named after (FastChat's key)."""
+    sides = pl.scan_parquet(run.judgments).select(
+        pl.concat([pl.col("generator_1"), pl.col("generator_2")]).unique()
+    )
+    models = set(sides.collect().to_series().drop_nulls().to_list())
+    missing = sorted(models - {model for model, _, _ in answers.answers})
+    if missing:
+        console.print(
+            f"warning: --answers has no MODEL.jsonl for {len(missing)} of the log's "
+            f"{len(models)} models ({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''}): "
+            "FastChat names a model by its answer file, not by its model_id",
+            markup=False, highlight=False,
+        )  # fmt: skip
 
 
 def _with_texts(run: RunDir) -> int:
