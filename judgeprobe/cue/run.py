@@ -272,8 +272,7 @@ async def _sweep(
                 f"requests (round = {cfg.round} documents): raise it or lower round"
             )
         made = kind.manifest
-        plan = rounds.plan.record().model_dump()
-        kind = replace(kind, manifest=lambda e: {**made(e), "sequential": plan})
+        kind = replace(kind, manifest=lambda e: {**made(e), "sequential": rounds.plan.record()})
         seq = await sequential_sweep(
             rounds, kind, out, console, show_progress=show_progress,
             batch=(mode.export_batch, mode.import_batch), ray=mode.ray, opened=announce,
