@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from judgeprobe.core.estimate import Estimate
-from judgeprobe.core.records import INVALID
+from judgeprobe.core.records import INVALID, TIE
 from judgeprobe.metrics.agreement import interval as kappa_interval
 from judgeprobe.metrics.agreement import kappa, kappa_of_table, label_pairs
 from judgeprobe.metrics.uncertainty import (
@@ -225,8 +225,8 @@ def length(judgments: pl.DataFrame, labels: pl.DataFrame | None) -> list[Observe
         cell = (str(judge), str(protocol))
         ref = part.join(human, on="item_id", how="inner").with_columns(
             rl=((pl.col("human") == "A") == pl.col("longer_A")).cast(pl.Int64)
-            * (pl.col("human") != "Tie").cast(pl.Int64),
-            rd=(pl.col("human") != "Tie").cast(pl.Int64),
+            * (pl.col("human") != TIE).cast(pl.Int64),
+            rd=(pl.col("human") != TIE).cast(pl.Int64),
         )
         judge_l = int(part["jl"].sum()) / int(part["jd"].sum())
         if int(ref["rd"].sum()) > 0:
@@ -389,8 +389,8 @@ def drift(
         units = units.with_columns(
             changed=(v != b).cast(pl.Int64), to_A=((v == "A") & (b != "A")).cast(pl.Int64),
             to_B=((v == "B") & (b != "B")).cast(pl.Int64),
-            into_tie=((v == "Tie") & (b != "Tie")).cast(pl.Int64),
-            out_of_tie=((b == "Tie") & (v != "Tie")).cast(pl.Int64), unit=pl.lit(1, pl.Int64),
+            into_tie=((v == TIE) & (b != TIE)).cast(pl.Int64),
+            out_of_tie=((b == TIE) & (v != TIE)).cast(pl.Int64), unit=pl.lit(1, pl.Int64),
         )  # fmt: skip
         lo, hi = _bounds(units, ["changed", "unit"], ratio(0, 1))
         up, down, p = question_test(units, pl.col("into_tie") - pl.col("out_of_tie"))
