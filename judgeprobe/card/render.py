@@ -18,6 +18,7 @@ from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.published import published
 from judgeprobe.card.record import CardRow, Estimate, shown
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card
+from judgeprobe.card.speech import clear_meaning, observed_rule, observed_table
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import MISSING, cell, p_value
 from judgeprobe.core.files import atomic_path, write_atomic
@@ -150,7 +151,8 @@ def display(card: Card) -> pl.DataFrame:
                 "note": _note(card, r, agreement),
             }
         )
-    return pl.DataFrame(out) if out else pl.DataFrame()
+    table = pl.DataFrame(out) if out else pl.DataFrame()
+    return observed_table(table) if card.observed else table
 
 
 def _wording_note(a: dict[str, object]) -> str:
@@ -190,7 +192,7 @@ def forest_rows(card: Card) -> pl.DataFrame:
 
 def rule(card: Card) -> str:
     """The verdict rule with this card's thresholds, in words (the task's nouns)."""
-    return card.task.nouns(_rule(card))
+    return card.task.nouns(observed_rule(card) if card.observed else _rule(card))
 
 
 def _rule(card: Card) -> str:
@@ -217,21 +219,6 @@ def _rule(card: Card) -> str:
         + _sequential_rule(card)
         + _wording_rule(card)
         + _sensitivity_rule(card)
-        + _observed_rule(card)
-    )
-
-
-def _observed_rule(card: Card) -> str:
-    """The observed rows of a judge-logs run in words (``card.observed``), on a card with them."""
-    if not any(r.kind.startswith("observed-") for r in card.records):
-        return ""
-    return (
-        " Observed rows (judge logs): what the judge already said, nothing intervened on, so "
-        "each is an association in its own traffic, not an effect under a cue. Position "
-        "(items the log holds in both orders), and length and self-preference against human "
-        "labels on the same items, take the rule above (length and self-preference with the "
-        "cue threshold); length against ½, self-preference against other judges, agreement, "
-        "unreadable and drift are OBSERVED: shown, no exit code."
     )
 
 
@@ -317,7 +304,7 @@ def summary(card: Card) -> str:
     counts = Counter(r.verdict for r in card.records)
     parts = [f"{counts[v]} {v}" for v in sorted(counts, key=str)]
     biased = "BIASED" if "BIASED" in counts else "UNSTABLE"
-    meaning = {0: "all clear", EXIT_BIASED: f"a row is {biased}",
+    meaning = {0: clear_meaning(card), EXIT_BIASED: f"a row is {biased}",
                EXIT_INSENSITIVE: "no row BIASED; the judge was not shown to read the texts",
                EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED"}  # fmt: skip
     code = card.exit_code
@@ -352,7 +339,8 @@ def write_card(
         silent_note += f" (first {SILENT_SHOWN} shown; all in card_silent.csv)"
     md = [f"# {markdown_text(title)}", "", *[f"- {markdown_text(m)}" for m in meta], ""]
     md += [rule(card), "", to_markdown(shown) if not shown.is_empty() else "(no rows)", ""]
-    md += ["## Silent cue moves", "", silent_note, ""]
+    if not card.observed:  # a log has no cue: no silent move to show
+        md += ["## Silent cue moves", "", silent_note, ""]
     if not silent.is_empty():
         md += [to_markdown(silent), ""]
     human = None if card.human is None else kappa_table(card.human)
@@ -378,7 +366,7 @@ def write_card(
         rule=rule(card),
         forest=None if plot is None else base64.b64encode(plot).decode(),
         card=None if shown.is_empty() else header_and_rows(shown),
-        silent_note=silent_note,
+        silent_note="" if card.observed else silent_note,
         silent=None if silent.is_empty() else header_and_rows(silent),
         review=list(card.review),
         human_note=HUMAN_NOTE if human is not None else "",

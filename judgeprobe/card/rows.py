@@ -126,6 +126,8 @@ class Card:
     method: Method = INTERVALS  # how the rows' intervals were computed
     # Figures corrected by a calibration, where the run has one: a section, not rows.
     calibrated: tuple[CalibratedEstimate, ...] = ()
+    # A judge-logs card (``card.observed``): it speaks of the log, not of a live design.
+    observed: bool = False
 
     @cached_property
     def rows(self) -> pl.DataFrame:

@@ -10,7 +10,7 @@ import polars as pl
 from judgeprobe.card.battery import battery_section
 from judgeprobe.card.observed import observed_card
 from judgeprobe.card.render import display, rule, silent_table, summary
-from judgeprobe.card.rows import make_card
+from judgeprobe.card.rows import Card, make_card
 from judgeprobe.card.sequential import SequentialPlan, replay, sequential_card
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.prompts.task import DEFAULT, Task
@@ -62,8 +62,14 @@ def observed_sections(
     run: RunDir, judgments: pl.DataFrame, resamples: int, seed: int, task: Task = DEFAULT
 ) -> list[Section]:
     """The card of a judge-logs run (``card.observed``): its observed rows."""
-    card = observed_card(run, judgments, load_thresholds(), resamples, seed, task)
-    if card.rows.is_empty():
+    return observed_card_sections(
+        observed_card(run, judgments, load_thresholds(), resamples, seed, task)
+    )
+
+
+def observed_card_sections(card: Card) -> list[Section]:
+    """An observed card as the report shows it; nothing for a card without rows."""
+    if not card.records:
         return []
     return [
         Section(

@@ -34,16 +34,14 @@ from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.mtbench import Answers, read_answers
-from judgeprobe.logs.read import FORMATS, Format, read_logs, read_votes
+from judgeprobe.logs.read import FORMATS, Format, logs_task, read_logs, read_votes
 from judgeprobe.logs.rows import VoteRow
 from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.load import load_run
 from judgeprobe.metrics.table import write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
-from judgeprobe.report.run import run_report
+from judgeprobe.report.logs import logs_report
 from judgeprobe.runs.rundir import RunDir, check_writable_dir
-from judgeprobe.text.lexicons import load_lexicons
 
 SHOWN_BAD = 20
 """Bad rows printed one a line; the rest are in ``bad_rows.txt``."""
@@ -129,11 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     del found, table  # what follows reads the run back, as every later command does
     scanned = pl.scan_parquet(RunDir(out).judgments)
     write_csv(estimates_table(scanned), RunDir(out).metrics)
+    card = card_for_run(out, resamples=args.resamples, seed=args.seed)
     if args.no_report:
         report = f"none (--no-report: judgeprobe report {out} writes it and metrics_ci.csv)"
     else:
-        report = str(run_report(load_run(out), load_lexicons(None), args.resamples, args.seed))
-    card = card_for_run(out, resamples=args.resamples, seed=args.seed)
+        report = str(logs_report(out, args.resamples, args.seed, card=card))
     print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
     return card.exit_code
 
@@ -157,6 +155,7 @@ def _write(
     config: dict[str, object] = {
         "sources": [str(p.resolve()) for p in args.paths], "formats": formats,
         "self": list(args.own), "map": args.map or "",
+        "task": logs_task(formats.values()).model_dump(mode="json"),  # the pages' nouns
     }  # fmt: skip
     table.texts.sink_parquet(staging / ITEMS)  # streamed: a copy of each text, not per call
     if _with_texts(RunDir(staging)):

@@ -7,7 +7,7 @@ rows, never bad rows: they become Invalid judgments.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
@@ -19,10 +19,23 @@ from judgeprobe.logs import alpaca, inspect, mtbench, promptfoo
 from judgeprobe.logs.generic import Columns, generic_rows
 from judgeprobe.logs.rows import CALLS, BadRow, PairRow, Row, ScoreRow, VoteRow, Where, calls_frame
 from judgeprobe.logs.source import Record, first_record, json_document, records
+from judgeprobe.prompts.task import LOGS, Task
 
 Format = Literal["mtbench-pair", "mtbench-single", "alpaca", "inspect", "promptfoo", "generic"]
 FORMATS: tuple[str, ...] = get_args(Format)
 RecordReader = Callable[[Where, Record], Iterator[Row]]
+TASKS: dict[str, Task] = {
+    "mtbench-pair": Task(preset="qa"), "mtbench-single": Task(preset="qa"),
+    "inspect": Task(preset="qa"), "alpaca": Task(preset="instruction"),
+}  # fmt: skip
+"""Each format's task, whose nouns the run's pages speak (MT-Bench: questions and answers;
+AlpacaEval: instructions and responses); a format not listed: ``prompts.task.LOGS``."""
+
+
+def logs_task(formats: Iterable[str]) -> Task:
+    """The task of a run read from files of ``formats``: theirs when they agree, else ``LOGS``."""
+    found = {TASKS.get(f, LOGS) for f in formats}
+    return found.pop() if len(found) == 1 else LOGS
 
 
 def detect(path: Path) -> Format:

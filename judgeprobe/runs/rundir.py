@@ -27,7 +27,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.core.cli import PROG
 from judgeprobe.core.files import write_json
 from judgeprobe.engine.store import Store
-from judgeprobe.prompts.task import DEFAULT, Task
+from judgeprobe.prompts.task import DEFAULT, LOGS, Task
 
 EXIT_BAD_INPUT = 2  # one `error:` line on stderr, nothing written
 EXIT_INCOMPLETE = 3  # the sweep deadline stopped sending, or batch answers are pending
@@ -75,9 +75,14 @@ class Manifest(BaseModel):
 
     @property
     def task(self) -> Task:
-        """The task the run's prompts and pages speak of (``prompts.task``; older runs: default)."""
+        """The task the run's prompts and pages speak of (``prompts.task``).
+
+        Older runs name none: the paper's task for a live run, a log's responses for a logs run.
+        """
         found = self.config.get("task")
-        return DEFAULT if found is None else Task.model_validate(found)
+        if found is None:
+            return LOGS if self.kind == "logs" else DEFAULT
+        return Task.model_validate(found)
 
     @property
     def items_source(self) -> str | None:
