@@ -20,10 +20,11 @@ from rich.console import Console
 
 from judgeprobe.card.calibrated import calibrated_sections
 from judgeprobe.card.observed import observed_card
-from judgeprobe.card.record import shown
+from judgeprobe.card.record import ObservedBase
 from judgeprobe.card.rows import Card
 from judgeprobe.card.section import observed_card_sections
 from judgeprobe.card.thresholds import load_thresholds
+from judgeprobe.core.estimate import shown
 from judgeprobe.core.files import atomic_path, write_atomic
 from judgeprobe.metrics import observed
 from judgeprobe.metrics.compute import TIDY_SCHEMA
@@ -126,7 +127,7 @@ def judge_sentences(counts: pl.DataFrame, task: Task) -> list[str]:
 def row_sentences(card: Card) -> list[str]:
     """Each observed row of the card in a sentence: its figure and what it decided."""
     out = []
-    for r in card.records:
+    for r in card.of_type(ObservedBase):
         decided = "observed, no verdict" if r.verdict == "OBSERVED" else str(r.verdict)
         q = f", q = {r.q:.3g}" if r.q is not None else ""
         out.append(
@@ -146,7 +147,7 @@ def figures(card: Card) -> pl.DataFrame:
          "lo": None if r.effect is None else r.effect.lo,
          "hi": None if r.effect is None else r.effect.hi,
          "n": r.n, "documents": r.documents, "p": r.p}
-        for r in card.records
+        for r in card.of_type(ObservedBase)
     ]  # fmt: skip
     return pl.DataFrame(rows, schema=TIDY_SCHEMA) if rows else pl.DataFrame(schema=TIDY_SCHEMA)
 
