@@ -348,7 +348,7 @@ def _judge_sentence(r: Row, basis: str) -> str:
             )
         return (
             f"{who} without a cue answered Tie {tied} times of {n_valid} valid {basis}"
-            f"{invalid}; no order it was shown in is known, so none is counted."
+            f"{invalid}; which was shown first is not known, so its position is not counted."
         )
     split = f"first-shown {r['first']}, second-shown {r['second']}, Tie {r['ordered_tie']}"
     answers = {
