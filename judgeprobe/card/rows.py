@@ -157,7 +157,8 @@ class Card:
     def exit_code(self) -> int:
         """The card command's exit code, so a CI job can gate on the card.
 
-        0 all clear, ``EXIT_BIASED`` when any row is BIASED (or UNSTABLE: a wording row), else
+        0 all clear (or, no row able to set one, nothing to gate on: ``card.speech``),
+        ``EXIT_BIASED`` when any row is BIASED (or UNSTABLE: a wording row), else
         ``EXIT_INSENSITIVE`` when
         any row is INSENSITIVE (the judge was not shown to read the texts), else
         ``EXIT_UNDERPOWERED`` when any row is UNDERPOWERED.
