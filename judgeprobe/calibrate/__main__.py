@@ -19,6 +19,7 @@ skipped) to RUN/annotation/draw.csv, which ``judgeprobe review RUN`` serves firs
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -112,31 +113,10 @@ def _show(table: pl.DataFrame) -> None:
     table_console().print(view)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``judgeprobe calibrate``."""
-    args = _parser().parse_args(argv)
-    if args.halfwidth is not None and not args.halfwidth > 0:
-        raise JudgeprobeError("--halfwidth must be above 0")
-    if args.draw is not None and args.draw < 1:
-        raise JudgeprobeError("--draw must be at least 1")
-    run = RunDir(args.run_dir)
-    judgments = _judgments(run, args.condition)
-    labels = find_labels(run, judgments, args.labels)
-    if args.draw is not None:
-        labelled = set(labels.rows["item_id"].to_list())
-        labelled |= set(from_review(run).rows["item_id"].to_list())
-        drawn = draw(judgments["item_id"].to_list(), labelled, args.draw, args.seed)
-        write_draw(run, drawn)
-        print(f"drew {len(drawn)} items to label (seed {args.seed}, {len(labelled)} labelled "
-              f"ones skipped): {run.label_draw}; `judgeprobe review {run.path}` serves them "
-              "first")  # fmt: skip
-    if labels.rows.is_empty():
-        if args.draw is not None:
-            return 0
-        raise JudgeprobeError(
-            f"{run.path}: no human labels (no labels.parquet, no --labels, none in the review "
-            "store); draw items to label with --draw K and label them in `judgeprobe review`"
-        )
+def _calibrated(
+    run: RunDir, judgments: pl.DataFrame, labels: Labels, args: argparse.Namespace
+) -> tuple[pl.DataFrame, str, float]:
+    """The calibrated table, its kind and the half-width aimed at; every refusal before writing."""
     kind = _kind(labels)
     human = human_values(labels.rows)
     halfwidth = args.halfwidth
@@ -149,6 +129,41 @@ def main(argv: list[str] | None = None) -> int:
             f"{labels.source}: no label falls on an item the judge judged under "
             f"{args.condition} (with two different models)"
         )
+    return table, kind, halfwidth
+
+
+def _draw(run: RunDir, judgments: pl.DataFrame, labels: Labels, k: int, seed: int) -> None:
+    """``--draw K``: the next K items to label, labelled ones skipped."""
+    labelled = set(labels.rows["item_id"].to_list())
+    labelled |= set(from_review(run).rows["item_id"].to_list())
+    drawn = draw(judgments["item_id"].to_list(), labelled, k, seed)
+    write_draw(run, drawn)
+    print(f"drew {len(drawn)} items to label (seed {seed}, {len(labelled)} labelled "
+          f"ones skipped): {run.label_draw}; `judgeprobe review {run.path}` serves them "
+          "first")  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``judgeprobe calibrate``: every input checked before anything is written."""
+    args = _parser().parse_args(argv)
+    if args.halfwidth is not None and not 0 < args.halfwidth < math.inf:
+        raise JudgeprobeError("--halfwidth must be a finite number above 0")
+    if args.draw is not None and args.draw < 1:
+        raise JudgeprobeError("--draw must be at least 1")
+    run = RunDir(args.run_dir)
+    judgments = _judgments(run, args.condition)
+    labels = find_labels(run, judgments, args.labels)
+    found = None if labels.rows.is_empty() else _calibrated(run, judgments, labels, args)
+    if args.draw is not None:
+        _draw(run, judgments, labels, args.draw, args.seed)
+    if found is None:
+        if args.draw is not None:
+            return 0
+        raise JudgeprobeError(
+            f"{run.path}: no human labels (no labels.parquet, no --labels, none in the review "
+            "store); draw items to label with --draw K and label them in `judgeprobe review`"
+        )
+    table, kind, halfwidth = found
     write_csv(table, run.calibrated)
     _show(table)
     weights = labels.rows["weight"].is_not_null().any()
