@@ -17,7 +17,7 @@ import polars as pl
 from judgeprobe.card.observed import INFORMATIONAL
 from judgeprobe.card.record import CardRow
 from judgeprobe.card.rows import Card
-from judgeprobe.metrics.uncertainty import method_sentence
+from judgeprobe.metrics.uncertainty import Method, method_sentence
 
 LIVE_COLUMNS = ("LDS", "TS", "OLS", "noise floor", "silent-cue")
 """The card table's columns that only a live design fills (a cue, a re-sent request)."""
@@ -62,6 +62,15 @@ _ROWS = {
 }
 
 
+def method_over_questions(method: Method) -> str:
+    """How the intervals were computed, over a log's resampling unit: its questions."""
+    return (
+        method_sentence(method)
+        .replace("documents", "questions")
+        .replace("a document's", "a question's")
+    )
+
+
 def _names(rows: list[CardRow]) -> str:
     return ", ".join(dict.fromkeys(r.row.removesuffix(" (observed)") for r in rows))
 
@@ -84,13 +93,12 @@ def observed_rule(card: Card) -> str:
         else ""
     )
     informational = f"Shown with no exit code (OBSERVED): {_names(shown)}. " if shown else ""
-    method = method_sentence(card.method)
     return (
         "Observed rows (judge logs): what the judge already said, nothing intervened on, so "
         "each is an association in its own traffic. "
         + (f"Rows: {measured}. " if measured else "")
         + decided
         + informational
-        + method.replace("documents", "questions").replace("a document's", "a question's")
+        + method_over_questions(card.method)
         + "."
     )

@@ -23,6 +23,7 @@ from judgeprobe.card.observed import observed_card
 from judgeprobe.card.record import ObservedBase
 from judgeprobe.card.rows import Card
 from judgeprobe.card.section import observed_card_sections
+from judgeprobe.card.speech import method_over_questions
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.core.estimate import shown
 from judgeprobe.core.files import atomic_path, write_atomic
@@ -31,7 +32,7 @@ from judgeprobe.metrics.compute import TIDY_SCHEMA
 from judgeprobe.metrics.flags import invalid_reasons
 from judgeprobe.metrics.load import counted_judgments
 from judgeprobe.metrics.table import table_console
-from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, method_sentence
+from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.prompts.task import Task
 from judgeprobe.render.page import Section, render
 from judgeprobe.report.headline import MIN_VALID, ONE_SIDED
@@ -160,9 +161,8 @@ def _about(manifest: Manifest, counts: pl.DataFrame, card: Card) -> list[str]:
         f"run {manifest.run_id}, created {manifest.created_at}; read from {read or 'logs'}",
         "judges: " + ", ".join(sorted({str(x) for x in counts["judge"]})),
         f"{total} judgments, {invalid} Invalid",
-        method_sentence(card.method).replace("documents", "questions")
-        .replace("a document's", "a question's"),
-    ]  # fmt: skip
+        method_over_questions(card.method),
+    ]
 
 
 def _verdicts_table(counts: pl.DataFrame) -> pl.DataFrame:
@@ -172,6 +172,28 @@ def _verdicts_table(counts: pl.DataFrame) -> pl.DataFrame:
     )
     named = {"ordered": "shown order known", "first": "first-shown", "second": "second-shown"}
     return table.rename({k: v for k, v in named.items() if k in table.columns})
+
+
+def _verdicts_section(counts: pl.DataFrame, task: Task) -> Section:
+    shown_order = (
+        f" First- and second-shown: valid verdicts whose shown order the log keeps, by the "
+        f"{task.response} they picked."
+        if int(counts["ordered"].sum())
+        else ""
+    )
+    return Section(
+        "Verdicts",
+        "A and B: each item's two generators in name order (A's name sorts first), whatever "
+        "order the log lists them in." + shown_order,
+        tables=[_verdicts_table(counts)],
+    )
+
+
+def _invalid_section(reasons: pl.DataFrame) -> list[Section]:
+    if reasons.is_empty():
+        return []
+    return [Section("Invalid verdicts", "The commonest reasons per judge and prompt.",
+                    tables=[reasons])]  # fmt: skip
 
 
 def logs_report(
@@ -205,29 +227,8 @@ def logs_report(
             sentences=found,
         ),
         Section("About this run", sentences=_about(manifest, counts, card)),
-        Section(
-            "Verdicts",
-            "A and B: each item's two generators in name order (A's name sorts first), "
-            "whatever order the log lists them in."
-            + (
-                f" First- and second-shown: valid verdicts whose shown order the log keeps, by "
-                f"the {task.response} they picked."
-                if int(counts["ordered"].sum())
-                else ""
-            ),
-            tables=[_verdicts_table(counts)],
-        ),
-        *(
-            []
-            if reasons.is_empty()
-            else [
-                Section(
-                    "Invalid verdicts",
-                    "The commonest reasons per judge and prompt.",
-                    tables=[reasons],
-                )
-            ]
-        ),
+        _verdicts_section(counts, task),
+        *_invalid_section(reasons),
         *observed_card_sections(card),
         *calibrated_sections(run),
     ]
