@@ -15,7 +15,7 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.card.observed import INFORMATIONAL
-from judgeprobe.card.record import CardRow
+from judgeprobe.card.record import AltTestRow, CardRow
 from judgeprobe.card.rows import Card
 from judgeprobe.metrics.uncertainty import Method, method_sentence
 
@@ -25,7 +25,13 @@ NOTHING_TO_GATE = "nothing to gate on: no row can set an exit code"
 
 
 def gates(row: CardRow) -> bool:
-    """Whether the row's verdict could set an exit code (or, clear, leave it 0)."""
+    """Whether the row's verdict could set an exit code (or, clear, leave it 0).
+
+    Not an OBSERVED row, not the repeat row (the noise floor), not an alt-test row under
+    thresholds that do not gate on it.
+    """
+    if isinstance(row, AltTestRow):
+        return row.gates
     return row.verdict is not None and row.verdict != INFORMATIONAL and row.kind != "repeat"
 
 

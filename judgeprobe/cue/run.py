@@ -266,7 +266,8 @@ async def _sweep(
     if cfg.design == "sequential":
         rounds = SequentialRounds(cfg, protocols, items, conditions)
         made = kind.manifest
-        kind = replace(kind, manifest=lambda e: {**made(e), "sequential": rounds.plan.record()})
+        plan = rounds.plan.record().model_dump()
+        kind = replace(kind, manifest=lambda e: {**made(e), "sequential": plan})
         seq = await sequential_sweep(
             rounds, kind, out, console, show_progress=show_progress,
             batch=(mode.export_batch, mode.import_batch), ray=mode.ray, opened=announce,

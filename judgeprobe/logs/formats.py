@@ -28,7 +28,7 @@ from judgeprobe.logs.rows import BadRow, Row, Skipped, Where
 from judgeprobe.logs.source import Record, is_jsonl, json_document, records
 from judgeprobe.prompts.task import LOGS, Task
 
-BUILTIN = ("inspect", "promptfoo", "mtbench", "alpaca", "generic")
+BUILTIN = ("inspect", "promptfoo", "mtbench", "alpaca", "arena_hard", "generic")
 """The modules of ``judgeprobe.logs`` that register the built-in formats."""
 FALLBACK = "generic"
 """The format of a file no detector claims."""
