@@ -228,8 +228,8 @@ def self_preference(
     Only the items of a pair with some judge's own model are grouped (a log's other items
     change no figure here, and grouping 10^6 of them is most of the card's memory).
     """
-    g = judgments.lazy().select(pl.concat_list("generator_1", "generator_2").explode().unique())
-    generators = set(g.collect().to_series().to_list())
+    g = judgments.lazy().select(pl.concat([pl.col("generator_1"), pl.col("generator_2")]).unique())
+    generators = set(g.collect().to_series().drop_nulls().to_list())
     judges = judgments.lazy().select(pl.col("judge").unique()).collect().to_series().to_list()
     owned = {m for j in judges for m in own_models(str(j), own, generators)}
     if not owned:
