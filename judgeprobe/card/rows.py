@@ -94,6 +94,7 @@ from judgeprobe.metrics.uncertainty import (
     unit_interval,
 )
 from judgeprobe.metrics.units import DOC
+from judgeprobe.metrics.winrates import WinRate
 from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.text.lexicons import Lexicons
 
@@ -130,6 +131,8 @@ class Card:
     calibrated: tuple[CalibratedEstimate, ...] = ()
     # A judge-logs card (``card.observed``): it speaks of the log, not of a live design.
     observed: bool = False
+    # A logs run's win rates as the log's own tool counts them (``metrics.winrates``).
+    win_rates: tuple[WinRate, ...] = ()
 
     @cached_property
     def rows(self) -> pl.DataFrame:

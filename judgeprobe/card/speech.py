@@ -54,6 +54,13 @@ _ROWS = {
         "holds validly in both orders (only where the log keeps which response was shown "
         "first), consistency beside it"
     ),
+    "observed-position-randomized": (
+        "position (randomized): the log's tool itself shuffled which response was shown first "
+        "(AlpacaEval) and the order was recovered from the judge's kept reply, so this row is "
+        "an experiment, not an association: the first-shown share of decisive verdicts − ½, "
+        "with the position threshold either way; rows whose order could not be recovered make "
+        "no position claim"
+    ),
     "observed-length": (
         "length: the longer response's win share over decisive verdicts on pairs of unequal "
         "length, minus the human labels' on the same labelled pairs (or minus ½ without labels)"

@@ -22,7 +22,7 @@ from judgeprobe.card.calibrated import calibrated_sections
 from judgeprobe.card.observed import observed_card
 from judgeprobe.card.record import ObservedBase
 from judgeprobe.card.rows import Card
-from judgeprobe.card.section import observed_card_sections
+from judgeprobe.card.section import observed_card_sections, win_rate_section
 from judgeprobe.card.speech import method_over_questions
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.core.estimate import shown
@@ -230,6 +230,7 @@ def logs_report(
         _verdicts_section(counts, task),
         *_invalid_section(reasons),
         *observed_card_sections(card),
+        *win_rate_section(run),
         *calibrated_sections(run),
     ]
     md, page = render(run, f"judgeprobe report — {manifest.run_id}", [], sections)
