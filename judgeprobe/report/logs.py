@@ -77,6 +77,11 @@ def verdict_counts(j: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _counted(n: int, noun: str) -> str:
+    """``1 question``, ``2 questions``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _order_sentence(r: dict[str, int], task: Task) -> str:
     """What a cell's verdicts say of the shown order: only what the log keeps of it."""
     valid = r["judgments"] - r["Invalid"]
@@ -91,7 +96,7 @@ def _order_sentence(r: dict[str, int], task: Task) -> str:
             "not measured."
         )
     unknown = valid - r["ordered"]
-    left = f" ({unknown} valid verdicts without a known order left out)" if unknown else ""
+    left = f"; {unknown} without a known order left out" if unknown else ""
     said = (
         f"Where the log keeps the shown order ({r['ordered']} valid verdicts{left}), it picked "
         f"the first-shown {task.response} {r['first']} times, the second-shown {r['second']} and "
@@ -116,7 +121,7 @@ def judge_sentences(counts: pl.DataFrame, task: Task) -> list[str]:
             out.append(f"⚠ {who} gave no readable verdict in {n} judgments: nothing can be read.")
             continue
         said = (
-            f"{who}: {n} judgments of {r['questions']} {task.context}s, {r['Tie']} Tie and "
+            f"{who}: {n} judgments of {_counted(r['questions'], task.context)}, {r['Tie']} Tie and "
             f"{r['Invalid']} Invalid. {_order_sentence(r, task)}"
         )
         if valid >= MIN_VALID and r["Tie"] >= ONE_SIDED * valid:
@@ -133,7 +138,7 @@ def row_sentences(card: Card) -> list[str]:
         q = f", q = {r.q:.3g}" if r.q is not None else ""
         out.append(
             f"{r.judge} ({r.protocol}), {r.row}: {r.effect_name} {shown(r.effect)} over {r.n} "
-            f"({r.documents} {card.task.context}s){q}; {decided}."
+            f"({_counted(r.documents, card.task.context)}){q}; {decided}."
         )
     if not out:
         out.append("The logs give no observed row (docs/logs.md lists what each needs).")
@@ -165,12 +170,13 @@ def _about(manifest: Manifest, counts: pl.DataFrame, card: Card) -> list[str]:
     ]
 
 
-def _verdicts_table(counts: pl.DataFrame) -> pl.DataFrame:
+def _verdicts_table(counts: pl.DataFrame, task: Task) -> pl.DataFrame:
     shown_order = ["ordered", "first", "second"] if int(counts["ordered"].sum()) else []
     table = counts.select(
         "judge", "protocol", "judgments", "questions", "A", "B", "Tie", "Invalid", *shown_order
     )
-    named = {"ordered": "shown order known", "first": "first-shown", "second": "second-shown"}
+    named = {"questions": f"{task.context}s", "ordered": "shown order known",
+             "first": "first-shown", "second": "second-shown"}  # fmt: skip
     return table.rename({k: v for k, v in named.items() if k in table.columns})
 
 
@@ -185,7 +191,7 @@ def _verdicts_section(counts: pl.DataFrame, task: Task) -> Section:
         "Verdicts",
         "A and B: each item's two generators in name order (A's name sorts first), whatever "
         "order the log lists them in." + shown_order,
-        tables=[_verdicts_table(counts)],
+        tables=[_verdicts_table(counts, task)],
     )
 
 
