@@ -138,7 +138,7 @@ def row_sentences(card: Card) -> list[str]:
         q = f", q = {r.q:.3g}" if r.q is not None else ""
         out.append(
             f"{r.judge} ({r.protocol}), {r.row}: {r.effect_name} {shown(r.effect)} over {r.n} "
-            f"({_counted(r.documents, card.task.context)}){q}; {decided}."
+            f"({_counted(r.documents or 0, card.task.context)}){q}; {decided}."
         )
     if not out:
         out.append("The logs give no observed row (docs/logs.md lists what each needs).")
