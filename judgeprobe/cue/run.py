@@ -266,8 +266,7 @@ async def _sweep(
     if cfg.design == "sequential":
         rounds = SequentialRounds(cfg, protocols, items, conditions)
         made = kind.manifest
-        plan = rounds.plan.record().model_dump()
-        kind = replace(kind, manifest=lambda e: {**made(e), "sequential": plan})
+        kind = replace(kind, manifest=lambda e: {**made(e), "sequential": rounds.plan.record()})
         seq = await sequential_sweep(
             rounds, kind, out, console, show_progress=show_progress,
             batch=(mode.export_batch, mode.import_batch), ray=mode.ray, opened=announce,

@@ -57,6 +57,7 @@ or the self-test's calibration example."""
 
 RETIRED: dict[str, str] = {
     "shard": "written by the retired --shard (a run that has it is refused on resume)",
+    "merged_from": "written by the retired judgeprobe merge (the shard directories merged)",
 }
 """Keys older versions wrote that no reader needs: accepted on read and dropped (docs/outputs.md,
 "manifest.json"). Any other key the model does not declare is refused."""
