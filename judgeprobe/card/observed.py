@@ -219,4 +219,4 @@ def observed_card(
             )
         )  # fmt: skip
     silent = pl.DataFrame(schema={c: pl.String for c in SILENT})
-    return Card(tuple(records), silent, thresholds, task)
+    return Card(tuple(records), silent, thresholds, task, observed=True)

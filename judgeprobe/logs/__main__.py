@@ -32,7 +32,7 @@ from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
-from judgeprobe.logs.formats import ReadOptions, format_names
+from judgeprobe.logs.formats import ReadOptions, format_names, logs_task
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.labels import unmatched, unmatched_line
 from judgeprobe.logs.mtbench import Answers, read_answers
@@ -40,13 +40,11 @@ from judgeprobe.logs.read import Read, read_logs, read_votes
 from judgeprobe.logs.rows import VoteRow
 from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.load import load_run
 from judgeprobe.metrics.table import write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.winrates import win_rates
-from judgeprobe.report.run import run_report
+from judgeprobe.report.logs import logs_report
 from judgeprobe.runs.rundir import LogsConfig, RunDir, check_writable_dir
-from judgeprobe.text.lexicons import load_lexicons
 
 SHOWN_BAD = 20
 """Bad rows printed one a line; the rest are in ``bad_rows.txt``."""
@@ -142,11 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     del found, table  # what follows reads the run back, as every later command does
     scanned = pl.scan_parquet(RunDir(out).judgments)
     write_csv(estimates_table(scanned), RunDir(out).metrics)
+    card = card_for_run(out, resamples=args.resamples, seed=args.seed)
     if args.no_report:
         report = f"none (--no-report: judgeprobe report {out} writes it and metrics_ci.csv)"
     else:
-        report = str(run_report(load_run(out), load_lexicons(None), args.resamples, args.seed))
-    card = card_for_run(out, resamples=args.resamples, seed=args.seed)
+        report = str(logs_report(out, args.resamples, args.seed, card=card))
     print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
     return card.exit_code
 
@@ -226,6 +224,7 @@ def _write(
         labels=str(args.labels.resolve()) if votes else None,
         baseline=None if args.baseline is None else str(args.baseline.resolve()),
         randomized_order=found.randomized_cells(), unmatched_labels=unmatched_labels,
+        task=logs_task(found.formats.values()),  # the nouns its pages speak
     )  # fmt: skip
     if bad:
         write_atomic(staging / BAD_ROWS, "\n".join(bad) + "\n")

@@ -264,10 +264,21 @@ def own_models(judge: str, own: Collection[str], generators: Collection[str]) ->
 def self_preference(
     judgments: pl.DataFrame, labels: pl.DataFrame | None, own: Collection[str] = ()
 ) -> list[Observed]:
-    """The judge's own model's win rate under the judge minus under the reference."""
-    items = item_verdicts(judgments).filter(pl.col("value_A").is_not_null())
+    """The judge's own model's win rate under the judge minus under the reference.
+
+    Only the items of a pair with some judge's own model are grouped (a log's other items
+    change no figure here, and grouping 10^6 of them is most of the card's memory).
+    """
+    g = judgments.lazy().select(pl.concat([pl.col("generator_1"), pl.col("generator_2")]).unique())
+    generators = set(g.collect().to_series().drop_nulls().to_list())
+    judges = judgments.lazy().select(pl.col("judge").unique()).collect().to_series().to_list()
+    owned = {m for j in judges for m in own_models(str(j), own, generators)}
+    if not owned:
+        return []
+    with_own = pl.col("generator_1").is_in(owned) | pl.col("generator_2").is_in(owned)
+    items = item_verdicts(narrow(judgments).filter(with_own))
+    items = items.filter(pl.col("value_A").is_not_null())
     human = human_labels(labels)
-    generators = set(items["generator_1"].to_list()) | set(items["generator_2"].to_list())
     out = []
     for (judge, protocol), part in sorted(items.partition_by(CELL, as_dict=True).items()):
         for model in own_models(str(judge), own, generators):
@@ -315,7 +326,8 @@ def agreement(
     human = human_labels(labels)
     if human.is_empty():
         return []
-    items = item_verdicts(judgments).filter(pl.col("verdict") != INVALID)
+    labelled = narrow(judgments).filter(pl.col("item_id").is_in(human["item_id"].implode()))
+    items = item_verdicts(labelled).filter(pl.col("verdict") != INVALID)
     both = items.join(human, on="item_id", how="inner").with_columns(
         agree=(pl.col("verdict") == pl.col("human")).cast(pl.Int64), unit=pl.lit(1, pl.Int64)
     )
