@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -112,9 +113,26 @@ def _show(table: pl.DataFrame) -> None:
     table_console().print(view)
 
 
+@dataclass(frozen=True)
+class CalibrateRequest:
+    """What ``judgeprobe calibrate`` was asked, by its flags' names (the API builds one too)."""
+
+    run_dir: Path
+    labels: Path | None = None
+    halfwidth: float | None = None
+    condition: str = BLIND
+    draw: int | None = None
+    seed: int = 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``judgeprobe calibrate``."""
-    args = _parser().parse_args(argv)
+    calibrate_run(CalibrateRequest(**vars(_parser().parse_args(argv))))
+    return 0
+
+
+def calibrate_run(args: CalibrateRequest) -> pl.DataFrame | None:
+    """The command's path: the items drawn, calibrated.csv written; its table (None: drawn only)."""
     if args.halfwidth is not None and not args.halfwidth > 0:
         raise JudgeprobeError("--halfwidth must be above 0")
     if args.draw is not None and args.draw < 1:
@@ -132,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
               "first")  # fmt: skip
     if labels.rows.is_empty():
         if args.draw is not None:
-            return 0
+            return None
         raise JudgeprobeError(
             f"{run.path}: no human labels (no labels.parquet, no --labels, none in the review "
             "store); draw items to label with --draw K and label them in `judgeprobe review`"
@@ -160,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
           f"interval of half-width {halfwidth:g}")  # fmt: skip
     print(f"wrote {run.calibrated}; `judgeprobe card {run.path}` and `judgeprobe report "
           f"{run.path}` show it")  # fmt: skip
-    return 0
+    return table
 
 
 def cli(argv: list[str] | None = None) -> int:

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         "--seed", type=int, default=0, help="seed of the percentile bootstrap (κ with people)"
     )
     parser.add_argument("--summary-md", type=Path, metavar="FILE",
-                        help="also write the short pull-request summary (Markdown) to FILE")  # fmt: skip
+                        help="also write the short pull-request summary (Markdown)")  # fmt: skip
     parser.add_argument("--summary-where", metavar="TEXT",
                         help="where the summary says the full card is (default: card.html's "
                         "path)")  # fmt: skip

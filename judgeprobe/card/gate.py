@@ -1,5 +1,7 @@
-"""Which card rows let a change through: the one rule the pytest plugin, the CI gate and the
-pull-request summary (``judgeprobe card --summary-md``) share.
+"""Which card rows let a change through: one rule for the pytest plugin, CI and the PR summary.
+
+The pytest plugin, the CI gate (``judgeprobe.gate``) and the pull-request summary
+(``judgeprobe card --summary-md``) read it.
 
 A row's verdict maps to an outcome (``OUTCOMES``, the table docs/ci.md prints): ``fail``
 stops a pull request, ``pass`` lets it through, ``skip`` is a row the run could not decide

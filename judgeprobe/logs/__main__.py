@@ -20,6 +20,7 @@ import argparse
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
@@ -34,7 +35,7 @@ from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.mtbench import Answers, read_answers
-from judgeprobe.logs.read import FORMATS, Format, read_logs, read_votes
+from judgeprobe.logs.read import FORMATS, Format, read_log_files, read_votes
 from judgeprobe.logs.rows import VoteRow
 from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
@@ -80,9 +81,35 @@ def _report_bad(bad: list[str], out: Path, console: Console) -> None:
                       markup=False, highlight=False)  # fmt: skip
 
 
+@dataclass(frozen=True)
+class LogsRequest:
+    """What ``judgeprobe logs`` was asked, by its flags' names (the API builds one too)."""
+
+    paths: tuple[Path, ...]
+    out: Path
+    labels: Path | None = None
+    format: str | None = None
+    map: str | None = None
+    answers: Path | None = None
+    own: tuple[str, ...] = ()
+    baseline: Path | None = None
+    no_report: bool = False
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``judgeprobe logs``: read the logs, write the run, print the card."""
-    args = _parser().parse_args(argv)
+    args = vars(_parser().parse_args(argv))
+    return logs_run(
+        LogsRequest(**{**args, "paths": tuple(args["paths"]), "own": tuple(args["own"])})
+    )
+
+
+def logs_run(args: LogsRequest) -> int:
+    """The command's path after its flags are read: the run written, its card's exit code."""
+    if args.format is not None and args.format not in FORMATS:
+        raise JudgeprobeError(f"format {args.format!r}: not one of {', '.join(FORMATS)}")
     out: Path = args.out
     if RunDir(out).manifest_file.exists() or (out.is_dir() and any(out.iterdir())):
         raise JudgeprobeError(f"--out {out}: not empty; choose another directory")
@@ -95,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     mapping = parse_map(args.map)
     bad: list[str] = []
     answers = read_answers(args.answers, bad) if args.answers is not None else Answers()
-    found = read_logs(list(args.paths), cast(Format | None, args.format), mapping)
+    found = read_log_files(list(args.paths), cast(Format | None, args.format), mapping)
     bad = found.bad + bad
     votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
     bad += bad_votes
@@ -145,7 +172,7 @@ def _with_texts(run: RunDir) -> int:
 
 
 def _write(
-    staging: Path, out: Path, args: argparse.Namespace, formats: dict[str, str],
+    staging: Path, out: Path, args: LogsRequest, formats: dict[str, str],
     table: LogTable, votes: list[VoteRow], bad: list[str],
 ) -> dict[str, int]:  # fmt: skip
     """The run's files, written into ``staging`` (renamed to ``out`` when all are there).

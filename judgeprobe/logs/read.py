@@ -112,7 +112,7 @@ def _read_file(path: Path, fmt: Format, columns: Columns, out: Read) -> int:
     return n
 
 
-def read_logs(
+def read_log_files(
     paths: list[Path], fmt: Format | None = None, mapping: dict[str, str] | None = None
 ) -> Read:
     """Every row of the logs; an error line for a missing file or one with no usable row."""
