@@ -387,15 +387,16 @@ def prepare(req: RunRequest) -> Prepared:
     return Prepared(cfg, chosen, mode, out, review, items, conditions, protocols)
 
 
-async def run_command(req: RunRequest, argv: list[str]) -> int:
+async def run_command(req: RunRequest, argv: list[str]) -> tuple[int, Path]:
     """``judgeprobe run``'s whole path after its flags are read: the bill, or the sweep.
 
-    ``argv``: the flags as given, for the resume command a stopped run prints.
+    ``argv``: the flags as given, for the resume command a stopped run prints. Returns the
+    exit code and the run directory.
     """
     p = prepare(req)
     if req.plan:
         print_bill(await plan_of(p), table_console())
-        return 0
+        return 0, p.out
     mode, out = p.mode, p.out
     if mode.export_batch is not None:
         check_writable_dir(mode.export_batch.parent, "--export-batch")
@@ -415,8 +416,8 @@ async def run_command(req: RunRequest, argv: list[str]) -> int:
     )  # fmt: skip
     console.print(f"done in {time.monotonic() - start:.1f}s")
     if mode.export_batch is not None:
-        return 0
-    return exit_code(summary, failing=failing, argv=argv, console=console)
+        return 0, out
+    return exit_code(summary, failing=failing, argv=argv, console=console), out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -424,7 +425,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     fields = {k: v for k, v in vars(args).items()}
     req = RunRequest(**{**fields, "judge": tuple(fields["judge"])})
-    return asyncio.run(run_command(req, sys.argv[1:] if argv is None else argv))
+    code, _ = asyncio.run(run_command(req, sys.argv[1:] if argv is None else argv))
+    return code
 
 
 async def plan_of(p: Prepared) -> Bill:

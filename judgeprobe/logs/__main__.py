@@ -190,7 +190,7 @@ def _write(
         config["items"] = str((out / ITEMS).resolve())
     else:
         (staging / ITEMS).unlink()
-    if votes:
+    if votes and args.labels is not None:  # votes come only from --labels
         label_table(votes).write_parquet(run.labels)
         config["labels"] = str(args.labels.resolve())
     if args.baseline is not None:
