@@ -7,6 +7,8 @@ stays cheap and this package, the lowest layer, imports nothing above it.
 
 import importlib
 import re
+import sys
+import types
 from typing import Any
 
 from pydantic import ValidationError
@@ -56,6 +58,24 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted([*globals(), *API])
+
+
+class CommandModule(types.ModuleType):
+    """A subpackage named like an API function (``card``, ``calibrate``, ``selftest``, ``run``).
+
+    Once imported it is what ``judgeprobe.card`` names, so calling it calls the API's function
+    of the same name; its modules stay reachable as before (``judgeprobe.card.rows``).
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """``judgeprobe.api.NAME(*args, **kwargs)``."""
+        api = importlib.import_module(f"{__name__}.api")
+        return getattr(api, self.__name__.rpartition(".")[2])(*args, **kwargs)
+
+
+def callable_command(name: str) -> None:
+    """Make the module ``name`` (a subpackage's ``__name__``) call its API function."""
+    sys.modules[name].__class__ = CommandModule
 
 
 #: ``user:password@`` in a URL (also inside a longer text, such as a ``--judge`` flag).
