@@ -20,14 +20,15 @@ import glob
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.api import Card, read_card
-from judgeprobe.card.gate import outcome, row_sentence
-from judgeprobe.card.record import CardRow, shown
-from judgeprobe.core.cells import cell, p_value
+
+if TYPE_CHECKING:  # the card's modules load only when a card is asked for: every pytest run
+    from judgeprobe.api import Card  # loads this plugin once judgeprobe is installed
+    from judgeprobe.card.record import CardRow
 
 OPTION = "--judge-card"
 STRICT = "--judge-card-strict"
@@ -83,6 +84,8 @@ class CardRowItem(pytest.Item):
     """One card row as a test."""
 
     def __init__(self, *, row: CardRow, strict: bool, **kwargs: object) -> None:
+        from judgeprobe.card.gate import outcome, row_sentence
+
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.row = row
         self.strict = strict
@@ -94,6 +97,8 @@ class CardRowItem(pytest.Item):
 
     def runtest(self) -> None:
         """Pass, fail or skip by the row's verdict (``card.gate.outcome``)."""
+        from judgeprobe.card.gate import outcome, row_sentence
+
         found = outcome(self.row.verdict, strict=self.strict)
         sentence = row_sentence(self.row)
         if found == "fail":
@@ -115,6 +120,9 @@ class CardRowItem(pytest.Item):
 
 def _figures(row: CardRow) -> list[tuple[str, object]]:
     """The row's figures as JUnit properties (every row, whatever its outcome)."""
+    from judgeprobe.card.record import shown
+    from judgeprobe.core.cells import cell, p_value
+
     return [
         ("verdict", row.verdict or ""), ("kind", row.kind), ("effect_name", row.effect_name),
         ("effect", shown(row.effect)), ("threshold", cell(row.threshold)),
@@ -144,6 +152,8 @@ def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     """The rows of every ``--judge-card``, after the suite's own tests."""
+    from judgeprobe.api import read_card
+
     paths = card_paths(config.getoption(OPTION))
     strict = bool(config.getoption(STRICT))
     for path, label in zip(paths, _labels(paths), strict=True):
@@ -165,6 +175,7 @@ def judge_card(request: pytest.FixtureRequest) -> Callable[..., Card]:
 
     With no argument: the one card ``--judge-card`` names.
     """
+    from judgeprobe.api import read_card
 
     def load(path: str | Path | None = None) -> Card:
         if path is None:
