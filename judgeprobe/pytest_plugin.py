@@ -28,6 +28,7 @@ from judgeprobe import JudgeprobeError
 
 if TYPE_CHECKING:  # the card's modules load only when a card is asked for: every pytest run
     from judgeprobe.api import Card  # loads this plugin once judgeprobe is installed
+    from judgeprobe.card.published import PublishedCard
     from judgeprobe.card.record import CardRow
 
 OPTION = "--judge-card"
@@ -58,15 +59,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def card_paths(patterns: list[str]) -> list[Path]:
     """Every card the patterns name, once each, in the order given; one line when one is none."""
-    found: list[Path] = []
+    found: dict[Path, Path] = {}  # the card file → the path as given
     for pattern in patterns:
         matches = sorted(glob.glob(pattern)) or ([pattern] if Path(pattern).exists() else [])
+        if glob.has_magic(pattern):  # a glob's folders without a card are not runs: left out
+            matches = [m for m in matches if Path(m).is_file() or (Path(m) / "card.json").is_file()]
         if not matches:
             raise pytest.UsageError(f"{OPTION} {pattern}: matches no run directory or card")
         for match in map(Path, matches):
-            if match.resolve() not in {p.resolve() for p in found}:
-                found.append(match)
-    return found
+            found.setdefault((match if match.is_file() else match / "card.json").resolve(), match)
+    return list(found.values())
 
 
 def _labels(paths: list[Path]) -> list[str]:
@@ -133,7 +135,7 @@ def _figures(row: CardRow) -> list[tuple[str, object]]:
 class JudgeCardFile(pytest.Collector):
     """A card: its rows as tests."""
 
-    def __init__(self, *, card: Card, strict: bool, **kwargs: object) -> None:
+    def __init__(self, *, card: PublishedCard, strict: bool, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.card = card
         self.strict = strict
@@ -152,7 +154,7 @@ def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     """The rows of every ``--judge-card``, after the suite's own tests."""
-    from judgeprobe.api import read_card
+    from judgeprobe.card.gate import read_card
 
     paths = card_paths(config.getoption(OPTION))
     strict = bool(config.getoption(STRICT))
@@ -164,7 +166,7 @@ def pytest_collection_modifyitems(
         collector = JudgeCardFile.from_parent(
             session, name=f"{MARK}[{escape(label)}]", nodeid=f"{MARK}[{escape(label)}]",
             card=card, strict=strict,
-            path=(card.path / "card.json").resolve(),
+            path=(path if path.is_file() else path / "card.json").resolve(),
         )  # fmt: skip
         items.extend(collector.collect())
 
