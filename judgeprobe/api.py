@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import glob
 import html
 import os
 from collections.abc import Callable, Coroutine, Iterator, Sequence
@@ -308,10 +309,12 @@ def read_logs(
 ) -> Run:
     """``judgeprobe logs``: a judge's logs read into a run directory, its card written.
 
-    ``format``: every file's format (default: detected per file); ``map``: a generic log's
+    ``paths``: files or globs (``"logs/*.eval"``). ``format``: every file's format (default:
+    detected per file); ``map``: a generic log's
     ``field=column,…``; ``own_models``: ``--self``. The run's ``exit_code`` is its card's.
     """
-    files = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    given = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    files = [m for p in map(str, given) for m in (sorted(glob.glob(p)) or [p])]
     req = LogsRequest(
         paths=tuple(Path(p) for p in files), out=Path(out),
         labels=None if labels is None else Path(labels), format=format, map=map,

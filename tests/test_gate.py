@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from judgeprobe.card.__main__ import main as card_main
-from judgeprobe.card.gate import Gate, read_card, row_name, row_sentence, verdict_counts
+from judgeprobe.card.gate import OUTCOMES, Gate, read_card, row_name, row_sentence, verdict_counts
 from judgeprobe.core.cli import main_guard
 from judgeprobe.gate import _parser
 from tests.planted import simulated_run
@@ -128,3 +128,11 @@ def test_the_action_calls_the_script_with_the_gates_flags() -> None:
     assert "card.json" in upload["with"]["path"]
     outputs = action["outputs"]
     assert outputs["card-exit-code"]["value"] == "${{ steps.gate.outputs.card-exit-code }}"
+
+
+def test_the_docs_table_is_the_rule() -> None:
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    section = text.split("## The rule", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1:3] for line in section.splitlines() if line.startswith("| ")]
+    table = {v.strip(): o.strip() for v, o in rows[1:]}  # past the header
+    assert table == OUTCOMES
