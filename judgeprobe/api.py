@@ -298,8 +298,8 @@ def read_logs(
     *,
     out: PathLike,
     labels: PathLike | None = None,
-    format: str | None = None,
-    map: str | None = None,
+    log_format: str | None = None,
+    mapping: str | None = None,
     answers: PathLike | None = None,
     own_models: Sequence[str] = (),
     baseline: PathLike | Run | None = None,
@@ -309,15 +309,15 @@ def read_logs(
 ) -> Run:
     """``judgeprobe logs``: a judge's logs read into a run directory, its card written.
 
-    ``paths``: files or globs (``"logs/*.eval"``). ``format``: every file's format (default:
-    detected per file); ``map``: a generic log's
-    ``field=column,…``; ``own_models``: ``--self``. The run's ``exit_code`` is its card's.
+    ``paths``: files or globs (``"logs/*.eval"``). ``log_format``: every file's format
+    (``--format``; default: detected per file); ``mapping``: a generic log's ``field=column,…``
+    (``--map``); ``own_models``: ``--self``. The run's ``exit_code`` is its card's.
     """
     given = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     files = [m for p in map(str, given) for m in (sorted(glob.glob(p)) or [p])]
     req = LogsRequest(
         paths=tuple(Path(p) for p in files), out=Path(out),
-        labels=None if labels is None else Path(labels), format=format, map=map,
+        labels=None if labels is None else Path(labels), format=log_format, map=mapping,
         answers=None if answers is None else Path(answers), own=tuple(own_models),
         baseline=None if baseline is None else _path(baseline), no_report=not report,
         resamples=resamples, seed=seed,
