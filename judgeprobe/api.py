@@ -300,7 +300,8 @@ def read_logs(
     labels: PathLike | None = None,
     log_format: str | None = None,
     mapping: str | None = None,
-    answers: PathLike | None = None,
+    answers: PathLike | Sequence[PathLike] = (),
+    baseline_model: str | None = None,
     own_models: Sequence[str] = (),
     baseline: PathLike | Run | None = None,
     report: bool = True,
@@ -311,14 +312,16 @@ def read_logs(
 
     ``paths``: files or globs (``"logs/*.eval"``). ``log_format``: every file's format
     (``--format``; default: detected per file); ``mapping``: a generic log's ``field=column,…``
-    (``--map``); ``own_models``: ``--self``. The run's ``exit_code`` is its card's.
+    (``--map``); ``answers``: FastChat's ``model_answer/`` folders; ``baseline_model``:
+    Arena-Hard's baseline; ``own_models``: ``--self``. The run's ``exit_code`` is its card's.
     """
     given = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     files = [m for p in map(str, given) for m in (sorted(glob.glob(p)) or [p])]
     req = LogsRequest(
         paths=tuple(Path(p) for p in files), out=Path(out),
         labels=None if labels is None else Path(labels), format=log_format, map=mapping,
-        answers=None if answers is None else Path(answers), own=tuple(own_models),
+        answers=tuple(map(Path, [answers] if isinstance(answers, str | os.PathLike) else answers)),
+        baseline_model=baseline_model, own=tuple(own_models),
         baseline=None if baseline is None else _path(baseline), no_report=not report,
         resamples=resamples, seed=seed,
     )  # fmt: skip

@@ -86,13 +86,13 @@ class CardRowItem(pytest.Item):
     """One card row as a test."""
 
     def __init__(self, *, row: CardRow, strict: bool, **kwargs: object) -> None:
-        from judgeprobe.card.gate import outcome, row_sentence
+        from judgeprobe.card.gate import outcome, row_figures, row_sentence
 
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.row = row
         self.strict = strict
         self.add_marker(MARK)
-        self.user_properties += _figures(row)
+        self.user_properties += row_figures(row)
         if outcome(row.verdict, strict=strict) == "skip":  # skipped at setup, at the card
             self.add_marker(pytest.mark.skip(reason=f"{row_sentence(row)} (a failure under "
                                                     f"{STRICT})"))  # fmt: skip
@@ -118,18 +118,6 @@ class CardRowItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int | None, str]:
         """Where the test comes from: the card."""
         return self.path, 0, f"{self.row.judge} · {self.row.protocol} · {self.row.row}"
-
-
-def _figures(row: CardRow) -> list[tuple[str, object]]:
-    """The row's figures as JUnit properties (every row, whatever its outcome)."""
-    from judgeprobe.card.record import shown
-    from judgeprobe.core.cells import cell, p_value
-
-    return [
-        ("verdict", row.verdict or ""), ("kind", row.kind), ("effect_name", row.effect_name),
-        ("effect", shown(row.effect)), ("threshold", cell(row.threshold)),
-        ("q", p_value(row.q)), ("mde", cell(row.mde)), ("documents", cell(row.documents)),
-    ]  # fmt: skip
 
 
 class JudgeCardFile(pytest.Collector):

@@ -11,7 +11,8 @@ A/B/Tie or score, optional weight; or MT-Bench human judgments), else the run's 
 Per judge, protocol and model: the judge-only estimate, the human-only one on the labelled
 items, the calibrated estimate with its 95% interval (prediction-powered inference, PPI++),
 and the further random labels that would bring the interval to ±H. Written to
-RUN/calibrated.csv; the card and the report show it from their next ``judgeprobe card RUN`` /
+RUN/calibrated.json (typed, what the card and report read) and RUN/calibrated.csv (its view for
+spreadsheets); the card and the report show it from their next ``judgeprobe card RUN`` /
 ``judgeprobe report RUN``. ``--draw K`` writes the next K items to label (seeded, labelled ones
 skipped) to RUN/annotation/draw.csv, which ``judgeprobe review RUN`` serves first.
 """
@@ -32,7 +33,15 @@ from judgeprobe.calibrate.labels import Labels, find_labels, from_review, human_
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import literal
 from judgeprobe.core.cli import command_parser, main_guard
-from judgeprobe.metrics.calibrated import MEAN_SCORE, WIN_RATE, calibrated_table, score_bounds
+from judgeprobe.core.files import write_atomic
+from judgeprobe.metrics.calibrated import (
+    MEAN_SCORE,
+    WIN_RATE,
+    CalibratedFile,
+    calibrated_frame,
+    calibrated_rows,
+    score_bounds,
+)
 from judgeprobe.metrics.load import counted_judgments
 from judgeprobe.metrics.table import table_console, write_csv
 from judgeprobe.runs.rundir import RunDir
@@ -161,13 +170,15 @@ def calibrate_run(args: CalibrateRequest) -> pl.DataFrame | None:
     if halfwidth is None:
         low, high = (0.0, 1.0) if kind == WIN_RATE else score_bounds(judgments, human)
         halfwidth = DEFAULT_HALFWIDTH * (high - low)
-    table = calibrated_table(judgments, human, kind, halfwidth)
+    rows = calibrated_rows(judgments, human, kind, halfwidth)
+    table = calibrated_frame(rows)  # calibrated.csv: for people; the card reads the JSON
     if table.is_empty() or table["n_labels"].sum() == 0:
         raise JudgeprobeError(
             f"{labels.source}: no label falls on an item the judge judged under "
             f"{args.condition} (with two different models)"
         )
     write_csv(table, run.calibrated)
+    write_atomic(run.calibrated_json, CalibratedFile(rows=rows).model_dump_json(indent=2).encode())
     _show(table)
     weights = labels.rows["weight"].is_not_null().any()
     unmatched = f"; {labels.unmatched} rows match no item of the run" if labels.unmatched else ""

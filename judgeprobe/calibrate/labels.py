@@ -1,7 +1,7 @@
 """A run's human labels, from wherever they are, as one table: ``records.LABEL_SCHEMA`` rows.
 
-In order: ``RUN/labels.parquet`` (``judgeprobe logs --labels`` writes it), else a ``--labels``
-file (which overrides it when given), else the run's review store (the review page's blind
+In order: a ``--labels`` file when one is given, else ``RUN/labels.parquet`` (``judgeprobe
+logs --labels`` writes it), else the run's review store (the review page's blind
 preference labels and ``annotate import``'s, and the items ``calibrate --draw`` asked for). A
 labels file is one of:
 
@@ -26,7 +26,7 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.corpus import read_rows
-from judgeprobe.core.layouts import gold_of
+from judgeprobe.core.layouts import gold_of, mt_bench_winner
 from judgeprobe.core.records import LABEL_SCHEMA
 from judgeprobe.metrics.calibrated import HUMAN_SCHEMA, VALUE, model_of
 from judgeprobe.runs.review import DRAW_SAMPLE, ReviewStore, sample_id
@@ -147,14 +147,10 @@ def _mt_bench_row(
 ) -> dict[str, object] | str:
     """A human-judgment row as a label row, or why it matches no single item."""
     a, b = str(row.get("model_a") or ""), str(row.get("model_b") or "")
-    winner = str(row.get("winner") or "").strip().lower()
-    label = {"model_a": "A", "model_b": "B"}.get(winner) or (
-        "Tie" if winner.startswith("tie") else None
-    )
-    if label is None:
-        raise JudgeprobeError(
-            f"{where}: winner {row.get('winner')!r} is not model_a, model_b or tie"
-        )
+    try:
+        label: str = mt_bench_winner(row.get("winner"))
+    except ValueError as exc:
+        raise JudgeprobeError(f"{where}: {exc}") from None
     found = pairs.get((str(row.get("question_id")), frozenset((a, b))), [])
     if len(found) != 1:
         return "matches no item" if not found else "matches several items (give item_id)"

@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
+from judgeprobe.card.kinds.base import TestedRow
 from judgeprobe.card.published import PublishedCard
 from judgeprobe.card.record import CardRow, shown
 from judgeprobe.core.cells import cell, p_value
@@ -60,18 +61,33 @@ def row_name(row: CardRow) -> str:
 
 
 def row_sentence(row: CardRow) -> str:
-    """The row in one sentence: its verdict, its effect with the interval, what it read against."""
+    """The row in one sentence: verdict, effect with its interval, what it read against.
+
+    Then its kind's own counts (``kind_note``), in brackets.
+    """
     parts = [f"{row.verdict}: {row.effect_name or 'effect'} {shown(row.effect)}"]
     if row.threshold is not None:
         parts.append(f"threshold {cell(row.threshold)}")
-    if row.q is not None:
+    if isinstance(row, TestedRow) and row.q is not None:
         parts.append(f"q {p_value(row.q)}")
-    if row.mde is not None:
+    if isinstance(row, TestedRow) and row.mde is not None:
         parts.append(f"minimum detectable effect {cell(row.mde)}")
     if row.documents is not None:
         parts.append(f"{row.documents} documents")
     sentence = "; ".join(parts)
-    return f"{sentence} ({row.note})" if row.note else sentence
+    note = row.kind_note()
+    return f"{sentence} ({note})" if note else sentence
+
+
+def row_figures(row: CardRow) -> list[tuple[str, str]]:
+    """The row's figures by name, as printed (a test report's properties)."""
+    tested = row if isinstance(row, TestedRow) else None
+    return [
+        ("verdict", row.verdict or ""), ("kind", row.kind), ("effect_name", row.effect_name),
+        ("effect", shown(row.effect)), ("threshold", cell(row.threshold)),
+        ("q", p_value(None if tested is None else tested.q)),
+        ("mde", cell(None if tested is None else tested.mde)), ("documents", cell(row.documents)),
+    ]  # fmt: skip
 
 
 def read_card(path: Path) -> PublishedCard:

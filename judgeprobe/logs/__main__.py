@@ -23,7 +23,6 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import cast
 
 import polars as pl
 from rich.console import Console
@@ -33,9 +32,10 @@ from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
+from judgeprobe.logs.formats import ReadOptions, format_names
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.mtbench import Answers, read_answers
-from judgeprobe.logs.read import FORMATS, Format, read_log_files, read_votes
+from judgeprobe.logs.read import read_log_files, read_votes
 from judgeprobe.logs.rows import VoteRow
 from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
@@ -43,7 +43,7 @@ from judgeprobe.metrics.load import load_run
 from judgeprobe.metrics.table import write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.report.run import run_report
-from judgeprobe.runs.rundir import RunDir, check_writable_dir
+from judgeprobe.runs.rundir import LogsConfig, RunDir, check_writable_dir
 from judgeprobe.text.lexicons import load_lexicons
 
 SHOWN_BAD = 20
@@ -58,9 +58,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, help="the run directory to write")
     p.add_argument("--labels", type=Path, help="human labels (MT-Bench human judgments or a "
                    "table: question_id, generator_1, generator_2, turn, preferred)")  # fmt: skip
-    p.add_argument("--format", choices=FORMATS, help="every file's format (default: detected)")
+    p.add_argument(
+        "--format", choices=format_names(), help="every file's format (default: detected)"
+    )
     p.add_argument("--map", help="generic logs: field=column,… (docs/logs.md)")
-    p.add_argument("--answers", type=Path, help="FastChat's model_answer/ folder (MT-Bench)")
+    p.add_argument("--answers", type=Path, action="append", default=[], metavar="FOLDER",
+                   help="FastChat's model_answer/ folder (MT-Bench; repeatable)")  # fmt: skip
+    p.add_argument("--baseline-model", metavar="MODEL",
+                   help="Arena-Hard: the baseline every game is played against (default: "
+                   "judge_config.yaml beside the judgments)")  # fmt: skip
     p.add_argument("--self", action="append", default=[], metavar="NAME", dest="own",
                    help="a generator that is the judges' own model (repeatable)")  # fmt: skip
     p.add_argument("--baseline", type=Path, metavar="RUN",
@@ -90,7 +96,8 @@ class LogsRequest:
     labels: Path | None = None
     format: str | None = None
     map: str | None = None
-    answers: Path | None = None
+    answers: tuple[Path, ...] = ()
+    baseline_model: str | None = None
     own: tuple[str, ...] = ()
     baseline: Path | None = None
     no_report: bool = False
@@ -101,15 +108,14 @@ class LogsRequest:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``judgeprobe logs``: read the logs, write the run, print the card."""
     args = vars(_parser().parse_args(argv))
-    return logs_run(
-        LogsRequest(**{**args, "paths": tuple(args["paths"]), "own": tuple(args["own"])})
-    )
+    many = {k: tuple(args[k]) for k in ("paths", "own", "answers")}
+    return logs_run(LogsRequest(**{**args, **many}))
 
 
 def logs_run(args: LogsRequest) -> int:
     """The command's path after its flags are read: the run written, its card's exit code."""
-    if args.format is not None and args.format not in FORMATS:
-        raise JudgeprobeError(f"format {args.format!r}: not one of {', '.join(FORMATS)}")
+    if args.format is not None and args.format not in format_names():
+        raise JudgeprobeError(f"format {args.format!r}: not one of {', '.join(format_names())}")
     out: Path = args.out
     if RunDir(out).manifest_file.exists() or (out.is_dir() and any(out.iterdir())):
         raise JudgeprobeError(f"--out {out}: not empty; choose another directory")
@@ -121,8 +127,9 @@ def logs_run(args: LogsRequest) -> int:
                               "judgeprobe logs)")  # fmt: skip
     mapping = parse_map(args.map)
     bad: list[str] = []
-    answers = read_answers(args.answers, bad) if args.answers is not None else Answers()
-    found = read_log_files(list(args.paths), cast(Format | None, args.format), mapping)
+    answers = read_answers(list(args.answers), bad) if args.answers else Answers()
+    options = ReadOptions(mapping=mapping, baseline_model=args.baseline_model)
+    found = read_log_files(list(args.paths), args.format, options)
     bad = found.bad + bad
     votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
     bad += bad_votes
@@ -181,20 +188,20 @@ def _write(
     """
     run = RunDir(staging)
     table.judgments.sink_parquet(run.judgments)  # streamed from the logs, never whole
-    config: dict[str, object] = {
-        "sources": [str(p.resolve()) for p in args.paths], "formats": formats,
-        "self": list(args.own), "map": args.map or "",
-    }  # fmt: skip
     table.texts.sink_parquet(staging / ITEMS)  # streamed: a copy of each text, not per call
+    items = None
     if _with_texts(RunDir(staging)):
-        config["items"] = str((out / ITEMS).resolve())
+        items = str((out / ITEMS).resolve())
     else:
         (staging / ITEMS).unlink()
-    if votes and args.labels is not None:  # votes come only from --labels
+    if votes:
         label_table(votes).write_parquet(run.labels)
-        config["labels"] = str(args.labels.resolve())
-    if args.baseline is not None:
-        config["baseline"] = str(args.baseline.resolve())
+    config = LogsConfig(
+        sources=[str(p.resolve()) for p in args.paths], formats=formats, self=list(args.own),
+        map=args.map or "", items=items, skipped=len(bad),
+        labels=str(args.labels.resolve()) if votes and args.labels is not None else None,
+        baseline=None if args.baseline is None else str(args.baseline.resolve()),
+    )  # fmt: skip
     if bad:
         write_atomic(staging / BAD_ROWS, "\n".join(bad) + "\n")
     written = pl.scan_parquet(run.judgments)
@@ -205,7 +212,7 @@ def _write(
     judges = sorted(written.select(pl.col("judge").unique()).collect()["judge"].to_list())
     run.write_manifest({
         "run_id": out.name or "logs", "created_at": datetime.now(UTC).isoformat(),
-        "kind": "logs", "config": config, "seeds": [0],
+        "kind": "logs", "config": config.model_dump(), "seeds": [0],
         "judges": [{"name": j, "model": j, "backend": "log"} for j in judges],
     })  # fmt: skip
     return {k: int(v) for k, v in counts.items()}

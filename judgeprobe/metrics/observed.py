@@ -26,9 +26,11 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics.agreement import interval as kappa_interval
 from judgeprobe.metrics.agreement import kappa, kappa_of_table, label_pairs
 from judgeprobe.metrics.uncertainty import (
+    PERCENTILE,
     Linear,
     Share,
     Signed,
@@ -60,14 +62,14 @@ class Observed:
     effect_name: str
     n: int
     documents: int
-    effect: float | None
-    lo: float | None
-    hi: float | None
+    effect: Estimate  # with its 95% interval over questions
     up: int | None = None  # questions moving with the effect, against
     down: int | None = None
     p: float | None = None
     reference: str = ""  # what the effect is measured against
     parts: Mapping[str, float | int | None] = field(default_factory=dict)
+    consistency: Estimate | None = None  # position: the same verdict in both orders
+    kappa: Estimate | None = None  # agreement: Cohen's κ (percentile bootstrap over questions)
 
 
 def _bounds(
@@ -153,10 +155,10 @@ def position(judgments: pl.DataFrame) -> list[Observed]:
         up, down, p = question_test(part, pl.col("first") - pl.col("second"))
         out.append(Observed(
             str(judge), str(protocol), "position", "position (observed)",
-            "first − second shown", n, part[DOC].n_unique(), effect, lo, hi, up, down, p,
-            "both orders of the same item",
-            {"consistency": consistency, "consistency_lo": c_lo, "consistency_hi": c_hi,
-             "background": 2 * int(part["second"].sum()) / n},
+            "first − second shown", n, part[DOC].n_unique(), Estimate(value=effect, lo=lo, hi=hi),
+            up, down, p, "both orders of the same item",
+            {"background": 2 * int(part["second"].sum()) / n},
+            consistency=Estimate(value=consistency, lo=c_lo, hi=c_hi),
         ))  # fmt: skip
     return out
 
@@ -194,7 +196,8 @@ def length(judgments: pl.DataFrame, labels: pl.DataFrame | None) -> list[Observe
             up, down, p = question_test(tested, pl.col("jl") / pl.col("jd") - pl.col("rl"))
             out.append(Observed(
                 *cell, "length", "length (observed)", "L(judge) − L(human)", int(ref["jd"].sum()),
-                ref[DOC].n_unique(), lj - lr, lo, hi, up, down, p, "human labels",
+                ref[DOC].n_unique(), Estimate(value=lj - lr, lo=lo, hi=hi), up, down, p,
+                "human labels",
                 {"L_judge": lj, "L_reference": lr, "L_judge_all": judge_l,
                  "reference_pairs": int(ref["rd"].sum())},
             ))  # fmt: skip
@@ -203,8 +206,9 @@ def length(judgments: pl.DataFrame, labels: pl.DataFrame | None) -> list[Observe
         up, down, p = question_test(part, 2 * pl.col("jl") - pl.col("jd"))
         out.append(Observed(
             *cell, "length", "length (observed)", "L − ½ (against ½)", int(part["jd"].sum()),
-            part[DOC].n_unique(), judge_l - 0.5, None if lo is None else lo - 0.5,
-            None if hi is None else hi - 0.5, up, down, p, "½", {"L_judge": judge_l},
+            part[DOC].n_unique(), Estimate(value=judge_l - 0.5, lo=None if lo is None else lo - 0.5,
+                                           hi=None if hi is None else hi - 0.5),
+            up, down, p, "½", {"L_judge": judge_l},
         ))  # fmt: skip
     return out
 
@@ -256,7 +260,7 @@ def self_preference(
                 str(judge), str(protocol), "self-preference",
                 f"self-preference (observed): {model}",
                 f"win rate of {model}: judge − {reference}", units.height, units[DOC].n_unique(),
-                judged - against, lo, hi, up, down, p, reference,
+                Estimate(value=judged - against, lo=lo, hi=hi), up, down, p, reference,
                 {"win_judge": judged, "win_reference": against},
             ))  # fmt: skip
     return out
@@ -286,10 +290,10 @@ def agreement(
         rates |= {f"human_{x}": people.count(x) / len(people) for x in VALUE}
         out.append(Observed(
             str(judge), str(protocol), "agreement", "agreement (observed)",
-            "agreement with human labels", part.height, part[DOC].n_unique(), share, lo, hi,
-            reference="human labels",
-            parts={"kappa": nan_to_none(k), "kappa_lo": nan_to_none(k_lo),
-                   "kappa_hi": nan_to_none(k_hi), **rates},
+            "agreement with human labels", part.height, part[DOC].n_unique(),
+            Estimate(value=share, lo=lo, hi=hi), reference="human labels", parts=rates,
+            kappa=Estimate(value=nan_to_none(k), lo=nan_to_none(k_lo), hi=nan_to_none(k_hi),
+                            method=PERCENTILE),
         ))  # fmt: skip
     return out
 
@@ -304,7 +308,8 @@ def unreadable(judgments: pl.DataFrame) -> list[Observed]:
         lo, hi = _bounds(part, ["bad", "unit"], ratio(0, 1))
         out.append(Observed(
             str(judge), str(protocol), "unreadable", "unreadable (observed)", "Invalid verdicts",
-            part.height, part[DOC].n_unique(), int(part["bad"].sum()) / part.height, lo, hi,
+            part.height, part[DOC].n_unique(),
+            Estimate(value=int(part["bad"].sum()) / part.height, lo=lo, hi=hi),
             parts={"invalid": int(part["bad"].sum())},
         ))  # fmt: skip
     return out
@@ -351,7 +356,8 @@ def drift(
         out.append(Observed(
             str(judge), str(protocol), "drift", "drift (observed)",
             f"verdicts changed from {', '.join(judges)}", units.height, units[DOC].n_unique(),
-            int(units["changed"].sum()) / units.height, lo, hi, up, down, p, "the baseline log",
+            Estimate(value=int(units["changed"].sum()) / units.height, lo=lo, hi=hi), up, down, p,
+            "the baseline log",
             {name: int(units[name].sum()) for name in ("to_A", "to_B", "into_tie", "out_of_tie")}
             | {"system_changed": system.height, "invalid_either": invalid.height},
         ))  # fmt: skip
