@@ -107,7 +107,7 @@ class Run:
     """A run directory: what made it (its manifest), what it spent, and how it ended.
 
     ``exit_code`` is the command's: 0 finished, 3 judgments left for a later pass, 4 a judge
-    unreliable; for a logs run, its card's (0, 5, 6, 7).
+    unreliable; for a logs run, its card's (0, 5 to 8).
     """
 
     path: Path
@@ -172,7 +172,10 @@ class Card:
 
     @property
     def exit_code(self) -> int:
-        """``judgeprobe card``'s: 0 clear, 5 BIASED/UNSTABLE, 7 INSENSITIVE, 6 UNDERPOWERED."""
+        """``judgeprobe card``'s exit code (0 clear; 5, 8, 7, 6: the first verdict that applies).
+
+        5 BIASED or UNSTABLE, 8 DOES-NOT-REPLACE, 7 INSENSITIVE, 6 UNDERPOWERED.
+        """
         return self.document.exit_code
 
     @property

@@ -118,7 +118,8 @@ def gate(args: argparse.Namespace) -> int:
         shown = " ".join(command or ["card", str(run.path)])
         text = (f"## Judge card\n\n**The gate fails**: `judgeprobe {shown}` {why} "
                 f"(exit {code}); its log says why.\n\n{text}")  # fmt: skip
-    passed = not failed_run and bool(text) and card_code in (0, 5, 6, 7)
+    made = card_code is not None and card_code not in FAILING_EXIT  # a card was written
+    passed = not failed_run and made
     if passed:
         passed = Gate(read_card(run.card_json), args.strict).passed
     _append("GITHUB_STEP_SUMMARY", text, lambda t: print(t, end=""))

@@ -29,20 +29,24 @@ from rich.table import Table
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.calibrate.draw import draw, write_draw
-from judgeprobe.calibrate.labels import Labels, find_labels, from_review, human_values
+from judgeprobe.calibrate.labels import (
+    condition_judgments,
+    find_labels,
+    from_review,
+    human_values,
+    label_kind,
+)
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import literal
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
 from judgeprobe.metrics.calibrated import (
-    MEAN_SCORE,
     WIN_RATE,
     CalibratedFile,
     calibrated_frame,
     calibrated_rows,
     score_bounds,
 )
-from judgeprobe.metrics.load import counted_judgments
 from judgeprobe.metrics.table import table_console, write_csv
 from judgeprobe.runs.rundir import RunDir
 
@@ -78,27 +82,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0, help="--draw: the order's seed")
     return p
-
-
-def _judgments(run: RunDir, condition: str) -> pl.DataFrame:
-    if not run.judgments.is_file():
-        raise JudgeprobeError(f"{run.path}: no {run.judgments.name} (is this a run directory?)")
-    judgments = counted_judgments(run.judgments)
-    found = judgments.filter(pl.col("condition") == condition)
-    if found.is_empty():
-        names = ", ".join(sorted(judgments["condition"].unique().to_list())) or "none"
-        raise JudgeprobeError(
-            f"{run.path}: no judgments under condition {condition!r} (the run has: {names})"
-        )
-    return found
-
-
-def _kind(labels: Labels) -> str:
-    prefs = labels.rows["label"].is_not_null().any()
-    scores = labels.rows["score"].is_not_null().any()
-    if prefs and scores:
-        raise JudgeprobeError(f"{labels.source}: both preferences and scores; give one kind")
-    return MEAN_SCORE if scores else WIN_RATE
 
 
 def _show(table: pl.DataFrame) -> None:
@@ -147,7 +130,7 @@ def calibrate_run(args: CalibrateRequest) -> pl.DataFrame | None:
     if args.draw is not None and args.draw < 1:
         raise JudgeprobeError("--draw must be at least 1")
     run = RunDir(args.run_dir)
-    judgments = _judgments(run, args.condition)
+    judgments = condition_judgments(run, args.condition)
     labels = find_labels(run, judgments, args.labels)
     if args.draw is not None:
         labelled = set(labels.rows["item_id"].to_list())
@@ -164,7 +147,7 @@ def calibrate_run(args: CalibrateRequest) -> pl.DataFrame | None:
             f"{run.path}: no human labels (no labels.parquet, no --labels, none in the review "
             "store); draw items to label with --draw K and label them in `judgeprobe review`"
         )
-    kind = _kind(labels)
+    kind = label_kind(labels)
     human = human_values(labels.rows)
     halfwidth = args.halfwidth
     if halfwidth is None:

@@ -28,7 +28,8 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.core.corpus import read_rows
 from judgeprobe.core.layouts import gold_of, mt_bench_winner
 from judgeprobe.core.records import LABEL_SCHEMA
-from judgeprobe.metrics.calibrated import HUMAN_SCHEMA, VALUE, model_of
+from judgeprobe.metrics.calibrated import HUMAN_SCHEMA, MEAN_SCORE, VALUE, WIN_RATE, model_of
+from judgeprobe.metrics.load import counted_judgments
 from judgeprobe.runs.review import DRAW_SAMPLE, ReviewStore, sample_id
 from judgeprobe.runs.rundir import RunDir
 
@@ -212,6 +213,29 @@ def from_review(run: RunDir, *, drawn_only: bool = False) -> Labels:
     ]  # fmt: skip
     people = len({x.who for x in labels})
     return Labels(_frame(rows), f"the review store ({len(labels)} labels by {people} people)")
+
+
+def condition_judgments(run: RunDir, condition: str) -> pl.DataFrame:
+    """The run's counted judgments under ``condition`` (people labelled items without cues)."""
+    if not run.judgments.is_file():
+        raise JudgeprobeError(f"{run.path}: no {run.judgments.name} (is this a run directory?)")
+    judgments = counted_judgments(run.judgments)
+    found = judgments.filter(pl.col("condition") == condition)
+    if found.is_empty():
+        names = ", ".join(sorted(judgments["condition"].unique().to_list())) or "none"
+        raise JudgeprobeError(
+            f"{run.path}: no judgments under condition {condition!r} (the run has: {names})"
+        )
+    return found
+
+
+def label_kind(labels: Labels) -> str:
+    """``WIN_RATE`` for preference labels, ``MEAN_SCORE`` for scores; both kinds is an error."""
+    prefs = labels.rows["label"].is_not_null().any()
+    scores = labels.rows["score"].is_not_null().any()
+    if prefs and scores:
+        raise JudgeprobeError(f"{labels.source}: both preferences and scores; give one kind")
+    return MEAN_SCORE if scores else WIN_RATE
 
 
 def find_labels(run: RunDir, judgments: pl.DataFrame, labels_file: Path | None) -> Labels:

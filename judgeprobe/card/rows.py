@@ -52,6 +52,7 @@ import polars as pl
 
 from judgeprobe.card import stats
 from judgeprobe.card.gold import accuracy_rows
+from judgeprobe.card.kinds.alttest import DOES_NOT_REPLACE, AltTestRow
 from judgeprobe.card.kinds.reading import AccuracyRow, SensitivityRow
 from judgeprobe.card.pairs import cue_pairs, direction_test, position_pairs
 from judgeprobe.card.pressure import pressure_units
@@ -97,6 +98,7 @@ from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.text.lexicons import Lexicons
 
 EXIT_BIASED = 5
+EXIT_DOES_NOT_REPLACE = 8
 EXIT_UNDERPOWERED = 6
 EXIT_INSENSITIVE = 7
 NOISE_FLOOR = (REPEAT, "flip_rate")
@@ -156,13 +158,16 @@ class Card:
         """The card command's exit code, so a CI job can gate on the card.
 
         0 all clear, ``EXIT_BIASED`` when any row is BIASED (or UNSTABLE: a wording row), else
-        ``EXIT_INSENSITIVE`` when
+        ``EXIT_DOES_NOT_REPLACE`` when an alt-test row that gates (thresholds version 5) is
+        DOES-NOT-REPLACE, else ``EXIT_INSENSITIVE`` when
         any row is INSENSITIVE (the judge was not shown to read the texts), else
         ``EXIT_UNDERPOWERED`` when any row is UNDERPOWERED.
         """
         verdicts = self.verdicts
         if verdicts & {"BIASED", UNSTABLE}:
             return EXIT_BIASED
+        if any(r.gates and r.verdict == DOES_NOT_REPLACE for r in self.of_type(AltTestRow)):
+            return EXIT_DOES_NOT_REPLACE
         if INSENSITIVE in verdicts:
             return EXIT_INSENSITIVE
         return EXIT_UNDERPOWERED if "UNDERPOWERED" in verdicts else 0

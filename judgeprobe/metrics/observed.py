@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from judgeprobe.core.estimate import Estimate
+from judgeprobe.core.records import INVALID
 from judgeprobe.metrics.agreement import interval as kappa_interval
 from judgeprobe.metrics.agreement import kappa, kappa_of_table, label_pairs
 from judgeprobe.metrics.uncertainty import (
@@ -98,7 +99,7 @@ def item_verdicts(judgments: pl.DataFrame) -> pl.DataFrame:
     makes it Invalid. ``value_A`` = mean over the valid verdicts of 1 (A), ½ (Tie), 0 (B).
     """
     value = pl.col("verdict").replace_strict(VALUE, default=None, return_dtype=pl.Float64)
-    valid = pl.col("verdict") != "Invalid"
+    valid = pl.col("verdict") != INVALID
     return (
         narrow(judgments)
         .lazy()
@@ -114,7 +115,7 @@ def item_verdicts(judgments: pl.DataFrame) -> pl.DataFrame:
         )
         .with_columns(
             verdict=pl.when(pl.col("invalid"))
-            .then(pl.lit("Invalid"))
+            .then(pl.lit(INVALID))
             .when(pl.col("kinds") > 1)
             .then(pl.lit("Tie"))
             .otherwise(pl.col("only"))
@@ -273,7 +274,7 @@ def agreement(
     human = human_labels(labels)
     if human.is_empty():
         return []
-    items = item_verdicts(judgments).filter(pl.col("verdict") != "Invalid")
+    items = item_verdicts(judgments).filter(pl.col("verdict") != INVALID)
     both = items.join(human, on="item_id", how="inner").with_columns(
         agree=(pl.col("verdict") == pl.col("human")).cast(pl.Int64), unit=pl.lit(1, pl.Int64)
     )
@@ -301,7 +302,7 @@ def agreement(
 def unreadable(judgments: pl.DataFrame) -> list[Observed]:
     """The share of verdicts the log holds as errors or that do not parse."""
     units = narrow(judgments).select(
-        *CELL, DOC, bad=(pl.col("verdict") == "Invalid").cast(pl.Int64), unit=pl.lit(1, pl.Int64)
+        *CELL, DOC, bad=(pl.col("verdict") == INVALID).cast(pl.Int64), unit=pl.lit(1, pl.Int64)
     )
     out = []
     for (judge, protocol), part in sorted(units.partition_by(CELL, as_dict=True).items()):
@@ -336,10 +337,10 @@ def drift(
         if paired.is_empty():
             continue
         system = paired.filter(pl.col("item_id").is_in(list(changed_texts)))
-        invalid = paired.filter((pl.col("verdict") == "Invalid") | (pl.col("before") == "Invalid"))
+        invalid = paired.filter((pl.col("verdict") == INVALID) | (pl.col("before") == INVALID))
         units = paired.filter(
             ~pl.col("item_id").is_in(list(changed_texts))
-            & (pl.col("verdict") != "Invalid") & (pl.col("before") != "Invalid")
+            & (pl.col("verdict") != INVALID) & (pl.col("before") != INVALID)
         )  # fmt: skip
         if units.is_empty():
             continue

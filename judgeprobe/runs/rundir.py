@@ -266,6 +266,16 @@ class RunDir:
         return self.path / "calibrated.json"
 
     @property
+    def alttest(self) -> Path:
+        """The alternative annotator test (``judgeprobe alttest``), one row a judge × ε."""
+        return self.path / "alttest.csv"
+
+    @property
+    def alttest_annotators(self) -> Path:
+        """The alt-test's per-annotator tests, one row a judge × ε × annotator."""
+        return self.path / "alttest_annotators.csv"
+
+    @property
     def controlled(self) -> Path:
         """The cue-controlled model's terms (``metrics --controlled``; win rates beside it)."""
         return self.path / "controlled.csv"
