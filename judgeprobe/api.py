@@ -143,9 +143,12 @@ class Run:
         ]  # fmt: skip
 
     def __repr__(self) -> str:
-        m = self.manifest
-        where = str(self.path)
-        return f"Run({where!r}, run_id={m.run_id!r}, kind={m.kind!r}, exit_code={self.exit_code})"
+        m, spend = self.manifest, self.spend
+        spent = "no judge called" if spend is None else f"{spend.requests} requests"
+        return (
+            f"Run({str(self.path)!r}, run_id={m.run_id!r}, kind={m.kind!r}, "
+            f"exit_code={self.exit_code}, spend={spent!r})"
+        )
 
     def _repr_html_(self) -> str:
         rows = "".join(
