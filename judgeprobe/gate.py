@@ -97,6 +97,12 @@ def _append(variable: str, text: str, fallback: Callable[[str], object] | None =
         fallback(text)
 
 
+def _failed(command: str, code: int, why: str) -> str:
+    """The summary's head when a command failed: which, how, and where to look."""
+    return (f"## Judge card\n\n**The gate fails**: `judgeprobe {command}` {why} (exit {code}); "
+            "its log says why.\n\n")  # fmt: skip
+
+
 def gate(args: argparse.Namespace) -> int:
     """Make the run, card it, write the summary and the outputs; 0 when the gate passes."""
     command = _command(args)
@@ -108,17 +114,18 @@ def gate(args: argparse.Namespace) -> int:
     where = f"the `{args.artifact}` artifact (card.html)" if args.artifact else str(run.card_html)
     summary = run.path / SUMMARY
     card_code: int | None = None
+    summary.unlink(missing_ok=True)  # never an earlier run's summary
     if run.judgments.is_file():
         card_args = ["card", str(run.path), "--summary-md", str(summary), "--summary-where", where]
         card_code = console(card_args + (["--summary-strict"] if args.strict else []))
     failed_run = code in FAILING_EXIT
-    text = summary.read_text(encoding="utf-8") if summary.is_file() else ""
-    if failed_run or not text:
-        why = MEANING.get(code, "made no card")
-        shown = " ".join(command or ["card", str(run.path)])
-        text = (f"## Judge card\n\n**The gate fails**: `judgeprobe {shown}` {why} "
-                f"(exit {code}); its log says why.\n\n{text}")  # fmt: skip
     made = card_code is not None and card_code not in FAILING_EXIT  # a card was written
+    text = summary.read_text(encoding="utf-8") if made and summary.is_file() else ""
+    if failed_run:
+        shown = " ".join(command) if command else f"card {run.path}"
+        text = _failed(shown, code, MEANING[code]) + text
+    elif not made:
+        text = _failed(f"card {run.path}", card_code or 2, "could not make a card")
     passed = not failed_run and made
     if passed:
         passed = Gate(read_card(run.card_json), args.strict).passed
@@ -127,9 +134,9 @@ def gate(args: argparse.Namespace) -> int:
         "exit-code": code if command is not None or card_code is None else card_code,
         "card-exit-code": "" if card_code is None else card_code,
         "passed": str(passed).lower(),
-        "card-json": run.card_json if run.card_json.is_file() else "",
-        "card-html": run.card_html if run.card_html.is_file() else "",
-        "summary-md": summary if summary.is_file() else "",
+        "card-json": run.card_json if made else "",
+        "card-html": run.card_html if made else "",
+        "summary-md": summary if made else "",
     }
     _append("GITHUB_OUTPUT", "".join(f"{k}={v}\n" for k, v in outputs.items()))
     print(f"judge gate {'passed' if passed else 'FAILED'}", file=sys.stderr)
