@@ -96,6 +96,10 @@ def test_a_run_that_cannot_read_its_input_fails_the_gate(tmp_path: Path) -> None
     assert "could not read its input (exit 2)" in summary
     assert "error:" in stderr
     assert "Traceback" not in stderr
+    code, summary, outputs, stderr = _gate(tmp_path / "b", run_dir=str(tmp_path / "nowhere"))
+    assert code == 1
+    assert outputs["exit-code"] == "2"
+    assert f"`judgeprobe card {tmp_path / 'nowhere'}` could not read its input" in summary
 
 
 def test_card_summary_md(
