@@ -94,6 +94,7 @@ from judgeprobe.metrics.uncertainty import (
     unit_interval,
 )
 from judgeprobe.metrics.units import DOC
+from judgeprobe.metrics.winrates import WinRate
 from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.text.lexicons import Lexicons
 
@@ -128,6 +129,8 @@ class Card:
     method: Method = INTERVALS  # how the rows' intervals were computed
     # Figures corrected by a calibration, where the run has one: a section, not rows.
     calibrated: tuple[CalibratedEstimate, ...] = ()
+    # A logs run's win rates as the log's own tool counts them (``metrics.winrates``).
+    win_rates: tuple[WinRate, ...] = ()
 
     @cached_property
     def rows(self) -> pl.DataFrame:

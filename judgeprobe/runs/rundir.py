@@ -64,6 +64,23 @@ RETIRED: dict[str, str] = {
 _MODEL = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+class RandomizedOrder(BaseModel):
+    """A judge × protocol whose shown order the log's tool shuffled, as far as it was recovered."""
+
+    model_config = _MODEL
+
+    judge: str
+    """The judge (AlpacaEval's annotator)."""
+    protocol: str
+    """Its protocol."""
+    kept: int
+    """Rows shown in the order the log lists the pair."""
+    switched: int
+    """Rows whose second-listed response was shown first."""
+    undetermined: int
+    """Rows whose shown order could not be told (no position claim on them)."""
+
+
 class LogsConfig(BaseModel):
     """What ``judgeprobe logs`` was given: the config of a judge-logs run (``kind = "logs"``)."""
 
@@ -85,6 +102,11 @@ class LogsConfig(BaseModel):
     """``--baseline``: an earlier logs run of the same items, for drift."""
     skipped: int = 0
     """Rows a log reader skipped (not a judgment), counted."""
+    randomized_order: list[RandomizedOrder] = []
+    """Each judge × protocol whose shown order the log's tool shuffled (AlpacaEval), and how
+    much of it the reader recovered."""
+    unmatched_labels: int = 0
+    """``--labels`` rows that name no item of the log (counted, printed, in no figure)."""
 
 
 class SequentialRecord(BaseModel):
@@ -226,6 +248,11 @@ class RunDir:
     def labels(self) -> Path:
         """Human labels of the run's items (``records.LABEL_SCHEMA``), when it has any."""
         return self.path / "labels.parquet"
+
+    @property
+    def win_rates(self) -> Path:
+        """Each model's win rate as the log's own tool counts it (a logs run; CSV)."""
+        return self.path / "win_rates.csv"
 
     @property
     def manifest_file(self) -> Path:
