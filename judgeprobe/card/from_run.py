@@ -28,6 +28,23 @@ from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import load_lexicons
 
 
+def checked_card(
+    run_dir: Path,
+    *,
+    thresholds: Path | None = None,
+    lexicons: Path | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Card:
+    """``judgeprobe card``'s path: the input checked (one line when it is wrong), then the card."""
+    judgments = RunDir(run_dir).judgments
+    if not judgments.is_file():
+        raise JudgeprobeError(f"{run_dir}: no {judgments.name} (is this a run directory?)")
+    if resamples < 0:
+        raise JudgeprobeError("--resamples must be >= 0")
+    return card_for_run(run_dir, thresholds, lexicons, resamples, seed)
+
+
 def card_for_run(
     run_dir: Path,
     thresholds: Path | None = None,

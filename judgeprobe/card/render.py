@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 from collections import Counter
+from html import escape
 from pathlib import Path
 
 import polars as pl
@@ -44,7 +45,7 @@ from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG
 from judgeprobe.metrics.uncertainty import method_sentence
 from judgeprobe.render.plots import forest
 from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
-from judgeprobe.render.templating import page
+from judgeprobe.render.templating import fragment, page
 from judgeprobe.runs.rundir import RunDir
 
 SILENT_SHOWN = 50
@@ -296,6 +297,21 @@ def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
     return card.silent_items.select(cols).rename({BLIND_VERDICT: BLIND}).head(limit)
 
 
+def _figures(card: Card, shown: pl.DataFrame) -> dict[str, object]:
+    """The forest plot (base64 PNG) and the table, as ``card_rows.html.j2`` draws them."""
+    plot = forest(forest_rows(card), "Each row's effect against its threshold")
+    return {
+        "forest": None if plot is None else base64.b64encode(plot).decode(),
+        "card": None if shown.is_empty() else header_and_rows(shown),
+    }
+
+
+def notebook_html(card: Card, title: str) -> str:
+    """The card in a notebook cell: its title, verdict line, forest plot and table (the page's)."""
+    head = f"<h3>{escape(title)}</h3><p>{escape(summary(card))}</p>"
+    return head + str(fragment("card_rows.html.j2", **_figures(card, display(card))))
+
+
 def write_card(
     card: Card, run: RunDir, title: str, *, judgments: pl.DataFrame, run_id: str
 ) -> tuple[Path, Path]:
@@ -336,14 +352,12 @@ def write_card(
             to_markdown(section.tables[0]),
             "",
         ]
-    plot = forest(forest_rows(card), "Each row's effect against its threshold")
     html = page(
         "card.html.j2",
         title=title,
         meta=meta,
         rule=rule(card),
-        forest=None if plot is None else base64.b64encode(plot).decode(),
-        card=None if shown.is_empty() else header_and_rows(shown),
+        **_figures(card, shown),
         silent_note="" if card.observed else silent_note,
         silent=None if silent.is_empty() else header_and_rows(silent),
         review=list(card.review),

@@ -21,6 +21,7 @@ import argparse
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from judgeprobe.logs.formats import ReadOptions, format_names, logs_task
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.labels import unmatched, unmatched_line
 from judgeprobe.logs.mtbench import Answers, read_answers
-from judgeprobe.logs.read import Read, read_logs, read_votes
+from judgeprobe.logs.read import Read, read_log_files, read_votes
 from judgeprobe.logs.rows import VoteRow
 from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
@@ -88,9 +89,35 @@ def _report_bad(bad: list[str], out: Path, console: Console) -> None:
                       markup=False, highlight=False)  # fmt: skip
 
 
+@dataclass(frozen=True)
+class LogsRequest:
+    """What ``judgeprobe logs`` was asked, by its flags' names (the API builds one too)."""
+
+    paths: tuple[Path, ...]
+    out: Path
+    labels: Path | None = None
+    format: str | None = None
+    map: str | None = None
+    answers: tuple[Path, ...] = ()
+    baseline_model: str | None = None
+    own: tuple[str, ...] = ()
+    baseline: Path | None = None
+    no_report: bool = False
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``judgeprobe logs``: read the logs, write the run, print the card."""
-    args = _parser().parse_args(argv)
+    args = vars(_parser().parse_args(argv))
+    many = {k: tuple(args[k]) for k in ("paths", "own", "answers")}
+    return logs_run(LogsRequest(**{**args, **many}))
+
+
+def logs_run(args: LogsRequest) -> int:
+    """The command's path after its flags are read: the run written, its card's exit code."""
+    if args.format is not None and args.format not in format_names():
+        raise JudgeprobeError(f"format {args.format!r}: not one of {', '.join(format_names())}")
     out: Path = args.out
     if RunDir(out).manifest_file.exists() or (out.is_dir() and any(out.iterdir())):
         raise JudgeprobeError(f"--out {out}: not empty; choose another directory")
@@ -102,9 +129,9 @@ def main(argv: list[str] | None = None) -> int:
                               "judgeprobe logs)")  # fmt: skip
     mapping = parse_map(args.map)
     bad: list[str] = []
-    answers = read_answers(args.answers, bad) if args.answers else Answers()
+    answers = read_answers(list(args.answers), bad) if args.answers else Answers()
     options = ReadOptions(mapping=mapping, baseline_model=args.baseline_model)
-    found = read_logs(list(args.paths), args.format, options)
+    found = read_log_files(list(args.paths), args.format, options)
     bad = found.bad + bad
     votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
     bad += bad_votes
@@ -196,7 +223,7 @@ def _with_texts(run: RunDir) -> int:
 
 
 def _write(
-    staging: Path, out: Path, args: argparse.Namespace, found: Read,
+    staging: Path, out: Path, args: LogsRequest, found: Read,
     table: LogTable, votes: list[VoteRow], bad: list[str],
 ) -> dict[str, int]:  # fmt: skip
     """The run's files, written into ``staging`` (renamed to ``out`` when all are there).
@@ -221,7 +248,7 @@ def _write(
     config = LogsConfig(
         sources=[str(p.resolve()) for p in args.paths], formats=found.formats,
         self=list(args.own), map=args.map or "", items=items, skipped=len(bad),
-        labels=str(args.labels.resolve()) if votes else None,
+        labels=str(args.labels.resolve()) if votes and args.labels is not None else None,
         baseline=None if args.baseline is None else str(args.baseline.resolve()),
         randomized_order=found.randomized_cells(), unmatched_labels=unmatched_labels,
         task=logs_task(found.formats.values()),  # the nouns its pages speak

@@ -75,7 +75,7 @@ def _read_file(path: Path, fmt: LogFormat, options: ReadOptions, out: Read) -> i
     return n
 
 
-def read_logs(
+def read_log_files(
     paths: list[Path], fmt: str | None = None, options: ReadOptions | None = None
 ) -> Read:
     """Every row of the logs; an error line for a missing file or one with no usable row."""
