@@ -200,7 +200,8 @@ _FAST_SCHEMA: dict[str, pl.DataType] = {
 _WINNERS = ["model_1", "model_2", "tie", "tie (inconsistent)", "error"]
 
 
-def _line_count(path: Path) -> int:
+def line_count(path: Path) -> int:
+    """A file's lines (a pair log's rows)."""
     with path.open("rb") as f:
         return sum(1 for _ in f)
 
@@ -226,7 +227,7 @@ def pair_calls_fast(path: Path) -> pl.LazyFrame | None:
     except Exception:  # polars raises several types for a line it cannot read
         return None
     rows = int(checked["rows"][0])
-    if rows == 0 or not checked["clean"][0] or _line_count(path) != rows:
+    if rows == 0 or not checked["clean"][0] or line_count(path) != rows:
         return None
     base = frame.with_columns(
         file=pl.lit(str(path)), line=pl.int_range(1, pl.len() + 1, dtype=pl.Int64),

@@ -4,7 +4,9 @@ Each result is one provider's output for one test case; its ``gradingResult`` ho
 graders' verdict: ``score`` (0 to 1), ``pass`` and ``reason``, and per assertion in
 ``componentResults``. The score read is the model-graded assertion's (``llm-rubric``,
 ``model-graded-closedqa``, ``factuality``, ``g-eval``, ``select-best``…) when there is one,
-else the whole result's. A result with an ``error`` and no grading is unreadable.
+else the whole result's. A result with an ``error`` and no grading is unreadable. The judge
+is the grading provider the assertion names, else the test case's ``options.provider``, else
+``DEFAULT_GRADER``: promptfoo's own default grader, which its export does not name.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from judgeprobe.logs.rows import BadRow, ScoreRow, Where
 from judgeprobe.logs.source import Record, json_document, text
 
 PROTOCOL = "promptfoo"
+DEFAULT_GRADER = "promptfoo-default-grader"
+"""The judge of a model-graded assertion that names no provider (promptfoo then grades with
+its default provider for the API keys it found, and writes none of it in the results)."""
 
 
 def is_promptfoo(document: Any) -> bool:
@@ -74,6 +79,7 @@ def promptfoo_rows(where: Where, record: Record) -> Iterator[ScoreRow]:
     response = record.get("response") or {}
     output = response.get("output") if isinstance(response, dict) else None
     grading = record.get("gradingResult")
+    options = (record.get("testCase") or {}).get("options") or {}
     score: float | None = None
     why, reason, kind = "", "", ""
     if isinstance(grading, dict):
@@ -86,7 +92,8 @@ def promptfoo_rows(where: Where, record: Record) -> Iterator[ScoreRow]:
         raw = None
         why = f"not graded: {record.get('error') or 'no gradingResult'}"
     yield ScoreRow(
-        where=where, judge=kind or "grader", protocol=PROTOCOL, question_id=qid, turn=1,
+        where=where, judge=kind or _name(options.get("provider")) or DEFAULT_GRADER,
+        protocol=PROTOCOL, question_id=qid, turn=1,
         generator=_name(record.get("provider")) or "provider", score=score, raw=str(raw),
         explanation=reason, invalid_reason=why, question=question,
         response=output if isinstance(output, str) else None,

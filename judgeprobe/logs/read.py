@@ -1,8 +1,9 @@
 """Read judge logs: each file's format found (or named), its rows read, its bad rows named.
 
 A row that cannot be read is one line ``FILE:LINE: why`` in the result's ``bad`` list, and
-the file goes on; a file with no usable row is an error (exit 2). Unreadable verdicts are
-rows, never bad rows: they become Invalid judgments.
+the file goes on; a file with no usable row is one line in ``unusable`` and the next file goes
+on (its rows are skipped rows all the same); when no file has a usable row it is an error
+(exit 2). Unreadable verdicts are rows, never bad rows: they become Invalid judgments.
 """
 
 from __future__ import annotations
@@ -59,10 +60,20 @@ class Read:
     scores: list[ScoreRow] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
+    unusable: list[str] = field(default_factory=list)  # "FILE: no usable row as FMT (…)"
+    rows: int = 0  # usable rows read one by one (the files ``fast`` holds not counted)
+    fast: list[Path] = field(default_factory=list)  # read whole by a clean fast path
 
     def all_calls(self) -> pl.LazyFrame:
         """Every file's judging calls as one plan."""
         return pl.concat(self.calls) if self.calls else pl.LazyFrame(schema=CALLS)
+
+    def read_rows(self) -> int:
+        """Every row the files hold, usable or skipped (the fast files' lines counted here,
+        only when a row was skipped: a clean read never pays for a second pass)."""
+        if not self.bad:
+            return self.rows
+        return self.rows + len(self.bad) + sum(mtbench.line_count(p) for p in self.fast)
 
 
 def _record_reader(fmt: Format, columns: Columns) -> RecordReader:
@@ -79,7 +90,11 @@ def _record_reader(fmt: Format, columns: Columns) -> RecordReader:
 
 def _file_rows(path: Path, fmt: Format, columns: Columns, bad: list[str]) -> Iterator[Row]:
     if fmt == "inspect":
-        yield from inspect.eval_rows(path)
+        for row in inspect.eval_rows(path):
+            if isinstance(row, BadRow):
+                bad.append(str(row))
+            else:
+                yield row
         return
     reader = _record_reader(fmt, columns)
     found = promptfoo.results(path) if fmt == "promptfoo" else records(path)
@@ -98,6 +113,7 @@ def _read_file(path: Path, fmt: Format, columns: Columns, out: Read) -> int:
         fast = mtbench.pair_calls_fast(path)
         if fast is not None:
             out.calls.append(fast)
+            out.fast.append(path)
             return 1  # checked clean and not empty
     pairs: list[PairRow] = []
     n = 0
@@ -109,24 +125,32 @@ def _read_file(path: Path, fmt: Format, columns: Columns, out: Read) -> int:
             out.scores.append(row)
     if pairs:
         out.calls.append(calls_frame(pairs))
+    out.rows += n
     return n
 
 
 def read_logs(
     paths: list[Path], fmt: Format | None = None, mapping: dict[str, str] | None = None
 ) -> Read:
-    """Every row of the logs; an error line for a missing file or one with no usable row."""
+    """Every row of the logs; an error line for a missing file, or when no file has a usable
+    row (a file without one among others that have: a line in ``unusable``)."""
     out = Read()
     columns = Columns(mapping or {})
     for path in paths:
         if not path.is_file():
             raise JudgeprobeError(f"{path}: no such file")
+    for path in paths:
         found = fmt or detect(path)
         out.formats[str(path)] = found
         bad_before = len(out.bad)
         if _read_file(path, found, columns, out) == 0:
             why = out.bad[bad_before] if len(out.bad) > bad_before else "no record"
-            raise JudgeprobeError(f"{path}: no usable row as {found} (first: {why})")
+            out.unusable.append(f"{path}: no usable row as {found} (first: {why})")
+    if len(out.unusable) == len(paths):
+        raise JudgeprobeError(
+            out.unusable[0] if len(paths) == 1 else f"no usable row in any of the {len(paths)} "
+            f"files (first: {out.unusable[0]})"
+        )
     return out
 
 
