@@ -22,7 +22,7 @@ from judgeprobe.metrics.load import counted_judgments, load_judgments
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.prompts.task import DEFAULT
 from judgeprobe.runs.review import is_rejected, read_decisions, review_sentences
-from judgeprobe.runs.rundir import RunDir
+from judgeprobe.runs.rundir import RunDir, skipped_share
 from judgeprobe.text.lexicons import load_lexicons
 
 
@@ -57,6 +57,8 @@ def card_for_run(
             "and no Blind item judged in both orders)"
         )
     card = replace(card, calibrated=calibrated_estimates(run))  # calibrate's, when it ran
+    if manifest is not None and manifest.skipped:  # a logs run whose readers skipped rows
+        card = replace(card, skipped=manifest.skipped, log_rows=manifest.rows)
     decisions = read_decisions(run)
     if decisions:  # the judgments of rejected texts, which the card leaves out
         gone = load_judgments(run.judgments).filter(is_rejected(decisions)).height
@@ -68,5 +70,8 @@ def card_for_run(
     present = set(pl.read_parquet_schema(run.judgments))
     wanted = [c for c in PUBLISHED_COLUMNS if c in present]  # an older table may lack some
     whole = load_judgments(run.judgments, wanted)  # what the run spent, rejected texts' too
-    write_card(card, run, f"Judge card — {run_id}", judgments=whole, run_id=run_id)
+    title = f"Judge card — {run_id}"
+    if card.skipped:  # said on the card's first line, before any row
+        title += f" ({skipped_share(card.skipped, card.log_rows)})"
+    write_card(card, run, title, judgments=whole, run_id=run_id)
     return card

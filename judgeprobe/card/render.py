@@ -27,7 +27,7 @@ from judgeprobe.metrics.uncertainty import method_sentence
 from judgeprobe.render.plots import forest
 from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
 from judgeprobe.render.templating import page
-from judgeprobe.runs.rundir import RunDir
+from judgeprobe.runs.rundir import EXIT_UNRELIABLE, RunDir, skipped_share
 
 SILENT_SHOWN = 50
 HUMAN_NOTE = (
@@ -317,9 +317,13 @@ def summary(card: Card) -> str:
     counts = Counter(r.verdict for r in card.records)
     parts = [f"{counts[v]} {v}" for v in sorted(counts, key=str)]
     biased = "BIASED" if "BIASED" in counts else "UNSTABLE"
-    meaning = {0: "all clear", EXIT_BIASED: f"a row is {biased}",
-               EXIT_INSENSITIVE: "no row BIASED; the judge was not shown to read the texts",
-               EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED"}  # fmt: skip
+    meaning = {
+        0: "all clear",
+        EXIT_BIASED: f"a row is {biased}",
+        EXIT_INSENSITIVE: "no row BIASED; the judge was not shown to read the texts",
+        EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED",
+        EXIT_UNRELIABLE: f"unreliable: {skipped_share(card.skipped, card.log_rows)}",
+    }
     code = card.exit_code
     return f"{', '.join(parts) or 'no rows'}; exit code {code} ({meaning[code]})"
 
@@ -344,6 +348,7 @@ def write_card(
     meta = [
         f"thresholds: {t.origin} (version {t.values.version}, sha256 {t.sha256[:12]})",
         summary(card),
+        *card.notes,
     ]
     silent = silent_table(card)
     n_silent = card.silent_items.height

@@ -95,6 +95,7 @@ from judgeprobe.metrics.uncertainty import (
 )
 from judgeprobe.metrics.units import DOC
 from judgeprobe.prompts.task import DEFAULT, Task
+from judgeprobe.runs.rundir import EXIT_UNRELIABLE, skipped_unreliable
 from judgeprobe.text.lexicons import Lexicons
 
 EXIT_BIASED = 5
@@ -126,6 +127,10 @@ class Card:
     method: Method = INTERVALS  # how the rows' intervals were computed
     # Figures corrected by a calibration, where the run has one: a section, not rows.
     calibrated: tuple[CalibratedEstimate, ...] = ()
+    # A logs run's rows its readers skipped, of the rows its logs held (the manifest's)
+    skipped: int = 0
+    log_rows: int = 0
+    notes: tuple[str, ...] = ()  # why a row the run asked for is not on the card (``--self``)
 
     @cached_property
     def rows(self) -> pl.DataFrame:
@@ -155,8 +160,12 @@ class Card:
         0 all clear, ``EXIT_BIASED`` when any row is BIASED (or UNSTABLE: a wording row), else
         ``EXIT_INSENSITIVE`` when
         any row is INSENSITIVE (the judge was not shown to read the texts), else
-        ``EXIT_UNDERPOWERED`` when any row is UNDERPOWERED.
+        ``EXIT_UNDERPOWERED`` when any row is UNDERPOWERED. Before all of them,
+        ``EXIT_UNRELIABLE`` when a logs run skipped more than ``SKIPPED_LIMIT`` of its rows:
+        its rows speak of a part of the logs only.
         """
+        if skipped_unreliable(self.skipped, self.log_rows):
+            return EXIT_UNRELIABLE
         verdicts = self.verdicts
         if verdicts & {"BIASED", UNSTABLE}:
             return EXIT_BIASED

@@ -20,29 +20,33 @@ import argparse
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
 
+import orjson
 import polars as pl
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
+from judgeprobe.card.rows import Card
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
 from judgeprobe.logs.generic import parse_map
+from judgeprobe.logs.labels import unmatched_labels
 from judgeprobe.logs.mtbench import Answers, read_answers
 from judgeprobe.logs.read import FORMATS, Format, read_logs, read_votes
 from judgeprobe.logs.rows import VoteRow
 from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.load import load_run
+from judgeprobe.metrics.load import load_judgments, load_run
 from judgeprobe.metrics.table import write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.report.run import run_report
-from judgeprobe.runs.rundir import RunDir, check_writable_dir
+from judgeprobe.runs.rundir import RunDir, check_writable_dir, skipped_share
 from judgeprobe.text.lexicons import load_lexicons
 
 SHOWN_BAD = 20
@@ -80,18 +84,29 @@ def _report_bad(bad: list[str], out: Path, console: Console) -> None:
                       markup=False, highlight=False)  # fmt: skip
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``judgeprobe logs``: read the logs, write the run, print the card."""
-    args = _parser().parse_args(argv)
+def _check(args: argparse.Namespace) -> None:
+    """Every refusal that needs no log read: before anything is read or written."""
     out: Path = args.out
     if RunDir(out).manifest_file.exists() or (out.is_dir() and any(out.iterdir())):
         raise JudgeprobeError(f"--out {out}: not empty; choose another directory")
     check_writable_dir(out, "--out")
     if args.resamples < 0:
         raise JudgeprobeError("--resamples must be >= 0")
-    if args.baseline is not None and not RunDir(args.baseline).is_run():
-        raise JudgeprobeError(f"--baseline {args.baseline}: not a run directory (make one with "
-                              "judgeprobe logs)")  # fmt: skip
+    if args.baseline is not None:
+        if not RunDir(args.baseline).is_run():
+            raise JudgeprobeError(f"--baseline {args.baseline}: not a run directory (make one "
+                                  "with judgeprobe logs)")  # fmt: skip
+        try:  # its judgments read now: a corrupt table is refused before the run is written
+            load_judgments(RunDir(args.baseline).judgments, ["item_id"])
+        except JudgeprobeError as exc:
+            raise JudgeprobeError(f"--baseline {args.baseline}: {exc}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``judgeprobe logs``: read the logs, write the run, print the card."""
+    args = _parser().parse_args(argv)
+    out: Path = args.out
+    _check(args)
     mapping = parse_map(args.map)
     bad: list[str] = []
     answers = read_answers(args.answers, bad) if args.answers is not None else Answers()
@@ -99,18 +114,19 @@ def main(argv: list[str] | None = None) -> int:
     bad = found.bad + bad
     votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
     bad += bad_votes
-    run_id = out.name or "logs"
-    table = log_table(found.all_calls(), found.scores, run_id, answers)
     console = Console(stderr=True, soft_wrap=True)
+    for line in found.unusable:
+        console.print(f"warning: {line}", markup=False, highlight=False)
+    read = Counted(skipped=len(found.bad), rows=found.read_rows(), files=len(found.formats),
+                   unusable=len(found.unusable))  # fmt: skip
+    table = log_table(found.all_calls(), found.scores, out.name or "logs", answers)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=out.parent))
-    try:
-        counts = _write(staging, out, args, found.formats, table, votes, bad)
-        if counts["judgments"] == 0:
-            raise JudgeprobeError(
-                f"no pair to judge: {table.unpaired_scores} scores, each alone on its question "
-                "(a score log needs two or more generators scored on the same question)"
-            )
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name or 'logs'}.", dir=out.parent))
+    try:  # the whole run is written in staging; only then is it renamed into place
+        counts = _write(staging, out, args, found.formats, table, votes, bad, read)
+        unpaired, unmatched = table.unpaired_scores, _unmatched(staging, table)
+        del found, table  # what follows reads the run back, as every later command does
+        card, report = _finish(staging, out, args)
         if out.exists():
             out.rmdir()  # empty, checked above
         staging.rename(out)
@@ -119,23 +135,60 @@ def main(argv: list[str] | None = None) -> int:
         raise
     _report_bad(bad, out, console)
     print(
-        f"read {counts['judgments'] + table.unpaired_scores} verdicts and scores from "
-        f"{len(found.formats)} file(s): {counts['judgments']} judgments ({counts['invalid']} "
-        f"Invalid), {counts['items']} items, {_with_texts(RunDir(out))} with texts; "
-        f"{len(votes)} human labels; {len(bad)} skipped"
+        f"read {counts['judgments'] + unpaired} verdicts and scores from {read.files} file(s)"
+        f"{f' ({read.unusable} with no usable row)' if read.unusable else ''}: "
+        f"{counts['judgments']} judgments ({counts['invalid']} Invalid), {counts['items']} "
+        f"items, {_with_texts(RunDir(out))} with texts; {len(votes)} human labels; "
+        f"{skipped_share(read.skipped, read.rows)}"
     )
-    if table.unpaired_scores:
-        print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
-    del found, table  # what follows reads the run back, as every later command does
-    scanned = pl.scan_parquet(RunDir(out).judgments)
-    write_csv(estimates_table(scanned), RunDir(out).metrics)
+    if unpaired:
+        print(f"{unpaired} scores alone on their question (no pair): not judgments")
+    if unmatched:
+        print(unmatched)
+    for note in card.notes:
+        print(note)
+    print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
+    return card.exit_code
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """What the read came to: rows skipped of all the logs' rows, files read, files unusable."""
+
+    skipped: int
+    rows: int
+    files: int
+    unusable: int
+
+
+def _unmatched(staging: Path, table: LogTable) -> str:
+    """The line that counts labels matching no item of the log (empty when all match)."""
+    run = RunDir(staging)
+    if not run.labels.is_file():
+        return ""
+    labels = pl.read_parquet(run.labels)
+    n, first = unmatched_labels(labels, pl.scan_parquet(run.judgments))
+    if not n:
+        return ""
+    return (f"{n} of {labels.height} human labels match no item of the logs (first: "
+            f"{', '.join(first)}): left out of every figure")  # fmt: skip
+
+
+def _finish(staging: Path, out: Path, args: argparse.Namespace) -> tuple[Card, str]:
+    """Metrics, report and card of the run in ``staging``; then its manifest names ``out``."""
+    run = RunDir(staging)
+    write_csv(estimates_table(pl.scan_parquet(run.judgments)), run.metrics)
     if args.no_report:
         report = f"none (--no-report: judgeprobe report {out} writes it and metrics_ci.csv)"
     else:
-        report = str(run_report(load_run(out), load_lexicons(None), args.resamples, args.seed))
-    card = card_for_run(out, resamples=args.resamples, seed=args.seed)
-    print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
-    return card.exit_code
+        run_report(load_run(staging), load_lexicons(None), args.resamples, args.seed)
+        report = str(out / "report.html")
+    card = card_for_run(staging, resamples=args.resamples, seed=args.seed)
+    manifest = orjson.loads(run.manifest_file.read_bytes())
+    if "items" in manifest["config"]:  # read from staging until now; the run's from here on
+        manifest["config"]["items"] = str((out / ITEMS).resolve())
+        run.write_manifest(manifest)
+    return card, report
 
 
 def _with_texts(run: RunDir) -> int:
@@ -146,7 +199,7 @@ def _with_texts(run: RunDir) -> int:
 
 def _write(
     staging: Path, out: Path, args: argparse.Namespace, formats: dict[str, str],
-    table: LogTable, votes: list[VoteRow], bad: list[str],
+    table: LogTable, votes: list[VoteRow], bad: list[str], read: Counted,
 ) -> dict[str, int]:  # fmt: skip
     """The run's files, written into ``staging`` (renamed to ``out`` when all are there).
 
@@ -160,7 +213,7 @@ def _write(
     }  # fmt: skip
     table.texts.sink_parquet(staging / ITEMS)  # streamed: a copy of each text, not per call
     if _with_texts(RunDir(staging)):
-        config["items"] = str((out / ITEMS).resolve())
+        config["items"] = str((staging / ITEMS).resolve())  # ``_finish`` names ``out``
     else:
         (staging / ITEMS).unlink()
     if votes:
@@ -180,7 +233,13 @@ def _write(
         "run_id": out.name or "logs", "created_at": datetime.now(UTC).isoformat(),
         "kind": "logs", "config": config, "seeds": [0],
         "judges": [{"name": j, "model": j, "backend": "log"} for j in judges],
+        "skipped": read.skipped, "rows": read.rows,
     })  # fmt: skip
+    if counts["judgments"] == 0:
+        raise JudgeprobeError(
+            f"no pair to judge: {table.unpaired_scores} scores, each alone on its question "
+            "(a score log needs two or more generators scored on the same question)"
+        )
     return {k: int(v) for k, v in counts.items()}
 
 

@@ -144,6 +144,8 @@ def generic_rows(where: Where, record: Record, columns: Columns) -> Iterator[Row
     r1, r2 = text(get(record, "response_1")), text(get(record, "response_2"))
     g1 = get(record, "generator_1")
     g2 = get(record, "generator_2")
+    if g1 is not None and str(g1) == str(g2):  # as the MT-Bench reader: no pair, a skipped row
+        raise BadRow(f"generator_1 and generator_2 are both {str(g1)!r}")
     if g1 is None or g2 is None:  # no names: the texts name the generators
         if r1 is None or r2 is None:
             raise BadRow("neither the generators nor both responses")

@@ -105,9 +105,12 @@ def _graded_by(score: Any) -> str:
 
 
 def grading_model(log: Any, sample: Any, scorer: str, score: Any) -> str:
-    """Who graded: the model the scorer called, else its configured model, else the eval's
-    ``grader`` role, else the model its grading metadata names, else (a model-graded scorer)
-    the eval's own model, else the scorer itself (a rule such as ``match``)."""
+    """Who graded a score: the first name found, in inspect_ai's own precedence.
+
+    The model the scorer called, else its configured model, else the eval's ``grader`` role,
+    else the model its grading metadata names, else (a model-graded scorer) the eval's own
+    model, else the scorer itself (a rule such as ``match``).
+    """
     spec = log.eval
     options = {s.name: s.options or {} for s in spec.scorers or []}.get(scorer, {})
     roles = spec.model_roles or {}

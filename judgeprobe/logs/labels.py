@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import polars as pl
+
 from judgeprobe.logs import mtbench
 from judgeprobe.logs.generic import Columns, verdict
 from judgeprobe.logs.rows import BadRow, Preferred, VoteRow, Where
 from judgeprobe.logs.source import Record, turn_of
 
 _PREFERRED: dict[str, Preferred] = {"first": "1", "second": "2", "tie": "tie"}
+UNMATCHED_SHOWN = 3
+"""Item ids of unmatched labels named in the printed line."""
 
 
 def _number(value: object, name: str) -> float | None:
@@ -44,3 +48,14 @@ def vote(where: Where, record: Record, columns: Columns) -> VoteRow:
         annotator=str(record.get("annotator") or get(record, "judge") or ""), score=score,
         weight=weight,
     )  # fmt: skip
+
+
+def unmatched_labels(labels: pl.DataFrame, judged: pl.LazyFrame) -> tuple[int, list[str]]:
+    """Labels (``records.LABEL_SCHEMA``) whose item no judgment of the log holds.
+
+    How many, and the first few of their item ids: a label matches by ``item_id`` only,
+    whatever the format it came in.
+    """
+    held = judged.select("item_id").unique().collect()
+    lost = labels.join(held, on="item_id", how="anti")
+    return lost.height, lost["item_id"].head(UNMATCHED_SHOWN).to_list()

@@ -69,10 +69,7 @@ class Read:
         return pl.concat(self.calls) if self.calls else pl.LazyFrame(schema=CALLS)
 
     def read_rows(self) -> int:
-        """Every row the files hold, usable or skipped (the fast files' lines counted here,
-        only when a row was skipped: a clean read never pays for a second pass)."""
-        if not self.bad:
-            return self.rows
+        """Every row the files hold, usable or skipped (a fast file's: its lines)."""
         return self.rows + len(self.bad) + sum(mtbench.line_count(p) for p in self.fast)
 
 
@@ -98,13 +95,21 @@ def _file_rows(path: Path, fmt: Format, columns: Columns, bad: list[str]) -> Ite
         return
     reader = _record_reader(fmt, columns)
     found = promptfoo.results(path) if fmt == "promptfoo" else records(path)
+    mapped = set(columns.mapped.values()) if fmt == "generic" else set()
     for where, record in found:
+        if mapped and not isinstance(record, BadRow):
+            mapped -= record.keys()
         try:
             if isinstance(record, BadRow):
                 raise record
             yield from list(reader(where, record))
         except BadRow as exc:
             bad.append(f"{where}: {exc}")
+    if mapped:  # a column --map names that no record of the file has: the map is wrong
+        names = ", ".join(f"{f}={c}" for f, c in columns.mapped.items() if c in mapped)
+        raise JudgeprobeError(
+            f"{path}: --map {names}: no such column in the file (no record has a value there)"
+        )
 
 
 def _read_file(path: Path, fmt: Format, columns: Columns, out: Read) -> int:
@@ -132,8 +137,10 @@ def _read_file(path: Path, fmt: Format, columns: Columns, out: Read) -> int:
 def read_logs(
     paths: list[Path], fmt: Format | None = None, mapping: dict[str, str] | None = None
 ) -> Read:
-    """Every row of the logs; an error line for a missing file, or when no file has a usable
-    row (a file without one among others that have: a line in ``unusable``)."""
+    """Every row of the logs; an error line for a missing file, or when no file has a row.
+
+    A file without a usable row among others that have one is a line in ``unusable``.
+    """
     out = Read()
     columns = Columns(mapping or {})
     for path in paths:
@@ -148,8 +155,9 @@ def read_logs(
             out.unusable.append(f"{path}: no usable row as {found} (first: {why})")
     if len(out.unusable) == len(paths):
         raise JudgeprobeError(
-            out.unusable[0] if len(paths) == 1 else f"no usable row in any of the {len(paths)} "
-            f"files (first: {out.unusable[0]})"
+            out.unusable[0]
+            if len(paths) == 1
+            else f"no usable row in any of the {len(paths)} files (first: {out.unusable[0]})"
         )
     return out
 
