@@ -9,6 +9,7 @@ import orjson
 import polars as pl
 import pytest
 
+from judgeprobe import JudgeprobeError
 from judgeprobe.__main__ import main as judgeprobe
 from judgeprobe.logs.table import item_id
 from judgeprobe.runs.rundir import RunDir
@@ -137,7 +138,7 @@ def test_a_failure_after_the_read_leaves_out_absent(
     import judgeprobe.logs.__main__ as logs_main
 
     def broken(*_: object, **__: object) -> None:
-        raise logs_main.JudgeprobeError("the card could not be written")
+        raise JudgeprobeError("the card could not be written")
 
     monkeypatch.setattr(logs_main, "card_for_run", broken)
     code, run = _logs(tmp_path, str(_generic(tmp_path / "log.csv")))
