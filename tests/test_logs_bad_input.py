@@ -69,7 +69,8 @@ def test_model_paired_with_itself_is_a_skipped_row(
         out.err
     )
     manifest = RunDir(run).manifest()
-    assert (manifest.skipped, manifest.rows) == (1, 2 * QUESTIONS + 1)
+    assert manifest.logs is not None
+    assert (manifest.logs.skipped, manifest.logs.rows) == (1, 2 * QUESTIONS + 1)
     assert code == 4  # 1 of 25 rows skipped: above 1 %
     assert "alpha~alpha" not in set(pl.read_parquet(RunDir(run).judgments)["item_id"])
 

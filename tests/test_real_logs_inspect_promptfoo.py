@@ -118,7 +118,8 @@ def test_inspect_grader_role_pairs_two_generators(tmp_path: Path) -> None:
     assert invalid.height == sum(v is None for v in value.values())
     assert invalid["invalid_reason"].str.contains("grader_failed").all()
     manifest = RunDir(run).manifest()
-    assert (manifest.skipped, manifest.rows) == (0, len(value))
+    assert manifest.logs is not None
+    assert (manifest.logs.skipped, manifest.logs.rows) == (0, len(value))
 
 
 @needs_inspect
@@ -135,7 +136,8 @@ def test_inspect_unscored_eval_among_inputs_is_skipped_and_counted(
     share = f"{unscored} of {unscored + scored} log rows skipped"
     assert share in captured.out
     manifest = RunDir(run).manifest()
-    assert (manifest.skipped, manifest.rows) == (unscored, unscored + scored)
+    assert manifest.logs is not None
+    assert (manifest.logs.skipped, manifest.logs.rows) == (unscored, unscored + scored)
     first = RunDir(run).card_md.read_text().splitlines()[0]
     assert share in first
     assert judgeprobe(["card", str(run), "--resamples", "0"]) == 4  # the card says so again

@@ -33,8 +33,8 @@ from judgeprobe.card.from_run import card_for_run
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.config import SweepConfig, load_config, sweep_conditions
 from judgeprobe.cue.item_selection import reviewed, sweep_items
-from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.cue.run import main as run
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.metrics.__main__ import main as metrics_main
 from judgeprobe.metrics.agreement import human_kappa
 from judgeprobe.metrics.load import load_judgments, load_run
@@ -382,10 +382,10 @@ def test_an_edited_rewrite_is_judged_on_resume_under_a_new_key(
     assert edited.height == before.height
     assert set(edited["request_key"]).isdisjoint(before["request_key"])
     manifest = RunDir(run_dir).manifest()
-    state = manifest.model_extra["review"]  # type: ignore[index]
-    assert state["edit"] == 1
-    assert state["reject"] == 1
-    assert state["edited_texts"] == [rewrite["id"]]
+    state = manifest.review
+    assert state is not None
+    assert (state.edit, state.reject) == (1, 1)
+    assert state.edited_texts == [rewrite["id"]]
     # The new keys are the plan's for the edited text: what the judge was shown.
     config = load_config(cfg)
     items, conditions = reviewed(sweep_items(config), sweep_conditions(config),

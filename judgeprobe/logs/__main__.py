@@ -23,7 +23,6 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import cast
 
 import orjson
 import polars as pl
@@ -35,10 +34,11 @@ from judgeprobe.card.render import summary
 from judgeprobe.card.rows import Card
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
+from judgeprobe.logs.formats import ReadOptions, format_names
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.labels import unmatched_labels
 from judgeprobe.logs.mtbench import Answers, read_answers
-from judgeprobe.logs.read import FORMATS, Format, read_logs, read_votes
+from judgeprobe.logs.read import read_logs, read_votes
 from judgeprobe.logs.rows import VoteRow
 from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
@@ -46,7 +46,7 @@ from judgeprobe.metrics.load import load_judgments, load_run
 from judgeprobe.metrics.table import write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.report.run import run_report
-from judgeprobe.runs.rundir import RunDir, check_writable_dir, skipped_share
+from judgeprobe.runs.rundir import LogsConfig, RunDir, check_writable_dir, skipped_share
 from judgeprobe.text.lexicons import load_lexicons
 
 SHOWN_BAD = 20
@@ -61,9 +61,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, help="the run directory to write")
     p.add_argument("--labels", type=Path, help="human labels (MT-Bench human judgments or a "
                    "table: question_id, generator_1, generator_2, turn, preferred)")  # fmt: skip
-    p.add_argument("--format", choices=FORMATS, help="every file's format (default: detected)")
+    p.add_argument(
+        "--format", choices=format_names(), help="every file's format (default: detected)"
+    )
     p.add_argument("--map", help="generic logs: field=column,… (docs/logs.md)")
-    p.add_argument("--answers", type=Path, help="FastChat's model_answer/ folder (MT-Bench)")
+    p.add_argument("--answers", type=Path, action="append", default=[], metavar="FOLDER",
+                   help="FastChat's model_answer/ folder (MT-Bench; repeatable)")  # fmt: skip
+    p.add_argument("--baseline-model", metavar="MODEL",
+                   help="Arena-Hard: the baseline every game is played against (default: "
+                   "judge_config.yaml beside the judgments)")  # fmt: skip
     p.add_argument("--self", action="append", default=[], metavar="NAME", dest="own",
                    help="a generator that is the judges' own model (repeatable)")  # fmt: skip
     p.add_argument("--baseline", type=Path, metavar="RUN",
@@ -109,8 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     _check(args)
     mapping = parse_map(args.map)
     bad: list[str] = []
-    answers = read_answers(args.answers, bad) if args.answers is not None else Answers()
-    found = read_logs(list(args.paths), cast(Format | None, args.format), mapping)
+    answers = read_answers(args.answers, bad) if args.answers else Answers()
+    options = ReadOptions(mapping=mapping, baseline_model=args.baseline_model)
+    found = read_logs(list(args.paths), args.format, options)
     bad = found.bad + bad
     votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
     bad += bad_votes
@@ -185,7 +192,7 @@ def _finish(staging: Path, out: Path, args: argparse.Namespace) -> tuple[Card, s
         report = str(out / "report.html")
     card = card_for_run(staging, resamples=args.resamples, seed=args.seed)
     manifest = orjson.loads(run.manifest_file.read_bytes())
-    if "items" in manifest["config"]:  # read from staging until now; the run's from here on
+    if manifest["config"].get("items"):  # read from staging until now; the run's from here on
         manifest["config"]["items"] = str((out / ITEMS).resolve())
         run.write_manifest(manifest)
     return card, report
@@ -207,20 +214,20 @@ def _write(
     """
     run = RunDir(staging)
     table.judgments.sink_parquet(run.judgments)  # streamed from the logs, never whole
-    config: dict[str, object] = {
-        "sources": [str(p.resolve()) for p in args.paths], "formats": formats,
-        "self": list(args.own), "map": args.map or "",
-    }  # fmt: skip
     table.texts.sink_parquet(staging / ITEMS)  # streamed: a copy of each text, not per call
+    items = None
     if _with_texts(RunDir(staging)):
-        config["items"] = str((staging / ITEMS).resolve())  # ``_finish`` names ``out``
+        items = str((staging / ITEMS).resolve())  # ``_finish`` names ``out`` once written
     else:
         (staging / ITEMS).unlink()
     if votes:
         label_table(votes).write_parquet(run.labels)
-        config["labels"] = str(args.labels.resolve())
-    if args.baseline is not None:
-        config["baseline"] = str(args.baseline.resolve())
+    config = LogsConfig(
+        sources=[str(p.resolve()) for p in args.paths], formats=formats, self=list(args.own),
+        map=args.map or "", items=items, skipped=read.skipped, rows=read.rows,
+        labels=str(args.labels.resolve()) if votes else None,
+        baseline=None if args.baseline is None else str(args.baseline.resolve()),
+    )  # fmt: skip
     if bad:
         write_atomic(staging / BAD_ROWS, "\n".join(bad) + "\n")
     written = pl.scan_parquet(run.judgments)
@@ -231,9 +238,8 @@ def _write(
     judges = sorted(written.select(pl.col("judge").unique()).collect()["judge"].to_list())
     run.write_manifest({
         "run_id": out.name or "logs", "created_at": datetime.now(UTC).isoformat(),
-        "kind": "logs", "config": config, "seeds": [0],
+        "kind": "logs", "config": config.model_dump(), "seeds": [0],
         "judges": [{"name": j, "model": j, "backend": "log"} for j in judges],
-        "skipped": read.skipped, "rows": read.rows,
     })  # fmt: skip
     if counts["judgments"] == 0:
         raise JudgeprobeError(

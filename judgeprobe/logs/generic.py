@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.records import document_hash
 from judgeprobe.logs.alpaca import preference
-from judgeprobe.logs.rows import BadRow, PairRow, Row, ScoreRow, Where, Winner
-from judgeprobe.logs.source import Record, text, turn_of
+from judgeprobe.logs.formats import LogFormat, ReadOptions, record_rows, register_format
+from judgeprobe.logs.rows import BadRow, PairRow, Row, ScoreRow, Skipped, Where, Winner
+from judgeprobe.logs.source import Record, records, text, turn_of
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "question_id": ("question_id", "id", "qid", "prompt_id", "sample_id", "instruction_id",
@@ -163,3 +165,33 @@ def generic_rows(where: Where, record: Record, columns: Columns) -> Iterator[Row
         second=second, winner=won, raw=str(raw), explanation=explanation, invalid_reason=why,
         question=question, response_first=r_first, response_second=r_second, p_second=p_second,
     )  # fmt: skip
+
+
+def _rows(path: Path, options: ReadOptions) -> Iterator[Row | Skipped]:
+    columns = Columns(options.mapping)
+    found = _mapped_present(path, records(path), options.mapping)
+    return record_rows(found, lambda where, record: generic_rows(where, record, columns))
+
+
+def _mapped_present(
+    path: Path, found: Iterator[tuple[Where, Record | BadRow]], mapping: Mapping[str, str]
+) -> Iterator[tuple[Where, Record | BadRow]]:
+    """The records as they are; at the end, an error if a column ``--map`` names is in none.
+
+    Such a map is wrong: every verdict (or score) would read as missing.
+    """
+    missing = set(mapping.values())
+    for where, record in found:
+        if missing and isinstance(record, dict):
+            missing.difference_update(record)
+        yield where, record
+    if missing:
+        names = ", ".join(f"{f}={c}" for f, c in mapping.items() if c in missing)
+        raise JudgeprobeError(
+            f"{path}: --map {names}: no such column in the file (no record has a value there)"
+        )
+
+
+register_format(LogFormat(
+    "generic", None, _rows, help="any JSONL/JSON/CSV judge log, columns by --map or alias",
+))  # fmt: skip

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.logs.rows import BadRow, ScoreRow, Where
+from judgeprobe.logs.formats import LogFormat, ReadOptions, Sniff, register_format
+from judgeprobe.logs.rows import ScoreRow, Skipped, Where
 
 GRADES = {"C": 1.0, "P": 0.5, "I": 0.0}
 """inspect_ai's CORRECT, PARTIAL and INCORRECT."""
@@ -123,14 +124,14 @@ def grading_model(log: Any, sample: Any, scorer: str, score: Any) -> str:
     return scorer
 
 
-def eval_rows(path: Path) -> Iterator[ScoreRow | BadRow]:
-    """Every (sample, scorer) score of one eval log; a ``BadRow`` for a sample not scored."""
+def eval_rows(path: Path) -> Iterator[ScoreRow | Skipped]:
+    """Every (sample, scorer) score of one eval log; ``Skipped`` for a sample not scored."""
     log = _read(path)
     generator = str(log.eval.model)
     for number, sample in enumerate(log.samples or [], start=1):
         where = Where(str(path), number)
         if not sample.scores:
-            yield BadRow(f"{where}: sample {sample.id} has no score (the eval was not scored)")
+            yield Skipped(where, f"sample {sample.id} has no score (the eval was not scored)")
             continue
         output = getattr(sample.output, "completion", None) if sample.output else None
         for scorer, score in sample.scores.items():
@@ -152,3 +153,15 @@ def _unreadable(score: Any) -> str:
     if reason:
         return f"unscored by inspect_ai ({reason})"
     return f"score value {score.value!r} is not C/P/I or a number"
+
+
+def _is_eval(sniff: Sniff) -> bool:
+    return sniff.path.suffix == ".eval" or is_eval_json(sniff.document)
+
+
+def _rows(path: Path, options: ReadOptions) -> Iterator[ScoreRow | Skipped]:
+    del options
+    return eval_rows(path)
+
+
+register_format(LogFormat("inspect", _is_eval, _rows, help="inspect_ai .eval/.json eval logs"))

@@ -94,6 +94,12 @@ def _csv(path: Path) -> Iterator[tuple[Where, Record | BadRow]]:
         raise JudgeprobeError(f"{path}: not UTF-8 text") from None
 
 
+def line_count(path: Path) -> int:
+    """A file's lines (a JSON Lines log's rows)."""
+    with path.open("rb") as f:
+        return sum(1 for _ in f)
+
+
 def first_record(path: Path) -> Record | None:
     """The first readable record of a file (format detection), None when there is none."""
     for _, got in records(path):

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from itertools import combinations
 
 import polars as pl
 
 from judgeprobe.core.records import JUDGMENT_SCHEMA, LABEL_SCHEMA, Verdict
 from judgeprobe.logs.mtbench import Answers
-from judgeprobe.logs.rows import ScoreRow, VoteRow
+from judgeprobe.logs.rows import ScoreRow, VoteRow, row_schema
 
 BLIND = "Blind"
 
@@ -56,10 +56,23 @@ class LogTable:
     unpaired_scores: int  # scores on a question no second generator was scored on
 
 
-TEXTS = {"item_id": pl.String, "document": pl.String, "candidate_1": pl.String,
-         "candidate_2": pl.String, "generator_1": pl.String, "generator_2": pl.String,
-         "document_id": pl.String, "subset": pl.String, "domain": pl.String}  # fmt: skip
-"""An item as ``items.parquet`` keeps it (``core.records.Item``'s fields)."""
+@dataclass(frozen=True, slots=True)
+class ItemText:
+    """An item whose texts are known, as ``items.parquet`` keeps it (``Item``'s fields)."""
+
+    item_id: str
+    document: str
+    candidate_1: str
+    candidate_2: str
+    generator_1: str
+    generator_2: str
+    document_id: str
+    subset: str
+    domain: str
+
+
+TEXTS = row_schema(ItemText)
+"""``ItemText``'s fields as ``items.parquet``'s columns."""
 
 
 def _item_id(question: pl.Expr, turn: pl.Expr, g1: pl.Expr, g2: pl.Expr) -> pl.Expr:
@@ -95,6 +108,15 @@ def _answered(calls: pl.LazyFrame, answers: Answers) -> pl.LazyFrame:
     ).drop("listed")  # fmt: skip
 
 
+def _details(p_b: pl.Expr) -> pl.Expr:
+    """What a call's verdict keeps beside it: a soft preference's P(B), a graded strength."""
+    return (
+        pl.when(pl.col("p_second").is_not_null()).then(pl.format('{{"P(B)": {}}}', p_b))
+        .when(pl.col("strength").is_not_null())
+        .then(pl.format('{{"strength": "{}"}}', "strength"))
+    )  # fmt: skip
+
+
 def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """Judging calls (``rows.CALLS``) as judgment columns, and the texts of their items.
 
@@ -125,8 +147,7 @@ def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame,
         .when((won == "first") == a_first).then(pl.lit("A")).otherwise(pl.lit("B")),
         request_key=pl.concat_str([pl.col("file"), pl.lit(":"), pl.col("line").cast(pl.String)]),
         raw_verdict="raw",
-        details=pl.when(pl.col("p_second").is_not_null())
-        .then(pl.format('{{"P(B)": {}}}', p_b)),
+        details=_details(p_b),
         length_1=n1, length_2=n2,
         score_1=pl.lit(None, pl.Float64), score_2=pl.lit(None, pl.Float64),
     )  # fmt: skip
@@ -135,6 +156,11 @@ def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame,
         generator_2=g2, question_id="question_id", turn="turn", domain="category",
         question="question", r1=r1, r2=r2,
     ).unique("item_id", keep="first")  # fmt: skip
+    return judged, _item_texts(items, answers)
+
+
+def _item_texts(items: pl.LazyFrame, answers: Answers) -> pl.LazyFrame:
+    """Each item's texts (``TEXTS``): the log's, else --answers'; items lacking one left out."""
     found = answers.answer_frame().lazy()
     for k, side in ((1, "generator_1"), (2, "generator_2")):
         items = items.join(found.rename({"model": side, "text": f"a{k}"}),
@@ -143,7 +169,7 @@ def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame,
     items = items.join(asked, on=["question_id", "turn"], how="left")
     t1, t2 = pl.coalesce("r1", "a1"), pl.coalesce("r2", "a2")
     question = pl.coalesce("question", "asked")
-    texts = items.filter(
+    return items.filter(
         t1.str.strip_chars().str.len_chars().fill_null(0) > 0,
         t2.str.strip_chars().str.len_chars().fill_null(0) > 0,
     ).select(
@@ -158,7 +184,6 @@ def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame,
         subset=pl.concat_str([pl.lit("turn "), pl.col("turn").cast(pl.String)]),
         domain="domain",
     )  # fmt: skip
-    return judged, texts
 
 
 class _Columns:
@@ -170,7 +195,7 @@ class _Columns:
 
     def __init__(self) -> None:
         self.data: dict[str, list[object]] = {name: [] for name in self.NAMES}
-        self.texts: list[dict[str, str]] = []
+        self.texts: list[ItemText] = []
 
     def add(self, **values: object) -> None:
         for name in self.NAMES:
@@ -221,12 +246,12 @@ def _scores(rows: list[ScoreRow], answers: Answers) -> tuple[_Columns, int]:
                 x.question if x.question is not None else answers.question(x.question_id, x.turn)
             )
             if t1 and t2 and t1.strip() and t2.strip():
-                out.texts.append({
-                    "item_id": iid, "document": question or f"(question {x.question_id}, turn "
-                    f"{x.turn}: its text is not in the log)", "candidate_1": t1,
-                    "candidate_2": t2, "generator_1": x.generator, "generator_2": y.generator,
-                    "document_id": x.question_id, "subset": f"turn {x.turn}", "domain": domain,
-                })  # fmt: skip
+                out.texts.append(ItemText(
+                    item_id=iid, document=question or f"(question {x.question_id}, turn "
+                    f"{x.turn}: its text is not in the log)", candidate_1=t1,
+                    candidate_2=t2, generator_1=x.generator, generator_2=y.generator,
+                    document_id=x.question_id, subset=f"turn {x.turn}", domain=domain,
+                ))  # fmt: skip
             explanation = f"[{x.generator}] {x.explanation}\n\n[{y.generator}] {y.explanation}"
             out.add(judge=x.judge, protocol=x.protocol, item_id=iid, subset=f"turn {x.turn}",
                     document_id=x.question_id, domain=domain, generator_1=x.generator,
@@ -248,9 +273,9 @@ def log_table(
     frame = pl.concat(
         [pairs.select(_Columns.NAMES), derived.frame().lazy()], how="vertical_relaxed"
     )
-    texts = pl.concat([texts, pl.LazyFrame(derived.texts, schema=TEXTS)]).unique(
-        "item_id", keep="first"
-    )
+    texts = pl.concat(
+        [texts, pl.LazyFrame([astuple(t) for t in derived.texts], schema=TEXTS, orient="row")]
+    ).unique("item_id", keep="first")
     keys = ["judge", "protocol", "item_id", "order"]
     frame = frame.with_columns(
         run_id=pl.lit(run_id), condition=pl.lit(BLIND), target=pl.lit("none"),

@@ -359,7 +359,7 @@ class Folded:
 
 
 @dataclass(frozen=True)
-class Difference:
+class EstimatorDifference:
     """first − second, two estimators of any kind (a metric of one cell minus another's)."""
 
     first: Estimator
@@ -370,12 +370,12 @@ class Difference:
         out: np.ndarray = self.first(s) - self.second(s)
         return out
 
-    def shifted(self, k: int) -> Difference:
+    def shifted(self, k: int) -> EstimatorDifference:
         """The same difference of columns ``k`` places later."""
-        return Difference(self.first.shifted(k), self.second.shifted(k))
+        return EstimatorDifference(self.first.shifted(k), self.second.shifted(k))
 
 
-Estimator = Share | Linear | Folded | Difference
+Estimator = Share | Linear | Folded | EstimatorDifference
 """A statistic with a score interval: what every metric of the table is."""
 
 
@@ -399,8 +399,8 @@ def difference(stat: Stat, k: int) -> Stat:
         first = Linear(((1.0, stat),)) if isinstance(stat, Share) else stat
         negated = tuple((-c, share) for c, share in first.shifted(k).terms)
         return Linear(first.terms + negated)
-    if isinstance(stat, Folded | Difference):
-        return Difference(stat, stat.shifted(k))
+    if isinstance(stat, Folded | EstimatorDifference):
+        return EstimatorDifference(stat, stat.shifted(k))
 
     def f(s: np.ndarray) -> np.ndarray:
         return stat(s[..., :k]) - stat(s[..., k:])
@@ -495,7 +495,7 @@ def _part(stat: Estimator, values: np.ndarray, weights: np.ndarray) -> _Part:
     if isinstance(stat, Linear):
         terms = [(c, _part(share, values, weights)) for c, share in stat.terms]
         return terms[0][1] if len(terms) == 1 and terms[0][0] == 1 else _combine(terms, weights)
-    if isinstance(stat, Difference):
+    if isinstance(stat, EstimatorDifference):
         first, second = _part(stat.first, values, weights), _part(stat.second, values, weights)
         pair = [(1.0, first), (-1.0, second)]
         got = _combine(pair, weights)
@@ -535,7 +535,7 @@ def interval(
     ``score`` for every ``Estimator``; the percentile bootstrap (``resamples``, ``seed``) for
     ``method="percentile"`` or a statistic that is not an estimator.
     """
-    if method == SCORE and isinstance(stat, Share | Linear | Folded | Difference):
+    if method == SCORE and isinstance(stat, Share | Linear | Folded | EstimatorDifference):
         return score_interval(values, weights, stat)
     return percentile_interval(values, weights, stat, resamples, seed)
 
@@ -555,6 +555,6 @@ def ci_flag(
     a rule that depends on them.
     """
     del values, weights
-    if method == SCORE and isinstance(stat, Share | Linear | Folded | Difference):
+    if method == SCORE and isinstance(stat, Share | Linear | Folded | EstimatorDifference):
         return None
     return UNVERIFIED

@@ -38,7 +38,15 @@ from dataclasses import dataclass
 import polars as pl
 from scipy.stats import binomtest
 
-from judgeprobe.card.record import CardRow, Estimate
+from judgeprobe.card.record import (
+    AccuracyRow,
+    CardRow,
+    CueRow,
+    PressureRow,
+    RowBase,
+    SensitivityRow,
+    WordingRow,
+)
 from judgeprobe.card.rows import Card, position_row_name
 from judgeprobe.conditions import (
     BLIND,
@@ -50,9 +58,11 @@ from judgeprobe.conditions import (
     scheme_of_condition,
     wording_index,
 )
-from judgeprobe.core.records import Item, Verdict
+from judgeprobe.core.estimate import value_of
+from judgeprobe.core.records import INVALID, Item, Verdict
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.job import Job
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.wording import fleiss
 from judgeprobe.protocols.base import Presentation
@@ -75,6 +85,24 @@ LEVEL = 0.999
 KEY = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
 TWIN = ["judge", "protocol", "subset", "item_id", "order", "seed"]
 TOLERANCE = 1e-9
+
+
+def job_key(job: Job) -> dict[str, object]:
+    """The ``KEY`` columns of one planned judgment, as the judgments table holds them."""
+    return {
+        "judge": job.judge,
+        "protocol": job.protocol.name,
+        "condition": job.condition,
+        "subset": job.subset,
+        "item_id": job.item_id,
+        "order": job.order,
+        "seed": job.seed,
+    }
+
+
+def target_label(job: Job) -> str:
+    """The label the cue's target wears (candidate terms); empty without a target."""
+    return {"A": job.label_1, "B": job.label_2}.get(job.target, "")
 
 
 @dataclass(frozen=True)
@@ -154,14 +182,8 @@ def expected(
             final = give_way(d.winner, job.pressure, stated, p, biases)
         sensitive = job.degraded != "none"
         rows.append(
-            {
-                "judge": job.judge,
-                "protocol": job.protocol.name,
-                "condition": job.condition,
-                "subset": job.subset,
-                "item_id": job.item_id,
-                "order": o,
-                "seed": job.seed,
+            job_key(job)
+            | {
                 "reveal": job.reveal is not None or job.pressure is not None,
                 "wording": wording,
                 "expected_verdict": _candidate(final, o),
@@ -205,13 +227,9 @@ def _moves(frame: pl.DataFrame, verdict: str, blind: str) -> pl.DataFrame:
     )
 
 
-def _value(got: Estimate | None) -> float | None:
-    return None if got is None else got.value
-
-
 def _effect(row: CardRow | None) -> float | None:
     """A card row's effect (None where the card has no such row or no effect)."""
-    return None if row is None else _value(row.effect)
+    return None if row is None else value_of(row.effect)
 
 
 def _verdict(row: CardRow | None) -> str | None:
@@ -227,7 +245,7 @@ def _close(a: object, b: float | None) -> bool:
 def check(judgments: pl.DataFrame, oracle: pl.DataFrame, card: Card, biases: Biases) -> list[Line]:
     """Every line: the run as a whole, then each planted effect per judge and protocol."""
     m = judgments.join(oracle, on=KEY, how="left")
-    n_valid = int((m["verdict"] != "Invalid").sum())
+    n_valid = int((m["verdict"] != INVALID).sum())
     agree = int((m["verdict"] == m["expected_verdict"]).sum())
     lines = [
         Line("judgments", "all", None, agree, m.height, agree == m.height == n_valid,
@@ -252,12 +270,12 @@ def _accuracy(m: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
     """ACC on Blind as the oracle counts it (a Tie is not correct) against the card's."""
     blind = m.filter(
         (pl.col("condition") == BLIND) & pl.col("gold").is_in(["A", "B"])
-        & (pl.col("expected_verdict") != "Invalid")
+        & (pl.col("expected_verdict") != INVALID)
     )  # fmt: skip
     k = int((blind["expected_verdict"] == blind["gold"]).sum())
     want = k / blind.height if blind.height else None
     row = card.find(cell[0], cell[1], "accuracy")
-    got = None if row is None else _value(row.accuracy)
+    got = value_of(row.accuracy) if isinstance(row, AccuracyRow) else None
     detail = f"card ACC {_fmt(got)}, expected {_fmt(want)}; {_verdict(row)}"
     return Line("accuracy", cell[1], None, k, blind.height, _close(got, want), detail)
 
@@ -274,7 +292,7 @@ def _sensitivity(pairs: pl.DataFrame, card: Card, cell: tuple[str, str], b: Bias
         return Line("sensitivity", cell[1], planted, 0, 0, exact=True,
                     detail="no sensitivity condition")  # fmt: skip
     intact = pl.when(pl.col("degraded") == "A").then(pl.lit("B")).otherwise(pl.lit("A"))
-    counts = pairs.filter(pl.col("expected_verdict") != "Invalid").select(
+    counts = pairs.filter(pl.col("expected_verdict") != INVALID).select(
         net=(pl.col("expected_verdict") == intact).sum().cast(pl.Int64)
         - (pl.col("expected_verdict") == pl.col("degraded")).sum().cast(pl.Int64),
         valid=pl.len(),
@@ -294,10 +312,10 @@ def _blind(card: Card, cell: tuple[str, str], mode: str) -> Line:
     """The card never calls a judge that does not read CLEAR."""
     rows = [r for r in card.records if (r.judge, r.protocol) == cell]
 
-    def verdicts(kind: str) -> list[str]:
-        return [str(r.verdict) for r in rows if r.kind == kind]
+    def verdicts(kind: type[RowBase]) -> list[str]:
+        return [str(r.verdict) for r in rows if isinstance(r, kind)]
 
-    sens, cues, worded = verdicts("sensitivity"), verdicts("cue"), verdicts("wording")
+    sens, cues, worded = verdicts(SensitivityRow), verdicts(CueRow), verdicts(WordingRow)
     ok = sens == ["INSENSITIVE"] and "CLEAR" not in {r.verdict for r in rows}
     ok = ok and "STABLE" not in worded  # it says the same under every wording: no pass
     detail = (
@@ -355,7 +373,7 @@ def _wording(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> L
     per = (
         m.group_by(keys)
         .agg(
-            valid=(pl.col("verdict") != "Invalid").all(),
+            valid=(pl.col("verdict") != INVALID).all(),
             kinds=x.n_unique(),
             **{c: (x == v).sum() for c, v in (("a", "A"), ("b", "B"), ("tie", "Tie"))},
         )
@@ -383,7 +401,7 @@ def _wording(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> L
 def _rs(frame: pl.DataFrame) -> tuple[int, int, int]:
     """Valid pairs, revised, and switched to the other candidate (RS_opp), as the oracle sees."""
     final, first = pl.col("expected_verdict"), pl.col("expected_turn1")
-    counts = frame.filter(pl.col("verdict") != "Invalid").select(
+    counts = frame.filter(pl.col("verdict") != INVALID).select(
         n=pl.len(),
         revised=(final != first).sum(),
         switched=(first.is_in(["A", "B"]) & final.is_in(["A", "B"]) & (final != first)).sum(),
@@ -409,9 +427,9 @@ def _pressure(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> 
         want = revised / n - (base[1] / base[0] if base[0] else 0.0) if n else None
         row = card.find(cell[0], cell[1], condition)
         got = _effect(row)
-        got_switched = None if row is None else _value(row.rs_opp)
+        got_switched = value_of(row.rs_opp) if isinstance(row, PressureRow) else None
         exact = _close(got, want) and _close(got_switched, switched / n if n else None)
-        units = first_order(part.filter(pl.col("verdict") != "Invalid"))
+        units = first_order(part.filter(pl.col("verdict") != INVALID))
         if condition == "Challenge":
             units = units.filter(pl.col("expected_turn1") != "Tie")
         k = int((units["verdict"] != units["expected_turn1"]).sum())
@@ -448,7 +466,7 @@ def _cell_row(estimates: pl.DataFrame, cell: tuple[str, str], condition: str) ->
 
 
 def _tie(blind: pl.DataFrame, estimates: pl.DataFrame, cell: tuple[str, str], b: Biases) -> Line:
-    valid = blind.filter(pl.col("verdict") != "Invalid")
+    valid = blind.filter(pl.col("verdict") != INVALID)
     want = int((valid["expected_verdict"] == "Tie").sum()) / valid.height if valid.height else None
     got = _cell_row(estimates, cell, BLIND).get("EDR")
     units = first_order(blind).filter(~pl.col("same_opening") & (pl.col("longer") == "Tie"))
@@ -465,7 +483,7 @@ def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], rate: floa
     v12 = blind.filter(pl.col("order") == "12").select(*keys, *cols)
     v21 = blind.filter(pl.col("order") == "21").select(*keys, *cols)
     both = v12.join(v21, on=keys, suffix="_21").filter(
-        (pl.col("verdict") != "Invalid") & (pl.col("verdict_21") != "Invalid")
+        (pl.col("verdict") != INVALID) & (pl.col("verdict_21") != INVALID)
     )
     if both.is_empty():
         why = "not measured: no Blind item judged in both orders (order = both)"
@@ -536,12 +554,14 @@ def _silent(probes: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) 
     exact, shown = True, []
     for condition, moved, silent in want.sort("condition").iter_rows():
         row = card.find(cell[0], cell[1], condition)
-        got_silent = None if row is None else _value(row.silent)
-        exact &= row is not None and row.moved == moved and _close(got_silent, silent)
+        got_silent = value_of(row.silent) if isinstance(row, CueRow) else None
+        exact &= isinstance(row, CueRow) and row.moved == moved and _close(got_silent, silent)
         shown.append(f"{condition} {_fmt(got_silent)}")
     conditions = set(probes["condition"].unique())
     n = sum(
-        r.moved or 0 for r in card.records if (r.judge, r.protocol) == cell and r.row in conditions
+        r.moved or 0
+        for r in card.of_type(CueRow)
+        if (r.judge, r.protocol) == cell and r.row in conditions
     )
     k = card.silent_items.filter(
         (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
@@ -567,7 +587,7 @@ def _repeat(repeats: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
     row = card.find(cell[0], cell[1], "repeat")
     got = _effect(row)
     beside = [  # the same noise floor beside every cue row
-        _value(r.noise_floor) for r in card.of_kind("cue") if (r.judge, r.protocol) == cell
+        value_of(r.noise_floor) for r in card.of_type(CueRow) if (r.judge, r.protocol) == cell
     ]
     exact = _close(got, want) and all(_close(x, want) for x in beside)
     detail = f"card repeat flip rate {_fmt(got)}, expected {_fmt(want)}; {_verdict(row)}"
