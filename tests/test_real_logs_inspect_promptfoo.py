@@ -29,6 +29,7 @@ CUSTOM = INSPECT / "custom.eval"
 UNSCORED = INSPECT / "2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval"
 ALPHA, BETA = INSPECT / "mockllm_alpha.eval", INSPECT / "mockllm_beta.eval"
 PROMPTFOO = REAL / "promptfoo" / "sample-export.json"
+STUB = REAL / "promptfoo" / "stub-llm-rubric.json"
 GRADES = {"C": 1.0, "P": 0.5, "I": 0.0}
 
 needs_inspect = pytest.mark.skipif(
@@ -194,3 +195,40 @@ def test_promptfoo_rows_keep_the_graders_reason() -> None:
     read = read_logs([PROMPTFOO])
     assert all(isinstance(r, ScoreRow) for r in read.scores)
     assert [r.explanation for r in read.scores] == reasons
+
+
+def _raw_grade(result: dict[str, Any]) -> tuple[str, float | None]:
+    """A raw promptfoo result's grader (label) and llm-rubric score; None: the reply unread."""
+    parts = result["gradingResult"]["componentResults"]
+    rubric = [p for p in parts if p.get("assertion", {}).get("type") == "llm-rubric"]
+    grader = result["testCase"]["options"]["provider"]["label"]
+    if not rubric:  # promptfoo's fail(): no assertion attached, the reply not read
+        assert [p["reason"] for p in parts] == ["Could not extract JSON from llm-rubric response"]
+        return grader, None
+    named = rubric[0]["assertion"].get("provider")
+    return (named["label"] if named else grader), float(rubric[0]["score"])
+
+
+def test_promptfoo_stub_eval_scores_and_unread_replies(tmp_path: Path) -> None:
+    export = json.loads(STUB.read_text(encoding="utf-8"))
+    graded = {(str(r["testIdx"]), r["provider"]["label"]): _raw_grade(r)
+              for r in export["results"]["results"]}  # fmt: skip
+    code, run = _logs(tmp_path, STUB)
+    assert code == 0
+    j = pl.read_parquet(RunDir(run).judgments)
+    assert j.height == len({t for t, _ in graded})  # one pair of stub providers per test case
+    for row in j.iter_rows(named=True):
+        (ja, a), (jb, b) = (
+            graded[(row["document_id"], "stub-alpha")],
+            graded[(row["document_id"], "stub-beta")],
+        )
+        assert row["judge"] == ja == jb  # the grader the test case (or its assertion) names
+        want = "Invalid" if a is None or b is None else "A" if a > b else "B" if a < b else "Tie"
+        assert row["verdict"] == want
+    unread = j.filter(pl.col("verdict") == "Invalid")
+    assert unread.height == sum(
+        1 for t in {t for t, _ in graded}
+        if graded[(t, "stub-alpha")][1] is None or graded[(t, "stub-beta")][1] is None
+    ) > 0  # fmt: skip
+    assert unread["invalid_reason"].str.contains("Could not extract JSON").all()
+    assert set(j["judge"]) == {"stub-grader", "stub-grader-strict"}

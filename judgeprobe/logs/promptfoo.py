@@ -6,7 +6,10 @@ graders' verdict: ``score`` (0 to 1), ``pass`` and ``reason``, and per assertion
 ``model-graded-closedqa``, ``factuality``, ``g-eval``, ``select-best``…) when there is one,
 else the whole result's. A result with an ``error`` and no grading is unreadable. The judge
 is the grading provider the assertion names, else the test case's ``options.provider``, else
-``DEFAULT_GRADER``: promptfoo's own default grader, which its export does not name.
+``DEFAULT_GRADER``: promptfoo's own default grader, which its export does not name. A grader
+reply promptfoo could not read (its model-graded matchers' ``fail()``: a component result with
+no ``assertion``, ``pass`` false, score 0 and a reason such as "Could not extract JSON from
+llm-rubric response") is no grade of 0: it is an Invalid judgment with that reason.
 """
 
 from __future__ import annotations
@@ -50,18 +53,26 @@ def results(path: Path) -> Iterator[tuple[Where, Record | BadRow]]:
         yield Where(str(path), number), got if isinstance(got, dict) else BadRow("not an object")
 
 
-def _graded(grading: Record) -> tuple[object, str, str]:
-    """The model-graded assertion's score, reason and grader, else the whole result's."""
-    for part in grading.get("componentResults") or []:
-        assertion = (part or {}).get("assertion") or {}
+def _graded(grading: Record) -> tuple[object, str, str, bool]:
+    """The model-graded assertion's score, reason and grader, else the whole result's.
+
+    The last value says whether the grader's reply went unread (promptfoo's ``fail()``).
+    """
+    parts = [p for p in grading.get("componentResults") or [] if isinstance(p, dict)]
+    for part in parts:
+        assertion = part.get("assertion") or {}
         kind = str(assertion.get("type") or "")
         if kind.startswith(("llm-", "model-graded", "g-eval", "factuality", "select-best")):
             return (
                 part.get("score"),
                 str(part.get("reason") or ""),
                 _name(assertion.get("provider")),
+                False,
             )
-    return grading.get("score"), str(grading.get("reason") or ""), ""
+    for part in parts:
+        if "assertion" not in part and part.get("pass") is False:  # promptfoo's fail()
+            return part.get("score"), str(part.get("reason") or ""), "", True
+    return grading.get("score"), str(grading.get("reason") or ""), "", False
 
 
 def _name(value: object) -> str:
@@ -84,8 +95,10 @@ def promptfoo_rows(where: Where, record: Record) -> Iterator[ScoreRow]:
     score: float | None = None
     why, reason, kind = "", "", ""
     if isinstance(grading, dict):
-        raw, reason, kind = _graded(grading)
-        if isinstance(raw, int | float) and not isinstance(raw, bool):
+        raw, reason, kind, failed = _graded(grading)
+        if failed:
+            why = f"the grader's reply was not read by promptfoo ({reason})"
+        elif isinstance(raw, int | float) and not isinstance(raw, bool):
             score = float(raw)
         else:
             why = f"no score in the grading result ({raw!r})"
