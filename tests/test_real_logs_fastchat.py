@@ -302,3 +302,16 @@ def test_multi_turn_pair_prompt_gives_the_second_turn() -> None:
         assert prompt_text(prompt, "b") == b[1]
         checked += 1
     assert checked == len(questions)
+
+
+def test_answers_named_otherwise_are_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file whose name is not the log's model answers nothing, and the run says so."""
+    folder = tmp_path / "model_answer"
+    folder.mkdir()
+    shutil.copy(ANSWERS / "phi-3.jsonl", folder / "phi3_run2.jsonl")  # model_id still phi-3
+    shutil.copy(ANSWERS / "phi-3-dpo.jsonl", folder / "phi-3-dpo.jsonl")
+    _logs(tmp_path, str(PAIR), "--answers", str(folder))
+    err = capsys.readouterr().err
+    assert "warning: --answers has no MODEL.jsonl for 1 of the log's 2 models (phi-3)" in err

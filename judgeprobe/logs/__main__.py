@@ -152,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{unpaired} scores alone on their question (no pair): not judgments")
     if unmatched:
         print(unmatched)
+    if args.answers:
+        _answers_unmatched(answers, RunDir(out), console)
     for note in card.notes:
         print(note)
     print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
@@ -196,6 +198,22 @@ def _finish(staging: Path, out: Path, args: argparse.Namespace) -> tuple[Card, s
         manifest["config"]["items"] = str((out / ITEMS).resolve())
         run.write_manifest(manifest)
     return card, report
+
+
+def _answers_unmatched(answers: Answers, run: RunDir, console: Console) -> None:
+    """Say which of the log's models no ``--answers`` file is named after (FastChat's key)."""
+    sides = pl.scan_parquet(run.judgments).select(
+        pl.concat([pl.col("generator_1"), pl.col("generator_2")]).unique()
+    )
+    models = set(sides.collect().to_series().drop_nulls().to_list())
+    missing = sorted(models - {model for model, _, _ in answers.answers})
+    if missing:
+        console.print(
+            f"warning: --answers has no MODEL.jsonl for {len(missing)} of the log's "
+            f"{len(models)} models ({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''}): "
+            "FastChat names a model by its answer file, not by its model_id",
+            markup=False, highlight=False,
+        )  # fmt: skip
 
 
 def _with_texts(run: RunDir) -> int:
