@@ -157,3 +157,16 @@ def test_self_without_a_reference_says_why(
     assert why in RunDir(run).card_md.read_text()
     rows = pl.read_csv(RunDir(run).card_csv)["row"].to_list()
     assert not [r for r in rows if r.startswith("self-preference")]
+
+
+def test_jsonl_with_a_bom_reads_its_first_line(tmp_path: Path) -> None:
+    log = tmp_path / "bom.jsonl"
+    rows = [{"question_id": q, "model_a": "alpha", "model_b": "beta", "winner": "A"}
+            for q in range(1, QUESTIONS + 1)]  # fmt: skip
+    log.write_bytes(b"\xef\xbb\xbf" + b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    code, run = _logs(tmp_path, str(log))
+    assert code in (0, 5, 6)  # nothing skipped: the first line is read, not "not a JSON line"
+    manifest = RunDir(run).manifest()
+    assert manifest.logs is not None
+    assert (manifest.logs.skipped, manifest.logs.rows) == (0, QUESTIONS)
+    assert pl.read_parquet(RunDir(run).judgments).height == QUESTIONS
