@@ -24,6 +24,7 @@ from judgeprobe.card.record import (
     CueRow,
     ObservedBase,
     PressureRow,
+    RandomizedPositionRow,
     ReadingRow,
     WordingRow,
 )
@@ -209,7 +210,20 @@ def _observed_rule(card: Card) -> str:
         "(items the log holds in both orders), and length and self-preference against human "
         "labels on the same items, take the rule above (length and self-preference with the "
         "cue threshold); length against ½, self-preference against other judges, agreement, "
-        "unreadable and drift are OBSERVED: shown, no exit code."
+        "unreadable and drift are OBSERVED: shown, no exit code." + _randomized_rule(card)
+    )
+
+
+def _randomized_rule(card: Card) -> str:
+    """The position (randomized) row in words, on a card with one."""
+    if not card.of_type(RandomizedPositionRow):
+        return ""
+    return (
+        " Position (randomized): the log's tool itself shuffled which response was shown "
+        "first (AlpacaEval), and the order was recovered from the judge's kept reply, so this "
+        "row is an experiment, not an association: first-shown share of decisive verdicts − "
+        "½, its interval over questions, the exact sign test over questions, the position "
+        "threshold either way; rows whose order could not be recovered make no position claim."
     )
 
 

@@ -94,6 +94,7 @@ from judgeprobe.metrics.uncertainty import (
     unit_interval,
 )
 from judgeprobe.metrics.units import DOC
+from judgeprobe.metrics.winrates import WinRate
 from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.runs.rundir import EXIT_UNRELIABLE, skipped_unreliable
 from judgeprobe.text.lexicons import Lexicons
@@ -133,6 +134,8 @@ class Card:
     skipped: int = 0
     log_rows: int = 0
     notes: tuple[str, ...] = ()  # why a row the run asked for is not on the card (``--self``)
+    # A logs run's win rates as the log's own tool counts them (``metrics.winrates``).
+    win_rates: tuple[WinRate, ...] = ()
 
     @cached_property
     def rows(self) -> pl.DataFrame:

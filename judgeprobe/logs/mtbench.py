@@ -319,6 +319,7 @@ def pair_calls_fast(path: Path) -> pl.LazyFrame | None:
             question=_prompt_expr(prompt, "question"), response_first=_prompt_expr(prompt, "a"),
             response_second=_prompt_expr(prompt, "b"), category=pl.lit(""),
             p_second=pl.lit(None), shown=pl.lit(True), strength=pl.lit(None),
+            randomized=pl.lit(None),
         ))  # fmt: skip
     return pl.concat(calls)
 

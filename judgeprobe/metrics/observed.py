@@ -10,6 +10,9 @@ exact test on the discordant questions, as the card's other rows).
 
 - ``position``: items judged validly in both orders (``items.position_units``, the Blind
   position row's units): first-shown excess and consistency.
+- ``position (randomized)``: where the log's tool itself shuffled the shown order (AlpacaEval)
+  and the order was recovered, the first-shown win share − ½ over decisive verdicts: an
+  experiment, since the order was assigned at random.
 - ``length``: over decisive verdicts on pairs of unequal length, the longer-win share L, against
   the human labels' L on the labelled pairs, else against ½.
 - ``self-preference``: the judge's own model's win rate (ties ½) under the judge minus under
@@ -49,7 +52,7 @@ COLUMNS = ["judge", "protocol", "condition", DOC, "subset", "item_id", "generato
 """The judgments-table columns the observed figures read (a log run's card reads no other)."""
 VALUE = {"A": 1.0, "Tie": 0.5, "B": 0.0}
 """Candidate A's value of a verdict: a win, half, a loss."""
-Measure = str  # position | length | self-preference | agreement | unreadable | drift
+Measure = str  # position | position-randomized | length | self-preference | agreement | …
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,44 @@ def position(judgments: pl.DataFrame) -> list[Observed]:
             up, down, p, "both orders of the same item",
             {"background": 2 * int(part["second"].sum()) / n},
             consistency=Estimate(value=consistency, lo=c_lo, hi=c_hi),
+        ))  # fmt: skip
+    return out
+
+
+def randomized_position(
+    judgments: pl.DataFrame, cells: Mapping[tuple[str, str], Mapping[str, int]]
+) -> list[Observed]:
+    """First-shown win share − ½ where the log's tool randomized the shown order.
+
+    ``cells``: the judge × protocol cells whose order the tool shuffled, each with how many rows
+    had their order recovered (``kept``, ``switched``) or not (``undetermined``); only
+    judgments with a recovered order (``order`` 12 or 21) count. The interval is the share's
+    over questions, shifted by ½; the test the exact sign test over questions of first- minus
+    second-shown wins.
+    """
+    decisive = narrow(judgments).filter(
+        pl.col("order").cast(pl.String).is_in(["12", "21"]), pl.col("verdict").is_in(["A", "B"])
+    )
+    first = (pl.col("order").cast(pl.String) == "12") == (pl.col("verdict") == "A")
+    units = decisive.select(
+        *CELL, pl.col(DOC).cast(pl.String), first=first.cast(pl.Int64),
+        second=(~first).cast(pl.Int64), unit=pl.lit(1, pl.Int64),
+    )  # fmt: skip
+    out = []
+    for (judge, protocol), part in sorted(units.partition_by(CELL, as_dict=True).items()):
+        counts = cells.get((str(judge), str(protocol)))
+        if counts is None:
+            continue
+        n, wins = part.height, int(part["first"].sum())
+        lo, hi = _bounds(part, ["first", "unit"], ratio(0, 1))
+        up, down, p = question_test(part, pl.col("first") - pl.col("second"))
+        out.append(Observed(
+            str(judge), str(protocol), "position-randomized", "position (randomized)",
+            "first-shown share − ½", n, part[DOC].n_unique(),
+            Estimate(value=wins / n - 0.5, lo=None if lo is None else lo - 0.5,
+                     hi=None if hi is None else hi - 0.5),
+            up, down, p, "the log's tool's random shown order",
+            {"first": wins, "background": 1.0, **{k: int(v) for k, v in counts.items()}},
         ))  # fmt: skip
     return out
 

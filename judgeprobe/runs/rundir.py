@@ -80,6 +80,23 @@ RETIRED: dict[str, str] = {
 _MODEL = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+class RandomizedOrder(BaseModel):
+    """A judge × protocol whose shown order the log's tool shuffled, as far as it was recovered."""
+
+    model_config = _MODEL
+
+    judge: str
+    """The judge (AlpacaEval's annotator)."""
+    protocol: str
+    """Its protocol."""
+    kept: int
+    """Rows shown in the order the log lists the pair."""
+    switched: int
+    """Rows whose second-listed response was shown first."""
+    undetermined: int
+    """Rows whose shown order could not be told (no position claim on them)."""
+
+
 class LogsConfig(BaseModel):
     """What ``judgeprobe logs`` was given: the config of a judge-logs run (``kind = "logs"``)."""
 
@@ -104,6 +121,11 @@ class LogsConfig(BaseModel):
     rows: int = 0
     """Every row the logs held, usable or skipped: ``skipped``'s denominator
     (``skipped_share``)."""
+    randomized_order: list[RandomizedOrder] = []
+    """Each judge × protocol whose shown order the log's tool shuffled (AlpacaEval), and how
+    much of it the reader recovered."""
+    unmatched_labels: int = 0
+    """``--labels`` rows that name no item of the log (counted, printed, in no figure)."""
 
 
 class SequentialRecord(BaseModel):
@@ -245,6 +267,11 @@ class RunDir:
     def labels(self) -> Path:
         """Human labels of the run's items (``records.LABEL_SCHEMA``), when it has any."""
         return self.path / "labels.parquet"
+
+    @property
+    def win_rates(self) -> Path:
+        """Each model's win rate as the log's own tool counts it (a logs run; CSV)."""
+        return self.path / "win_rates.csv"
 
     @property
     def manifest_file(self) -> Path:
