@@ -96,4 +96,3 @@ def vote(where: Where, record: Record, columns: Columns) -> VoteRow:
         annotator=str(record.get("annotator") or get(record, "judge") or ""), score=score,
         weight=weight,
     )  # fmt: skip
-
