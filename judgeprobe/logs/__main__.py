@@ -10,9 +10,11 @@ column map (``--map verdict=winner,…``; docs/logs.md lists the aliases), detec
 named with ``--format``. Calls no judge. Writes judgments.parquet, items.parquet (the texts the
 log carries or ``--answers`` supplies), labels.parquet (``--labels``), win_rates.csv (each
 model's win rate as the log's own tool counts it), the manifest, metrics, the observed card and
-the report, so ``judgeprobe card/report/review/metrics DIR`` work on it.
-A row that cannot be read is one line naming file and line; a file with no usable row is an
-error (exit 2); unreadable verdicts are Invalid judgments, counted, never dropped.
+the report, so ``judgeprobe card/report/review/metrics DIR`` work on it, all of it in a staging
+directory renamed into place last (a failure leaves ``--out`` absent). A row that cannot be
+read is one line naming file and line, counted in the manifest; more than 1 % skipped is exit
+4 (unreliable). A file with no usable row among others is a warning; no usable row at all is
+an error (exit 2); unreadable verdicts are Invalid judgments, counted, never dropped.
 """
 
 from __future__ import annotations
