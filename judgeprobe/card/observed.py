@@ -220,7 +220,7 @@ def observed_card(
         )  # fmt: skip
     silent = pl.DataFrame(schema={c: pl.String for c in SILENT})
     notes = self_notes(run, judgments, found)
-    return Card(tuple(records), silent, thresholds, task, notes=notes)
+    return Card(tuple(records), silent, thresholds, task, observed=True, notes=notes)
 
 
 def self_notes(run: RunDir, judgments: pl.DataFrame, found: list[Observed]) -> tuple[str, ...]:

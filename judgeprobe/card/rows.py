@@ -134,6 +134,8 @@ class Card:
     skipped: int = 0
     log_rows: int = 0
     notes: tuple[str, ...] = ()  # why a row the run asked for is not on the card (``--self``)
+    # A judge-logs card (``card.observed``): it speaks of the log, not of a live design.
+    observed: bool = False
     # A logs run's win rates as the log's own tool counts them (``metrics.winrates``).
     win_rates: tuple[WinRate, ...] = ()
 
@@ -165,7 +167,8 @@ class Card:
     def exit_code(self) -> int:
         """The card command's exit code, so a CI job can gate on the card.
 
-        0 all clear, ``EXIT_BIASED`` when any row is BIASED (or UNSTABLE: a wording row), else
+        0 all clear (or, no row able to set one, nothing to gate on: ``card.speech``),
+        ``EXIT_BIASED`` when any row is BIASED (or UNSTABLE: a wording row), else
         ``EXIT_DOES_NOT_REPLACE`` when an alt-test row that gates (thresholds version 5) is
         DOES-NOT-REPLACE, else ``EXIT_INSENSITIVE`` when
         any row is INSENSITIVE (the judge was not shown to read the texts), else

@@ -8,9 +8,8 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.card.battery import battery_section
-from judgeprobe.card.observed import observed_card
 from judgeprobe.card.render import display, rule, silent_table, summary
-from judgeprobe.card.rows import make_card
+from judgeprobe.card.rows import Card, make_card
 from judgeprobe.card.sequential import SequentialPlan, replay, sequential_card
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.prompts.task import DEFAULT, Task
@@ -76,18 +75,16 @@ def win_rate_section(run: RunDir) -> list[Section]:
                     tables=[table])]  # fmt: skip
 
 
-def observed_sections(
-    run: RunDir, judgments: pl.DataFrame, resamples: int, seed: int, task: Task = DEFAULT
-) -> list[Section]:
-    """The card of a judge-logs run (``card.observed``): its observed rows."""
-    card = observed_card(run, judgments, load_thresholds(), resamples, seed, task)
+def observed_card_sections(card: Card) -> list[Section]:
+    """An observed card as the report shows it; nothing for a card without rows."""
     if not card.records:
-        return win_rate_section(run)
-    shown = Section(
-        "Judge card (observed)",
-        rule(card) + " Thresholds: the defaults; `judgeprobe card RUN_DIR --thresholds "
-        "FILE` writes card.md/card.html with yours.",
-        tables=[display(card)],
-        sentences=[summary(card)],
-    )
-    return [shown, *win_rate_section(run)]
+        return []
+    return [
+        Section(
+            "Judge card (observed)",
+            rule(card) + " Thresholds: the defaults; `judgeprobe card RUN_DIR --thresholds "
+            "FILE` writes card.md/card.html with yours.",
+            tables=[display(card)],
+            sentences=[summary(card)],
+        )
+    ]

@@ -37,7 +37,7 @@ from judgeprobe.card.render import summary
 from judgeprobe.card.rows import Card
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
-from judgeprobe.logs.formats import ReadOptions, format_names
+from judgeprobe.logs.formats import ReadOptions, format_names, logs_task
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.labels import unmatched, unmatched_line
 from judgeprobe.logs.mtbench import Answers, read_answers
@@ -45,13 +45,12 @@ from judgeprobe.logs.read import Read, read_logs, read_votes
 from judgeprobe.logs.rows import VoteRow
 from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.load import load_judgments, load_run
+from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.table import write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.winrates import win_rates
-from judgeprobe.report.run import run_report
+from judgeprobe.report.logs import logs_report
 from judgeprobe.runs.rundir import LogsConfig, RunDir, check_writable_dir, skipped_share
-from judgeprobe.text.lexicons import load_lexicons
 
 SHOWN_BAD = 20
 """Bad rows printed one a line; the rest are in ``bad_rows.txt``."""
@@ -178,12 +177,12 @@ def _finish(staging: Path, out: Path, args: argparse.Namespace) -> tuple[Card, s
     """Metrics, report and card of the run in ``staging``; then its manifest names ``out``."""
     run = RunDir(staging)
     write_csv(estimates_table(pl.scan_parquet(run.judgments)), run.metrics)
+    card = card_for_run(staging, resamples=args.resamples, seed=args.seed)
     if args.no_report:
         report = f"none (--no-report: judgeprobe report {out} writes it and metrics_ci.csv)"
     else:
-        run_report(load_run(staging), load_lexicons(None), args.resamples, args.seed)
-        report = str(out / "report.html")
-    card = card_for_run(staging, resamples=args.resamples, seed=args.seed)
+        written = logs_report(staging, args.resamples, args.seed, card=card)
+        report = str(out / written.relative_to(staging))
     manifest = orjson.loads(run.manifest_file.read_bytes())
     if manifest["config"].get("items"):  # read from staging until now; the run's from here on
         manifest["config"]["items"] = str((out / ITEMS).resolve())
@@ -267,6 +266,7 @@ def _write(
         labels=str(args.labels.resolve()) if votes else None,
         baseline=None if args.baseline is None else str(args.baseline.resolve()),
         randomized_order=found.randomized_cells(), unmatched_labels=unmatched_labels,
+        task=logs_task(found.formats.values()),  # the nouns its pages speak
     )  # fmt: skip
     if bad:
         write_atomic(staging / BAD_ROWS, "\n".join(bad) + "\n")

@@ -28,6 +28,7 @@ from judgeprobe.core.records import document_hash
 from judgeprobe.logs.formats import LogFormat, per_record, register_format
 from judgeprobe.logs.rows import PairRow, Where, Winner
 from judgeprobe.logs.source import Record, need, text
+from judgeprobe.prompts.task import Task
 
 KEYS = {"instruction", "output_1", "output_2", "preference"}
 PROTOCOL = "alpaca_eval"
@@ -147,5 +148,5 @@ def alpaca_rows(where: Where, record: Record) -> Iterator[PairRow]:
 
 register_format(LogFormat(
     "alpaca", lambda s: s.keys >= KEYS, per_record(alpaca_rows),
-    help="AlpacaEval annotations.json (any annotator)",
+    help="AlpacaEval annotations.json (any annotator)", task=Task(preset="instruction"),
 ))  # fmt: skip

@@ -20,6 +20,7 @@ from typing import Any
 from judgeprobe import JudgeprobeError
 from judgeprobe.logs.formats import LogFormat, ReadOptions, Sniff, register_format
 from judgeprobe.logs.rows import ScoreRow, Skipped, Where
+from judgeprobe.prompts.task import Task
 
 GRADES = {"C": 1.0, "P": 0.5, "I": 0.0}
 """inspect_ai's CORRECT, PARTIAL and INCORRECT."""
@@ -164,4 +165,8 @@ def _rows(path: Path, options: ReadOptions) -> Iterator[ScoreRow | Skipped]:
     return eval_rows(path)
 
 
-register_format(LogFormat("inspect", _is_eval, _rows, help="inspect_ai .eval/.json eval logs"))
+register_format(
+    LogFormat(
+        "inspect", _is_eval, _rows, help="inspect_ai .eval/.json eval logs", task=Task(preset="qa")
+    )
+)

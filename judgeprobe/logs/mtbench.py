@@ -43,6 +43,7 @@ from judgeprobe.logs.rows import (
     calls_plan,
 )
 from judgeprobe.logs.source import Record, line_count, need, records, text, turn_of
+from judgeprobe.prompts.task import Task
 
 PAIR_KEYS = {"model_1", "model_2", "g1_winner", "g2_winner"}
 SINGLE_KEYS = {"model", "score", "judgment"}
@@ -324,6 +325,10 @@ def pair_calls_fast(path: Path) -> pl.LazyFrame | None:
     return pl.concat(calls)
 
 
+QA = Task(preset="qa")
+"""MT-Bench's task: answers to a question."""
+
+
 def _prompt_expr(prompt: pl.Expr, part: str) -> pl.Expr:
     """``prompt_text`` as a Polars expression: the first of the patterns that matches."""
     return pl.coalesce([prompt.str.extract(p, 1) for p in PROMPT_TEXTS[part]])
@@ -336,9 +341,9 @@ def _fast(path: Path, options: ReadOptions) -> pl.LazyFrame | None:
 
 register_format(LogFormat(
     "mtbench-pair", lambda s: s.keys >= PAIR_KEYS, per_record(pair_rows), _fast,
-    "FastChat llm_judge model_judgment/*_pair.jsonl",
+    "FastChat llm_judge model_judgment/*_pair.jsonl", QA,
 ))  # fmt: skip
 register_format(LogFormat(
     "mtbench-single", lambda s: s.keys >= SINGLE_KEYS and "judge" in s.keys,
-    per_record(single_rows), help="FastChat llm_judge model_judgment/*_single.jsonl",
+    per_record(single_rows), help="FastChat llm_judge model_judgment/*_single.jsonl", task=QA,
 ))  # fmt: skip

@@ -28,7 +28,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.core.cli import PROG
 from judgeprobe.core.files import write_json
 from judgeprobe.engine.store import Store
-from judgeprobe.prompts.task import DEFAULT, Task
+from judgeprobe.prompts.task import DEFAULT, LOGS, Task
 
 EXIT_BAD_INPUT = 2  # one `error:` line on stderr, nothing written
 EXIT_INCOMPLETE = 3  # the sweep deadline stopped sending, or batch answers are pending
@@ -73,6 +73,7 @@ or the self-test's calibration example."""
 
 RETIRED: dict[str, str] = {
     "shard": "written by the retired --shard (a run that has it is refused on resume)",
+    "merged_from": "written by the retired judgeprobe merge (the shard directories merged)",
 }
 """Keys older versions wrote that no reader needs: accepted on read and dropped (docs/outputs.md,
 "manifest.json"). Any other key the model does not declare is refused."""
@@ -121,6 +122,9 @@ class LogsConfig(BaseModel):
     rows: int = 0
     """Every row the logs held, usable or skipped: ``skipped``'s denominator
     (``skipped_share``)."""
+    task: Task | None = None
+    """Whose nouns the run's pages speak (the formats' task, ``logs.formats.logs_task``); None:
+    ``prompts.task.LOGS``, questions and responses."""
     randomized_order: list[RandomizedOrder] = []
     """Each judge × protocol whose shown order the log's tool shuffled (AlpacaEval), and how
     much of it the reader recovered."""
@@ -241,7 +245,13 @@ class Manifest(BaseModel):
 
     @property
     def task(self) -> Task:
-        """The task the run's prompts and pages speak of (``prompts.task``; older runs: default)."""
+        """The task the run's prompts and pages speak of (``prompts.task``).
+
+        A logs run's is its formats' (older logs runs: questions and responses); an older live
+        run's, the paper's.
+        """
+        if self.kind == "logs":
+            return (self.logs.task if self.logs is not None else None) or LOGS
         found = self.config.get("task")
         return DEFAULT if found is None else Task.model_validate(found)
 
