@@ -286,7 +286,7 @@ def summary(card: Card) -> str:
                EXIT_DOES_NOT_REPLACE: "no row BIASED; the judge cannot replace the annotators",
                EXIT_INSENSITIVE: "no row BIASED; the judge was not shown to read the texts",
                EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED",
-               EXIT_UNRELIABLE: f"unreliable: {skipped}"}  # fmt: skip
+               EXIT_UNRELIABLE: skipped}  # fmt: skip
     code = card.exit_code
     return f"{', '.join(parts) or 'no rows'}; exit code {code} ({meaning[code]})"
 
