@@ -46,7 +46,7 @@ from judgeprobe.metrics.uncertainty import method_sentence
 from judgeprobe.render.plots import forest
 from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
 from judgeprobe.render.templating import fragment, page
-from judgeprobe.runs.rundir import RunDir
+from judgeprobe.runs.rundir import EXIT_UNRELIABLE, RunDir, skipped_share
 
 SILENT_SHOWN = 50
 HUMAN_NOTE = (
@@ -282,10 +282,12 @@ def summary(card: Card) -> str:
     counts = Counter(r.verdict for r in card.records)
     parts = [f"{counts[v]} {v}" for v in sorted(counts, key=str)]
     biased = "BIASED" if "BIASED" in counts else "UNSTABLE"
+    skipped = skipped_share(card.skipped, card.log_rows)
     meaning = {0: clear_meaning(card), EXIT_BIASED: f"a row is {biased}",
                EXIT_DOES_NOT_REPLACE: "no row BIASED; the judge cannot replace the annotators",
                EXIT_INSENSITIVE: "no row BIASED; the judge was not shown to read the texts",
-               EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED"}  # fmt: skip
+               EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED",
+               EXIT_UNRELIABLE: skipped}  # fmt: skip
     code = card.exit_code
     return f"{', '.join(parts) or 'no rows'}; exit code {code} ({meaning[code]})"
 
@@ -325,6 +327,7 @@ def write_card(
     meta = [
         f"thresholds: {t.origin} (version {t.values.version}, sha256 {t.sha256[:12]})",
         summary(card),
+        *card.notes,
     ]
     silent = silent_table(card)
     n_silent = card.silent_items.height
