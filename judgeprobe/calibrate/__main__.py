@@ -40,7 +40,7 @@ from judgeprobe.calibrate.labels import (
 )
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import literal
-from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.core.files import write_atomic
 from judgeprobe.metrics.calibrated import (
     WIN_RATE,
@@ -192,9 +192,8 @@ def calibrate_run(args: CalibrateRequest) -> pl.DataFrame | None:
     return table
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv))
+cli = guarded(main)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

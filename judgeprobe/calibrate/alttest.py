@@ -38,7 +38,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.calibrate.annotations import Case, file_cases
 from judgeprobe.calibrate.labels import condition_judgments, find_labels, label_kind
 from judgeprobe.conditions import BLIND
-from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.core.files import atomic_path
 from judgeprobe.metrics.alttest import (
     ACCURACY,
@@ -270,9 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv))
+cli = guarded(main)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

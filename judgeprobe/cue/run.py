@@ -29,7 +29,7 @@ from rich.markup import escape
 from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import Condition
 from judgeprobe.conditions.checks import write_attack_checks, write_degrade_checks
-from judgeprobe.core.cli import RESUME, command_parser, main_guard
+from judgeprobe.core.cli import RESUME, command_parser, guarded
 from judgeprobe.core.files import write_json
 from judgeprobe.core.records import Item
 from judgeprobe.cue.bill import Bill, plan_bill, print_bill
@@ -509,9 +509,8 @@ def exit_code(summary: RunSummary, *, failing: bool, argv: list[str], console: C
     return EXIT_UNRELIABLE if failing else code
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv), RESUME)
+cli = guarded(main, RESUME)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
 from judgeprobe.card.rows import Card
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
-from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.item_selection import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
@@ -433,9 +433,8 @@ def selftest_run(args: argparse.Namespace) -> int:
     return 1 if missed else 0
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv))
+cli = guarded(main)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":
