@@ -356,3 +356,53 @@ def calibrated_table(
             "labels_for_halfwidth": found.labels_for_halfwidth,
         })  # fmt: skip
     return pl.DataFrame(rows, schema=CALIBRATED_SCHEMA).sort(["judge", "protocol", "model"])
+
+
+MULTIPLIER_SCHEMA: dict[str, pl.DataType] = {
+    "judge": pl.String(),
+    "protocol": pl.String(),
+    "model": pl.String(),
+    "n_labels": pl.Int64(),
+    "halfwidth": pl.Float64(),
+    "equivalent_labels": pl.Float64(),
+    "multiplier": pl.Float64(),
+}
+"""One row per judge × protocol × model: what a judge's verdicts are worth in human labels."""
+
+
+def equivalent_labels(human_sd: float, halfwidth: float | None) -> float | None:
+    """n_eq = (z · s_Y / H)²: the labels alone whose normal interval has half-width H.
+
+    None without an interval, or when the labels do not vary (their own interval is then no
+    interval at all).
+    """
+    if halfwidth is None or halfwidth <= 0 or not human_sd > 0:
+        return None
+    return float((Z * human_sd / halfwidth) ** 2)
+
+
+def label_multipliers(
+    judgments: pl.DataFrame, human: pl.DataFrame, estimate_kind: str = WIN_RATE
+) -> pl.DataFrame:
+    """Each judge's label multiplier n_eq / n for the calibrated estimate (docs/metrics.md).
+
+    ``judgments`` and ``human`` as ``calibrated_table`` takes them; s_Y is the standard deviation
+    of the n labelled values of the model's items.
+    """
+    table = calibrated_table(judgments, human, estimate_kind)
+    keys = ["judge", "protocol", "model"]
+    spread = (
+        judge_values(judgments, estimate_kind)
+        .join(human, on=["item_id", "candidate"], how="inner")
+        .filter(pl.col("value").is_not_null())
+        .group_by(keys)
+        .agg(sd=pl.col("value").std(ddof=1))
+    )
+    rows = []
+    for r in table.join(spread, on=keys, how="left").iter_rows(named=True):
+        n_eq = equivalent_labels(r["sd"] or 0.0, r["halfwidth"])
+        n = r["n_labels"]
+        rows.append({**{k: r[k] for k in keys}, "n_labels": n, "halfwidth": r["halfwidth"],
+                     "equivalent_labels": n_eq,
+                     "multiplier": None if n_eq is None or not n else n_eq / n})  # fmt: skip
+    return pl.DataFrame(rows, schema=MULTIPLIER_SCHEMA)
