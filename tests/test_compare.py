@@ -91,7 +91,8 @@ def test_planted_differences_recovered_exactly(tmp_path: Path) -> None:
     assert position.diff == pytest.approx(0.25)
     assert (position.first_more, position.second_more) == (10, 0)
     assert position.p == pytest.approx(binomtest(10, 10).pvalue)
-    assert position.diff_lo is not None and position.diff_hi is not None
+    assert position.diff_lo is not None
+    assert position.diff_hi is not None
     assert 0 < position.diff_lo < 0.25 < position.diff_hi
     assert position.verdict == "better"  # a smaller first-shown lean
     cue = rows["True"]
@@ -99,7 +100,8 @@ def test_planted_differences_recovered_exactly(tmp_path: Path) -> None:
     assert (cue.effect_1, cue.effect_2, cue.diff) == pytest.approx((0.2, 0.2, 0.0))
     assert (cue.first_more, cue.second_more, cue.p) == (8, 8, pytest.approx(1.0))
     assert cue.verdict == "no detectable difference"
-    assert cue.mdd is not None and cue.mdd > 0
+    assert cue.mdd is not None
+    assert cue.mdd > 0
     # Each run's effect on identical documents is exactly its card's effect.
     for run, k in ((one, 1), (two, 2)):
         card = card_for_run(run, resamples=0)
@@ -120,7 +122,8 @@ def test_worse_and_cost_and_outputs(tmp_path: Path) -> None:
     cost_1, cost_2 = document.runs[0].cost, document.runs[1].cost
     assert cost_1.usd_per_judgment == pytest.approx(0.48 / 240)
     assert cost_1.tokens_per_judgment == pytest.approx(26_400 / 240)
-    assert cost_2.usd_per_judgment is None and "no spend record" in cost_2.note
+    assert cost_2.usd_per_judgment is None
+    assert "no spend record" in cost_2.note
     csv = pl.read_csv(out / "compare.csv")
     assert csv.columns == CSV_COLUMNS
     assert set(csv["row"]) == set(rows)
@@ -163,7 +166,8 @@ def test_two_single_judge_runs_agree_with_the_in_run_difference(tmp_path: Path) 
     lds = paired_difference(both, "LDS", ("j1", "baseline", "True"), ("j2", "baseline", "True"))
     placebo = paired_difference(both, "LDS", ("j1", "baseline", "Placebo"),
                                 ("j2", "baseline", "Placebo"))  # fmt: skip
-    assert lds.delta is not None and placebo.delta is not None
+    assert lds.delta is not None
+    assert placebo.delta is not None
     assert rows["True"].diff == pytest.approx(lds.delta - placebo.delta)
 
 

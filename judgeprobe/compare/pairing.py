@@ -32,7 +32,7 @@ from judgeprobe.metrics import observed
 from judgeprobe.metrics.between import label_units, run_difference
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.families import families, prepare
-from judgeprobe.metrics.load import Run, counted_judgments
+from judgeprobe.metrics.load import counted_judgments
 from judgeprobe.metrics.units import DOC, with_optional
 from judgeprobe.runs.rundir import Manifest, RunDir
 from judgeprobe.text.lexicons import Lexicons

@@ -55,7 +55,8 @@ class ComparedRow(BaseModel):
     second_more: int
     """Documents whose own value is larger in the compared run."""
     p: float | None
-    """The exact two-sided sign test of first_more against second_more (None: no document differs)."""
+    """The exact two-sided sign test of first_more against second_more (None: no document
+    differs)."""
     q: float | None
     """p adjusted by Benjamini–Hochberg over every row of every comparison."""
     mdd: float | None

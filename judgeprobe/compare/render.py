@@ -26,7 +26,7 @@ def _num(x: float | None, digits: int = 3) -> str:
     return MISSING if x is None else f"{x:.{digits}f}"
 
 
-def _label(r: object, several: bool) -> str:
+def _label(r: object, *, several: bool) -> str:
     judge, protocol, row = (getattr(r, k) for k in ("judge", "protocol", "row"))
     return f"{judge} · {protocol} · {row}" if several else str(row)
 
@@ -35,7 +35,7 @@ def forest_rows(c: Comparison) -> pl.DataFrame:
     """The rows' differences as ``render.plots.forest`` draws them (no thresholds)."""
     several = len({(r.judge, r.protocol) for r in c.rows}) > 1
     return pl.DataFrame(
-        [{"label": _label(r, several), "value": r.diff, "lo": r.diff_lo, "hi": r.diff_hi,
+        [{"label": _label(r, several=several), "value": r.diff, "lo": r.diff_lo, "hi": r.diff_hi,
           "threshold": None, "both_ways": False, "verdict": r.verdict} for r in c.rows],
         schema={"label": pl.String, "value": pl.Float64, "lo": pl.Float64, "hi": pl.Float64,
                 "threshold": pl.Float64, "both_ways": pl.Boolean, "verdict": pl.String},

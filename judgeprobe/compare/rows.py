@@ -80,7 +80,9 @@ PLAIN: dict[str, tuple[str, str]] = {
 """Row kinds whose effect is one registry metric of one cell: the metric and the condition."""
 
 
-def contribution(row: CardRow, fams: dict[str, pl.DataFrame], cues: set[Cell]) -> Contribution | None:
+def contribution(
+    row: CardRow, fams: dict[str, pl.DataFrame], cues: set[Cell]
+) -> Contribution | None:
     """The row's effect as document counts; None for a kind ``compare`` does not pair."""
     cell: Cell = (row.judge, row.protocol, row.row)
     if row.kind == "cue":

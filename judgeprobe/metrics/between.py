@@ -76,9 +76,7 @@ def cell_contribution(units: pl.DataFrame, spec: MetricSpec, cell: Cell) -> Cont
     return _summed(cell_units(units, spec, cell), spec.columns, spec.stat)
 
 
-def paired_contribution(
-    units: pl.DataFrame, spec: MetricSpec, a: Cell, b: Cell
-) -> Contribution:
+def paired_contribution(units: pl.DataFrame, spec: MetricSpec, a: Cell, b: Cell) -> Contribution:
     """spec(a) − spec(b) on the showings both cells count (``compare.paired_difference``)."""
     pairs = paired_units(units, spec, a, b)
     columns = [*spec.columns, *(c + B for c in spec.columns)]
@@ -106,9 +104,9 @@ def run_difference(
     """One row's paired difference between two runs over ``documents`` (module docstring)."""
     one, two = first.on(documents), second.on(documents)
     k = one.width
-    values = np.hstack(
-        [one.sums.drop(DOC).to_numpy(), two.sums.drop(DOC).to_numpy()]
-    ).astype(np.float64)
+    values = np.hstack([one.sums.drop(DOC).to_numpy(), two.sums.drop(DOC).to_numpy()]).astype(
+        np.float64
+    )
     weights = np.ones(len(values))
     stat = versus(one.stat, two.stat, k)
     value_1, value_2 = one.value(), two.value()
