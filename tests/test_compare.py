@@ -23,6 +23,7 @@ from judgeprobe.compare import compare
 from judgeprobe.compare.__main__ import cli
 from judgeprobe.compare.published import CSV_COLUMNS, schema_text
 from judgeprobe.core.files import write_json
+from judgeprobe.core.records import LABEL_SCHEMA
 from judgeprobe.metrics.compare import paired_difference
 from judgeprobe.runs.rundir import RunDir
 
@@ -201,3 +202,76 @@ def test_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert not out.exists()
     with pytest.raises(JudgeprobeError):
         compare([one], out=out)
+
+
+def _blind(judge: str, correct: set[int]) -> pl.DataFrame:
+    """Blind in both orders: candidate A on ``correct`` documents, B elsewhere (no lean)."""
+    return pl.DataFrame([_row(judge, "Blind", d, o, "A" if d in correct else "B")
+                         for d in range(DOCS) for o in ("12", "21")])  # fmt: skip
+
+
+def test_against_human_labels_and_the_label_multiplier(tmp_path: Path) -> None:
+    # People prefer A on documents 0–29, B on 30–39. Run 1's judge agrees on all 40, run 2's
+    # says A everywhere: agreement 1.0 against 0.75, Δ = 0.25 on ten documents, run 2 worse.
+    one = write_run(tmp_path / "r1", _blind("g", set(range(30))))
+    two = write_run(tmp_path / "r2", _blind("g", set(range(DOCS))))
+    labels = pl.DataFrame(
+        {"item_id": [f"i{d}" for d in range(DOCS)], "label": ["A"] * 30 + ["B"] * 10,
+         "score": None, "weight": None, "annotator": "ada"},
+        schema=LABEL_SCHEMA,
+    )  # fmt: skip
+    labels.write_parquet(RunDir(one).labels)
+    document = compare([one, two], out=tmp_path / "out")
+    rows = _rows(document)
+    agreement, accuracy = rows["agreement with people"], rows["accuracy against people"]
+    assert (agreement.effect_1, agreement.effect_2, agreement.diff) == pytest.approx(
+        (1, 0.75, 0.25)
+    )
+    assert (agreement.first_more, agreement.second_more) == (10, 0)
+    assert agreement.verdict == "worse"
+    assert (accuracy.effect_1, accuracy.effect_2) == pytest.approx((1.0, 0.75))
+    assert document.comparisons[0].labels.endswith("labels.parquet")
+    # The multiplier: n_eq = (1.96 · s_Y / H)², s_Y the labels' standard deviation.
+    sd = (30 * 10 / (40 * 39)) ** 0.5
+    for run in document.runs:
+        (m,) = [m for m in run.multipliers if m.model == "candidate 1"]
+        assert m.labels == DOCS
+        assert m.halfwidth is not None
+        assert m.equivalent_labels == pytest.approx((1.959963984540054 * sd / m.halfwidth) ** 2)
+        assert m.multiplier == pytest.approx(m.equivalent_labels / DOCS)
+    perfect, flat = (r.multipliers[0].multiplier for r in document.runs)
+    assert perfect is not None
+    assert flat is not None
+    # A judge that agrees with people is worth more labels than were used; one that says A
+    # whatever it reads adds nothing to them (PPI++'s weight goes to 0): about 1.
+    assert perfect > flat + 0.3  # every item labelled: the judge adds only its variance cut
+    assert flat == pytest.approx(1.0, abs=0.1)
+
+
+def test_logs_runs_have_no_spend_and_pair_their_observed_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from judgeprobe.logs.__main__ import cli as logs_cli
+    from tests.test_logs import _jsonl, _pair
+
+    # Twelve questions: the first log's judge picks the first-shown model in both orders on
+    # six of them (a lean of 0.5), the second log's on none.
+    leaning = [_pair(q, "a", "b", "model_1", "model_2") for q in range(6)]
+    even = [_pair(q, "a", "b", "model_1", "model_1") for q in range(6, 12)]
+    steady = [_pair(q, "a", "b", "model_1", "model_1") for q in range(12)]
+    runs = []
+    for name, rows in (("leaning", leaning + even), ("steady", steady)):
+        log = _jsonl(tmp_path / f"{name}.jsonl", rows)
+        assert logs_cli([str(log), "--out", str(tmp_path / name), "--resamples", "0"]) in (0, 5, 6)
+        runs.append(tmp_path / name)
+    capsys.readouterr()
+    assert cli([*map(str, runs), "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "no spend record" in out
+    document = json.loads((tmp_path / "out" / "compare.json").read_text())
+    (position,) = [
+        r for r in document["comparisons"][0]["rows"] if r["kind"] == "observed-position"
+    ]
+    assert (position["effect_1"], position["effect_2"]) == pytest.approx((0.5, 0.0))
+    assert position["verdict"] == "better"
+    assert all(run["cost"]["usd_per_judgment"] is None for run in document["runs"])

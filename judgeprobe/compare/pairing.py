@@ -28,7 +28,6 @@ from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.compare.published import ComparedRow, Comparison, Verdict
 from judgeprobe.compare.rows import FAMILIES, LARGER, TWO_SIDED, Row, card_rows, label_rows
 from judgeprobe.conditions import BLIND
-from judgeprobe.metrics import observed
 from judgeprobe.metrics.between import label_units, run_difference
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.families import families, prepare
@@ -67,8 +66,7 @@ def load(path: Path) -> Loaded:
         if not part.is_file():
             raise JudgeprobeError(f"{path}: no {part.name} (is this a run directory?)")
     manifest = run.manifest()
-    columns = observed.COLUMNS if manifest.kind == "logs" else None
-    judgments = counted_judgments(run.judgments, columns)
+    judgments = counted_judgments(run.judgments)
     judgments = with_optional(judgments.lazy()).collect()  # document_id where a table lacks it
     return Loaded(path, run, manifest, judgments.with_columns(pl.col(DOC).cast(pl.String)))
 
