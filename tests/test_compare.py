@@ -256,9 +256,9 @@ def test_logs_runs_have_no_spend_and_pair_their_observed_position(
 
     # Twelve questions: the first log's judge picks the first-shown model in both orders on
     # six of them (a lean of 0.5), the second log's on none.
-    leaning = [_pair(q, "a", "b", "model_1", "model_2") for q in range(6)]
-    even = [_pair(q, "a", "b", "model_1", "model_1") for q in range(6, 12)]
-    steady = [_pair(q, "a", "b", "model_1", "model_1") for q in range(12)]
+    leaning: list[object] = [_pair(q, "a", "b", "model_1", "model_2") for q in range(6)]
+    even: list[object] = [_pair(q, "a", "b", "model_1", "model_1") for q in range(6, 12)]
+    steady: list[object] = [_pair(q, "a", "b", "model_1", "model_1") for q in range(12)]
     runs = []
     for name, rows in (("leaning", leaning + even), ("steady", steady)):
         log = _jsonl(tmp_path / f"{name}.jsonl", rows)

@@ -359,8 +359,11 @@ def _two_runs(
 
 
 def _estimator(kind: str) -> Stat:
-    """The estimator the metrics table gives the kind's metric (``paired``: compare's share;
-    ``runs``: ``compare``'s, the excess of run 1 minus that of run 2 on stacked sums)."""
+    """The estimator the metrics table gives the kind's metric.
+
+    ``paired``: compare's reduced share; ``runs``: ``judgeprobe compare``'s, the excess of run 1
+    minus that of run 2 on stacked sums.
+    """
     if kind == "runs":
         excess = BY_NAME["first_shown_excess"].stat
         return versus(excess, excess, len(BY_NAME["first_shown_excess"].columns))
