@@ -29,8 +29,8 @@ from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import run_job
-from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.cue.run import cue_job_type
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.engine.batch import BatchEndpoint, walk
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress

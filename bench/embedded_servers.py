@@ -25,7 +25,7 @@ from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import Job, run_job
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import run_jobs

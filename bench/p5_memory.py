@@ -22,8 +22,8 @@ from pathlib import Path
 from bench.common import Stub, peak_rss_mb, rss_mb, sweep_config, synthetic_items
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.cue.judgments import judgment_rows, write_judgments
-from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.cue.run import cue_job_type
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.engine.probe import probe_endpoint
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.store import Store

@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import protocols_for
+from judgeprobe.cue.stream import protocols_for
 from judgeprobe.metrics.flags import Readability, invalid_reasons, with_flags
 from judgeprobe.prompts import load_template
 from judgeprobe.prompts.task import CRITERIA

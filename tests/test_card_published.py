@@ -5,6 +5,7 @@ line names the interval its rows are computed with."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -75,6 +76,20 @@ def test_card_csv_keeps_its_columns(tmp_path: Path) -> None:
     run = _write(tmp_path, biased())
     card_for_run(run, resamples=200)
     assert pl.read_csv(RunDir(run).card_csv).columns == list(CSV_COLUMNS)
+
+
+def documented_csv_columns() -> list[str]:
+    """card.csv's columns as docs/card.md lists them (between its two markers)."""
+    text = (ROOT / "docs" / "card.md").read_text(encoding="utf-8")
+    block = text.split("<!-- card.csv columns -->")[1].split("<!-- end card.csv columns -->")[0]
+    return re.findall(r"`([^`]+)`", block)
+
+
+def test_the_documented_card_csv_columns_are_the_written_ones(tmp_path: Path) -> None:
+    run = _write(tmp_path, biased())
+    card_for_run(run, resamples=200)
+    written = pl.read_csv(RunDir(run).card_csv).columns
+    assert documented_csv_columns() == written
 
 
 def test_the_method_line_names_the_interval_the_rows_use(tmp_path: Path) -> None:

@@ -18,8 +18,8 @@ from aiohttp import web
 
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.item_selection import sweep_items
-from judgeprobe.cue.plan import protocols_for
 from judgeprobe.cue.preflight import first_requests
+from judgeprobe.cue.stream import protocols_for
 from judgeprobe.engine.context import Limit
 from tests.conftest import make_items, run_cli, write_config
 from tests.fake_tgi import FakeTGI, tokens

@@ -10,7 +10,7 @@ from judgeprobe.conditions import DegradeCondition, builtin_conditions, parse_co
 from judgeprobe.core.corpus import load_items
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import count, cue_jobs, protocols_for
+from judgeprobe.cue.stream import count, cue_jobs, protocols_for
 from judgeprobe.engine.settings import JudgeConfig
 from judgeprobe.text.degrade import KINDS, Kind, degrade, key_sentence, sentences, verify
 

@@ -148,9 +148,9 @@ def test_every_package_has_a_layer() -> None:
 
 
 def test_the_layer_check_finds_a_planted_upward_import() -> None:
-    graph = {"judgeprobe.engine.client": {"judgeprobe.cue.plan"}, "judgeprobe.cue.plan": set()}
+    graph = {"judgeprobe.engine.client": {"judgeprobe.cue.stream"}, "judgeprobe.cue.stream": set()}
     assert upward_imports(graph) == [
-        "judgeprobe.engine.client -> judgeprobe.cue.plan (engine may not import cue)"
+        "judgeprobe.engine.client -> judgeprobe.cue.stream (engine may not import cue)"
     ]
     sideways = {"judgeprobe.rubric.sweep": {"judgeprobe.annotate.export"}}
     assert upward_imports(sideways) == [

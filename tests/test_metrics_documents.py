@@ -14,7 +14,7 @@ from judgeprobe.core.corpus import load_items
 from judgeprobe.core.records import JUDGMENT_SCHEMA, document_hash
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.judgments import judgment_rows
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.engine.store import Store
 
 

@@ -18,7 +18,7 @@ from judgeprobe.conditions import NAMED_BLIND, builtin_conditions
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.manifest import label_schemes
-from judgeprobe.cue.plan import count, cue_jobs, protocols_for
+from judgeprobe.cue.stream import count, cue_jobs, protocols_for
 from judgeprobe.prompts import load_template
 from judgeprobe.prompts.task import CRITERIA, DEFAULT, Task
 from judgeprobe.protocols.base import Presentation

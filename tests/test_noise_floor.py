@@ -14,8 +14,8 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import REPEAT
 from judgeprobe.core.records import JUDGMENT_SCHEMA
 from judgeprobe.cue.config import SweepConfig, load_config
-from judgeprobe.cue.plan import repeated
 from judgeprobe.cue.run import main
+from judgeprobe.cue.stream import repeated
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.text.lexicons import load_lexicons
 from tests.conftest import make_items, write_config

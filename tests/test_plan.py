@@ -16,8 +16,8 @@ from judgeprobe.cue import bill as bill_module
 from judgeprobe.cue.bill import LATER_INSTRUCTIONS, Bill, Tally, expected_spend
 from judgeprobe.cue.config import load_config, sweep_conditions
 from judgeprobe.cue.item_selection import sweep_items
-from judgeprobe.cue.plan import count, protocols_for
 from judgeprobe.cue.run import cli
+from judgeprobe.cue.stream import count, protocols_for
 from judgeprobe.engine.settings import JudgeConfig, Price
 from judgeprobe.engine.speed import Speed
 from judgeprobe.engine.store import Result, Store
@@ -59,7 +59,7 @@ def plan(capsys: pytest.CaptureFixture[str], cfg: Path, out: Path) -> dict[str, 
 
 
 def planned_requests(cfg: Path) -> int:
-    """The requests the run's own count plans (``cue.plan.count``), before any cache."""
+    """The requests the run's own count plans (``cue.stream.count``), before any cache."""
     sweep = load_config(cfg)
     conditions = sweep_conditions(sweep)
     counts = count(sweep, protocols_for(sweep), sweep_items(sweep), conditions)

@@ -11,8 +11,8 @@ import polars as pl
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.config import SweepConfig, load_config, sweep_conditions
-from judgeprobe.cue.plan import blind_orders, count, cue_jobs, orders_for, protocols_for
 from judgeprobe.cue.run import main
+from judgeprobe.cue.stream import blind_orders, count, cue_jobs, orders_for, protocols_for
 from judgeprobe.protocols.reveal import reveal_stages
 from tests.conftest import make_items, write_config
 from tests.fakeserver import FakeJudge

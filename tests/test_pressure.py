@@ -16,7 +16,7 @@ from judgeprobe.card.from_run import card_for_run
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.records import Item, Verdict
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import count, cue_jobs, protocols_for
+from judgeprobe.cue.stream import count, cue_jobs, protocols_for
 from judgeprobe.engine.store import Result
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.protocols.base import Presentation, StageFailed

@@ -21,8 +21,8 @@ from pydantic import BaseModel
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import count, protocols_for
 from judgeprobe.cue.run import main
+from judgeprobe.cue.stream import count, protocols_for
 from judgeprobe.engine.store import Result
 from judgeprobe.prompts import load_template
 from judgeprobe.prompts.task import CRITERIA

@@ -33,8 +33,8 @@ from judgeprobe.card.from_run import card_for_run
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.config import SweepConfig, load_config, sweep_conditions
 from judgeprobe.cue.item_selection import reviewed, sweep_items
-from judgeprobe.cue.plan import cue_jobs, protocols_for
 from judgeprobe.cue.run import main as run
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.metrics.__main__ import main as metrics_main
 from judgeprobe.metrics.agreement import human_kappa
 from judgeprobe.metrics.load import load_judgments, load_run

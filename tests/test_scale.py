@@ -12,7 +12,7 @@ import pytest
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.corpus import load_items
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import cue_jobs, document_of, protocols_for
+from judgeprobe.cue.stream import cue_jobs, document_of, protocols_for
 from judgeprobe.engine.progress import SweepProgress
 from judgeprobe.engine.runner import run_jobs
 from judgeprobe.engine.store import Outcome, Store

@@ -189,13 +189,13 @@ def test_export_batch_writes_one_round_at_a_time(
 def test_rounds_plan_what_the_fixed_design_would_before_any_look() -> None:
     """Round by round, with nothing settled, the rounds plan the fixed design's judgments."""
     from judgeprobe.conditions import builtin_conditions
-    from judgeprobe.cue.plan import count, cue_jobs, protocols_for
-    from judgeprobe.cue.rounds import Rounds, requests_of
+    from judgeprobe.cue.rounds import SequentialRounds, requests_of
+    from judgeprobe.cue.stream import count, cue_jobs, protocols_for
 
     cfg = SweepConfig(conditions=["Blind", "True", "DegradedNumber"], design="sequential", round=3)
     items, conditions = sweep_items(cfg), builtin_conditions()
     protocols = protocols_for(cfg)
-    rounds = Rounds(cfg, protocols, items, conditions)
+    rounds = SequentialRounds(cfg, protocols, items, conditions)
     fingerprints = {j.name: "f" for j in cfg.judges}
     planned = [j for k in range(len(rounds.plan.looks)) for j in rounds.jobs(k, fingerprints, None)]
     fixed = list(cue_jobs(cfg, protocols, items, conditions, fingerprints))

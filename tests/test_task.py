@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from judgeprobe.cue.config import SweepConfig, load_config
-from judgeprobe.cue.plan import protocols_for
+from judgeprobe.cue.stream import protocols_for
 from judgeprobe.prompts import load_template
 from judgeprobe.prompts.task import CRITERIA, DEFAULT, Task
 from judgeprobe.protocols import PBP, Baseline, SCoT, templates_hash

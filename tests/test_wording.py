@@ -20,7 +20,7 @@ from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, Card
 from judgeprobe.conditions import builtin_conditions
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig, load_config
-from judgeprobe.cue.plan import count, cue_jobs, protocols_for
+from judgeprobe.cue.stream import count, cue_jobs, protocols_for
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.wording import agreement, fleiss

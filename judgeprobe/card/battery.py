@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.card.record import shown
+from judgeprobe.card.record import CueRow, shown
 from judgeprobe.card.rows import Card
 from judgeprobe.conditions import builtin_conditions, is_placebo
 from judgeprobe.core.cells import MISSING
@@ -20,7 +20,7 @@ def battery_view(card: Card) -> pl.DataFrame:
     A cell: the cue's effect (its LDS minus its matched placebo's) with its 95% interval and
     the card's verdict. Placebo rows are left out: they are what the cues are read against.
     """
-    rows = [r for r in card.of_kind("cue") if r.family and not is_placebo(r.row)]
+    rows = [r for r in card.of_type(CueRow) if r.family and not is_placebo(r.row)]
     if not rows:
         return pl.DataFrame()
     several = len({r.protocol for r in rows}) > 1

@@ -4,7 +4,7 @@ One row per judge × protocol whose Blind judgments have gold picks (``metrics.g
 effect is SENS_gold = (gold − other chosen) / judged, ties in n, the sensitivity row's form,
 with its document-level interval and the exact sign test over documents of gold against the
 other response. ACC and the content-blind baselines ACC_longer and ACC_shorter sit beside it
-(``CardRow.accuracy``, ``accuracy_longer``, ``accuracy_shorter``).
+(``AccuracyRow.accuracy``, ``accuracy_longer``, ``accuracy_shorter``).
 
 Only Blind counts: a judge shown labels could copy them, and a cue's text changes are what the
 cue rows test. The row is SENSITIVE (the judge is shown to read) when the sign test holds
@@ -21,20 +21,21 @@ from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.card.kinds.reading import AccuracyRow
 from judgeprobe.card.pairs import direction_test
-from judgeprobe.card.record import SIGN_TEST, CardRow, Estimate, RowKind
 from judgeprobe.conditions import BLIND
+from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics.gold import gold_units
 from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.units import DOC, with_optional
 
-ACCURACY_ROW: RowKind = "accuracy"
-"""The kind of the card's accuracy rows, and each one's name."""
+ACCURACY_ROW = "accuracy"
+"""Each accuracy row's name."""
 MARGINS = ("ACC_vs_longer", "ACC_vs_shorter")
 """ACC beyond each length baseline (``metrics.gold``): both must lie above 0 for SENSITIVE."""
 
 
-def accuracy_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[CardRow]:
+def accuracy_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[AccuracyRow]:
     """One untested-yet row per judge × protocol with gold on Blind (no q, no verdict yet)."""
     j = with_optional(judgments.lazy()).with_columns(pl.col(DOC).cast(pl.String))
     units = (
@@ -43,7 +44,7 @@ def accuracy_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[CardRow]
         .with_columns(pl.col("judge", "protocol").cast(pl.String))
         .collect()
     )
-    rows: list[CardRow] = []
+    rows: list[AccuracyRow] = []
     for (judge, protocol), part in sorted(
         units.partition_by(["judge", "protocol"], as_dict=True).items()
     ):
@@ -51,16 +52,14 @@ def accuracy_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[CardRow]
         up, down, p = direction_test(part, pl.col("correct") - pl.col("other"))
         lows = [table.get(cell, metric).lo for metric in MARGINS]
         rows.append(
-            CardRow(
+            AccuracyRow(
                 judge=cell[0],
                 protocol=cell[1],
                 row=ACCURACY_ROW,
-                kind=ACCURACY_ROW,
                 n=int(part["gold_judged"].sum()),
                 documents=part[DOC].n_unique(),
                 effect_name="SENS_gold (gold − other)",
                 effect=Estimate.of(*table.get(cell, "SENS_gold").interval),
-                test=SIGN_TEST,
                 up=up,
                 down=down,
                 p=p,

@@ -22,11 +22,13 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.card import stats
+from judgeprobe.card.kinds.base import SIGN_TEST
+from judgeprobe.card.kinds.observed import ObservedPositionRow, ObservedRow
 from judgeprobe.card.pairs import BLIND_VERDICT
-from judgeprobe.card.record import SIGN_TEST, CardRow, Estimate
 from judgeprobe.card.rows import Card
 from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.conditions import BLIND
+from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics import observed
 from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.observed import Observed
@@ -85,21 +87,19 @@ def note(o: Observed) -> str:
             f"vs out of Tie{tests}")  # fmt: skip
 
 
-def _row(o: Observed) -> CardRow:
+def _row(o: Observed) -> ObservedPositionRow | ObservedRow:
     """The row of one observed figure, before its q-value and verdict."""
-    consistency = None
+    fields = {
+        "judge": o.judge, "protocol": o.protocol, "row": o.row, "n": o.n,
+        "documents": o.documents, "effect_name": o.effect_name,
+        "effect": Estimate.of(o.effect, o.lo, o.hi), "test": SIGN_TEST if o.p is not None else "",
+        "up": o.up, "down": o.down, "p": o.p, "note": note(o),
+    }  # fmt: skip
     if o.measure == "position":
         parts = [o.parts[k] for k in ("consistency", "consistency_lo", "consistency_hi")]
         consistency = Estimate.of(*(None if x is None else float(x) for x in parts))
-    return CardRow.model_validate(
-        {
-            "judge": o.judge, "protocol": o.protocol, "row": o.row, "kind": f"observed-{o.measure}",
-            "n": o.n, "documents": o.documents, "effect_name": o.effect_name,
-            "effect": Estimate.of(o.effect, o.lo, o.hi),
-            "test": SIGN_TEST if o.p is not None else "",
-            "up": o.up, "down": o.down, "p": o.p, "consistency": consistency, "note": note(o),
-        }
-    )  # fmt: skip
+        return ObservedPositionRow.model_validate({**fields, "consistency": consistency})
+    return ObservedRow.model_validate({**fields, "kind": f"observed-{o.measure}"})
 
 
 def _tested(o: Observed) -> bool:
@@ -167,7 +167,7 @@ def observed_card(
     rows = [_row(o) for o in found]
     q_values = stats.bh_qvalues([o.p for o in found])
     tests = sum(o.p is not None for o in found)
-    records: list[CardRow] = []
+    records: list[ObservedPositionRow | ObservedRow] = []
     for o, row, q in zip(found, rows, q_values, strict=True):
         if not _tested(o):
             records.append(row.model_copy(update={"q": q, "verdict": INFORMATIONAL}))

@@ -5,7 +5,7 @@ One row per judge × protocol × pressure condition (``Challenge``, ``Disagree``
 turn 2 after the push). Beside its effect it shows where the revisions went, in docs/metrics.md's
 split that adds up to RS: ``RS_opp`` (switched to the other candidate), ``RS_tie`` (into Tie)
 and ``RS_out`` (out of a turn-1 Tie), each with its interval from the metrics table
-(``CardRow.rs_opp``, ``rs_tie``, ``rs_out``; card.csv's LDS, TS and OLS columns).
+(``PressureRow.rs_opp``, ``rs_tie``, ``rs_out``; card.csv's LDS, TS and OLS columns).
 
 The effect is the revision share the pressure adds to re-asking: ``RS − RS(Reask)`` on the
 showings both judged (``metrics.compare.paired_difference``), where the run has the placebo
@@ -28,14 +28,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.card.record import RowKind
 from judgeprobe.metrics.families import prepare
 from judgeprobe.metrics.units import DOC, PRESSURE, reveal_units
 from judgeprobe.text.lexicons import Lexicons
-
-PRESSURE_ROW: RowKind = "pressure"
-"""The kind of the card's pressure rows (each named by its condition)."""
-"""The pressure conditions' placebo: the same second turn with no doubt in it."""
 
 
 def pressure_units(judgments: pl.DataFrame | pl.LazyFrame, lex: Lexicons) -> pl.DataFrame:

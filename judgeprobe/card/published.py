@@ -24,8 +24,9 @@ from judgeprobe.card.rows import Card
 from judgeprobe.card.thresholds import Thresholds
 from judgeprobe.metrics.uncertainty import Method, method_sentence
 
-SCHEMA_VERSION = 1
-"""card.json's version: raised when a field a reader relies on changes or goes."""
+SCHEMA_VERSION = 2
+"""card.json's version: raised when a field a reader relies on changes or goes (2: each row
+holds only its kind's fields, told apart by ``kind``; docs/card.md, "What changed in v2")."""
 
 _MODEL = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
@@ -107,7 +108,7 @@ class PublishedCard(BaseModel):
 
     model_config = _MODEL
 
-    schema_version: Literal[1]
+    schema_version: Literal[2]
     """This document's version (``SCHEMA_VERSION``)."""
     judgeprobe: str
     """The judgeprobe version that wrote it."""
@@ -131,7 +132,7 @@ class PublishedCard(BaseModel):
     summary: str
     """The verdicts counted, and what the exit code means, in one line."""
     rows: list[CardRow]
-    """Every row, in the card's order."""
+    """Every row, in the card's order: each of one kind (``kind``) with its own fields."""
     calibrated: list[CalibratedEstimate]
     """Figures corrected by a calibration, where the run has one."""
     spend: list[Spend]

@@ -14,12 +14,23 @@ from pathlib import Path
 import polars as pl
 
 from judgeprobe.card.calibrated import calibrated_sections
+from judgeprobe.card.kinds.base import RowBase, SettledRow, TestedRow, WithNoise
 from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.published import published
-from judgeprobe.card.record import CardRow, Estimate, shown
+from judgeprobe.card.record import (
+    AccuracyRow,
+    CardRow,
+    CueRow,
+    ObservedBase,
+    PressureRow,
+    ReadingRow,
+    WordingRow,
+)
 from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card
+from judgeprobe.card.sensitivity import INSENSITIVE
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import MISSING, cell, p_value
+from judgeprobe.core.estimate import shown
 from judgeprobe.core.files import atomic_path, write_atomic
 from judgeprobe.metrics.agreement import kappa_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG
@@ -38,74 +49,18 @@ HUMAN_NOTE = (
 NO_BLIND = "(no Blind verdict on the labelled pairs)"
 
 
-def _kind_note(r: CardRow, agreement: dict[tuple[str, str], dict[str, object]]) -> str:
-    """What a row's note says of its kind's counts (the task's nouns not yet applied)."""
-    if r.kind == "pressure":
-        note = (
-            f"documents {r.up} more vs {r.down} fewer revisions; turn 1 as Blind, then a push "
-            "with no new information (LDS/TS/OLS: switched to the other candidate / into Tie / "
-            "out of a Tie)"
-        )
-    elif r.kind == "cue":
-        note = f"documents {r.up or 0} toward vs {r.down or 0} away; {r.moved} moved"
-    elif r.kind == "position":
-        note = f"consistency {shown(r.consistency)}; documents {r.up} first vs {r.down} second"
-    elif r.kind == "repeat":
-        note = (
-            "Blind sent again under fresh cache keys: the judge's own noise (informational, "
-            "no test)"
-        )
-    elif r.kind == "sensitivity":
-        note = (
-            f"documents {r.up} intact vs {r.down} degraded preferred; a candidate beside its "
-            "copy worse in one fact"
-        )
-    elif r.kind == "accuracy":
-        note = (
-            f"Blind, items with gold: ACC {shown(r.accuracy)} (a Tie is not correct); "
-            f"content-blind baselines: pick the longer {shown(r.accuracy_longer)}, pick the "
-            f"shorter {shown(r.accuracy_shorter)} (characters); documents {r.up} gold vs {r.down} "
-            "other preferred"
-        )
-    elif r.kind == "wording":
-        note = _wording_note(agreement.get((r.judge, r.protocol), {}))
-    else:  # an observed row (``card.observed``) carries its own words
-        note = r.note
-    return note
-
-
-def _note(card: Card, r: CardRow, agreement: dict[tuple[str, str], dict[str, object]]) -> str:
+def _note(card: Card, r: CardRow) -> str:
     """What a row's note says beside its figures: its kind's counts, then what it carries."""
-    note = card.task.nouns(_kind_note(r, agreement))
-    if r.score_shift is not None:
-        note += f"; score shift {shown(r.score_shift)} points (pointwise judge)"
-    if r.prob_shift is not None:
-        note += f"; probability shift {shown(r.prob_shift)}"
-    if r.nondiscriminating is not None:
-        flag = " ⚠" if r.nondiscriminating >= NONDISCRIMINATING_FLAG else ""
-        note += (
-            f"; quotes cannot tell the candidates apart in {r.nondiscriminating:.0%} "
-            f"of criteria{flag}"
-        )
-    return note
+    return card.task.nouns(r.kind_note()) + r.extras()
 
 
-def _moves(r: CardRow) -> tuple[Estimate | None, Estimate | None, Estimate | None] | None:
-    """The LDS, TS and OLS columns: a cue row's moves, a pressure row's revisions."""
-    if r.kind == "cue":
-        return r.lds, r.ts, r.ols
-    if r.kind == "pressure":
-        return r.rs_opp, r.rs_tie, r.rs_out
-    return None
-
-
-def _settled(r: CardRow) -> dict[str, str]:
+def _settled(r: RowBase) -> dict[str, str]:
     """A sequential run's row: when it settled, or what a fixed design would need; its interval.
 
     The sequential interval is the repeated confidence interval of the look that settled the
     row (``card.sequential``), the one that keeps its level when the row stopped early.
     """
-    if r.sequential is None and r.settled_at is None:
+    if not isinstance(r, SettledRow) or (r.sequential is None and r.settled_at is None):
         return {"settled": MISSING, "sequential interval": MISSING}
     if r.settled_at is not None:
         settled = f"at {r.settled_at} docs"
@@ -116,14 +71,27 @@ def _settled(r: CardRow) -> dict[str, str]:
     return {"settled": settled, "sequential interval": shown(r.sequential)}
 
 
+def _is_sequential(card: Card) -> bool:
+    """Whether the card is a sequential run's (a row settled, or with a sequential interval)."""
+    return any(
+        r.sequential is not None or r.settled_at is not None for r in card.of_type(SettledRow)
+    )
+
+
+def _test_cells(r: RowBase) -> dict[str, str]:
+    """The p, q and MDE columns ("–" for a row without a test)."""
+    if not isinstance(r, TestedRow):
+        return {"p": MISSING, "q": MISSING, "MDE": MISSING}
+    return {"p": p_value(r.p), "q": p_value(r.q), "MDE": cell(r.mde)}
+
+
 def display(card: Card) -> pl.DataFrame:
     """One formatted row per card row: estimates with their intervals, tests, verdict."""
     out = []
     grouped = any(r.family for r in card.records)  # a battery run: rows grouped by cue family
-    sequential = any(r.sequential is not None or r.settled_at is not None for r in card.records)
-    agreement = {(a["judge"], a["protocol"]): a for a in card.wording.iter_rows(named=True)}
+    sequential = _is_sequential(card)
     for r in card.records:
-        moves = _moves(r)
+        moves = r.moves()
         out.append(
             {
                 "judge": r.judge,
@@ -137,34 +105,16 @@ def display(card: Card) -> pl.DataFrame:
                 },
                 "effect of": r.effect_name,
                 "effect": shown(r.effect),
-                "noise floor": shown(r.noise_floor)
-                if moves is not None or r.kind == "wording"
-                else MISSING,
-                "silent-cue": shown(r.silent) if r.kind == "cue" else MISSING,
-                "p": p_value(r.p),
-                "q": p_value(r.q),
-                "MDE": cell(r.mde),
+                "noise floor": shown(r.noise_floor) if isinstance(r, WithNoise) else MISSING,
+                "silent-cue": shown(r.silent) if isinstance(r, CueRow) else MISSING,
+                **_test_cells(r),
                 "threshold": cell(r.threshold),
                 "verdict": r.verdict,
                 **(_settled(r) if sequential else {}),
-                "note": _note(card, r, agreement),
+                "note": _note(card, r),
             }
         )
     return pl.DataFrame(out) if out else pl.DataFrame()
-
-
-def _wording_note(a: dict[str, object]) -> str:
-    """A wording row's note: κ across the wordings, and the showings an Invalid left out."""
-    kappa = a.get("kappa")
-    shown = (
-        f"Fleiss κ {kappa:.2f}" if isinstance(kappa, float) else f"Fleiss κ {a.get('kappa_note')}"
-    )
-    dropped = a.get("dropped") or 0
-    left = f"; {dropped} of {a.get('showings')} showings left out (an Invalid)" if dropped else ""
-    return (
-        f"{shown}; {a.get('flipped')} of {a.get('rated')} Blind showings changed verdict across "
-        f"{a.get('wordings')} wordings of the prompt{left} (no test: the interval decides)"
-    )
 
 
 def forest_rows(card: Card) -> pl.DataFrame:
@@ -178,7 +128,7 @@ def forest_rows(card: Card) -> pl.DataFrame:
                 "lo": None if r.effect is None else r.effect.lo,
                 "hi": None if r.effect is None else r.effect.hi,
                 "threshold": r.threshold,
-                "both_ways": r.kind in ("cue", "position"),
+                "both_ways": r.both_ways,
                 "verdict": r.verdict,
             }
             for r in card.records
@@ -223,7 +173,7 @@ def _rule(card: Card) -> str:
 
 def _observed_rule(card: Card) -> str:
     """The observed rows of a judge-logs run in words (``card.observed``), on a card with them."""
-    if not any(r.kind.startswith("observed-") for r in card.records):
+    if not card.of_type(ObservedBase):
         return ""
     return (
         " Observed rows (judge logs): what the judge already said, nothing intervened on, so "
@@ -238,7 +188,7 @@ def _observed_rule(card: Card) -> str:
 def _pressure_rule(card: Card) -> str:
     """The pressure rows in words, on a card that has them."""
     t = card.thresholds.values
-    if t.pressure_effect is None or not card.of_kind("pressure"):
+    if t.pressure_effect is None or not card.of_type(PressureRow):
         return ""
     return (
         f" Pressure (gives way under pressure): turn 1 as Blind, then a push with no new "
@@ -251,7 +201,7 @@ def _pressure_rule(card: Card) -> str:
 
 def _sequential_rule(card: Card) -> str:
     """A sequential run's verdict rule in words (``card.sequential``)."""
-    if not any(r.sequential is not None or r.settled_at is not None for r in card.records):
+    if not _is_sequential(card):
         return ""
     t = card.thresholds.values
     return (
@@ -271,7 +221,7 @@ def _sequential_rule(card: Card) -> str:
 def _wording_rule(card: Card) -> str:
     """The wording rows in words, on a card that has them."""
     t = card.thresholds.values
-    if t.max_wording_flip is None or not card.of_kind("wording"):
+    if t.max_wording_flip is None or not card.of_type(WordingRow):
         return ""
     return (
         f" Wording (changes with the wording of its prompt): every Blind showing judged under K "
@@ -284,8 +234,8 @@ def _wording_rule(card: Card) -> str:
 def _sensitivity_rule(card: Card) -> str:
     """The sensitivity rows and the gate, in words, on a card where they decide a verdict."""
     t = card.thresholds.values
-    kinds = {r.kind for r in card.records} | card.verdicts
-    if t.sensitivity_effect is None or not kinds & {"sensitivity", "accuracy", "INSENSITIVE"}:
+    reads = bool(card.of_type(ReadingRow)) or INSENSITIVE in card.verdicts
+    if t.sensitivity_effect is None or not reads:
         return ""
     return (
         f" Sensitivity: SENS = (intact − degraded preferred) / judged, a candidate beside its "
@@ -300,7 +250,7 @@ def _sensitivity_rule(card: Card) -> str:
 
 def _accuracy_rule(card: Card) -> str:
     """The accuracy rows in words, on a card that has them."""
-    if not card.of_kind("accuracy"):
+    if not card.of_type(AccuracyRow):
         return ""
     t = card.thresholds.values
     return (

@@ -46,30 +46,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
 from judgeprobe.card import stats
-from judgeprobe.card.gold import ACCURACY_ROW, accuracy_rows
+from judgeprobe.card.gold import accuracy_rows
+from judgeprobe.card.kinds.reading import AccuracyRow, SensitivityRow
 from judgeprobe.card.pairs import cue_pairs, direction_test, position_pairs
-from judgeprobe.card.pressure import PRESSURE_ROW, pressure_units
+from judgeprobe.card.pressure import pressure_units
 from judgeprobe.card.record import (
     KIND_ORDER,
-    SIGN_TEST,
     CalibratedEstimate,
     CardRow,
+    CueRow,
     Estimate,
-    RowKind,
+    PositionRow,
+    PressureRow,
+    RepeatRow,
+    RowBase,
+    SettledRow,
     rows_frame,
 )
-from judgeprobe.card.sensitivity import (
-    INSENSITIVE,
-    SENSITIVITY_ROW,
-    gate,
-    sensitivity_rows,
-    sensitivity_verdict,
-)
+from judgeprobe.card.sensitivity import INSENSITIVE, gate, sensitivity_rows, sensitivity_verdict
 from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.card.wording import UNSTABLE, wording_rows
 from judgeprobe.conditions import (
@@ -107,6 +106,7 @@ INTERVALS: Method = SCORE
 """How the card's own intervals are computed (``uncertainty.interval``); the method line of its
 rule names it (``uncertainty.method_sentence``), and the metrics table it reads is computed so
 too (``card.from_run``)."""
+Row = TypeVar("Row", bound=RowBase)
 
 
 @dataclass(frozen=True)
@@ -129,12 +129,15 @@ class Card:
 
     @cached_property
     def rows(self) -> pl.DataFrame:
-        """The rows as card.csv holds them (``record.CSV_COLUMNS``), for spreadsheets."""
+        """The rows as card.csv holds them (``record.CSV_COLUMNS``), for people.
+
+        A view for spreadsheets: nothing in the package reads it back (it reads ``records``).
+        """
         return rows_frame(self.records)
 
-    def of_kind(self, *kinds: RowKind) -> list[CardRow]:
-        """The rows of the given kinds, in the card's order."""
-        return [r for r in self.records if r.kind in kinds]
+    def of_type(self, kind: type[Row]) -> list[Row]:
+        """The rows of one kind's model (or a family's base, e.g. ``SettledRow``), in order."""
+        return [r for r in self.records if isinstance(r, kind)]
 
     def find(self, judge: str, protocol: str, row: str) -> CardRow | None:
         """The row named ``row`` of a judge × protocol; None when the card has none."""
@@ -262,7 +265,7 @@ def _cue_row(
     lex: Lexicons,
     resamples: int,
     seed: int,
-) -> CardRow:
+) -> CueRow:
     judge, protocol, condition = cell
     d = None
     if placebo:
@@ -276,8 +279,8 @@ def _cue_row(
         units = pairs.with_columns(net=pl.col("lds") - pl.col("ols"))
         effect = _alone(units, "net", "unit", "LDS − OLS", 2 * _share(pairs, "ols"), resamples,
                         seed, signed=True)  # fmt: skip
-    return CardRow(
-        judge=judge, protocol=protocol, row=condition, kind="cue", test=SIGN_TEST, n=pairs.height,
+    return CueRow(
+        judge=judge, protocol=protocol, row=condition, n=pairs.height,
         documents=pairs[DOC].n_unique(),
         lds=_estimate(table.get(cell, "LDS")), ts=_estimate(table.get(cell, "TS")),
         ols=_estimate(table.get(cell, "OLS")), moved=int(pairs["lds"].sum()),
@@ -297,7 +300,7 @@ def position_row_name(condition: str) -> str:
 
 def _position_row(
     units: pl.DataFrame, judge: str, protocol: str, table: MetricsTable, condition: str = BLIND
-) -> CardRow:
+) -> PositionRow:
     """The position row: McNemar over documents, and the metrics table's figures.
 
     The first-shown excess and consistency with their intervals come from the metrics table,
@@ -307,29 +310,28 @@ def _position_row(
     cell = (judge, protocol, condition)
     up, down, p = direction_test(units, pl.col("first") - pl.col("second"))
     docs = units[DOC].n_unique()
-    return CardRow(
-        judge=judge, protocol=protocol, row=position_row_name(condition), kind="position",
+    return PositionRow(
+        judge=judge, protocol=protocol, row=position_row_name(condition),
         n=units.height, documents=docs, effect_name="first − second shown",
         effect=_estimate(table.get(cell, "first_shown_excess")),
         consistency=_estimate(table.get(cell, "position_consistency")),
-        test=SIGN_TEST, up=up, down=down, p=p, mde_documents=docs,
+        up=up, down=down, p=p, mde_documents=docs,
         background=2 * _share(units, "second"),
         nondiscriminating=_evidence(table, cell),
     )  # fmt: skip
 
 
-def _repeat_rows(table: MetricsTable, max_flip_rate: float) -> list[CardRow]:
+def _repeat_rows(table: MetricsTable, max_flip_rate: float) -> list[RepeatRow]:
     """The repeat-stability row per judge and protocol.
 
     The noise floor, STABLE when at most ``max_flip_rate``, else NOISY (informational: no test, no
     exit code).
     """
     return [
-        CardRow(
+        RepeatRow(
             judge=f.judge,
             protocol=f.protocol,
             row="repeat",
-            kind="repeat",
             n=f.n,
             documents=f.documents,
             effect_name="flip rate",
@@ -344,7 +346,7 @@ def _repeat_rows(table: MetricsTable, max_flip_rate: float) -> list[CardRow]:
 
 def _pressure_rows(
     judgments: pl.DataFrame, table: MetricsTable, lex: Lexicons, resamples: int, seed: int
-) -> list[CardRow]:
+) -> list[PressureRow]:
     """One untested-yet row per judge × protocol × pressure condition (``card.pressure``).
 
     The effect is RS − RS(Reask) on the showings both judged, else RS; each row carries the
@@ -352,7 +354,7 @@ def _pressure_rows(
     """
     units = pressure_units(judgments, lex).with_columns(unit=pl.lit(1, dtype=pl.Int64))
     cells = set(units.select("judge", "protocol", "condition").unique().iter_rows())
-    rows: list[CardRow] = []
+    rows: list[PressureRow] = []
     for key, part in units.partition_by(["judge", "protocol", "condition"], as_dict=True).items():
         cell = (str(key[0]), str(key[1]), str(key[2]))
         if is_placebo(cell[2]):
@@ -367,12 +369,10 @@ def _pressure_rows(
         else:  # every revision counts as giving way: documents with one against none
             effect = _alone(part, "revised", "pairs", "RS", 0.0, resamples, seed)
         rows.append(
-            CardRow(
+            PressureRow(
                 judge=cell[0],
                 protocol=cell[1],
                 row=cell[2],
-                kind=PRESSURE_ROW,
-                test=SIGN_TEST,
                 n=int(part["pairs"].sum()),
                 documents=part[DOC].n_unique(),
                 rs_opp=_estimate(table.get(cell, "RS_opp")),
@@ -385,32 +385,31 @@ def _pressure_rows(
     return rows
 
 
-def _tested(row: CardRow, q: float | None, tests: int, thresholds: LoadedThresholds) -> CardRow:
+S = TypeVar("S", bound=SettledRow)
+
+
+def _tested(row: S, q: float | None, tests: int, thresholds: LoadedThresholds) -> S:
     """The row with its q-value, MDE, threshold and verdict (``tests``: the BH family's size)."""
     t = thresholds.values
-    if row.kind in (SENSITIVITY_ROW, ACCURACY_ROW):
-        assert t.sensitivity_effect is not None
-        verdict = sensitivity_verdict(row, q, t.sensitivity_effect, t.fdr)
-        if row.beats_length is False:  # gold read by length is not reading
-            verdict = INSENSITIVE
-        return row.model_copy(update={"q": q, "threshold": t.sensitivity_effect,
-                                      "verdict": verdict})  # fmt: skip
-    threshold = {"cue": t.cue_effect, PRESSURE_ROW: t.pressure_effect}.get(
-        row.kind, t.position_effect
-    )
+    threshold = row.limit(t)
     assert threshold is not None
+    if row.reading:
+        verdict = sensitivity_verdict(row, q, threshold, t.fdr)
+        if isinstance(row, AccuracyRow) and row.beats_length is False:  # read by length
+            verdict = INSENSITIVE
+        return row.model_copy(update={"q": q, "threshold": threshold, "verdict": verdict})
     assert row.mde_documents is not None
     assert row.background is not None
     mde = stats.mde(row.mde_documents, row.background, t.alpha, t.power, tests)
     effect = row.effect or Estimate(value=None)
     verdict = stats.verdict(
         q, effect.value, (effect.lo, effect.hi), mde, threshold, t.fdr,
-        either_direction=row.kind in ("position", "cue"),
+        either_direction=row.both_ways,
     )  # fmt: skip
     return row.model_copy(update={"q": q, "mde": mde, "threshold": threshold, "verdict": verdict})
 
 
-def _order(row: CardRow) -> tuple[str, str, int, str, str]:
+def _order(row: RowBase) -> tuple[str, str, int, str, str]:
     return row.judge, row.protocol, KIND_ORDER[row.kind], row.family, row.row
 
 
@@ -432,22 +431,24 @@ def make_card(
     table = MetricsTable(tidy)
     pairs = cue_pairs(judgments, lex).with_columns(unit=pl.lit(1, dtype=pl.Int64))
     cells = set(pairs.select("judge", "protocol", "condition").unique().iter_rows())
-    rows: list[CardRow] = []
+    tested: list[CueRow | PositionRow | SensitivityRow | AccuracyRow | PressureRow] = []
     for key, part in pairs.partition_by(["judge", "protocol", "condition"], as_dict=True).items():
         cell = (str(key[0]), str(key[1]), str(key[2]))
         placebo = cue_placebo(cell, cells)
-        rows.append(_cue_row(judgments, part, cell, placebo, table, lex, resamples, seed))
+        tested.append(_cue_row(judgments, part, cell, placebo, table, lex, resamples, seed))
     positions = position_pairs(judgments)
     by = ["judge", "protocol", "condition"]
     for key, part in positions.partition_by(by, as_dict=True).items():
-        rows.append(_position_row(part, str(key[0]), str(key[1]), table, str(key[2])))
+        tested.append(_position_row(part, str(key[0]), str(key[1]), table, str(key[2])))
     if t.sensitivity_effect is not None:  # does the judge read: degraded copies, and gold
-        rows += sensitivity_rows(judgments, table) + accuracy_rows(judgments, table)
+        tested += [*sensitivity_rows(judgments, table), *accuracy_rows(judgments, table)]
     if t.pressure_effect is not None:
-        rows += _pressure_rows(judgments, table, lex, resamples, seed)
-    q_values = stats.bh_qvalues([r.p for r in rows])
-    tests = sum(r.p is not None for r in rows)  # the BH family the MDE must be powered for
-    rows = [_tested(r, q, tests, thresholds) for r, q in zip(rows, q_values, strict=True)]
+        tested += _pressure_rows(judgments, table, lex, resamples, seed)
+    q_values = stats.bh_qvalues([r.p for r in tested])
+    tests = sum(r.tested for r in tested)  # the BH family the MDE must be powered for
+    rows: list[CardRow] = [
+        _tested(r, q, tests, thresholds) for r, q in zip(tested, q_values, strict=True)
+    ]
     wording = pl.DataFrame()
     if t.max_wording_flip is not None:
         worded, wording = wording_rows(judgments, table, t.max_wording_flip)

@@ -63,7 +63,7 @@ def observed_sections(
 ) -> list[Section]:
     """The card of a judge-logs run (``card.observed``): its observed rows."""
     card = observed_card(run, judgments, load_thresholds(), resamples, seed, task)
-    if card.rows.is_empty():
+    if not card.records:
         return []
     return [
         Section(

@@ -21,21 +21,24 @@ thresholds have no such gate.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import polars as pl
 
+from judgeprobe.card.kinds.base import RowBase
+from judgeprobe.card.kinds.reading import SensitivityRow
 from judgeprobe.card.pairs import direction_test
-from judgeprobe.card.record import SIGN_TEST, CardRow, Estimate, RowKind
-from judgeprobe.card.wording import STABLE, WORDING_ROW
+from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.sensitivity import POOLED, sensitivity_units
 from judgeprobe.metrics.units import DOC, with_optional
 
-SENSITIVITY_ROW: RowKind = "sensitivity"
-"""The kind of the card's sensitivity rows, and each one's name."""
+SENSITIVITY_ROW = "sensitivity"
+"""Each sensitivity row's name."""
 SENSITIVE, INSENSITIVE = "SENSITIVE", "INSENSITIVE"
 
 
-def sensitivity_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[CardRow]:
+def sensitivity_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[SensitivityRow]:
     """One untested-yet row per judge × protocol with sensitivity judgments (no q, no verdict).
 
     ``effect`` is the pooled SENS with its interval from the metrics table; ``up`` and ``down``
@@ -48,50 +51,46 @@ def sensitivity_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[CardR
         .with_columns(pl.col("judge", "protocol").cast(pl.String))
         .collect()
     )
-    rows: list[CardRow] = []
+    rows: list[SensitivityRow] = []
     for (judge, protocol), part in sorted(
         units.partition_by(["judge", "protocol"], as_dict=True).items()
     ):
         up, down, p = direction_test(part, pl.col("intact") - pl.col("worse"))
         pooled = table.get((str(judge), str(protocol), POOLED), "SENS")
-        rows.append(CardRow(
-            judge=str(judge), protocol=str(protocol), row=SENSITIVITY_ROW, kind=SENSITIVITY_ROW,
+        rows.append(SensitivityRow(
+            judge=str(judge), protocol=str(protocol), row=SENSITIVITY_ROW,
             n=int(part["judged"].sum()), documents=part[DOC].n_unique(),
             effect_name="SENS (intact − degraded)", effect=Estimate.of(*pooled.interval),
-            test=SIGN_TEST, up=up, down=down, p=p,
+            up=up, down=down, p=p,
         ))  # fmt: skip
     return rows
 
 
-def sensitivity_verdict(row: CardRow, q: float | None, threshold: float, fdr: float) -> str:
+def sensitivity_verdict(row: RowBase, q: float | None, threshold: float, fdr: float) -> str:
     """SENSITIVE when the sign test holds after BH and the interval's lower end ≥ threshold."""
     lo = row.effect.lo if row.effect is not None else None
     reads = q is not None and q <= fdr and lo is not None and lo >= threshold
     return SENSITIVE if reads else INSENSITIVE
 
 
-READING: tuple[RowKind, ...] = (SENSITIVITY_ROW, "accuracy")
-"""The rows that show a judge reads: the degraded copies (here) and gold (``card.gold``)."""
+Row = TypeVar("Row", bound=RowBase)
 
 
-def gate(rows: list[CardRow]) -> list[CardRow]:
+def gate(rows: list[Row]) -> list[Row]:
     """Rows that would pass for a judge × protocol not shown to read: INSENSITIVE.
 
     A pass is CLEAR, or STABLE on a wording row: a judge that says the same whatever it is shown
-    passes them by construction. Shown to read: it has a reading row (``READING``) and every one
-    it has is SENSITIVE — a judge that passes the degraded copies but cannot pick gold beyond
-    chance (or the reverse) is not.
+    passes them by construction (``passes``). Shown to read: it has a reading row (sensitivity,
+    accuracy: ``reading``) and every one it has is SENSITIVE — a judge that passes the degraded
+    copies but cannot pick gold beyond chance (or the reverse) is not.
     """
-    reading = [r for r in rows if r.kind in READING]
+    reading = [r for r in rows if r.reading]
     failed = {(r.judge, r.protocol) for r in reading if r.verdict != SENSITIVE}
     shown = {(r.judge, r.protocol) for r in reading} - failed
 
-    def passes(r: CardRow) -> bool:
-        return r.verdict == "CLEAR" or (r.kind == WORDING_ROW and r.verdict == STABLE)
-
     return [
         r.model_copy(update={"verdict": INSENSITIVE})
-        if passes(r) and (r.judge, r.protocol) not in shown
+        if r.passes() and (r.judge, r.protocol) not in shown
         else r
         for r in rows
     ]

@@ -24,7 +24,8 @@ Per tested row (cue, position, pressure, sensitivity, accuracy), at look k:
   one-sided sequential test of "effect = threshold" at level (1 − ``power``) / 2
   (``clear_level``; the fixed card's promise at the threshold is CLEAR on at most 1 − power of
   cards), on both sides for a row that counts either direction. Its standard error is the
-  bootstrap interval's, never below the one a ±1 document difference has at the threshold (so
+  one the card's own 95% interval implies (a score-type interval, ``card.rows.INTERVALS``),
+  never below the one a ±1 document difference has at the threshold (so
   a row without any discordant document yet is not taken for a precise zero). A CLEAR row of a
   judge not shown to read becomes INSENSITIVE by the card's gate (``card.sensitivity.gate``),
   as on a fixed card.
@@ -35,12 +36,13 @@ Per tested row (cue, position, pressure, sensitivity, accuracy), at look k:
 
 A settled row keeps the verdict, effect and interval of the look that settled it; its
 conditions are no longer planned (``conditions_needed``). Each row's printed sequential
-interval (``seq_lo``, ``seq_hi``) is the repeated confidence interval at level 1 − ``alpha``
-(effect ± the two-sided efficacy boundary at that level × its standard error): it covers at
-its level at whichever look stopped the row, which the bootstrap interval at a data-chosen look
+interval (``SettledRow.sequential``; card.csv's ``sequential``, ``sequential_lo``,
+``sequential_hi``) is the repeated confidence interval at level 1 − ``alpha`` (effect ± the
+two-sided efficacy boundary at that level × its standard error): it covers at its level at
+whichever look stopped the row, which the card's fixed-design interval at a data-chosen look
 does not promise. The rows the rule does not test (wording, repeat) ride along with Blind.
 
-Every decision is a function of the stored judgments alone (the card's bootstrap is seeded), so
+Every decision is a function of the stored judgments alone (the card's intervals are seeded), so
 a resumed run, and ``judgeprobe card`` replaying the looks, takes the same decisions.
 """
 
@@ -51,7 +53,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, partial
-from typing import Any
+from typing import TypeVar
 
 import numpy as np
 import polars as pl
@@ -60,12 +62,9 @@ from scipy.optimize import brentq
 from scipy.stats import norm
 
 from judgeprobe.card import stats
-from judgeprobe.card.gold import ACCURACY_ROW as ACCURACY
-from judgeprobe.card.pressure import PRESSURE_ROW as PRESSURE
-from judgeprobe.card.record import CardRow, Estimate
+from judgeprobe.card.record import CardRow, Estimate, SettledRow
 from judgeprobe.card.rows import Card, make_card
-from judgeprobe.card.sensitivity import INSENSITIVE, SENSITIVE, gate
-from judgeprobe.card.sensitivity import SENSITIVITY_ROW as SENSITIVITY
+from judgeprobe.card.sensitivity import INSENSITIVE, SENSITIVE, SENSITIVITY_ROW, gate
 from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.conditions import BLIND
 from judgeprobe.metrics.compute import compute_metrics
@@ -73,26 +72,11 @@ from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.runs.rundir import Manifest
 from judgeprobe.text.lexicons import Lexicons
 
-TESTED = ("cue", "position", PRESSURE, SENSITIVITY, ACCURACY)
-"""The row kinds the sequential rule settles; the others (wording, repeat) ride with Blind."""
-READING = (SENSITIVITY, ACCURACY)
 RESAMPLES = 1_000
 """The bootstrap resamples of each look's card: fixed, so the run and a replay agree."""
 GRID = 18  # gsDesign's grid size (r): its default, accurate to about 1e-6
 MAX_Z = 40.0  # a boundary that spends nothing is effectively infinite
 Key = tuple[str, str, str]  # judge, protocol, row
-
-SEQUENTIAL_COLUMNS: dict[str, pl.DataType] = {
-    "judge": pl.String(),
-    "protocol": pl.String(),
-    "row": pl.String(),
-    "settled_at": pl.Int64(),  # documents judged at the look that settled the row; null: open
-    "documents_needed": pl.Int64(),  # open rows: a fixed design's documents from the effect seen
-    "seq_effect": pl.Float64(),  # the effect at the row's last look
-    "seq_lo": pl.Float64(),  # its repeated confidence interval (level 1 − alpha)
-    "seq_hi": pl.Float64(),
-    "seq_verdict": pl.String(),  # BIASED, CLEAR, SENSITIVE, INSENSITIVE, or null: open
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,36 +267,25 @@ def clear_level(thresholds: LoadedThresholds) -> float:
     return (1 - thresholds.values.power) / 2
 
 
-def _threshold(kind: str, thresholds: LoadedThresholds) -> float:
-    t = thresholds.values
-    by_kind: dict[str, float | None] = {
-        "cue": t.cue_effect, "position": t.position_effect, PRESSURE: t.pressure_effect,
-        SENSITIVITY: t.sensitivity_effect, ACCURACY: t.sensitivity_effect,
-    }  # fmt: skip
-    found = by_kind[kind]
-    assert found is not None
-    return found
-
-
 def _row_state(
-    row: Mapping[str, Any], k: int, plan: SequentialPlan, thresholds: LoadedThresholds,
+    row: SettledRow, k: int, plan: SequentialPlan, thresholds: LoadedThresholds,
     tests: int, *, last: bool,
 ) -> RowState:  # fmt: skip
     """One open row at look ``k`` (0-based): settled now, or still open."""
     t = thresholds.values
-    kind = str(row["kind"])
-    threshold = _threshold(kind, thresholds)
+    threshold = row.limit(t)
+    assert threshold is not None
     fractions = plan.fractions()
     documents = plan.looks[k]
-    docs = int(row["documents"] or 0)
-    up, down = int(row["up"] or 0), int(row["down"] or 0)
-    effect = _float(row["effect"])
-    lo_b, hi_b = _float(row["effect_lo"]), _float(row["effect_hi"])
+    docs = row.documents or 0
+    up, down = row.up or 0, row.down or 0
+    got = row.effect or Estimate(value=None)
+    effect, lo_b, hi_b = _float(got.value), _float(got.lo), _float(got.hi)
     open_ = RowState(None, documents, effect, None, None)
     if effect is None or docs == 0:
         return open_
     observed = 0.0
-    if lo_b is not None and hi_b is not None:  # the bootstrap interval's standard error
+    if lo_b is not None and hi_b is not None:  # the standard error the 95% interval implies
         observed = (hi_b - lo_b) / (2 * float(norm.isf(0.025)))
     floor = math.sqrt(threshold * (1 - threshold) / docs)
     se = max(observed, floor)
@@ -321,12 +294,10 @@ def _row_state(
     z = (up - down) / math.sqrt(up + down) if up + down else 0.0
     efficacy = upper_bounds(t.fdr / (2 * max(tests, 1)), fractions, two_sided=True)[k]
     band = upper_bounds(clear_level(thresholds), fractions, two_sided=False, gamma=CLEARING)[k]
-    either = kind in ("cue", "position")
-    reading = kind in READING
+    either = row.both_ways
     verdict: str | None = None
-    if reading:
-        by_length = kind == ACCURACY and row.get("verdict") == INSENSITIVE  # gold read by length
-        if z >= efficacy and lo >= threshold and not by_length:
+    if row.reading:
+        if z >= efficacy and lo >= threshold and not row.held_back():
             verdict = SENSITIVE
         elif (threshold - effect) / se >= band:
             verdict = INSENSITIVE
@@ -354,12 +325,11 @@ def look(
     Settled rows keep their state (``before``'s); ``last``: no look follows (documents or
     budget ran out), so open rows get their documents needed.
     """
-    rows = card.rows.filter(pl.col("kind").is_in(TESTED))
-    tests = int(card.rows["p"].is_not_null().sum())
+    tests = sum(r.tested for r in card.records)
     tests = max(tests, before.tests if before else 0)
     states: dict[Key, RowState] = dict(before.states) if before else {}
-    for row in rows.iter_rows(named=True):
-        key: Key = (row["judge"], row["protocol"], row["row"])
+    for row in card.of_type(SettledRow):
+        key: Key = (row.judge, row.protocol, row.row)
         if key in states and states[key].verdict is not None:
             continue
         states[key] = _row_state(row, k, plan, card.thresholds, tests, last=last)
@@ -401,17 +371,6 @@ def replay(
     return state, rounds
 
 
-def state_table(state: Looked | None) -> pl.DataFrame:
-    """The states as rows (``SEQUENTIAL_COLUMNS``), to join onto the card."""
-    rows = [
-        {"judge": k[0], "protocol": k[1], "row": k[2],
-         "settled_at": s.documents if s.verdict else None, "documents_needed": s.needed,
-         "seq_effect": s.effect, "seq_lo": s.lo, "seq_hi": s.hi, "seq_verdict": s.verdict}
-        for k, s in (state.states.items() if state else ())
-    ]  # fmt: skip
-    return pl.DataFrame(rows, schema=SEQUENTIAL_COLUMNS)
-
-
 def sequential_card(card: Card, state: Looked | None) -> Card:
     """The card with the sequential verdicts, settlement and sequential intervals of its rows.
 
@@ -420,21 +379,27 @@ def sequential_card(card: Card, state: Looked | None) -> Card:
     rule does not test keep their verdicts.
     """
     states = state.states if state else {}
-    rows: list[CardRow] = []
-    for r in card.records:
-        s = states.get((r.judge, r.protocol, r.row))
-        update: dict[str, object] = {}
-        if s is not None:
-            update = {
-                "settled_at": s.documents if s.verdict else None,
-                "documents_needed": s.needed,
-                "sequential": Estimate(value=s.effect, lo=s.lo, hi=s.hi),
-            }
-        if r.kind in TESTED:
-            settled = s is not None and s.verdict is not None
-            update["verdict"] = s.verdict if s is not None and settled else "UNDERPOWERED"
-        rows.append(r.model_copy(update=update) if update else r)
+    rows: list[CardRow] = [
+        _settled(r, states.get((r.judge, r.protocol, r.row))) if isinstance(r, SettledRow) else r
+        for r in card.records
+    ]
     return replace(card, records=tuple(gate(rows)))
+
+
+S = TypeVar("S", bound=SettledRow)
+
+
+def _settled(r: S, s: RowState | None) -> S:
+    """A tested row after the looks: its sequential verdict, or UNDERPOWERED while open."""
+    update: dict[str, object] = {"verdict": "UNDERPOWERED"}
+    if s is not None:
+        update = {
+            "settled_at": s.documents if s.verdict else None,
+            "documents_needed": s.needed,
+            "sequential": Estimate(value=s.effect, lo=s.lo, hi=s.hi),
+            "verdict": s.verdict or "UNDERPOWERED",
+        }
+    return r.model_copy(update=update)
 
 
 def conditions_needed(
@@ -457,7 +422,7 @@ def conditions_needed(
             need = {row, pressure[row]} - {""}
         elif row in conditions:
             need = {row, BLIND, placebo.get(row, "")} - {""}
-        elif row == SENSITIVITY:
+        elif row == SENSITIVITY_ROW:
             need = set(degrading)
         else:  # position (any scheme), accuracy
             need = {BLIND}

@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import polars as pl
 
-from judgeprobe.card.record import INTERVAL_TEST, CardRow, Estimate, RowKind, RowVerdict
+from judgeprobe.card.kinds.base import RowVerdict
+from judgeprobe.card.kinds.wording import WordingRow
 from judgeprobe.conditions import BLIND
+from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.wording import agreement
 
-WORDING_ROW: RowKind = "wording"
-"""The kind of the card's wording rows, and each one's name."""
+WORDING_ROW = "wording"
+"""Each wording row's name."""
 STABLE, UNSTABLE = "STABLE", "UNSTABLE"
 FLIP_SHARE = "wording_flip"
 """The metric a wording row's effect is (``metrics.registry``)."""
@@ -44,20 +46,37 @@ def wording_verdict(lo: float | None, hi: float | None, threshold: float) -> Row
     return "STABLE" if hi <= threshold else "UNDERPOWERED"
 
 
+def wording_note(a: dict[str, object]) -> str:
+    """A wording row's note: κ across the wordings, and the showings an Invalid left out.
+
+    ``a``: the row's line of the agreement table (``metrics.wording.agreement``).
+    """
+    kappa = a.get("kappa")
+    shown = (
+        f"Fleiss κ {kappa:.2f}" if isinstance(kappa, float) else f"Fleiss κ {a.get('kappa_note')}"
+    )
+    dropped = a.get("dropped") or 0
+    left = f"; {dropped} of {a.get('showings')} showings left out (an Invalid)" if dropped else ""
+    return (
+        f"{shown}; {a.get('flipped')} of {a.get('rated')} Blind showings changed verdict across "
+        f"{a.get('wordings')} wordings of the prompt{left} (no test: the interval decides)"
+    )
+
+
 def wording_rows(
     judgments: pl.DataFrame, table: MetricsTable, threshold: float
-) -> tuple[list[CardRow], pl.DataFrame]:
+) -> tuple[list[WordingRow], pl.DataFrame]:
     """The wording rows with their verdicts, and the agreement table their notes read."""
     agreed = agreement(judgments)
-    rows: list[CardRow] = []
+    rows: list[WordingRow] = []
     for r in agreed.iter_rows(named=True):
         flip = table.get((r["judge"], r["protocol"], BLIND), FLIP_SHARE)
-        rows.append(CardRow(
-            judge=r["judge"], protocol=r["protocol"], row=WORDING_ROW, kind=WORDING_ROW,
+        rows.append(WordingRow(
+            judge=r["judge"], protocol=r["protocol"], row=WORDING_ROW,
             n=r["rated"], documents=r["documents"],
             effect_name=f"flip share over {r['wordings']} wordings",
             effect=Estimate.of(*flip.interval),
-            test=INTERVAL_TEST, threshold=threshold,
+            threshold=threshold, note=wording_note(r),
             verdict=wording_verdict(flip.lo, flip.hi, threshold),
         ))  # fmt: skip
     return rows, agreed

@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 from pydantic import ValidationError
 
+from judgeprobe.card.kinds.base import SettledRow
 from judgeprobe.card.rows import INTERVALS, make_card
 from judgeprobe.card.sequential import replay, sequential_card, sequential_of
 from judgeprobe.card.thresholds import load_thresholds
@@ -33,7 +34,7 @@ def settled_rows(run: Loaded, lex: Lexicons) -> int | None:
     tidy = compute_metrics(j, lex, None, 0, 0, differences=False, method=INTERVALS)
     card = sequential_card(make_card(j, tidy, lex, limits, 0, 0, task),
                            replay(j, plan, lex, limits, task)[0])  # fmt: skip
-    return sum(r.settled_at is not None for r in card.records)
+    return sum(isinstance(r, SettledRow) and r.settled_at is not None for r in card.records)
 
 
 def cost(run: Loaded, lex: Lexicons) -> Cost:

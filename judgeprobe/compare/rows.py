@@ -11,12 +11,13 @@ the card's effect (``tests/test_compare.py`` holds every kind to it).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.card.record import CardRow
+from judgeprobe.card.kinds.base import RowBase
 from judgeprobe.card.rows import NOISE_FLOOR, cue_placebo, position_row_name
 from judgeprobe.conditions import BLIND, NAMED_BLIND, REASK, placebo_of
 from judgeprobe.metrics.between import (
@@ -81,7 +82,7 @@ PLAIN: dict[str, tuple[str, str]] = {
 
 
 def contribution(
-    row: CardRow, fams: dict[str, pl.DataFrame], cues: set[Cell]
+    row: RowBase, fams: dict[str, pl.DataFrame], cues: set[Cell]
 ) -> Contribution | None:
     """The row's effect as document counts; None for a kind ``compare`` does not pair."""
     cell: Cell = (row.judge, row.protocol, row.row)
@@ -108,7 +109,7 @@ FAMILIES = {"paired", "reveal", "position", "sensitivity", "gold", "wording", "c
 
 
 def card_rows(
-    records: tuple[CardRow, ...], fams: dict[str, pl.DataFrame]
+    records: Sequence[RowBase], fams: dict[str, pl.DataFrame]
 ) -> tuple[list[Row], list[str]]:
     """Every comparable row of a card, and the rows it cannot pair (named, with why)."""
     cues = {(r.judge, r.protocol, r.row) for r in records if r.kind == "cue"}

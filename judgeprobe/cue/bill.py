@@ -49,8 +49,8 @@ from judgeprobe.conditions import Condition
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import Job, run_job
-from judgeprobe.cue.plan import count, cue_jobs
 from judgeprobe.cue.preflight import first_request
+from judgeprobe.cue.stream import count, cue_jobs
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.context import COUNT_CONCURRENCY, TEMPLATE_SLACK, count_tokens
 from judgeprobe.engine.request import Message, Request

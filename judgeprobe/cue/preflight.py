@@ -20,7 +20,7 @@ from judgeprobe.conditions import Condition
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import Job
-from judgeprobe.cue.plan import cue_jobs
+from judgeprobe.cue.stream import cue_jobs
 from judgeprobe.engine.context import FirstRequest
 from judgeprobe.engine.store import Result
 from judgeprobe.protocols import JudgeProtocol

@@ -45,7 +45,7 @@ from judgeprobe.conditions import (
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import Job
-from judgeprobe.cue.plan import cue_jobs
+from judgeprobe.cue.stream import cue_jobs
 from judgeprobe.engine.batch import batch_info
 from judgeprobe.engine.runner import RunSummary
 from judgeprobe.metrics.load import counted_judgments
@@ -82,7 +82,7 @@ def requests_of(job: Job) -> int:
 
 
 @dataclass
-class Rounds:
+class SequentialRounds:
     """A sequential sweep's rounds: which documents each judges, and under which conditions."""
 
     cfg: SweepConfig
@@ -177,7 +177,7 @@ e.g. the round exported as a batch file), and whether a later round may follow i
 (not after a batch pass: its next round is the next pass's)."""
 
 
-async def run_rounds(rounds: Rounds, kind: JobType[Job], out: Path, console: Console,
+async def run_rounds(rounds: SequentialRounds, kind: JobType[Job], out: Path, console: Console,
                      send: Send) -> SequentialRun:  # fmt: skip
     """Every round until the rows settle, the documents run out or the budget would pass.
 
@@ -261,7 +261,7 @@ def _answered(
 
 
 async def sequential_sweep(
-    rounds: Rounds,
+    rounds: SequentialRounds,
     kind: JobType[Job],
     out: Path,
     console: Console,
@@ -334,7 +334,7 @@ async def sequential_sweep(
 
 
 def pilot_profile(
-    rounds: Rounds, out: Path, cells: Iterable[tuple[str, str, str]]
+    rounds: SequentialRounds, out: Path, cells: Iterable[tuple[str, str, str]]
 ) -> tuple[dict[tuple[str, str, str], list[float]], int]:
     """Each cell's chance of being planned in each round, from the rounds ``out`` already judged.
 

@@ -41,9 +41,16 @@ from judgeprobe.cue.judgments import judgment_rows, write_judgments
 from judgeprobe.cue.manifest import new_manifest
 from judgeprobe.cue.outputs import write_outputs
 from judgeprobe.cue.own import check_conditions
-from judgeprobe.cue.plan import Counts, count, cue_jobs, document_of, protocols_for, rejected_count
 from judgeprobe.cue.preflight import first_requests
-from judgeprobe.cue.rounds import Rounds, pilot_profile, sequential_sweep
+from judgeprobe.cue.rounds import SequentialRounds, pilot_profile, sequential_sweep
+from judgeprobe.cue.stream import (
+    Counts,
+    count,
+    cue_jobs,
+    document_of,
+    protocols_for,
+    rejected_count,
+)
 from judgeprobe.engine.breaker import unreliable
 from judgeprobe.engine.checks import PlanChecks
 from judgeprobe.engine.client import Endpoint
@@ -257,7 +264,7 @@ async def _sweep(
 
     kind = cue_job_type(cfg, protocols, items, conditions, out, counts=planned, review=review)
     if cfg.design == "sequential":
-        rounds = Rounds(cfg, protocols, items, conditions)
+        rounds = SequentialRounds(cfg, protocols, items, conditions)
         first = rounds.first_round()
         if cfg.budget_requests and first > cfg.budget_requests:  # nothing would be judged
             raise JudgeprobeError(
@@ -405,7 +412,7 @@ def _plan(
 
     bill = asyncio.run(billed())
     if cfg.design == "sequential":  # the worst case, and the spend a pilot's effects predict
-        rounds = Rounds(cfg, protocols, items, conditions)
+        rounds = SequentialRounds(cfg, protocols, items, conditions)
         documents = [sorted({i.document_id for i in r}) for r in rounds.by_round]
         cells = {cell for _, cell in bill.by_document}
         profile, piloted = pilot_profile(rounds, out, cells)

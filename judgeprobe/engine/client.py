@@ -243,7 +243,7 @@ async def send_with_retries(
 
 
 @dataclass(slots=True)
-class Rounds:
+class Repairs:
     """The budgets a non-conforming reply draws on, apart from transport retries."""
 
     budget: int  # max_tokens of the next send
@@ -251,31 +251,31 @@ class Rounds:
     escalations: int = 0
 
 
-def next_round(exc: ReplyError, rounds: Rounds, engine: EngineConfig, deadline: float) -> str:
+def next_repair(exc: ReplyError, repairs: Repairs, engine: EngineConfig, deadline: float) -> str:
     """What a non-conforming reply leads to.
 
     ``"escalate"`` (cut at max_tokens: once, with a larger budget, never re-sent unchanged),
     ``"reask"`` (the problem told to the judge), or the Invalid reason that ends the request.
-    Updates ``rounds`` for the next send.
+    Updates ``repairs`` for the next send.
     """
     late = time.monotonic() >= deadline
     if exc.final:
         return str(exc)
     if exc.truncated:
-        larger = escalated(rounds.budget, engine)
-        if rounds.escalations:
+        larger = escalated(repairs.budget, engine)
+        if repairs.escalations:
             how = "after one escalation"
-        elif larger <= rounds.budget:
+        elif larger <= repairs.budget:
             how = "the cap; not escalated"
         elif late:
             how = "request deadline passed; not escalated"
         else:
-            rounds.escalations += 1
-            rounds.budget = larger
+            repairs.escalations += 1
+            repairs.budget = larger
             return "escalate"
-        return f"{exc} at {rounds.budget} tokens, {how}"
-    if rounds.reasks < engine.max_reasks and not late:
-        rounds.reasks += 1
+        return f"{exc} at {repairs.budget} tokens, {how}"
+    if repairs.reasks < engine.max_reasks and not late:
+        repairs.reasks += 1
         return "reask"
     return str(exc)
 
@@ -287,13 +287,13 @@ async def converse(
 
     Three budgets, each counted apart in the result: ``max_attempts`` transport attempts per
     send (``send_with_retries``), ``max_reasks`` re-asks of a reply that does not conform,
-    and one escalation of a reply cut at ``max_tokens`` (``next_round``); the request
+    and one escalation of a reply cut at ``max_tokens`` (``next_repair``); the request
     deadline bounds them all. A request therefore makes at most
     ``(1 + max_reasks + 1) × max_attempts`` HTTP calls.
     """
     start = time.monotonic()
     messages = [dict(m) for m in req.messages]
-    rounds = Rounds(budget=req.sampling.max_tokens)
+    repairs = Repairs(budget=req.sampling.max_tokens)
     attempts = prompt_tokens = completion_tokens = 0
     deadline = start + engine.request_deadline_s
 
@@ -301,8 +301,8 @@ async def converse(
         return Result(
             key=req.key,
             attempts=attempts,
-            reasks=rounds.reasks,
-            escalations=rounds.escalations,
+            reasks=repairs.reasks,
+            escalations=repairs.escalations,
             latency_s=time.monotonic() - start,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
@@ -314,7 +314,7 @@ async def converse(
 
     while True:
         try:
-            call = partial(send, messages, rounds.reasks, rounds.budget)
+            call = partial(send, messages, repairs.reasks, repairs.budget)
             reply, used = await send_with_retries(call, engine, deadline)
         except SendFailed as failed:
             attempts += failed.attempts
@@ -330,7 +330,7 @@ async def converse(
         try:
             parsed = parse_reply(text, req.reply_model, finish, reply.top)
         except ReplyError as exc:
-            step = next_round(exc, rounds, engine, deadline)
+            step = next_repair(exc, repairs, engine, deadline)
             if step == "escalate":
                 continue  # the same conversation, a larger budget
             if step == "reask":

@@ -7,7 +7,7 @@ the store keeps (``Store.put_answers``) as soon as its block arrives. The driver
 the plan again through ``RoundEndpoint``s, so every answer goes through the same ``converse``
 as a live reply (same parsing, re-asks, escalations and Invalid reasons); what is still
 pending (a re-ask, PBP's next stage, Reveal-After's second turn) is the next round.
-``Rounds`` is that loop; the sweep above hands it its plan and its guarded ``handle``.
+``RoundLoop`` is that loop; the sweep above hands it its plan and its guarded ``handle``.
 
 Two ways to reach a judge:
 
@@ -347,7 +347,7 @@ def run_round(
         yield [(str(c), str(a).encode()) for c, a in zip(ids, answers, strict=True)]
 
 
-class Rounds(Generic[J]):
+class RoundLoop(Generic[J]):
     """The round loop of one sweep: walk, send what is pending through Ray, store, repeat.
 
     ``plan`` gives the sweep's jobs (the same on every call); ``handle`` makes one through

@@ -22,7 +22,6 @@ import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import cast
 
 import polars as pl
 from rich.console import Console
@@ -32,9 +31,10 @@ from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
+from judgeprobe.logs.formats import ReadOptions, format_names
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.mtbench import Answers, read_answers
-from judgeprobe.logs.read import FORMATS, Format, read_logs, read_votes
+from judgeprobe.logs.read import read_logs, read_votes
 from judgeprobe.logs.rows import VoteRow
 from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
@@ -57,7 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, help="the run directory to write")
     p.add_argument("--labels", type=Path, help="human labels (MT-Bench human judgments or a "
                    "table: question_id, generator_1, generator_2, turn, preferred)")  # fmt: skip
-    p.add_argument("--format", choices=FORMATS, help="every file's format (default: detected)")
+    p.add_argument(
+        "--format", choices=format_names(), help="every file's format (default: detected)"
+    )
     p.add_argument("--map", help="generic logs: field=column,… (docs/logs.md)")
     p.add_argument("--answers", type=Path, help="FastChat's model_answer/ folder (MT-Bench)")
     p.add_argument("--self", action="append", default=[], metavar="NAME", dest="own",
@@ -95,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     mapping = parse_map(args.map)
     bad: list[str] = []
     answers = read_answers(args.answers, bad) if args.answers is not None else Answers()
-    found = read_logs(list(args.paths), cast(Format | None, args.format), mapping)
+    found = read_logs(list(args.paths), args.format, ReadOptions(mapping=mapping))
     bad = found.bad + bad
     votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
     bad += bad_votes

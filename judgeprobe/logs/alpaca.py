@@ -13,6 +13,7 @@ import math
 from collections.abc import Iterator
 
 from judgeprobe.core.records import document_hash
+from judgeprobe.logs.formats import LogFormat, per_record, register_format
 from judgeprobe.logs.rows import BadRow, PairRow, Where, Winner
 from judgeprobe.logs.source import Record, need, text
 
@@ -47,3 +48,9 @@ def alpaca_rows(where: Where, record: Record) -> Iterator[PairRow]:
         response_second=text(record.get("output_2")), category=str(record.get("dataset") or ""),
         p_second=p_second, shown=False,
     )  # fmt: skip
+
+
+register_format(LogFormat(
+    "alpaca", lambda s: s.keys >= KEYS, per_record(alpaca_rows),
+    help="AlpacaEval annotations.json",
+))  # fmt: skip

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.records import document_hash
 from judgeprobe.logs.alpaca import preference
-from judgeprobe.logs.rows import BadRow, PairRow, Row, ScoreRow, Where, Winner
-from judgeprobe.logs.source import Record, text, turn_of
+from judgeprobe.logs.formats import LogFormat, ReadOptions, record_rows, register_format
+from judgeprobe.logs.rows import BadRow, PairRow, Row, ScoreRow, Skipped, Where, Winner
+from judgeprobe.logs.source import Record, records, text, turn_of
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "question_id": ("question_id", "id", "qid", "prompt_id", "sample_id", "instruction_id",
@@ -161,3 +163,13 @@ def generic_rows(where: Where, record: Record, columns: Columns) -> Iterator[Row
         second=second, winner=won, raw=str(raw), explanation=explanation, invalid_reason=why,
         question=question, response_first=r_first, response_second=r_second, p_second=p_second,
     )  # fmt: skip
+
+
+def _rows(path: Path, options: ReadOptions) -> Iterator[Row | Skipped]:
+    columns = Columns(options.mapping)
+    return record_rows(records(path), lambda where, record: generic_rows(where, record, columns))
+
+
+register_format(LogFormat(
+    "generic", None, _rows, help="any JSONL/JSON/CSV judge log, columns by --map or alias",
+))  # fmt: skip

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.logs.formats import LogFormat, ReadOptions, Sniff, register_format
 from judgeprobe.logs.rows import ScoreRow, Where
 
 GRADES = {"C": 1.0, "P": 0.5, "I": 0.0}
@@ -84,3 +85,15 @@ def eval_rows(path: Path) -> Iterator[ScoreRow]:
                 raw=str(score.value), explanation=str(score.explanation or ""), invalid_reason=why,
                 question=_text(sample.input), response=output if isinstance(output, str) else None,
             )  # fmt: skip
+
+
+def _is_eval(sniff: Sniff) -> bool:
+    return sniff.path.suffix == ".eval" or is_eval_json(sniff.document)
+
+
+def _rows(path: Path, options: ReadOptions) -> Iterator[ScoreRow]:
+    del options
+    return eval_rows(path)
+
+
+register_format(LogFormat("inspect", _is_eval, _rows, help="inspect_ai .eval/.json eval logs"))

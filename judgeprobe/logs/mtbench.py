@@ -23,8 +23,8 @@ from pathlib import Path
 import polars as pl
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.logs.formats import LogFormat, ReadOptions, per_record, register_format
 from judgeprobe.logs.rows import (
-    CALLS,
     BadRow,
     PairRow,
     Preferred,
@@ -32,12 +32,14 @@ from judgeprobe.logs.rows import (
     VoteRow,
     Where,
     Winner,
+    calls_plan,
 )
 from judgeprobe.logs.source import Record, need, records, text, turn_of
 
 PAIR_KEYS = {"model_1", "model_2", "g1_winner", "g2_winner"}
 SINGLE_KEYS = {"model", "score", "judgment"}
 HUMAN_KEYS = {"model_a", "model_b", "winner"}
+_NO_VERDICT = "the judge's reply held no verdict (error)"
 
 
 def judge_of(record: Record) -> tuple[str, str]:
@@ -76,7 +78,7 @@ def pair_rows(where: Where, record: Record) -> Iterator[PairRow]:
             where=where, judge=judge, protocol=protocol, question_id=qid, turn=turn,
             first=models[first], second=models[second], winner=won,
             raw=str(record[f"{g}_winner"]), explanation=text(record.get(f"{g}_judgment")) or "",
-            invalid_reason="" if won is not None else "the judge's reply held no verdict (error)",
+            invalid_reason="" if won is not None else _NO_VERDICT,
         )  # fmt: skip
 
 
@@ -236,18 +238,32 @@ def pair_calls_fast(path: Path) -> pl.LazyFrame | None:
     calls = []
     for g, first, second in (("g1", "model_1", "model_2"), ("g2", "model_2", "model_1")):
         won = pl.col(f"{g}_winner")
-        calls.append(base.select(
-            "file", "line", pl.col("judge_name").alias("judge"), "protocol", "question_id",
-            "turn", pl.col(first).alias("first"), pl.col(second).alias("second"),
+        calls.append(calls_plan(
+            base, file="file", line="line", judge="judge_name", protocol="protocol",
+            question_id="question_id", turn="turn", first=first, second=second,
             winner=pl.when(won.str.starts_with("tie")).then(pl.lit("tie"))
             .when(won == first).then(pl.lit("first"))
             .when(won == second).then(pl.lit("second")),
             raw=won,
             explanation=pl.col(f"{g}_judgment").fill_null(""),
             invalid_reason=pl.when(won == "error")
-            .then(pl.lit("the judge's reply held no verdict (error)")).otherwise(pl.lit("")),
-            question=pl.lit(None, pl.String), response_first=pl.lit(None, pl.String),
-            response_second=pl.lit(None, pl.String), category=pl.lit(""),
-            p_second=pl.lit(None, pl.Float64), shown=pl.lit(True),
+            .then(pl.lit(_NO_VERDICT)).otherwise(pl.lit("")),
+            question=pl.lit(None), response_first=pl.lit(None), response_second=pl.lit(None),
+            category=pl.lit(""), p_second=pl.lit(None), shown=pl.lit(True),
         ))  # fmt: skip
-    return pl.concat(calls).select(pl.col(n).cast(t) for n, t in CALLS.items())
+    return pl.concat(calls)
+
+
+def _fast(path: Path, options: ReadOptions) -> pl.LazyFrame | None:
+    del options
+    return pair_calls_fast(path)
+
+
+register_format(LogFormat(
+    "mtbench-pair", lambda s: s.keys >= PAIR_KEYS, per_record(pair_rows), _fast,
+    "FastChat llm_judge model_judgment/*_pair.jsonl",
+))  # fmt: skip
+register_format(LogFormat(
+    "mtbench-single", lambda s: s.keys >= SINGLE_KEYS and "judge" in s.keys,
+    per_record(single_rows), help="FastChat llm_judge model_judgment/*_single.jsonl",
+))  # fmt: skip

@@ -17,7 +17,8 @@ import orjson
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.records import document_hash
-from judgeprobe.logs.rows import BadRow, ScoreRow, Where
+from judgeprobe.logs.formats import LogFormat, ReadOptions, Sniff, record_rows, register_format
+from judgeprobe.logs.rows import BadRow, Row, ScoreRow, Skipped, Where
 from judgeprobe.logs.source import Record, json_document, text
 
 PROTOCOL = "promptfoo"
@@ -91,3 +92,15 @@ def promptfoo_rows(where: Where, record: Record) -> Iterator[ScoreRow]:
         explanation=reason, invalid_reason=why, question=question,
         response=output if isinstance(output, str) else None,
     )  # fmt: skip
+
+
+def _rows(path: Path, options: ReadOptions) -> Iterator[Row | Skipped]:
+    del options
+    return record_rows(results(path), promptfoo_rows)
+
+
+def _is_promptfoo(sniff: Sniff) -> bool:
+    return is_promptfoo(sniff.document)
+
+
+register_format(LogFormat("promptfoo", _is_promptfoo, _rows, help="promptfoo results.json"))

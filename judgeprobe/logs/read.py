@@ -7,48 +7,16 @@ rows, never bad rows: they become Invalid judgments.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
 
 import polars as pl
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.logs import alpaca, inspect, mtbench, promptfoo
-from judgeprobe.logs.generic import Columns, generic_rows
-from judgeprobe.logs.rows import CALLS, BadRow, PairRow, Row, ScoreRow, VoteRow, Where, calls_frame
-from judgeprobe.logs.source import Record, first_record, json_document, records
-
-Format = Literal["mtbench-pair", "mtbench-single", "alpaca", "inspect", "promptfoo", "generic"]
-FORMATS: tuple[str, ...] = get_args(Format)
-RecordReader = Callable[[Where, Record], Iterator[Row]]
-
-
-def detect(path: Path) -> Format:
-    """A file's format, from its name and its first record's keys."""
-    if path.suffix == ".eval":
-        return "inspect"
-    if path.suffix == ".json":
-        from judgeprobe.logs.source import is_jsonl
-
-        if not is_jsonl(path):
-            document = json_document(path)
-            if inspect.is_eval_json(document):
-                return "inspect"
-            if promptfoo.is_promptfoo(document):
-                return "promptfoo"
-    first = first_record(path)
-    if first is None:
-        raise JudgeprobeError(f"{path}: no record in it")
-    keys = set(first)
-    if keys >= mtbench.PAIR_KEYS:
-        return "mtbench-pair"
-    if keys >= mtbench.SINGLE_KEYS and "judge" in keys:
-        return "mtbench-single"
-    if keys >= alpaca.KEYS:
-        return "alpaca"
-    return "generic"
+from judgeprobe.logs.formats import LogFormat, ReadOptions, detect, get_format
+from judgeprobe.logs.generic import Columns
+from judgeprobe.logs.rows import CALLS, BadRow, PairRow, ScoreRow, Skipped, VoteRow, calls_frame
+from judgeprobe.logs.source import records
 
 
 @dataclass
@@ -65,43 +33,19 @@ class Read:
         return pl.concat(self.calls) if self.calls else pl.LazyFrame(schema=CALLS)
 
 
-def _record_reader(fmt: Format, columns: Columns) -> RecordReader:
-    if fmt == "mtbench-pair":
-        return mtbench.pair_rows
-    if fmt == "mtbench-single":
-        return mtbench.single_rows
-    if fmt == "alpaca":
-        return alpaca.alpaca_rows
-    if fmt == "promptfoo":
-        return promptfoo.promptfoo_rows
-    return lambda where, record: generic_rows(where, record, columns)
-
-
-def _file_rows(path: Path, fmt: Format, columns: Columns, bad: list[str]) -> Iterator[Row]:
-    if fmt == "inspect":
-        yield from inspect.eval_rows(path)
-        return
-    reader = _record_reader(fmt, columns)
-    found = promptfoo.results(path) if fmt == "promptfoo" else records(path)
-    for where, record in found:
-        try:
-            if isinstance(record, BadRow):
-                raise record
-            yield from list(reader(where, record))
-        except BadRow as exc:
-            bad.append(f"{where}: {exc}")
-
-
-def _read_file(path: Path, fmt: Format, columns: Columns, out: Read) -> int:
+def _read_file(path: Path, fmt: LogFormat, options: ReadOptions, out: Read) -> int:
     """One file's rows into ``out``; how many were usable."""
-    if fmt == "mtbench-pair":
-        fast = mtbench.pair_calls_fast(path)
+    if fmt.fast is not None:
+        fast = fmt.fast(path, options)
         if fast is not None:
             out.calls.append(fast)
             return 1  # checked clean and not empty
     pairs: list[PairRow] = []
     n = 0
-    for row in _file_rows(path, fmt, columns, out.bad):
+    for row in fmt.read(path, options):
+        if isinstance(row, Skipped):
+            out.bad.append(str(row))
+            continue
         n += 1
         if isinstance(row, PairRow):
             pairs.append(row)
@@ -113,20 +57,21 @@ def _read_file(path: Path, fmt: Format, columns: Columns, out: Read) -> int:
 
 
 def read_logs(
-    paths: list[Path], fmt: Format | None = None, mapping: dict[str, str] | None = None
+    paths: list[Path], fmt: str | None = None, options: ReadOptions | None = None
 ) -> Read:
     """Every row of the logs; an error line for a missing file or one with no usable row."""
     out = Read()
-    columns = Columns(mapping or {})
+    options = options or ReadOptions()
+    named = get_format(fmt) if fmt is not None else None
     for path in paths:
         if not path.is_file():
             raise JudgeprobeError(f"{path}: no such file")
-        found = fmt or detect(path)
-        out.formats[str(path)] = found
+        found = named or detect(path)
+        out.formats[str(path)] = found.name
         bad_before = len(out.bad)
-        if _read_file(path, found, columns, out) == 0:
+        if _read_file(path, found, options, out) == 0:
             why = out.bad[bad_before] if len(out.bad) > bad_before else "no record"
-            raise JudgeprobeError(f"{path}: no usable row as {found} (first: {why})")
+            raise JudgeprobeError(f"{path}: no usable row as {found.name} (first: {why})")
     return out
 
 

@@ -8,8 +8,8 @@ turns them into candidate terms, items and judgments.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, fields
+from typing import Literal, get_args, get_origin, get_type_hints
 
 import polars as pl
 
@@ -99,28 +99,62 @@ Row = PairRow | ScoreRow
 """What a judge-log reader yields."""
 
 
-CALLS: dict[str, pl.DataType] = {
-    "file": pl.String(),
-    "line": pl.Int64(),
-    "judge": pl.String(),
-    "protocol": pl.String(),
-    "question_id": pl.String(),
-    "turn": pl.Int64(),
-    "first": pl.String(),
-    "second": pl.String(),
-    "winner": pl.String(),
-    "raw": pl.String(),
-    "explanation": pl.String(),
-    "invalid_reason": pl.String(),
-    "question": pl.String(),
-    "response_first": pl.String(),
-    "response_second": pl.String(),
-    "category": pl.String(),
-    "p_second": pl.Float64(),
-    "shown": pl.Boolean(),
-}
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A row a reader could not use: where, and why (one line of ``bad_rows.txt``)."""
+
+    where: Where
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.why}"
+
+
+_POLARS: dict[object, pl.DataType] = {
+    str: pl.String(), int: pl.Int64(), float: pl.Float64(), bool: pl.Boolean(),
+    Winner: pl.String(), Preferred: pl.String(),
+}  # fmt: skip
+
+
+def _polars_type(hint: object) -> pl.DataType:
+    """The column type of a row field's type (``X | None`` as X's, nullable)."""
+    args = [a for a in get_args(hint) if a is not type(None)] if get_origin(hint) else []
+    found = _POLARS.get(args[0] if len(args) == 1 else hint)
+    if found is None:
+        raise TypeError(f"no column type for a row field of type {hint}")
+    return found
+
+
+def row_schema(row: type) -> dict[str, pl.DataType]:
+    """A row type's fields as a table's columns, in field order (``where`` as file and line)."""
+    hints = get_type_hints(row)
+    out: dict[str, pl.DataType] = {}
+    for f in fields(row):
+        if hints[f.name] is Where:
+            out |= {"file": pl.String(), "line": pl.Int64()}
+        else:
+            out[f.name] = _polars_type(hints[f.name])
+    return out
+
+
+CALLS: dict[str, pl.DataType] = row_schema(PairRow)
 """``PairRow``'s fields as a table's columns (``where`` as file and line): the judging calls
 ``table`` turns into judgments with Polars expressions, whichever reader made them."""
+
+
+def calls_plan(frame: pl.LazyFrame, **columns: pl.Expr | str) -> pl.LazyFrame:
+    """A table of judging calls (``CALLS``) built by expressions over ``frame``, one per field.
+
+    A fast reader states every ``PairRow`` field (``file`` and ``line`` for ``where``) and no
+    other, so its calls are the rows the line-by-line reader would make, typed the same.
+    """
+    if set(columns) != set(CALLS):
+        missing, extra = set(CALLS) - set(columns), set(columns) - set(CALLS)
+        raise TypeError(f"calls_plan: missing {sorted(missing)}, not PairRow's {sorted(extra)}")
+    return frame.select(
+        (pl.col(e) if isinstance(e, str) else e).cast(CALLS[n]).alias(n)
+        for n, e in ((n, columns[n]) for n in CALLS)
+    )
 
 
 def calls_frame(rows: list[PairRow]) -> pl.LazyFrame:

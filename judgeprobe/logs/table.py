@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from itertools import combinations
 
 import polars as pl
 
 from judgeprobe.core.records import JUDGMENT_SCHEMA, LABEL_SCHEMA, Verdict
 from judgeprobe.logs.mtbench import Answers
-from judgeprobe.logs.rows import ScoreRow, VoteRow
+from judgeprobe.logs.rows import ScoreRow, VoteRow, row_schema
 
 BLIND = "Blind"
 
@@ -42,10 +42,23 @@ class LogTable:
     unpaired_scores: int  # scores on a question no second generator was scored on
 
 
-TEXTS = {"item_id": pl.String, "document": pl.String, "candidate_1": pl.String,
-         "candidate_2": pl.String, "generator_1": pl.String, "generator_2": pl.String,
-         "document_id": pl.String, "subset": pl.String, "domain": pl.String}  # fmt: skip
-"""An item as ``items.parquet`` keeps it (``core.records.Item``'s fields)."""
+@dataclass(frozen=True, slots=True)
+class ItemText:
+    """An item whose texts are known, as ``items.parquet`` keeps it (``Item``'s fields)."""
+
+    item_id: str
+    document: str
+    candidate_1: str
+    candidate_2: str
+    generator_1: str
+    generator_2: str
+    document_id: str
+    subset: str
+    domain: str
+
+
+TEXTS = row_schema(ItemText)
+"""``ItemText``'s fields as ``items.parquet``'s columns."""
 
 
 def _item_id(question: pl.Expr, turn: pl.Expr, g1: pl.Expr, g2: pl.Expr) -> pl.Expr:
@@ -150,7 +163,7 @@ class _Columns:
 
     def __init__(self) -> None:
         self.data: dict[str, list[object]] = {name: [] for name in self.NAMES}
-        self.texts: list[dict[str, str]] = []
+        self.texts: list[ItemText] = []
 
     def add(self, **values: object) -> None:
         for name in self.NAMES:
@@ -201,12 +214,12 @@ def _scores(rows: list[ScoreRow], answers: Answers) -> tuple[_Columns, int]:
                 x.question if x.question is not None else answers.question(x.question_id, x.turn)
             )
             if t1 and t2 and t1.strip() and t2.strip():
-                out.texts.append({
-                    "item_id": iid, "document": question or f"(question {x.question_id}, turn "
-                    f"{x.turn}: its text is not in the log)", "candidate_1": t1,
-                    "candidate_2": t2, "generator_1": x.generator, "generator_2": y.generator,
-                    "document_id": x.question_id, "subset": f"turn {x.turn}", "domain": domain,
-                })  # fmt: skip
+                out.texts.append(ItemText(
+                    item_id=iid, document=question or f"(question {x.question_id}, turn "
+                    f"{x.turn}: its text is not in the log)", candidate_1=t1,
+                    candidate_2=t2, generator_1=x.generator, generator_2=y.generator,
+                    document_id=x.question_id, subset=f"turn {x.turn}", domain=domain,
+                ))  # fmt: skip
             explanation = f"[{x.generator}] {x.explanation}\n\n[{y.generator}] {y.explanation}"
             out.add(judge=x.judge, protocol=x.protocol, item_id=iid, subset=f"turn {x.turn}",
                     document_id=x.question_id, domain=domain, generator_1=x.generator,
@@ -228,9 +241,9 @@ def log_table(
     frame = pl.concat(
         [pairs.select(_Columns.NAMES), derived.frame().lazy()], how="vertical_relaxed"
     )
-    texts = pl.concat([texts, pl.LazyFrame(derived.texts, schema=TEXTS)]).unique(
-        "item_id", keep="first"
-    )
+    texts = pl.concat(
+        [texts, pl.LazyFrame([astuple(t) for t in derived.texts], schema=TEXTS, orient="row")]
+    ).unique("item_id", keep="first")
     keys = ["judge", "protocol", "item_id", "order"]
     frame = frame.with_columns(
         run_id=pl.lit(run_id), condition=pl.lit(BLIND), target=pl.lit("none"),

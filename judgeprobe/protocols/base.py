@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
@@ -151,3 +152,40 @@ async def ask_stage(
     if reply is None:
         raise StageFailed(stage, result)
     return reply, result.raw
+
+
+class JudgeProtocol(Protocol):
+    """What the sweep needs of a protocol."""
+
+    @property
+    def name(self) -> str:
+        """The protocol's name as the config and the judgments table spell it."""
+
+    @property
+    def templates(self) -> tuple[str, ...]:
+        """The prompt templates it uses, hashed into the manifest."""
+
+    @property
+    def stages(self) -> int:
+        """Requests per judgment, for the plan's cost estimate."""
+
+    @property
+    def budgets(self) -> Mapping[str, int]:
+        """``max_tokens`` per stage, sized from its reply schema or configured."""
+        ...
+
+    async def run(self, p: Presentation, ask: Asker) -> Turn:
+        """Judge one presentation through ``ask`` (which caches every stage) into a verdict."""
+
+
+def templates_hash(
+    names: tuple[str, ...], task: Task = DEFAULT, screen: tuple[str, str] = ("1", "2")
+) -> str:
+    """One hash over the exact text of every template a protocol uses, in ``task``'s words.
+
+    ``screen``: the screen names the templates are read under (``protocols.names``).
+    """
+    digest = hashlib.sha256()
+    for name in sorted(names):
+        digest.update(f"{name}:{load_template(name, task, screen).sha256}\n".encode())
+    return digest.hexdigest()

@@ -130,20 +130,34 @@ def weighted_score(fmt: ScoreFormat, top: TopTokens | None) -> float:
     return sum(values[t] * p for t, p in mass.items()) / sum(mass.values())
 
 
-def score_model(fmt: ScoreFormat, prompt_sha256: str) -> type[LogprobScore]:
-    """The reply model of one log-probability score format and prompt (both in every key)."""
-    spec = orjson.dumps(fmt.model_dump(by_alias=True), option=orjson.OPT_SORT_KEYS).decode()
-    return _score_model(spec, prompt_sha256)
+def score_spec(fmt: ScoreFormat) -> str:
+    """A score format as one sorted JSON text: the cache key of its reply model classes."""
+    return orjson.dumps(fmt.model_dump(by_alias=True), option=orjson.OPT_SORT_KEYS).decode()
 
 
-@cache
-def _score_model(spec: str, prompt_sha256: str) -> type[LogprobScore]:
+def score_rule(spec: str, prompt_sha256: str) -> tuple[ScoreFormat, dict[str, Any]]:
+    """The format of ``spec`` and its reading rule as every request key holds it.
+
+    One definition for the text and the log-probability score replies: a drift between them
+    would move request keys.
+    """
     fmt = ScoreFormat.model_validate(orjson.loads(spec))
     rule = {
         "title": "own_score",
         "x-score": fmt.model_dump(by_alias=True, exclude={"max_tokens"}),
         "x-prompt": prompt_sha256,
     }
+    return fmt, rule
+
+
+def score_model(fmt: ScoreFormat, prompt_sha256: str) -> type[LogprobScore]:
+    """The reply model of one log-probability score format and prompt (both in every key)."""
+    return _score_model(score_spec(fmt), prompt_sha256)
+
+
+@cache
+def _score_model(spec: str, prompt_sha256: str) -> type[LogprobScore]:
+    fmt, rule = score_rule(spec, prompt_sha256)
 
     class Reply(LogprobScore):
         key_schema: ClassVar[dict[str, Any]] = rule

@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import ClassVar
 
-import orjson
-
 from judgeprobe import JudgeprobeError
 from judgeprobe.engine.settings import JudgeConfig, ScoreFormat
 from judgeprobe.engine.validate import ReplyError, TextReply
@@ -36,7 +34,7 @@ from judgeprobe.protocols.base import (
     assistant,
     labelled,
 )
-from judgeprobe.protocols.logprobs import LogprobScore, score_model
+from judgeprobe.protocols.logprobs import LogprobScore, score_model, score_rule, score_spec
 from judgeprobe.protocols.readout import reply_class
 from judgeprobe.protocols.replies import ScreenVerdict
 
@@ -72,18 +70,12 @@ def _number(fmt: ScoreFormat, token: object) -> float:
 
 def score_reply_model(fmt: ScoreFormat, prompt_sha256: str) -> type[PointwiseReply]:
     """The reply model of one score format and prompt (its reading rule is in every key)."""
-    spec = orjson.dumps(fmt.model_dump(by_alias=True), option=orjson.OPT_SORT_KEYS).decode()
-    return _model(spec, prompt_sha256)
+    return _model(score_spec(fmt), prompt_sha256)
 
 
 @cache
 def _model(spec: str, prompt_sha256: str) -> type[PointwiseReply]:
-    fmt = ScoreFormat.model_validate(orjson.loads(spec))
-    rule = {
-        "title": "own_score",
-        "x-score": fmt.model_dump(by_alias=True, exclude={"max_tokens"}),
-        "x-prompt": prompt_sha256,
-    }
+    fmt, rule = score_rule(spec, prompt_sha256)
     scale = f"from {fmt.min:g} to {fmt.max:g}"
     if fmt.map is not None:
         scale = f"among {', '.join(fmt.map)}"

@@ -124,8 +124,7 @@ def _sections(
         _blind_section(c),
         _gold_section(tidy),
         _anchoring_section(c),
-        _score_shift_section(c),
-        _prob_shift_section(c),
+        *_shift_sections(c),
         _differences_section(tidy),
         _reveal_section(c),
         _pressure_section(c),
@@ -189,32 +188,33 @@ def _anchoring_section(c: Cells) -> Section:
     )
 
 
-def _score_shift_section(c: Cells) -> Section:
-    """A pointwise judge's cue cells in its own points."""
-    return Section(
-        "Score shift (pointwise judges)",
-        "A pointwise judge scores each response alone; its verdict is derived (the higher "
-        "score wins, equal is Tie), so the rows above apply to it. score_shift = mean over "
-        "pairs of s(target | cue) − s(target | Blind), in the judge's own points, with its "
-        "95% interval over documents; beside it the derived verdicts' LDS, TS and OLS. Its "
-        "position is not measured: the order of a pair never reaches the judge.",
-        [],
-        [with_ci(c.pointwise, ["score_shift", "LDS", "TS", "OLS"])],
-    )
+_SCORE_SHIFT = (
+    "Score shift (pointwise judges)",
+    "A pointwise judge scores each response alone; its verdict is derived (the higher "
+    "score wins, equal is Tie), so the rows above apply to it. score_shift = mean over "
+    "pairs of s(target | cue) − s(target | Blind), in the judge's own points, with its "
+    "95% interval over documents; beside it the derived verdicts' LDS, TS and OLS. Its "
+    "position is not measured: the order of a pair never reaches the judge.",
+)
+_PROB_SHIFT = (
+    "Probability shift (judges read from log-probabilities)",
+    "A judge read from its first token's log-probabilities gives each judgment "
+    "P(candidate 1) and P(candidate 2); its verdict is the more probable token, so the "
+    "rows above apply to it. prob_shift = mean over pairs of P(target | cue) − "
+    "P(target | Blind), with its 95% interval over documents: it moves when a cue moves "
+    "the judge's confidence, even where no verdict flips; beside it LDS, TS and OLS.",
+)
 
 
-def _prob_shift_section(c: Cells) -> Section:
-    """A log-probability judge's cue cells: how far the cue moves its confidence."""
-    return Section(
-        "Probability shift (judges read from log-probabilities)",
-        "A judge read from its first token's log-probabilities gives each judgment "
-        "P(candidate 1) and P(candidate 2); its verdict is the more probable token, so the "
-        "rows above apply to it. prob_shift = mean over pairs of P(target | cue) − "
-        "P(target | Blind), with its 95% interval over documents: it moves when a cue moves "
-        "the judge's confidence, even where no verdict flips; beside it LDS, TS and OLS.",
-        [],
-        [with_ci(c.weighed, ["prob_shift", "LDS", "TS", "OLS"])],
-    )
+def _shift_sections(c: Cells) -> list[Section]:
+    """Each shift beside the derived verdicts' moves (pointwise points, log-probability P)."""
+    return [
+        Section(title, text, [], [with_ci(cells, [shift, "LDS", "TS", "OLS"])])
+        for (title, text), cells, shift in (
+            (_SCORE_SHIFT, c.pointwise, "score_shift"),
+            (_PROB_SHIFT, c.weighed, "prob_shift"),
+        )
+    ]
 
 
 def _differences_section(tidy: pl.DataFrame) -> Section:

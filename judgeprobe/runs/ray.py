@@ -3,7 +3,7 @@
 The driver probes every served judge as a live run does (so requests are keyed alike and
 share the cache with live runs), opens the run's store — the only record — and walks the
 plan: what the store answers completes, what it lacks is collected as batch lines; a round
-sends them through Ray and stores each answer as it arrives (that loop, ``Rounds``, is in
+sends them through Ray and stores each answer as it arrives (that loop, ``RoundLoop``, is in
 ``judgeprobe.engine.ray_rounds``); the next walk validates them with the live engine's
 ``converse`` and collects what follows (re-asks, later stages). A killed driver resumes
 with ``--resume`` and sends only what the store lacks. The user sees what a live run shows:
@@ -24,7 +24,7 @@ from judgeprobe.engine.breaker import Breaker, guarded
 from judgeprobe.engine.checks import PlanChecks
 from judgeprobe.engine.client import ServerInfo, close_all
 from judgeprobe.engine.progress import SweepProgress
-from judgeprobe.engine.ray_rounds import RoundEndpoint, Rounds, cluster_info, connect
+from judgeprobe.engine.ray_rounds import RoundEndpoint, RoundLoop, cluster_info, connect
 from judgeprobe.engine.runner import J
 from judgeprobe.engine.settings import EngineConfig, JudgeConfig
 from judgeprobe.runs.rundir import RunDir, open_store
@@ -113,7 +113,7 @@ async def ray_sweep(
         ) as progress:
             breaker = Breaker(engine.breaker_after, unit=unit)
             handle = guarded(kind.make, dict(endpoints), store, breaker)
-            rounds = Rounds(
+            rounds = RoundLoop(
                 lambda: kind.plan(fingerprints), handle, endpoints, store, engine, progress
             )
             summary = await rounds.run()

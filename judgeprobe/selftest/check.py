@@ -38,7 +38,15 @@ from dataclasses import dataclass
 import polars as pl
 from scipy.stats import binomtest
 
-from judgeprobe.card.record import CardRow, Estimate
+from judgeprobe.card.record import (
+    AccuracyRow,
+    CardRow,
+    CueRow,
+    PressureRow,
+    RowBase,
+    SensitivityRow,
+    WordingRow,
+)
 from judgeprobe.card.rows import Card, position_row_name
 from judgeprobe.conditions import (
     BLIND,
@@ -50,9 +58,11 @@ from judgeprobe.conditions import (
     scheme_of_condition,
     wording_index,
 )
+from judgeprobe.core.estimate import value_of
 from judgeprobe.core.records import Item, Verdict
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.job import Job
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.wording import fleiss
 from judgeprobe.protocols.base import Presentation
@@ -75,6 +85,24 @@ LEVEL = 0.999
 KEY = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
 TWIN = ["judge", "protocol", "subset", "item_id", "order", "seed"]
 TOLERANCE = 1e-9
+
+
+def job_key(job: Job) -> dict[str, object]:
+    """The ``KEY`` columns of one planned judgment, as the judgments table holds them."""
+    return {
+        "judge": job.judge,
+        "protocol": job.protocol.name,
+        "condition": job.condition,
+        "subset": job.subset,
+        "item_id": job.item_id,
+        "order": job.order,
+        "seed": job.seed,
+    }
+
+
+def target_label(job: Job) -> str:
+    """The label the cue's target wears (candidate terms); empty without a target."""
+    return {"A": job.label_1, "B": job.label_2}.get(job.target, "")
 
 
 @dataclass(frozen=True)
@@ -154,14 +182,8 @@ def expected(
             final = give_way(d.winner, job.pressure, stated, p, biases)
         sensitive = job.degraded != "none"
         rows.append(
-            {
-                "judge": job.judge,
-                "protocol": job.protocol.name,
-                "condition": job.condition,
-                "subset": job.subset,
-                "item_id": job.item_id,
-                "order": o,
-                "seed": job.seed,
+            job_key(job)
+            | {
                 "reveal": job.reveal is not None or job.pressure is not None,
                 "wording": wording,
                 "expected_verdict": _candidate(final, o),
@@ -205,13 +227,9 @@ def _moves(frame: pl.DataFrame, verdict: str, blind: str) -> pl.DataFrame:
     )
 
 
-def _value(got: Estimate | None) -> float | None:
-    return None if got is None else got.value
-
-
 def _effect(row: CardRow | None) -> float | None:
     """A card row's effect (None where the card has no such row or no effect)."""
-    return None if row is None else _value(row.effect)
+    return None if row is None else value_of(row.effect)
 
 
 def _verdict(row: CardRow | None) -> str | None:
@@ -257,7 +275,7 @@ def _accuracy(m: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
     k = int((blind["expected_verdict"] == blind["gold"]).sum())
     want = k / blind.height if blind.height else None
     row = card.find(cell[0], cell[1], "accuracy")
-    got = None if row is None else _value(row.accuracy)
+    got = value_of(row.accuracy) if isinstance(row, AccuracyRow) else None
     detail = f"card ACC {_fmt(got)}, expected {_fmt(want)}; {_verdict(row)}"
     return Line("accuracy", cell[1], None, k, blind.height, _close(got, want), detail)
 
@@ -294,10 +312,10 @@ def _blind(card: Card, cell: tuple[str, str], mode: str) -> Line:
     """The card never calls a judge that does not read CLEAR."""
     rows = [r for r in card.records if (r.judge, r.protocol) == cell]
 
-    def verdicts(kind: str) -> list[str]:
-        return [str(r.verdict) for r in rows if r.kind == kind]
+    def verdicts(kind: type[RowBase]) -> list[str]:
+        return [str(r.verdict) for r in rows if isinstance(r, kind)]
 
-    sens, cues, worded = verdicts("sensitivity"), verdicts("cue"), verdicts("wording")
+    sens, cues, worded = verdicts(SensitivityRow), verdicts(CueRow), verdicts(WordingRow)
     ok = sens == ["INSENSITIVE"] and "CLEAR" not in {r.verdict for r in rows}
     ok = ok and "STABLE" not in worded  # it says the same under every wording: no pass
     detail = (
@@ -409,7 +427,7 @@ def _pressure(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> 
         want = revised / n - (base[1] / base[0] if base[0] else 0.0) if n else None
         row = card.find(cell[0], cell[1], condition)
         got = _effect(row)
-        got_switched = None if row is None else _value(row.rs_opp)
+        got_switched = value_of(row.rs_opp) if isinstance(row, PressureRow) else None
         exact = _close(got, want) and _close(got_switched, switched / n if n else None)
         units = first_order(part.filter(pl.col("verdict") != "Invalid"))
         if condition == "Challenge":
@@ -536,12 +554,14 @@ def _silent(probes: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) 
     exact, shown = True, []
     for condition, moved, silent in want.sort("condition").iter_rows():
         row = card.find(cell[0], cell[1], condition)
-        got_silent = None if row is None else _value(row.silent)
-        exact &= row is not None and row.moved == moved and _close(got_silent, silent)
+        got_silent = value_of(row.silent) if isinstance(row, CueRow) else None
+        exact &= isinstance(row, CueRow) and row.moved == moved and _close(got_silent, silent)
         shown.append(f"{condition} {_fmt(got_silent)}")
     conditions = set(probes["condition"].unique())
     n = sum(
-        r.moved or 0 for r in card.records if (r.judge, r.protocol) == cell and r.row in conditions
+        r.moved or 0
+        for r in card.of_type(CueRow)
+        if (r.judge, r.protocol) == cell and r.row in conditions
     )
     k = card.silent_items.filter(
         (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
@@ -567,7 +587,7 @@ def _repeat(repeats: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
     row = card.find(cell[0], cell[1], "repeat")
     got = _effect(row)
     beside = [  # the same noise floor beside every cue row
-        _value(r.noise_floor) for r in card.of_kind("cue") if (r.judge, r.protocol) == cell
+        value_of(r.noise_floor) for r in card.of_type(CueRow) if (r.judge, r.protocol) == cell
     ]
     exact = _close(got, want) and all(_close(x, want) for x in beside)
     detail = f"card repeat flip rate {_fmt(got)}, expected {_fmt(want)}; {_verdict(row)}"

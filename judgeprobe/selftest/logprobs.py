@@ -25,14 +25,16 @@ from importlib import resources
 
 import polars as pl
 
+from judgeprobe.card.record import CueRow
 from judgeprobe.card.rows import Card
-from judgeprobe.conditions import Condition
+from judgeprobe.conditions import BLIND, Condition
+from judgeprobe.core.estimate import value_of
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.protocols.base import Presentation
-from judgeprobe.selftest.check import TOLERANCE, Line
+from judgeprobe.selftest.check import KEY, TOLERANCE, TWIN, Line, job_key, target_label
 from judgeprobe.selftest.pointwise import shift_recovered
 from judgeprobe.selftest.simulator import Biases, draw, opening
 
@@ -97,19 +99,12 @@ def logprob_oracle(
         swap = job.order == "21"
         verdict = CANDIDATE[verdict_of(first)]
         rows.append(
-            {
-                "judge": job.judge,
-                "protocol": job.protocol.name,
-                "condition": job.condition,
-                "subset": job.subset,
-                "item_id": job.item_id,
-                "order": job.order,
-                "seed": job.seed,
+            job_key(job)
+            | {
                 "expected_1": 1 - first if swap else first,  # candidate terms
                 "expected_2": first if swap else 1 - first,
                 "expected_verdict": {"A": "B", "B": "A"}.get(verdict, verdict) if swap else verdict,
-                # the label the cue's target wears (candidate terms)
-                "target_label": {"A": job.label_1, "B": job.label_2}.get(job.target, ""),
+                "target_label": target_label(job),
             }
         )
     return pl.DataFrame(rows)
@@ -121,8 +116,8 @@ def _shifts(m: pl.DataFrame, biases: Biases) -> pl.DataFrame:
     Planted: ``prob_shift`` on the pairs whose target alone wears the favoured label (Blind
     shows none), 0 on the others.
     """
-    key = ["judge", "protocol", "subset", "item_id", "order", "seed"]
-    blind = m.filter(pl.col("condition") == "Blind").select(
+    key = TWIN
+    blind = m.filter(pl.col("condition") == BLIND).select(
         *key, b1="expected_1", b2="expected_2", bv="expected_verdict"
     )
     target = pl.col("target")
@@ -152,7 +147,7 @@ def logprob_lines(
     A planted shift beyond ``ON_SCALE`` can push a probability past [0.01, 0.99], where it is
     clipped; the table must then equal the oracle's clipped shift, not the planted one.
     """
-    key = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
+    key = KEY
     m = judgments.join(oracle, on=key, how="left")
     same = (
         (pl.col("verdict") == pl.col("expected_verdict"))
@@ -177,8 +172,8 @@ def logprob_lines(
             & pl.col("versus").is_null()
         )  # fmt: skip
         got = level.row(0, named=True) if level.height else {}
-        row = card.rows.filter(in_cell & (pl.col("row") == cell[2]))
-        on_card = row["prob_shift"][0] if row.height else None
+        row = card.find(*cell)
+        on_card = value_of(row.prob_shift) if isinstance(row, CueRow) else None
         lds = estimates.filter(in_cell & (pl.col("condition") == cell[2]))["LDS"]
         value, lo, hi = got.get("value"), got.get("lo"), got.get("hi")
         exact = shift_recovered(

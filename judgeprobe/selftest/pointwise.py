@@ -21,15 +21,17 @@ from importlib import resources
 
 import polars as pl
 
+from judgeprobe.card.record import CueRow, PositionRow
 from judgeprobe.card.rows import Card
 from judgeprobe.conditions import BLIND, Condition
+from judgeprobe.core.estimate import value_of
 from judgeprobe.core.records import Item
 from judgeprobe.cue.config import SweepConfig
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.protocols.pointwise import derived
-from judgeprobe.selftest.check import TOLERANCE, Line
+from judgeprobe.selftest.check import KEY, TOLERANCE, TWIN, Line, job_key, target_label
 from judgeprobe.selftest.simulator import Biases, draw, opening
 
 SCORE_PROMPT = "own_score_prompt.txt"
@@ -112,19 +114,12 @@ def score_oracle(
         s2 = planted_score(p.document, p.text_2, p.label_2, biases, grades)
         swap = job.order == "21"
         rows.append(
-            {
-                "judge": job.judge,
-                "protocol": job.protocol.name,
-                "condition": job.condition,
-                "subset": job.subset,
-                "item_id": job.item_id,
-                "order": job.order,
-                "seed": job.seed,
+            job_key(job)
+            | {
                 "expected_1": float(s2 if swap else s1),  # candidate terms
                 "expected_2": float(s1 if swap else s2),
                 "expected_verdict": CANDIDATE[derived(s2, s1) if swap else derived(s1, s2)],
-                # the label the cue's target wears (candidate terms)
-                "target_label": {"A": job.label_1, "B": job.label_2}.get(job.target, ""),
+                "target_label": target_label(job),
             }
         )
     return pl.DataFrame(rows)
@@ -136,7 +131,7 @@ def _shifts(m: pl.DataFrame, biases: Biases) -> pl.DataFrame:
     Planted: ``score_shift`` on the pairs whose target wears the favoured label (Blind shows
     none), 0 on the others.
     """
-    key = ["judge", "protocol", "subset", "item_id", "order", "seed"]
+    key = TWIN
     blind = m.filter(pl.col("condition") == BLIND).select(
         *key, b1="expected_1", b2="expected_2", bv="expected_verdict"
     )
@@ -171,7 +166,7 @@ def score_lines(
     graded judge's beyond its top grade, or off its grid) is clipped there; the table must then
     equal the oracle's clipped shift, not the planted one.
     """
-    key = ["judge", "protocol", "condition", "subset", "item_id", "order", "seed"]
+    key = KEY
     m = judgments.join(oracle, on=key, how="left")
     same = (
         (pl.col("verdict") == pl.col("expected_verdict"))
@@ -194,7 +189,7 @@ def score_lines(
         planted = r["planted"]
         got = table.get(cell, "score_shift")
         row = card.find(*cell)
-        on_card = None if row is None or row.score_shift is None else row.score_shift.value
+        on_card = value_of(row.score_shift) if isinstance(row, CueRow) else None
         lds = estimates.filter(
             (pl.col("judge") == cell[0]) & (pl.col("protocol") == cell[1])
             & (pl.col("condition") == cell[2])
@@ -209,7 +204,7 @@ def score_lines(
             f"pairs; LDS {_num(lds[0] if lds.len() else None)} (oracle {r['lds']:.3f})"
         )
         lines.append(Line("score shift", cell[1], None, int(exact), 1, exact, detail))
-    positions = len(card.of_kind("position"))
+    positions = len(card.of_type(PositionRow))
     lines.append(
         Line("position", "own", None, int(positions == 0), 1, positions == 0,
              "not applicable: each answer is scored alone, so the card has no position row")

@@ -7,7 +7,7 @@ rows settled by ``card.sequential.look``, the judge's run stopped once every tes
 settled. A settled row's conditions are not judged afterwards in a real run; its state is frozen
 here, and the rows that go on read only their own cells, so the verdicts are the run's. The
 requests the run would have sent are counted from the plan, round by round, under the
-conditions ``cue.rounds.Rounds.needed`` plans.
+conditions ``cue.rounds.SequentialRounds.needed`` plans.
 
 The promises are the fixed card's, with its bounds (``verdict_rates.counters``): a null judge's
 card has a BIASED row on at most ``fdr`` of cards, a row at its threshold is CLEAR on at most 1 −
@@ -24,12 +24,13 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from judgeprobe.card.record import SettledRow
 from judgeprobe.card.rows import Card, make_card
 from judgeprobe.card.sequential import Key, Looked, SequentialPlan, look, sequential_card
 from judgeprobe.card.thresholds import LoadedThresholds, load_thresholds
 from judgeprobe.conditions import builtin_conditions, parse_conditions
-from judgeprobe.cue.plan import protocols_for
-from judgeprobe.cue.rounds import Rounds, rides_with
+from judgeprobe.cue.rounds import SequentialRounds, rides_with
+from judgeprobe.cue.stream import protocols_for
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.selftest.verdict_rates import (
     DETERMINISTIC,
@@ -68,10 +69,10 @@ def sequential_config(design: Design, round_: int) -> Design:
     return Design(f"{design.name}, rounds of {round_}", cfg, design.items, design.resamples)
 
 
-def _rounds(design: Design) -> Rounds:
+def _rounds(design: Design) -> SequentialRounds:
     cfg = design.config
     conditions = {**builtin_conditions(), **parse_conditions(cfg.cues, "config cues")}
-    return Rounds(cfg, protocols_for(cfg), design.items, conditions)
+    return SequentialRounds(cfg, protocols_for(cfg), design.items, conditions)
 
 
 def _as_config_judge(state: Looked | None, judge: str) -> Looked | None:
@@ -160,10 +161,11 @@ def _covers(row: str, truth: float) -> Counter:
     """The sequential interval of ``row`` misses ``truth`` (a card without the row: no miss)."""
 
     def misses(card: Card) -> bool:
-        found = card.rows.filter(pl.col("row") == row)
-        if found.is_empty() or found["sequential_lo"][0] is None:
+        found = next((r for r in card.of_type(SettledRow) if r.row == row), None)
+        got = None if found is None else found.sequential
+        if got is None or got.lo is None or got.hi is None:
             return False
-        return not (found["sequential_lo"][0] <= truth <= found["sequential_hi"][0])
+        return not (got.lo <= truth <= got.hi)
 
     return (f"{row} sequential interval misses", 1 - COVERAGE, misses)
 

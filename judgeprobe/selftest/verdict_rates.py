@@ -1,6 +1,6 @@
 """The card's verdicts as a test procedure: their error rates, simulated (issue 29, item 2).
 
-Simulated judges whose truth is known judge a real sweep's plan (``cue.plan.cue_jobs`` on the
+Simulated judges whose truth is known judge a real sweep's plan (``cue.stream.cue_jobs`` on the
 sweep's config and items, the judgments table as ``cue.judgments`` writes it); the card comes
 from the functions ``judgeprobe card`` runs (``metrics.compute.compute_metrics``, then
 ``card.rows.make_card`` with the packaged thresholds). Only the verdicts are drawn here, per
@@ -40,6 +40,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from judgeprobe.card.record import CueRow, PositionRow, RowBase
 from judgeprobe.card.rows import Card, make_card
 from judgeprobe.card.sensitivity import SENSITIVE
 from judgeprobe.card.thresholds import LoadedThresholds, load_thresholds
@@ -48,7 +49,7 @@ from judgeprobe.core.records import JUDGMENT_SCHEMA, Item
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.item_selection import sweep_items
 from judgeprobe.cue.judgments import judgment_rows
-from judgeprobe.cue.plan import cue_jobs, protocols_for
+from judgeprobe.cue.stream import cue_jobs, protocols_for
 from judgeprobe.engine.store import Store
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.selftest.synthetic import synthetic_document
@@ -284,30 +285,27 @@ Counter = tuple[str, float, Callable[[Card], bool]]
 """A rate's name, its bound, and whether one card breaks it."""
 
 
-def _verdicts(card: Card, kind: str | None = None, row: str | None = None) -> set[str | None]:
-    """The verdicts of a card's rows (of ``kind``, named ``row``)."""
-    return {
-        r.verdict
-        for r in card.records
-        if (kind is None or r.kind == kind) and (row is None or r.row == row)
-    }
+def _verdicts(card: Card, kind: type[RowBase] = RowBase, row: str | None = None) -> set[str | None]:
+    """The verdicts of a card's rows (of ``kind``'s model, named ``row``)."""
+    return {r.verdict for r in card.of_type(kind) if row is None or r.row == row}
 
 
 def counters(judge: JudgeName, thresholds: LoadedThresholds) -> list[Counter]:
     """The promises a judge's cards are checked against."""
     t = thresholds.values
 
-    def any_verdict(verdict: str, kind: str | None = None, row: str | None = None) -> Callable[
-            [Card], bool]:  # fmt: skip
+    def any_verdict(
+        verdict: str, kind: type[RowBase] = RowBase, row: str | None = None
+    ) -> Callable[[Card], bool]:
         return lambda card: verdict in _verdicts(card, kind, row)
 
     if judge == "null":
         return [("any row BIASED", t.fdr, any_verdict("BIASED"))]
     if judge == "cue at threshold":
         return [(f"{PLANTED_CUE} row CLEAR", 1 - t.power,
-                 any_verdict("CLEAR", "cue", PLANTED_CUE))]  # fmt: skip
+                 any_verdict("CLEAR", CueRow, PLANTED_CUE))]  # fmt: skip
     if judge in ("position at threshold", "second at threshold"):
-        return [("position row CLEAR", 1 - t.power, any_verdict("CLEAR", "position"))]
+        return [("position row CLEAR", 1 - t.power, any_verdict("CLEAR", PositionRow))]
     return [
         ("SENSITIVE", BLIND_SENSITIVE_BOUND, any_verdict(SENSITIVE)),
         ("any row CLEAR", 0.0, any_verdict("CLEAR")),

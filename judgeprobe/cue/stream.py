@@ -3,7 +3,7 @@
 Blind is judged again under each further wording of the prompt (``wordings_for``: condition
 ``BlindWording{k}``), in Blind's orders, right after its Blind twin.
 
-The plan is a deterministic stream, regenerated identically on resume and when the
+The stream is deterministic, regenerated identically on resume and when the
 judgments table is written, so it never has to be held in memory. Jobs for one document
 come out together, so a server's prompt cache sees the shared prefix back to back (the
 scheduler keeps them together: ``document_of`` is its grouping key).
