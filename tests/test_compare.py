@@ -275,3 +275,25 @@ def test_logs_runs_have_no_spend_and_pair_their_observed_position(
     assert (position["effect_1"], position["effect_2"]) == pytest.approx((0.5, 0.0))
     assert position["verdict"] == "better"
     assert all(run["cost"]["usd_per_judgment"] is None for run in document["runs"])
+
+
+def test_three_runs_each_against_the_first_in_one_family(tmp_path: Path) -> None:
+    one = write_run(tmp_path / "r1", planted("g", set(range(12)), set()))
+    two = write_run(tmp_path / "r2", planted("g", set(range(12)), set()))
+    three = write_run(tmp_path / "r3", planted("g", {0, 1}, set()))
+    out = tmp_path / "out"
+    document = compare([one, two, three], out=out)
+    assert [(c.first, c.second) for c in document.comparisons] == [(0, 1), (0, 2)]
+    same = {r.row: r for r in document.comparisons[0].rows}["position"]
+    assert (same.diff, same.p, same.q) == (0.0, None, None)  # no document differs: no test
+    assert same.verdict == "no detectable difference"
+    fewer = {r.row: r for r in document.comparisons[1].rows}["position"]
+    assert fewer.diff == pytest.approx(0.25)
+    tested = [r for c in document.comparisons for r in c.rows if r.p is not None]
+    # One Benjamini–Hochberg family over both comparisons: the q-value of the smallest p is
+    # p times the tests over both, divided by its rank.
+    smallest = min(r.p for r in tested if r.p is not None)
+    best = min(tested, key=lambda r: r.p or 1.0)
+    assert best.q == pytest.approx(min(1.0, smallest * len(tested)))
+    assert pl.read_csv(out / "compare_3.csv").columns == CSV_COLUMNS
+    assert pl.read_csv(out / "compare.csv").height == len(document.comparisons[0].rows)
