@@ -297,3 +297,15 @@ def test_three_runs_each_against_the_first_in_one_family(tmp_path: Path) -> None
     assert best.q == pytest.approx(min(1.0, smallest * len(tested)))
     assert pl.read_csv(out / "compare_3.csv").columns == CSV_COLUMNS
     assert pl.read_csv(out / "compare.csv").height == len(document.comparisons[0].rows)
+
+
+def test_a_sequential_run_costs_per_settled_row(tmp_path: Path) -> None:
+    one = write_run(tmp_path / "r1", planted("g", set(range(36)), set()), spend=SPEND)
+    manifest = json.loads(RunDir(one).manifest_file.read_text())
+    manifest["sequential"] = {"round": 10, "maximum": DOCS, "seed": 0}
+    write_json(RunDir(one).manifest_file, manifest)
+    two = write_run(tmp_path / "r2", planted("g", set(), set()))
+    cost = compare([one, two], out=tmp_path / "out").runs[0].cost
+    assert cost.settled_rows is not None
+    assert cost.settled_rows >= 1  # a first-shown lean on 36 of 40 documents settles BIASED
+    assert cost.usd_per_settled_row == pytest.approx(0.48 / cost.settled_rows)
