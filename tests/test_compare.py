@@ -19,8 +19,8 @@ from scipy.stats import binomtest
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
-from judgeprobe.compare import compare
 from judgeprobe.compare.__main__ import cli
+from judgeprobe.compare.entry import compare
 from judgeprobe.compare.published import CSV_COLUMNS, schema_text
 from judgeprobe.core.files import write_json
 from judgeprobe.core.records import LABEL_SCHEMA

@@ -24,7 +24,7 @@ import pytest
 
 from judgeprobe.annotate.form import render_form
 from judgeprobe.card.__main__ import main as card_main
-from judgeprobe.compare import compare
+from judgeprobe.compare.entry import compare
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import server_info
 from judgeprobe.engine.request import Request, Sampling

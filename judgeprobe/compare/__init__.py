@@ -1,19 +1,7 @@
 """``judgeprobe compare``: runs on the same items compared row by row (docs/compare.md).
 
-``compare(runs, *, out)`` (``compare.entry``) is imported on first use, so reading the
-published model alone (``python -m judgeprobe.compare.published``) loads none of the rest.
+``entry.compare(runs, *, out)`` is the function (the command and the API call it); ``pairing``
+loads the runs, finds their shared items and matches their rows, ``rows`` re-reads each card
+row as document counts, ``cost`` prices a judgment and weighs a judge in human labels,
+``published`` is compare.json's model, ``render`` the page.
 """
-
-from __future__ import annotations
-
-from typing import Any
-
-__all__ = ["compare"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "compare":
-        from judgeprobe.compare.entry import compare
-
-        return compare
-    raise AttributeError(name)
