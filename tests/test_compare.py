@@ -237,8 +237,10 @@ def test_against_human_labels_and_the_label_multiplier(tmp_path: Path) -> None:
         (m,) = [m for m in run.multipliers if m.model == "candidate 1"]
         assert m.labels == DOCS
         assert m.halfwidth is not None
-        assert m.equivalent_labels == pytest.approx((1.959963984540054 * sd / m.halfwidth) ** 2)
-        assert m.multiplier == pytest.approx(m.equivalent_labels / DOCS)
+        n_eq = m.equivalent_labels
+        assert n_eq is not None
+        assert n_eq == pytest.approx((1.959963984540054 * sd / m.halfwidth) ** 2)
+        assert m.multiplier == pytest.approx(n_eq / DOCS)
     perfect, flat = (r.multipliers[0].multiplier for r in document.runs)
     assert perfect is not None
     assert flat is not None
