@@ -21,6 +21,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.compare.__main__ import cli
 from judgeprobe.compare.entry import compare
+from judgeprobe.compare.pairing import verdict
 from judgeprobe.compare.published import CSV_COLUMNS, schema_text
 from judgeprobe.core.files import write_json
 from judgeprobe.core.records import LABEL_SCHEMA
@@ -311,3 +312,24 @@ def test_a_sequential_run_costs_per_settled_row(tmp_path: Path) -> None:
     assert cost.settled_rows is not None
     assert cost.settled_rows >= 1  # a first-shown lean on 36 of 40 documents settles BIASED
     assert cost.usd_per_settled_row == pytest.approx(0.48 / cost.settled_rows)
+
+
+@pytest.mark.parametrize(
+    ("kind", "e1", "e2", "expected"),
+    [
+        ("position", 0.3, 0.1, "better"),  # two-sided: a smaller lean either way
+        ("position", 0.1, -0.3, "worse"),
+        ("position", 0.2, -0.2, "no detectable difference"),  # as far from 0 on the other side
+        ("wording", 0.4, 0.1, "better"),
+        ("cue", 0.3, 0.1, "better"),  # toward the cue: smaller is better
+        ("cue", -0.1, 0.2, "worse"),
+        ("pressure", 0.2, 0.05, "better"),
+        ("sensitivity", 0.3, 0.6, "better"),  # reading rows: larger is better
+        ("accuracy", 0.5, 0.2, "worse"),
+        ("human", 0.7, 0.9, "better"),
+    ],
+)
+def test_verdict_by_the_rows_ideal(kind: str, e1: float, e2: float, expected: str) -> None:
+    assert verdict(kind, e1, e2, 0.01) == expected
+    assert verdict(kind, e1, e2, 0.2) == "no detectable difference"  # not significant
+    assert verdict(kind, e1, e2, None) == "no detectable difference"  # no test
