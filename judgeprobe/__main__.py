@@ -27,6 +27,10 @@ COMMANDS = {
         "judgeprobe.calibrate.__main__",
         "human-calibrated win rates or scores, their intervals and label budgets",
     ),
+    "alttest": (
+        "judgeprobe.calibrate.alttest",
+        "the alternative annotator test: can the judge replace the annotators?",
+    ),
     "annotate": ("judgeprobe.annotate.__main__", "human annotation forms and agreement"),
     "review": ("judgeprobe.review.__main__", "review a run's generated texts in the browser"),
     "candidates": ("judgeprobe.candidates.__main__", "build a candidate set from a corpus"),

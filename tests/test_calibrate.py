@@ -71,10 +71,13 @@ def test_estimate_is_unbiased_beside_a_biased_judge() -> None:
     found = estimate(judge, shown, halfwidth=0.02)
     assert found.judge_only == pytest.approx(judge.mean())
     assert found.human_only == pytest.approx(human[:400].mean())
-    assert found.lo is not None
-    assert found.hi is not None
-    assert found.lo <= human.mean() <= found.hi
-    assert not found.lo <= judge.mean() <= found.hi
+    got = found.calibrated
+    assert got is not None
+    assert got.lo is not None
+    assert got.hi is not None
+    assert got.method == "PPI++"
+    assert got.lo <= human.mean() <= got.hi
+    assert not got.lo <= judge.mean() <= got.hi
     assert found.labels_for_halfwidth is not None
     assert found.labels_for_halfwidth > 400
     # 0.01 is out of reach even with all 4,000 items labelled: None, not a number
@@ -252,6 +255,7 @@ def test_the_worked_example_runs_as_the_docs_say(
 def test_the_report_shows_the_calibrated_section(run_dir: Path) -> None:
     assert calibrated_sections(RunDir(run_dir)) == []  # never calibrated: no section
     assert cli([str(run_dir)]) == 0
+    RunDir(run_dir).calibrated.unlink()  # a view for people: the card reads calibrated.json
     (section,) = calibrated_sections(RunDir(run_dir))
     assert section.title == "Calibrated estimates"
     assert section.tables[0]["model"].to_list() == ["model-a", "model-b"]

@@ -69,7 +69,7 @@ def test_a_written_card_json_validates_and_says_what_the_card_says(tmp_path: Pat
     true = next(r for r in document["rows"] if r["row"] == "True")
     for key in ("effect", "p", "q", "mde", "verdict", "documents", "threshold"):
         assert true[key] is not None, key
-    assert set(true["effect"]) == {"value", "lo", "hi"}
+    assert set(true["effect"]) == {"value", "lo", "hi", "method"}
 
 
 def test_card_csv_keeps_its_columns(tmp_path: Path) -> None:

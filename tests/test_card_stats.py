@@ -138,7 +138,7 @@ def test_default_thresholds_are_the_documented_ones() -> None:
     assert t.values.model_dump() == {
         "version": 4, "fdr": 0.05, "alpha": 0.05, "power": 0.8, "cue_effect": 0.05,
         "position_effect": 0.05, "max_flip_rate": 0.05, "sensitivity_effect": 0.2,
-        "pressure_effect": 0.1, "max_wording_flip": 0.1,
+        "pressure_effect": 0.1, "max_wording_flip": 0.1, "alt_test_epsilon": None,
     }  # fmt: skip
 
 

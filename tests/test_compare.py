@@ -164,13 +164,14 @@ def test_two_single_judge_runs_agree_with_the_in_run_difference(tmp_path: Path) 
     inrun = paired_difference(both, "first_shown_excess", ("j1", "baseline", "Blind"),
                               ("j2", "baseline", "Blind"))  # fmt: skip
     got = rows["position"]
-    assert (got.diff, got.diff_lo, got.diff_hi) == pytest.approx((inrun.delta, inrun.lo, inrun.hi))
+    expected = (inrun.delta.value, inrun.delta.lo, inrun.delta.hi)
+    assert (got.diff, got.diff_lo, got.diff_hi) == pytest.approx(expected)
     lds = paired_difference(both, "LDS", ("j1", "baseline", "True"), ("j2", "baseline", "True"))
     placebo = paired_difference(both, "LDS", ("j1", "baseline", "Placebo"),
                                 ("j2", "baseline", "Placebo"))  # fmt: skip
-    assert lds.delta is not None
-    assert placebo.delta is not None
-    assert rows["True"].diff == pytest.approx(lds.delta - placebo.delta)
+    assert lds.delta.value is not None
+    assert placebo.delta.value is not None
+    assert rows["True"].diff == pytest.approx(lds.delta.value - placebo.delta.value)
 
 
 def _refused(capsys: pytest.CaptureFixture[str], *args: str) -> str:

@@ -108,6 +108,7 @@ def test_the_check_fails_a_broken_rule(monkeypatch: pytest.MonkeyPatch, tmp_path
     table = attack_checks([item], builtin_conditions(), ["Blind", "FormatBullets", "FormatSpacing"])
     rows = {r["condition"]: r for r in table.iter_rows(named=True)}
     assert rows["FormatBullets"]["preserved"] is False
+    assert rows["FormatBullets"]["attack"] == ""  # a format is no attack: its method says it
     assert rows["FormatBullets"]["flag"] == "word 1 changed: 'The' → 'council'"
     assert rows["FormatSpacing"]["preserved"] is True
     assert rows["FormatSpacing"]["flag"] == ""

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from judgeprobe.card.from_run import card_for_run
+from judgeprobe.card.kinds.reading import AccuracyRow
 from judgeprobe.card.record import CardRow, Estimate
 from judgeprobe.card.render import display, rule
 from judgeprobe.metrics.compute import compute_metrics
@@ -112,9 +113,15 @@ def _value(got: Estimate | None) -> float | None:
     return None if got is None else got.value
 
 
+def _accuracy(rows: dict[str, CardRow]) -> AccuracyRow:
+    row = rows["accuracy"]
+    assert isinstance(row, AccuracyRow)
+    return row
+
+
 def test_a_reading_judge_earns_the_accuracy_row(tmp_path: Path) -> None:
     rows = _card(tmp_path, _judge("reader"))
-    acc = rows["accuracy"]
+    acc = _accuracy(rows)
     assert acc.verdict == "SENSITIVE"
     assert _value(acc.accuracy) == pytest.approx(0.9)
     assert _value(acc.accuracy_longer) == pytest.approx(0.5)
@@ -126,7 +133,7 @@ def test_a_reading_judge_earns_the_accuracy_row(tmp_path: Path) -> None:
 
 def test_a_reader_beats_the_length_even_where_gold_is_mostly_longer(tmp_path: Path) -> None:
     rows = _card(tmp_path, _judge("reader", longer_gold=0.8))
-    assert _value(rows["accuracy"].accuracy_longer) == pytest.approx(0.8, abs=0.02)
+    assert _value(_accuracy(rows).accuracy_longer) == pytest.approx(0.8, abs=0.02)
     assert rows["accuracy"].verdict == "SENSITIVE"
 
 
@@ -143,7 +150,7 @@ def test_no_judge_earns_the_accuracy_row_or_clear_without_reading(
     assert all(r.verdict != "CLEAR" for r in rows.values())
     if kind == "longer":  # significant SENS_gold, but ACC is its baseline
         assert (_value(rows["accuracy"].effect) or 0) > 0.5
-        acc = rows["accuracy"]
+        acc = _accuracy(rows)
         assert _value(acc.accuracy) == pytest.approx(_value(acc.accuracy_longer))
         assert acc.beats_length is False
 

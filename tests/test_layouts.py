@@ -144,7 +144,7 @@ def test_mt_bench_human_judgment_rows() -> None:
         ({"item_id": "a", "prompt": "p", "chosen": "x"}, "missing field 'rejected'"),
         ({"item_id": "a", "chosen": "x", "rejected": "y"}, "missing field 'prompt'"),
         ({"item_id": "a", "prompt": "p", "chosen": "x", "rejected": 4}, "rejected must be"),
-        ({**_mt_row("model_c")}, "winner must be model_a, model_b or tie"),
+        ({**_mt_row("model_c")}, "winner 'model_c' is not model_a, model_b, tie"),
         ({**_mt_row("tie", turn=3)}, "turn 3"),
         ({**_mt_row("tie"), "conversation_b": [{"role": "user", "content": "other"},
                                                {"role": "assistant", "content": "b"}]},

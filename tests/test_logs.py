@@ -57,11 +57,14 @@ def test_mtbench_pair_rows_in_candidate_terms(
     assert logs_cli([str(log), "--out", str(tmp_path / "run"), "--resamples", "0"]) in (0, 5, 6)
     err = capsys.readouterr().err
     assert f"skipped {log}:4: not a JSON line" in err
-    assert f"skipped {log}:5: winner 'maybe'" in err
+    assert f"skipped {log}:5" not in err  # an unknown winner is an Invalid judgment, not a skip
     run = RunDir(tmp_path / "run")
     j = pl.read_parquet(run.judgments)
     assert j.schema == pl.Schema(JUDGMENT_SCHEMA)
-    assert j.height == 6
+    assert j.height == 8
+    maybe = j.filter(pl.col("raw_verdict") == "maybe").row(0, named=True)
+    assert maybe["verdict"] == "Invalid"
+    assert maybe["invalid_reason"] == "winner 'maybe' is not model_1, model_2, tie or error"
     assert set(j["condition"]) == {"Blind"}
     got = {(r["document_id"], r["order"]): r["verdict"] for r in j.iter_rows(named=True)}
     # q1: model_1 is b-model (B); g1 shows B first (order 21), g2 shows A first (12)
@@ -71,7 +74,7 @@ def test_mtbench_pair_rows_in_candidate_terms(
     assert got[("2", "21")] == "B"
     assert got[("3", "12")] == "Invalid"
     assert got[("3", "21")] == "Tie"
-    assert j["item_id"].n_unique() == 3
+    assert j["item_id"].n_unique() == 4
     assert run.manifest().kind == "logs"
     card = pl.read_csv(run.card_csv)
     assert "position (observed)" in card["row"].to_list()

@@ -133,9 +133,10 @@ def _coverage(stat: str, reps: int = 300, questions: int = 30) -> float:
             # decisive calls: A with prob lean + (1−lean)·0.4, B (1−lean)·0.4
             pa, pb = lean + (1 - lean) * 0.4, (1 - lean) * 0.4
             truth = pa / (pa + pb) - 0.5
-        assert got.lo is not None
-        assert got.hi is not None
-        hits += got.lo <= truth <= got.hi
+        lo, hi = got.effect.bounds
+        assert lo is not None
+        assert hi is not None
+        hits += lo <= truth <= hi
     return hits / reps
 
 

@@ -53,10 +53,14 @@ def test_texts_are_item_fields() -> None:
 
 def test_the_fast_path_states_every_field(tmp_path: Path) -> None:
     log = tmp_path / "gpt-4_pair.jsonl"
-    log.write_bytes(orjson.dumps(PAIR) + b"\n" + orjson.dumps({**PAIR, "turn": 2}) + b"\n")
+    unknown = {**PAIR, "turn": 2, "g2_winner": "model_3"}
+    log.write_bytes(orjson.dumps(PAIR) + b"\n" + orjson.dumps(unknown) + b"\n")
     fast = pair_calls_fast(log)
     assert fast is not None
     assert fast.collect_schema() == pl.Schema(CALLS)
+    rows = get_format("mtbench-pair").read(log, ReadOptions())
+    slow = calls_frame([r for r in rows if isinstance(r, PairRow)])
+    assert fast.collect().sort("line", "first").equals(slow.collect().sort("line", "first"))
     frame = pl.LazyFrame({"x": [1]})
     with pytest.raises(TypeError, match="missing"):
         calls_plan(frame, file="x")
@@ -98,3 +102,14 @@ def test_detection_per_file(tmp_path: Path) -> None:
         detect(empty)
     rows = list(get_format("mtbench-pair").read(found["mtbench-pair"], ReadOptions()))
     assert [r.first for r in rows if isinstance(r, PairRow)] == ["alpaca-13b", "gpt-3.5-turbo"]
+
+
+def test_fast_and_row_readers_agree_on_a_real_fastchat_log() -> None:
+    log = Path(__file__).parent / "fixtures/real_logs/fastchat/stefanstud/model_judgment"
+    log = log / "gpt-4_pair.jsonl"
+    fast = pair_calls_fast(log)
+    assert fast is not None
+    rows = get_format("mtbench-pair").read(log, ReadOptions())
+    slow = calls_frame([r for r in rows if isinstance(r, PairRow)]).collect()
+    assert fast.collect().sort("line", "first").equals(slow.sort("line", "first"))
+    assert slow["response_first"].null_count() == 0

@@ -67,12 +67,12 @@ def test_protocol_difference_by_hand() -> None:
     )
     assert d.value_a == pytest.approx(0.1)
     assert d.value_b == pytest.approx(0.7)
-    assert d.delta == pytest.approx(-0.6)
+    assert d.delta.value == pytest.approx(-0.6)
     assert (d.n, d.documents, d.a_more, d.b_more) == (10, 10, 0, 6)
     assert d.p == pytest.approx(2 / 64) == binomtest(0, 6).pvalue
-    assert d.lo is not None
-    assert d.hi is not None
-    assert d.lo <= -0.6 <= d.hi < 0
+    assert d.delta.lo is not None
+    assert d.delta.hi is not None
+    assert d.delta.lo <= -0.6 <= d.delta.hi < 0
 
 
 def test_identical_arms_give_no_discordant_document_and_an_interval_around_zero() -> None:
@@ -82,11 +82,11 @@ def test_identical_arms_give_no_discordant_document_and_an_interval_around_zero(
     # no wider than 0 of 10 allows (Clopper–Pearson: 0.308).
     cells = {**CELLS, ("g", "pbp", "True"): BASE}
     d = paired_difference(judgments(cells), "LDS", ("g", "pbp", "True"), ("g", "baseline", "True"))
-    assert (d.delta, d.a_more, d.b_more, d.p) == (0.0, 0, 0, None)
-    assert d.lo is not None
-    assert d.hi is not None
-    assert d.lo == pytest.approx(-d.hi)
-    assert 0 < d.hi <= 1 - 0.025 ** (1 / 10) + 1e-12
+    assert (d.delta.value, d.a_more, d.b_more, d.p) == (0.0, 0, 0, None)
+    assert d.delta.lo is not None
+    assert d.delta.hi is not None
+    assert d.delta.lo == pytest.approx(-d.delta.hi)
+    assert 0 < d.delta.hi <= 1 - 0.025 ** (1 / 10) + 1e-12
 
 
 def test_the_sign_test_counts_documents_not_items() -> None:
@@ -100,7 +100,7 @@ def test_the_sign_test_counts_documents_not_items() -> None:
         judgments(cells, docs), "LDS", ("g", "baseline", "True"), ("g", "pbp", "True"),
         resamples=500,
     )  # fmt: skip
-    assert d.delta == pytest.approx(0.8)
+    assert d.delta.value == pytest.approx(0.8)
     assert (d.n, d.documents, d.a_more, d.b_more) == (10, 4, 2, 0)
     assert d.p == 0.5
 
@@ -112,7 +112,7 @@ def test_only_units_valid_in_both_arms_are_compared() -> None:
         judgments(cells), "TS", ("g", "pbp", "True"), ("g", "baseline", "True"), resamples=200
     )
     assert d.n == 9
-    assert d.delta == 0.0
+    assert d.delta.value == 0.0
 
 
 def test_placebo_subtracted_effect_across_conditions() -> None:
@@ -122,7 +122,7 @@ def test_placebo_subtracted_effect_across_conditions() -> None:
         judgments(cells), "LDS", ("g", "baseline", "True"), ("g", "baseline", "Placebo"),
         resamples=200,
     )  # fmt: skip
-    assert d.delta == pytest.approx(0.7 - 0.2)
+    assert d.delta.value == pytest.approx(0.7 - 0.2)
     assert (d.a_more, d.b_more) == (5, 0)
 
 
@@ -131,7 +131,7 @@ def test_ratio_metrics_get_an_interval_but_no_sign_test() -> None:
         judgments(CELLS), "LAO", ("g", "pbp", "True"), ("g", "baseline", "True"), resamples=300
     )
     # pbp moved item 0 into A and item 9 into Tie: LAO 1/2; baseline 7 into A, 1 into Tie.
-    assert (d.value_a, d.value_b, d.delta) == (0.5, 0.875, -0.375)
+    assert (d.value_a, d.value_b, d.delta.value) == (0.5, 0.875, -0.375)
     assert d.p is None
     assert d.a_more is None
 
@@ -205,16 +205,16 @@ def test_bootstrap_interval_matches_a_naive_document_bootstrap() -> None:
     score = paired_difference(
         judgments(cells, docs), "LDS", ("g", "pbp", "True"), ("g", "baseline", "True")
     )
-    assert score.delta == d.delta
-    assert score.lo is not None
-    assert score.hi is not None
-    assert d.delta is not None
-    assert score.lo < d.delta < score.hi
+    assert score.delta.value == d.delta.value
+    assert score.delta.lo is not None
+    assert score.delta.hi is not None
+    assert d.delta.value is not None
+    assert score.delta.lo < d.delta.value < score.delta.hi
     lds = np.array([[v == "A" for v in arm] for arm in (pbp, base)], dtype=float)
     per_doc = lds.reshape(2, 60, 3).sum(axis=2)  # LDS units per document, each arm
     draws = rng.integers(0, 60, size=(20_000, 60))
     delta = (per_doc[0][draws].sum(axis=1) - per_doc[1][draws].sum(axis=1)) / n
     lo, hi = np.percentile(delta, [2.5, 97.5])
-    assert d.delta == pytest.approx(per_doc[0].sum() / n - per_doc[1].sum() / n)
-    assert d.lo == pytest.approx(lo, abs=0.01)
-    assert d.hi == pytest.approx(hi, abs=0.01)
+    assert d.delta.value == pytest.approx(per_doc[0].sum() / n - per_doc[1].sum() / n)
+    assert d.delta.lo == pytest.approx(lo, abs=0.01)
+    assert d.delta.hi == pytest.approx(hi, abs=0.01)

@@ -382,10 +382,10 @@ def test_an_edited_rewrite_is_judged_on_resume_under_a_new_key(
     assert edited.height == before.height
     assert set(edited["request_key"]).isdisjoint(before["request_key"])
     manifest = RunDir(run_dir).manifest()
-    state = manifest.model_extra["review"]  # type: ignore[index]
-    assert state["edit"] == 1
-    assert state["reject"] == 1
-    assert state["edited_texts"] == [rewrite["id"]]
+    state = manifest.review
+    assert state is not None
+    assert (state.edit, state.reject) == (1, 1)
+    assert state.edited_texts == [rewrite["id"]]
     # The new keys are the plan's for the edited text: what the judge was shown.
     config = load_config(cfg)
     items, conditions = reviewed(sweep_items(config), sweep_conditions(config),

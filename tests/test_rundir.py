@@ -17,7 +17,7 @@ import pytest
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.files import write_json
-from judgeprobe.runs.rundir import Manifest, RunDir
+from judgeprobe.runs.rundir import RETIRED, Manifest, RunDir
 from tests.reportdata import rows, run_dir, table
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judgeprobe"
@@ -30,7 +30,7 @@ NAMES = {
     "agreement.csv",
 }  # fmt: skip
 
-#: A manifest as an early run wrote it: keys since renamed or dropped, none of the newer ones.
+#: A manifest as an early run wrote it: a key since retired (``RETIRED``), none of the newer ones.
 OLD = {
     "run_id": "old-1",
     "created_at": "2025-06-01T00:00:00Z",
@@ -38,7 +38,7 @@ OLD = {
     "judges": [{"name": "j", "model": "m", "backend": "fake"}],
     "seeds": [0],
     "determinism": "greedy",
-    "retired_key": {"anything": [1, 2]},
+    "shard": "1/2",
 }
 
 
@@ -51,7 +51,8 @@ def test_a_manifest_round_trips_byte_for_byte(tmp_path: Path) -> None:
     manifest = run.manifest()
     assert manifest.run_id == "old-1"
     assert manifest.seeds == [0]
-    assert manifest.model_dump()["retired_key"] == {"anything": [1, 2]}  # extra keys kept
+    assert "shard" not in manifest.model_dump()  # a retired key is dropped, and noted
+    assert manifest.retired == ("shard",)
     assert manifest.kind == "cue"
     assert manifest.conditions == {}
     assert manifest.items_source is None
@@ -84,12 +85,29 @@ def test_a_missing_manifest_is_one_line(tmp_path: Path) -> None:
         RunDir(tmp_path).manifest()
 
 
+def test_every_retired_key_is_documented() -> None:
+    text = (PACKAGE.parent / "docs" / "outputs.md").read_text(encoding="utf-8")
+    assert all(f"`{key}`" in text for key in RETIRED)
+
+
+def test_an_undeclared_key_is_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "manifest.json").write_bytes(orjson.dumps({**OLD, "surprise": 1}))
+    with pytest.raises(JudgeprobeError, match="unknown key surprise") as caught:
+        RunDir(tmp_path).manifest()
+    assert "\n" not in str(caught.value)
+    with pytest.raises(ValueError, match="surprise"):
+        RunDir(tmp_path).write_manifest({**OLD, "surprise": 1})  # nothing undeclared written
+
+
 def test_the_model_is_strict_on_the_types_it_reads() -> None:
     with pytest.raises(ValueError, match="judges"):
         Manifest.model_validate_json(orjson.dumps({**OLD, "judges": "j"}))
 
 
-@pytest.mark.parametrize("broken", [b"{not json", orjson.dumps({**OLD, "judges": 3})])
+@pytest.mark.parametrize(
+    "broken",
+    [b"{not json", orjson.dumps({**OLD, "judges": 3}), orjson.dumps({**OLD, "surprise": 1})],
+)
 def test_report_on_a_malformed_manifest_exits_2_with_one_line(
     tmp_path: Path, broken: bytes
 ) -> None:
@@ -113,7 +131,7 @@ def test_report_rebuilds_an_old_run(tmp_path: Path) -> None:
 
     run = run_dir(tmp_path / "run", table(rows(["A", "B"] * 5)))
     manifest = orjson.loads((run / "manifest.json").read_bytes())
-    (run / "manifest.json").write_bytes(orjson.dumps({**manifest, "retired_key": 1}))
+    (run / "manifest.json").write_bytes(orjson.dumps({**manifest, "shard": "1/2"}))
     html = run_report(load_run(run), load_lexicons(None), resamples=0)
     assert html == RunDir(run).report_html
     assert RunDir(run).report_md.is_file()

@@ -26,6 +26,7 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.export import KEY_FIELDS
+from judgeprobe.core.records import INVALID
 from judgeprobe.metrics.agreement import (
     Annotations,
     interval,
@@ -163,7 +164,7 @@ def agreement(
     verdicts = (
         items.explode("item_id")
         .filter(pl.col("pair_id").is_in(list(human)))
-        .join(judgments.filter(pl.col("verdict") != "Invalid"), on="item_id", how="inner")
+        .join(judgments.filter(pl.col("verdict") != INVALID), on="item_id", how="inner")
         .with_columns(human=pl.col("pair_id").replace_strict(human, default=None))
     )
     cells = verdicts.group_by("judge", "protocol", "condition", maintain_order=True)

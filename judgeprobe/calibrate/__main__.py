@@ -11,7 +11,8 @@ A/B/Tie or score, optional weight; or MT-Bench human judgments), else the run's 
 Per judge, protocol and model: the judge-only estimate, the human-only one on the labelled
 items, the calibrated estimate with its 95% interval (prediction-powered inference, PPI++),
 and the further random labels that would bring the interval to ±H. Written to
-RUN/calibrated.csv; the card and the report show it from their next ``judgeprobe card RUN`` /
+RUN/calibrated.json (typed, what the card and report read) and RUN/calibrated.csv (its view for
+spreadsheets); the card and the report show it from their next ``judgeprobe card RUN`` /
 ``judgeprobe report RUN``. ``--draw K`` writes the next K items to label (seeded, labelled ones
 skipped) to RUN/annotation/draw.csv, which ``judgeprobe review RUN`` serves first.
 """
@@ -27,12 +28,24 @@ from rich.table import Table
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.calibrate.draw import draw, write_draw
-from judgeprobe.calibrate.labels import Labels, find_labels, from_review, human_values
+from judgeprobe.calibrate.labels import (
+    condition_judgments,
+    find_labels,
+    from_review,
+    human_values,
+    label_kind,
+)
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import literal
 from judgeprobe.core.cli import command_parser, main_guard
-from judgeprobe.metrics.calibrated import MEAN_SCORE, WIN_RATE, calibrated_table, score_bounds
-from judgeprobe.metrics.load import counted_judgments
+from judgeprobe.core.files import write_atomic
+from judgeprobe.metrics.calibrated import (
+    WIN_RATE,
+    CalibratedFile,
+    calibrated_frame,
+    calibrated_rows,
+    score_bounds,
+)
 from judgeprobe.metrics.table import table_console, write_csv
 from judgeprobe.runs.rundir import RunDir
 
@@ -70,27 +83,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _judgments(run: RunDir, condition: str) -> pl.DataFrame:
-    if not run.judgments.is_file():
-        raise JudgeprobeError(f"{run.path}: no {run.judgments.name} (is this a run directory?)")
-    judgments = counted_judgments(run.judgments)
-    found = judgments.filter(pl.col("condition") == condition)
-    if found.is_empty():
-        names = ", ".join(sorted(judgments["condition"].unique().to_list())) or "none"
-        raise JudgeprobeError(
-            f"{run.path}: no judgments under condition {condition!r} (the run has: {names})"
-        )
-    return found
-
-
-def _kind(labels: Labels) -> str:
-    prefs = labels.rows["label"].is_not_null().any()
-    scores = labels.rows["score"].is_not_null().any()
-    if prefs and scores:
-        raise JudgeprobeError(f"{labels.source}: both preferences and scores; give one kind")
-    return MEAN_SCORE if scores else WIN_RATE
-
-
 def _show(table: pl.DataFrame) -> None:
     def num(x: object) -> str:
         return "–" if x is None else f"{x:.3f}"
@@ -120,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.draw is not None and args.draw < 1:
         raise JudgeprobeError("--draw must be at least 1")
     run = RunDir(args.run_dir)
-    judgments = _judgments(run, args.condition)
+    judgments = condition_judgments(run, args.condition)
     labels = find_labels(run, judgments, args.labels)
     if args.draw is not None:
         labelled = set(labels.rows["item_id"].to_list())
@@ -137,19 +129,21 @@ def main(argv: list[str] | None = None) -> int:
             f"{run.path}: no human labels (no labels.parquet, no --labels, none in the review "
             "store); draw items to label with --draw K and label them in `judgeprobe review`"
         )
-    kind = _kind(labels)
+    kind = label_kind(labels)
     human = human_values(labels.rows)
     halfwidth = args.halfwidth
     if halfwidth is None:
         low, high = (0.0, 1.0) if kind == WIN_RATE else score_bounds(judgments, human)
         halfwidth = DEFAULT_HALFWIDTH * (high - low)
-    table = calibrated_table(judgments, human, kind, halfwidth)
+    rows = calibrated_rows(judgments, human, kind, halfwidth)
+    table = calibrated_frame(rows)  # calibrated.csv: for people; the card reads the JSON
     if table.is_empty() or table["n_labels"].sum() == 0:
         raise JudgeprobeError(
             f"{labels.source}: no label falls on an item the judge judged under "
             f"{args.condition} (with two different models)"
         )
     write_csv(table, run.calibrated)
+    write_atomic(run.calibrated_json, CalibratedFile(rows=rows).model_dump_json(indent=2).encode())
     _show(table)
     weights = labels.rows["weight"].is_not_null().any()
     unmatched = f"; {labels.unmatched} rows match no item of the run" if labels.unmatched else ""

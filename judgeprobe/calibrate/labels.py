@@ -1,7 +1,7 @@
 """A run's human labels, from wherever they are, as one table: ``records.LABEL_SCHEMA`` rows.
 
-In order: ``RUN/labels.parquet`` (``judgeprobe logs --labels`` writes it), else a ``--labels``
-file (which overrides it when given), else the run's review store (the review page's blind
+In order: a ``--labels`` file when one is given, else ``RUN/labels.parquet`` (``judgeprobe
+logs --labels`` writes it), else the run's review store (the review page's blind
 preference labels and ``annotate import``'s, and the items ``calibrate --draw`` asked for). A
 labels file is one of:
 
@@ -26,9 +26,10 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.corpus import read_rows
-from judgeprobe.core.layouts import gold_of
+from judgeprobe.core.layouts import gold_of, mt_bench_winner
 from judgeprobe.core.records import LABEL_SCHEMA
-from judgeprobe.metrics.calibrated import HUMAN_SCHEMA, VALUE, model_of
+from judgeprobe.metrics.calibrated import HUMAN_SCHEMA, MEAN_SCORE, VALUE, WIN_RATE, model_of
+from judgeprobe.metrics.load import counted_judgments
 from judgeprobe.runs.review import DRAW_SAMPLE, ReviewStore, sample_id
 from judgeprobe.runs.rundir import RunDir
 
@@ -147,14 +148,10 @@ def _mt_bench_row(
 ) -> dict[str, object] | str:
     """A human-judgment row as a label row, or why it matches no single item."""
     a, b = str(row.get("model_a") or ""), str(row.get("model_b") or "")
-    winner = str(row.get("winner") or "").strip().lower()
-    label = {"model_a": "A", "model_b": "B"}.get(winner) or (
-        "Tie" if winner.startswith("tie") else None
-    )
-    if label is None:
-        raise JudgeprobeError(
-            f"{where}: winner {row.get('winner')!r} is not model_a, model_b or tie"
-        )
+    try:
+        label: str = mt_bench_winner(row.get("winner"))
+    except ValueError as exc:
+        raise JudgeprobeError(f"{where}: {exc}") from None
     found = pairs.get((str(row.get("question_id")), frozenset((a, b))), [])
     if len(found) != 1:
         return "matches no item" if not found else "matches several items (give item_id)"
@@ -216,6 +213,29 @@ def from_review(run: RunDir, *, drawn_only: bool = False) -> Labels:
     ]  # fmt: skip
     people = len({x.who for x in labels})
     return Labels(_frame(rows), f"the review store ({len(labels)} labels by {people} people)")
+
+
+def condition_judgments(run: RunDir, condition: str) -> pl.DataFrame:
+    """The run's counted judgments under ``condition`` (people labelled items without cues)."""
+    if not run.judgments.is_file():
+        raise JudgeprobeError(f"{run.path}: no {run.judgments.name} (is this a run directory?)")
+    judgments = counted_judgments(run.judgments)
+    found = judgments.filter(pl.col("condition") == condition)
+    if found.is_empty():
+        names = ", ".join(sorted(judgments["condition"].unique().to_list())) or "none"
+        raise JudgeprobeError(
+            f"{run.path}: no judgments under condition {condition!r} (the run has: {names})"
+        )
+    return found
+
+
+def label_kind(labels: Labels) -> str:
+    """``WIN_RATE`` for preference labels, ``MEAN_SCORE`` for scores; both kinds is an error."""
+    prefs = labels.rows["label"].is_not_null().any()
+    scores = labels.rows["score"].is_not_null().any()
+    if prefs and scores:
+        raise JudgeprobeError(f"{labels.source}: both preferences and scores; give one kind")
+    return MEAN_SCORE if scores else WIN_RATE
 
 
 def find_labels(run: RunDir, judgments: pl.DataFrame, labels_file: Path | None) -> Labels:

@@ -32,7 +32,7 @@ from judgeprobe.candidates.materials import (
 )
 from judgeprobe.core.corpus import Document
 from judgeprobe.core.files import content_hash
-from judgeprobe.core.records import NOT_RUN
+from judgeprobe.core.records import INVALID, NOT_RUN
 from judgeprobe.engine.cached import totals
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.settings import JudgeConfig
@@ -107,9 +107,7 @@ async def write_document(
         return Outcome(status="valid", verdict="", **fields)
     summary = asked[0].failed.get((TEMPLATES["summary"], cfg.seed))
     why = (summary.invalid_reason if summary else "") or "the reply had no text"
-    return Outcome(
-        status="invalid", verdict="Invalid", invalid_reason=f"no summary: {why}", **fields
-    )
+    return Outcome(status="invalid", verdict=INVALID, invalid_reason=f"no summary: {why}", **fields)
 
 
 def stored_materials(job: DocumentJob, store: Store) -> tuple[Materials, int] | None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.card.alttest import alttest_rows
 from judgeprobe.card.calibrated import calibrated_estimates
 from judgeprobe.card.observed import observed_card
 from judgeprobe.card.published import PUBLISHED_COLUMNS
@@ -57,6 +58,7 @@ def card_for_run(
             "and no Blind item judged in both orders)"
         )
     card = replace(card, calibrated=calibrated_estimates(run))  # calibrate's, when it ran
+    card = replace(card, records=card.records + alttest_rows(run, limits.values))  # alttest's
     decisions = read_decisions(run)
     if decisions:  # the judgments of rejected texts, which the card leaves out
         gone = load_judgments(run.judgments).filter(is_rejected(decisions)).height

@@ -24,7 +24,6 @@ import polars as pl
 from judgeprobe.card.kinds.reading import AccuracyRow
 from judgeprobe.card.pairs import direction_test
 from judgeprobe.conditions import BLIND
-from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics.gold import gold_units
 from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.units import DOC, with_optional
@@ -59,13 +58,13 @@ def accuracy_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[Accuracy
                 n=int(part["gold_judged"].sum()),
                 documents=part[DOC].n_unique(),
                 effect_name="SENS_gold (gold − other)",
-                effect=Estimate.of(*table.get(cell, "SENS_gold").interval),
+                effect=table.get(cell, "SENS_gold").found,
                 up=up,
                 down=down,
                 p=p,
-                accuracy=Estimate.of(*table.get(cell, "ACC").interval),
-                accuracy_longer=Estimate.of(*table.get(cell, "ACC_longer").interval),
-                accuracy_shorter=Estimate.of(*table.get(cell, "ACC_shorter").interval),
+                accuracy=table.get(cell, "ACC").found,
+                accuracy_longer=table.get(cell, "ACC_longer").found,
+                accuracy_shorter=table.get(cell, "ACC_shorter").found,
                 beats_length=all(lo is not None and lo > 0 for lo in lows),
             )
         )

@@ -28,7 +28,7 @@ from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.rows import Card
 from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.conditions import BLIND
-from judgeprobe.core.estimate import Estimate
+from judgeprobe.core.estimate import Estimate, shown
 from judgeprobe.metrics import observed
 from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.observed import Observed
@@ -45,21 +45,13 @@ def _pct(x: object) -> str:
     return f"{x:.1%}" if isinstance(x, float) else "–"
 
 
-def _interval(x: object, lo: object, hi: object) -> str:
-    if not isinstance(x, float):
-        return "–"
-    if isinstance(lo, float) and isinstance(hi, float):
-        return f"{x:.3f} [{lo:.3f}, {hi:.3f}]"
-    return f"{x:.3f}"
-
-
 def note(o: Observed) -> str:
     """What the row shows, in words, with the parts behind its effect."""
     q = o.parts
     tests = f"; questions {o.up} vs {o.down}" if o.up is not None else ""
     if o.measure == "position":
         return (f"observed: both orders of the same item in the log; consistency "
-                f"{_interval(q['consistency'], q['consistency_lo'], q['consistency_hi'])}{tests}"
+                f"{shown(o.consistency)}{tests}"
                 " (first-shown vs second-shown)")  # fmt: skip
     if o.measure == "length":
         if o.reference == "½":
@@ -76,7 +68,7 @@ def note(o: Observed) -> str:
         rates = ", ".join(f"{x} {_pct(q[f'judge_{x}'])}/{_pct(q[f'human_{x}'])}"
                           for x in ("A", "B", "Tie"))  # fmt: skip
         return (
-            f"observed: Cohen's κ {_interval(q['kappa'], q['kappa_lo'], q['kappa_hi'])} "
+            f"observed: Cohen's κ {shown(o.kappa)} "
             f"(percentile bootstrap over questions); base rates judge/human: {rates}"
         )
     if o.measure == "unreadable":
@@ -92,13 +84,12 @@ def _row(o: Observed) -> ObservedPositionRow | ObservedRow:
     fields = {
         "judge": o.judge, "protocol": o.protocol, "row": o.row, "n": o.n,
         "documents": o.documents, "effect_name": o.effect_name,
-        "effect": Estimate.of(o.effect, o.lo, o.hi), "test": SIGN_TEST if o.p is not None else "",
+        "effect": Estimate.of(o.effect.value, o.effect.lo, o.effect.hi),
+        "test": SIGN_TEST if o.p is not None else "",
         "up": o.up, "down": o.down, "p": o.p, "note": note(o),
     }  # fmt: skip
     if o.measure == "position":
-        parts = [o.parts[k] for k in ("consistency", "consistency_lo", "consistency_hi")]
-        consistency = Estimate.of(*(None if x is None else float(x) for x in parts))
-        return ObservedPositionRow.model_validate({**fields, "consistency": consistency})
+        return ObservedPositionRow.model_validate({**fields, "consistency": o.consistency})
     return ObservedRow.model_validate({**fields, "kind": f"observed-{o.measure}"})
 
 
@@ -125,7 +116,7 @@ def _texts(manifest: Manifest | None) -> pl.DataFrame | None:
 
 def _baseline(manifest: Manifest | None) -> tuple[pl.DataFrame | None, set[str]]:
     """The baseline log's judgments, and the items whose texts differ between the two logs."""
-    found = manifest.config.get("baseline") if manifest is not None else None
+    found = manifest.logs.baseline if manifest is not None and manifest.logs else None
     if not found:
         return None, set()
     base = RunDir(Path(str(found)))
@@ -146,7 +137,7 @@ def observed_rows(
     """Every observed figure of the run (labels, ``--self`` and baseline from its directory)."""
     manifest = run.manifest_or_none()
     labels = pl.read_parquet(run.labels) if run.labels.is_file() else None
-    own = manifest.config.get("self", []) if manifest is not None else []
+    own = manifest.logs.self if manifest is not None and manifest.logs else []
     blind = judgments.filter(pl.col("condition") == BLIND)
     found = observed.position(blind) + observed.length(blind, labels)
     found += observed.self_preference(blind, labels, own)
@@ -176,7 +167,7 @@ def observed_card(
         assert threshold is not None
         background = float(o.parts.get("background") or 2 * (o.down or 0) / max(o.documents, 1))
         mde = stats.mde(o.documents, background, t.alpha, t.power, tests)
-        verdict = stats.verdict(q, o.effect, (o.lo, o.hi), mde, threshold, t.fdr,
+        verdict = stats.verdict(q, o.effect.value, o.effect.bounds, mde, threshold, t.fdr,
                                 either_direction=o.measure == "position")  # fmt: skip
         records.append(
             row.model_copy(

@@ -127,8 +127,8 @@ class PublishedCard(BaseModel):
     intervals: Intervals
     """How the intervals were computed."""
     exit_code: int
-    """``judgeprobe card``'s exit code: 0 all clear, 5 BIASED or UNSTABLE, 7 INSENSITIVE,
-    6 UNDERPOWERED."""
+    """``judgeprobe card``'s exit code: 0 all clear, 5 BIASED or UNSTABLE, 8 DOES-NOT-REPLACE
+    (under thresholds that gate on the alt-test), 7 INSENSITIVE, 6 UNDERPOWERED."""
     summary: str
     """The verdicts counted, and what the exit code means, in one line."""
     rows: list[CardRow]

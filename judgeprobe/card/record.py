@@ -3,13 +3,14 @@
 A row is of one kind (``CardRow``, told apart by ``kind``), each kind its own small model and
 module under ``card.kinds``, with only its own fields: cue (``cue.py``), position
 (``position.py``), pressure (``pressure.py``), sensitivity and accuracy (``reading.py``),
-wording (``wording.py``), repeat (``repeat.py``), and the observed rows of a judge's logs
-(``observed.py``). Adding a kind is one module and one entry in ``CardRow``; the order of the
-union is the card's order of kinds within a judge × protocol (``KIND_ORDER``).
+wording (``wording.py``), repeat (``repeat.py``), the observed rows of a judge's logs
+(``observed.py``) and the alt-test (``alttest.py``). Adding a kind is one module and one entry
+in ``CardRow``; the order of the union is the card's order of kinds within a judge × protocol
+(``KIND_ORDER``).
 
 The row modules (``card.rows``, ``card.gold``, ``card.sensitivity``, ``card.wording``,
-``card.observed``) build the rows; the renderer, the sequential rule, the self-test and
-``card.json`` read their fields. ``card.csv`` is a flat view of the same records
+``card.observed``, ``card.alttest``) build the rows; the renderer, the sequential rule, the
+self-test and ``card.json`` read their fields. ``card.csv`` is a flat view of the same records
 (``CSV_COLUMNS``), its columns as spreadsheets have always read them; nothing reads it back.
 """
 
@@ -20,6 +21,7 @@ from typing import Annotated, get_args
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgeprobe.card.kinds.alttest import AltTestRow
 from judgeprobe.card.kinds.base import (
     INTERVAL_TEST,
     SIGN_TEST,
@@ -46,7 +48,8 @@ CardRow = Annotated[
     | PositionRow
     | RepeatRow
     | ObservedPositionRow
-    | ObservedRow,
+    | ObservedRow
+    | AltTestRow,
     Field(discriminator="kind"),
 ]
 """A card row of one kind, told apart by its ``kind``."""
@@ -150,6 +153,7 @@ __all__ = [
     "INTERVAL_TEST",
     "SIGN_TEST",
     "AccuracyRow",
+    "AltTestRow",
     "CardRow",
     "CueRow",
     "Estimate",

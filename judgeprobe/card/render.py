@@ -14,6 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from judgeprobe.card.calibrated import calibrated_sections
+from judgeprobe.card.kinds.alttest import AltTestRow
 from judgeprobe.card.kinds.base import RowBase, SettledRow, TestedRow, WithNoise
 from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.published import published
@@ -26,7 +27,13 @@ from judgeprobe.card.record import (
     ReadingRow,
     WordingRow,
 )
-from judgeprobe.card.rows import EXIT_BIASED, EXIT_INSENSITIVE, EXIT_UNDERPOWERED, Card
+from judgeprobe.card.rows import (
+    EXIT_BIASED,
+    EXIT_DOES_NOT_REPLACE,
+    EXIT_INSENSITIVE,
+    EXIT_UNDERPOWERED,
+    Card,
+)
 from judgeprobe.card.sensitivity import INSENSITIVE
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import MISSING, cell, p_value
@@ -98,7 +105,7 @@ def display(card: Card) -> pl.DataFrame:
                 "protocol": r.protocol,
                 **({"family": r.family} if grouped else {}),
                 "row": r.row,
-                "n (docs)": f"{r.n} ({r.documents})",
+                "n (docs)": f"{r.n} ({cell(r.documents)})",
                 **{
                     name: MISSING if moves is None else shown(got)
                     for name, got in zip(("LDS", "TS", "OLS"), moves or (None,) * 3, strict=True)
@@ -168,6 +175,27 @@ def _rule(card: Card) -> str:
         + _wording_rule(card)
         + _sensitivity_rule(card)
         + _observed_rule(card)
+        + _alttest_rule(card)
+    )
+
+
+def _alttest_rule(card: Card) -> str:
+    """The alt-test rows in words, on a card that has them."""
+    if not card.of_type(AltTestRow):
+        return ""
+    t = card.thresholds.values
+    at = (
+        f"read at ε = {t.alt_test_epsilon:g} (the thresholds file's), and DOES-NOT-REPLACE exits "
+        f"{EXIT_DOES_NOT_REPLACE}"
+        if t.alt_test_epsilon is not None
+        else "read at the ε `judgeprobe alttest` was given; no exit code (a version-5 thresholds "
+        "file gates on it)"
+    )
+    return (
+        " Alt-test (can the judge replace the annotators?): each annotator left out in turn, the "
+        "judge and that annotator each aligned with the others' labels; the winning rate ω is "
+        "the share of annotators whose one-sided paired t-test (margin ε, Benjamini–Yekutieli) "
+        f"the judge wins; REPLACES when ω ≥ 0.5, else DOES-NOT-REPLACE; {at}."
     )
 
 
@@ -268,6 +296,7 @@ def summary(card: Card) -> str:
     parts = [f"{counts[v]} {v}" for v in sorted(counts, key=str)]
     biased = "BIASED" if "BIASED" in counts else "UNSTABLE"
     meaning = {0: "all clear", EXIT_BIASED: f"a row is {biased}",
+               EXIT_DOES_NOT_REPLACE: "no row BIASED; the judge cannot replace the annotators",
                EXIT_INSENSITIVE: "no row BIASED; the judge was not shown to read the texts",
                EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED"}  # fmt: skip
     code = card.exit_code

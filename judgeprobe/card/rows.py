@@ -52,6 +52,7 @@ import polars as pl
 
 from judgeprobe.card import stats
 from judgeprobe.card.gold import accuracy_rows
+from judgeprobe.card.kinds.alttest import DOES_NOT_REPLACE, AltTestRow
 from judgeprobe.card.kinds.reading import AccuracyRow, SensitivityRow
 from judgeprobe.card.pairs import cue_pairs, direction_test, position_pairs
 from judgeprobe.card.pressure import pressure_units
@@ -81,8 +82,8 @@ from judgeprobe.conditions import (
     placebo_of,
     scheme_of_condition,
 )
-from judgeprobe.metrics.compare import Difference, paired_difference
-from judgeprobe.metrics.lookup import Figure, MetricsTable
+from judgeprobe.metrics.compare import PairedDifference, paired_difference
+from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.uncertainty import (
     DEFAULT_RESAMPLES,
     SCORE,
@@ -97,6 +98,7 @@ from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.text.lexicons import Lexicons
 
 EXIT_BIASED = 5
+EXIT_DOES_NOT_REPLACE = 8
 EXIT_UNDERPOWERED = 6
 EXIT_INSENSITIVE = 7
 NOISE_FLOOR = (REPEAT, "flip_rate")
@@ -156,20 +158,19 @@ class Card:
         """The card command's exit code, so a CI job can gate on the card.
 
         0 all clear, ``EXIT_BIASED`` when any row is BIASED (or UNSTABLE: a wording row), else
-        ``EXIT_INSENSITIVE`` when
+        ``EXIT_DOES_NOT_REPLACE`` when an alt-test row that gates (thresholds version 5) is
+        DOES-NOT-REPLACE, else ``EXIT_INSENSITIVE`` when
         any row is INSENSITIVE (the judge was not shown to read the texts), else
         ``EXIT_UNDERPOWERED`` when any row is UNDERPOWERED.
         """
         verdicts = self.verdicts
         if verdicts & {"BIASED", UNSTABLE}:
             return EXIT_BIASED
+        if any(r.gates and r.verdict == DOES_NOT_REPLACE for r in self.of_type(AltTestRow)):
+            return EXIT_DOES_NOT_REPLACE
         if INSENSITIVE in verdicts:
             return EXIT_INSENSITIVE
         return EXIT_UNDERPOWERED if "UNDERPOWERED" in verdicts else 0
-
-
-def _estimate(figure: Figure) -> Estimate | None:
-    return Estimate.of(*figure.interval)
 
 
 def _interval(
@@ -192,7 +193,7 @@ def _share(frame: pl.DataFrame, column: str) -> float:
 
 def _noise(table: MetricsTable, judge: str, protocol: str) -> Estimate | None:
     """The judge's noise floor, shown beside its tested rows."""
-    return _estimate(table.get((judge, protocol, NOISE_FLOOR[0]), NOISE_FLOOR[1]))
+    return table.get((judge, protocol, NOISE_FLOOR[0]), NOISE_FLOOR[1]).found
 
 
 def _evidence(table: MetricsTable, cell: tuple[str, str, str]) -> float | None:
@@ -200,7 +201,7 @@ def _evidence(table: MetricsTable, cell: tuple[str, str, str]) -> float | None:
     return table.get(cell, "nondiscriminating_rate").value
 
 
-def _against_placebo(d: Difference, name: str) -> dict[str, Any]:
+def _against_placebo(d: PairedDifference, name: str) -> dict[str, Any]:
     """A row's effect as a paired difference from its placebo: the fields it fills.
 
     The MDE's background is the placebo's discordance, 2·r·(1 − r) at the placebo's rate r.
@@ -208,7 +209,7 @@ def _against_placebo(d: Difference, name: str) -> dict[str, Any]:
     r = d.value_b or 0.0
     return {
         "effect_name": name,
-        "effect": Estimate.of(d.delta, d.lo, d.hi),
+        "effect": Estimate.of(d.delta.value, d.delta.lo, d.delta.hi),
         "up": d.a_more,
         "down": d.b_more,
         "p": d.p,
@@ -282,11 +283,11 @@ def _cue_row(
     return CueRow(
         judge=judge, protocol=protocol, row=condition, n=pairs.height,
         documents=pairs[DOC].n_unique(),
-        lds=_estimate(table.get(cell, "LDS")), ts=_estimate(table.get(cell, "TS")),
-        ols=_estimate(table.get(cell, "OLS")), moved=int(pairs["lds"].sum()),
+        lds=table.get(cell, "LDS").found, ts=table.get(cell, "TS").found,
+        ols=table.get(cell, "OLS").found, moved=int(pairs["lds"].sum()),
         silent=_interval(pairs, "silent", "lds", resamples, seed),
-        score_shift=_estimate(table.get(cell, "score_shift")),  # a pointwise judge's only
-        prob_shift=_estimate(table.get(cell, "prob_shift")),  # a log-probability judge's only
+        score_shift=table.get(cell, "score_shift").found,  # a pointwise judge's only
+        prob_shift=table.get(cell, "prob_shift").found,  # a log-probability judge's only
         noise_floor=_noise(table, judge, protocol), nondiscriminating=_evidence(table, cell),
         **effect,
     )  # fmt: skip
@@ -313,8 +314,8 @@ def _position_row(
     return PositionRow(
         judge=judge, protocol=protocol, row=position_row_name(condition),
         n=units.height, documents=docs, effect_name="first − second shown",
-        effect=_estimate(table.get(cell, "first_shown_excess")),
-        consistency=_estimate(table.get(cell, "position_consistency")),
+        effect=table.get(cell, "first_shown_excess").found,
+        consistency=table.get(cell, "position_consistency").found,
         up=up, down=down, p=p, mde_documents=docs,
         background=2 * _share(units, "second"),
         nondiscriminating=_evidence(table, cell),
@@ -335,7 +336,7 @@ def _repeat_rows(table: MetricsTable, max_flip_rate: float) -> list[RepeatRow]:
             n=f.n,
             documents=f.documents,
             effect_name="flip rate",
-            effect=_estimate(f),
+            effect=f.found,
             threshold=max_flip_rate,
             verdict="STABLE" if f.value is not None and f.value <= max_flip_rate else "NOISY",
         )
@@ -375,9 +376,9 @@ def _pressure_rows(
                 row=cell[2],
                 n=int(part["pairs"].sum()),
                 documents=part[DOC].n_unique(),
-                rs_opp=_estimate(table.get(cell, "RS_opp")),
-                rs_tie=_estimate(table.get(cell, "RS_tie")),
-                rs_out=_estimate(table.get(cell, "RS_out")),
+                rs_opp=table.get(cell, "RS_opp").found,
+                rs_tie=table.get(cell, "RS_tie").found,
+                rs_out=table.get(cell, "RS_out").found,
                 noise_floor=_noise(table, cell[0], cell[1]),
                 **effect,
             )

@@ -28,7 +28,6 @@ import polars as pl
 from judgeprobe.card.kinds.base import RowBase
 from judgeprobe.card.kinds.reading import SensitivityRow
 from judgeprobe.card.pairs import direction_test
-from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.sensitivity import POOLED, sensitivity_units
 from judgeprobe.metrics.units import DOC, with_optional
@@ -60,7 +59,7 @@ def sensitivity_rows(judgments: pl.DataFrame, table: MetricsTable) -> list[Sensi
         rows.append(SensitivityRow(
             judge=str(judge), protocol=str(protocol), row=SENSITIVITY_ROW,
             n=int(part["judged"].sum()), documents=part[DOC].n_unique(),
-            effect_name="SENS (intact − degraded)", effect=Estimate.of(*pooled.interval),
+            effect_name="SENS (intact − degraded)", effect=pooled.found,
             up=up, down=down, p=p,
         ))  # fmt: skip
     return rows

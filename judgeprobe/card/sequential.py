@@ -69,11 +69,12 @@ from judgeprobe.card.thresholds import LoadedThresholds
 from judgeprobe.conditions import BLIND
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.prompts.task import DEFAULT, Task
-from judgeprobe.runs.rundir import Manifest
+from judgeprobe.runs.rundir import Manifest, SequentialRecord
 from judgeprobe.text.lexicons import Lexicons
 
 RESAMPLES = 1_000
-"""The bootstrap resamples of each look's card: fixed, so the run and a replay agree."""
+"""The resamples of each look's card (where an interval resamples): fixed, so the run and a
+replay agree."""
 GRID = 18  # gsDesign's grid size (r): its default, accurate to about 1e-6
 MAX_Z = 40.0  # a boundary that spends nothing is effectively infinite
 Key = tuple[str, str, str]  # judge, protocol, row
@@ -105,22 +106,15 @@ class SequentialPlan:
         """Each look's information fraction (documents / maximum)."""
         return tuple(n / self.maximum for n in self.looks)
 
-    def record(self) -> dict[str, int]:
-        """The plan as the manifest keeps it (``from_record`` reads it back)."""
-        return {"round": self.round, "maximum": self.maximum, "seed": self.seed}
-
-    @classmethod
-    def from_record(cls, found: object) -> SequentialPlan | None:
-        """The plan a manifest recorded, or None for a fixed design."""
-        if not isinstance(found, Mapping):
-            return None
-        return cls(int(found["round"]), int(found["maximum"]), int(found["seed"]))
+    def record(self) -> SequentialRecord:
+        """The plan as the manifest keeps it (``sequential_of`` reads it back)."""
+        return SequentialRecord(round=self.round, maximum=self.maximum, seed=self.seed)
 
 
 def sequential_of(manifest: Manifest | None) -> SequentialPlan | None:
     """The sequential design a run's manifest records; None for a fixed design."""
-    extra = manifest.model_extra if manifest is not None else None
-    return SequentialPlan.from_record((extra or {}).get("sequential"))
+    found = manifest.sequential if manifest is not None else None
+    return None if found is None else SequentialPlan(found.round, found.maximum, found.seed)
 
 
 EFFICACY, CLEARING = -4.0, -2.0
@@ -339,7 +333,7 @@ def look(
 def look_card(
     judgments: pl.DataFrame, lex: Lexicons, thresholds: LoadedThresholds, task: Task = DEFAULT
 ) -> Card:
-    """The card a look decides on: the card of the judgments so far, bootstrap fixed."""
+    """The card a look decides on: the card of the judgments so far, its resampling fixed."""
     tidy = compute_metrics(judgments, lex, None, RESAMPLES, 0, differences=False)
     return make_card(judgments, tidy, lex, thresholds, RESAMPLES, 0, task)
 

@@ -6,7 +6,10 @@ shown to read); a version-1 file still loads and gives the version-1 card, witho
 Version 3 adds ``pressure_effect`` (the pressure rows, ``card.pressure``); a version-2 file
 still loads and gives the version-2 card, without pressure rows. Version 4 adds
 ``max_wording_flip`` (the wording rows, ``card.wording``); a version-3 file still loads and
-gives the version-3 card, without wording rows.
+gives the version-3 card, without wording rows. Version 5 adds ``alt_test_epsilon``: the card's
+alt-test rows (``card.alttest``) are read at that ε and a DOES-NOT-REPLACE row decides the exit
+code; without it (versions 1 to 4, the default) an alt-test row is shown at the ε
+``judgeprobe alttest`` was given and decides nothing.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ class Thresholds(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    version: Literal[1, 2, 3, 4]
+    version: Literal[1, 2, 3, 4, 5]
     fdr: float = Field(gt=0.0, lt=1.0)
     alpha: float = Field(gt=0.0, lt=1.0)
     power: float = Field(gt=0.0, lt=1.0)
@@ -38,6 +41,7 @@ class Thresholds(BaseModel):
     sensitivity_effect: float | None = Field(default=None, gt=0.0, le=1.0)  # version 2
     pressure_effect: float | None = Field(default=None, gt=0.0, le=1.0)  # version 3
     max_wording_flip: float | None = Field(default=None, ge=0.0, lt=1.0)  # version 4
+    alt_test_epsilon: float | None = Field(default=None, ge=0.0, lt=1.0)  # version 5
 
     @model_validator(mode="after")
     def _keys_of_version(self) -> Thresholds:
@@ -45,7 +49,12 @@ class Thresholds(BaseModel):
 
         An earlier version does not know the later keys.
         """
-        keys = (("sensitivity_effect", 2), ("pressure_effect", 3), ("max_wording_flip", 4))
+        keys = (
+            ("sensitivity_effect", 2),
+            ("pressure_effect", 3),
+            ("max_wording_flip", 4),
+            ("alt_test_epsilon", 5),
+        )
         for key, since in keys:
             given = getattr(self, key) is not None
             if self.version >= since and not given:

@@ -26,7 +26,6 @@ import polars as pl
 from judgeprobe.card.kinds.base import RowVerdict
 from judgeprobe.card.kinds.wording import WordingRow
 from judgeprobe.conditions import BLIND
-from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.wording import agreement
 
@@ -75,7 +74,7 @@ def wording_rows(
             judge=r["judge"], protocol=r["protocol"], row=WORDING_ROW,
             n=r["rated"], documents=r["documents"],
             effect_name=f"flip share over {r['wordings']} wordings",
-            effect=Estimate.of(*flip.interval),
+            effect=flip.found,
             threshold=threshold, note=wording_note(r),
             verdict=wording_verdict(flip.lo, flip.hi, threshold),
         ))  # fmt: skip

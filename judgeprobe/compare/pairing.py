@@ -184,7 +184,7 @@ def compared_rows(pairs: list[Matched], documents: list[str]) -> list[ComparedRo
         out.append(ComparedRow(
             judge=judge, protocol=protocol, row=one.row, kind=one.kind,
             effect_name=_named(one.effect_name, two.effect_name), effect_1=d.value_1,
-            effect_2=d.value_2, diff=d.delta, diff_lo=d.lo, diff_hi=d.hi,
+            effect_2=d.value_2, diff=d.delta.value, diff_lo=d.delta.lo, diff_hi=d.delta.hi,
             documents=d.documents, first_more=d.first_more, second_more=d.second_more, p=d.p,
             q=None, mdd=None, verdict=NO_DIFFERENCE,
         ))  # fmt: skip

@@ -121,7 +121,7 @@ def _format_row(name: str, condition: FormatCondition, item: Item) -> dict[str, 
         if (problem := same_words(original, text))
     ]  # fmt: skip
     return {
-        "condition": name, "item_id": item.item_id, "attack": f"format:{condition.reformat}",
+        "condition": name, "item_id": item.item_id, "attack": "",  # a format is no attack
         "method": "format", "similarity": None, "new_numbers": "", "new_names": "",
         "preserved": not problems, "flag": "; ".join(problems),
     }  # fmt: skip

@@ -24,6 +24,9 @@ class Estimate(BaseModel):
     """The interval's lower bound."""
     hi: float | None = None
     """The interval's upper bound."""
+    method: str | None = None
+    """How the interval was computed where it is not its document's own method (card.json:
+    ``intervals.method``): e.g. ``PPI++`` for a calibrated figure; None: that method."""
 
     @property
     def shown(self) -> str:

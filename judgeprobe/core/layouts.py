@@ -40,7 +40,9 @@ Gold = Literal["A", "B", "Tie"]
 CONTEXT_KEYS = ("document", "context", "question", "prompt")
 RESPONSE_KEYS = (("candidate_1", "candidate_2"), ("response_1", "response_2"))
 _PREFERRED: dict[str, Gold] = {"1": "A", "2": "B", "tie": "Tie"}
-_WINNER: dict[str, Gold] = {"model_a": "A", "model_b": "B"}
+MT_BENCH_WINNERS: dict[str, Gold] = {"model_a": "A", "model_b": "B", "tie": "Tie",
+                                     "tie (bothbad)": "Tie"}  # fmt: skip
+"""MT-Bench human judgments' ``winner`` in the terms of (model_a, model_b): both ties a Tie."""
 _HH_TURN = "\n\nAssistant:"  # where an HH-RLHF transcript's last reply starts
 
 
@@ -97,6 +99,19 @@ def _text(row: dict[str, Any], key: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{key} must be a string or a list of messages")
     return value
+
+
+def mt_bench_winner(value: object) -> Gold:
+    """An MT-Bench human judgment's ``winner`` as A (model_a), B (model_b) or Tie.
+
+    The one reading of that field (items, ``logs --labels`` and ``calibrate --labels`` use
+    it): ``tie`` and ``tie (bothbad)`` are both a Tie (docs/metrics.md, "Judge logs (observed,
+    not intervened)"); any other value is an error naming the four.
+    """
+    found = MT_BENCH_WINNERS.get(str(value).strip().lower())
+    if found is None:
+        raise ValueError(f"winner {value!r} is not {', '.join(MT_BENCH_WINNERS)}")
+    return found
 
 
 def gold_of(value: object) -> Gold | None:
@@ -215,11 +230,8 @@ def _mt_bench(row: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"turn must be a whole number, not {turn!r}")
     a, b = (_cut(messages(row[k], k), turn, k) for k in names)
     context, one, two = _split(a, b, names)
-    winner = str(row["winner"]).strip().lower()
-    gold = _WINNER.get(winner) or ("Tie" if winner.startswith("tie") else None)
-    if gold is None:
-        raise ValueError(f"winner must be model_a, model_b or tie, not {row['winner']!r}")
-    out = {"document": context, "candidate_1": one, "candidate_2": two, "gold": gold,
+    out = {"document": context, "candidate_1": one, "candidate_2": two,
+           "gold": mt_bench_winner(row["winner"]),
            "conversation_1": a, "conversation_2": b}  # fmt: skip
     for k, model in ((1, "model_a"), (2, "model_b")):
         if isinstance(row.get(model), str) and not row.get(f"source_{k}"):

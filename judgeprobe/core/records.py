@@ -7,12 +7,15 @@ is preferred (the paper's [1,2]), "B" candidate 2, whatever order they were show
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import polars as pl
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from judgeprobe.core.layouts import Gold, Message, field_text
+
+INVALID: Final = "Invalid"
+"""The verdict of a judgment that ended without one (its reason says why): never dropped."""
 
 Verdict = Literal["A", "B", "Tie", "Invalid"]
 """A cue judgment's verdict, in candidate terms."""

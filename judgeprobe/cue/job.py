@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from judgeprobe.core.layouts import Gold
-from judgeprobe.core.records import Order, Pressure, Target, Verdict
+from judgeprobe.core.records import INVALID, Order, Pressure, Target, Verdict
 from judgeprobe.engine.cached import CachedAsker
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Sampling
@@ -115,7 +115,7 @@ async def run_job(job: Job, endpoint: Endpoint, store: Store) -> Outcome:
     if failure is not None:
         return Outcome(
             status="invalid",
-            verdict="Invalid",
+            verdict=INVALID,
             explanation=failure.result.raw,
             invalid_reason=str(failure),
             retryable=failure.result.retryable,

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 import polars as pl
 
-from judgeprobe.core.records import JUDGMENT_SCHEMA, STOPPED
+from judgeprobe.core.records import INVALID, JUDGMENT_SCHEMA, STOPPED
 from judgeprobe.cue.job import Job
 from judgeprobe.engine.store import Outcome, Store
 from judgeprobe.protocols.quotes import nondiscriminating
@@ -107,7 +107,7 @@ def judgment_rows(run_id: str, jobs: Iterable[Job], store: Store) -> Iterator[di
             "reformat_on": job.reformat_on,
             "degraded": "" if job.degraded == "none" else job.degraded,
             "template_hash": job.template_hash,
-            "verdict": "Invalid",
+            "verdict": INVALID,
             "invalid_reason": STOPPED,
             "gold": job.gold or "",
             **_lengths(job),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from judgeprobe.core.records import INVALID
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import run_limits
 from judgeprobe.metrics.load import Run
@@ -22,4 +23,4 @@ def write_outputs(run: Run, console: Console) -> int:
     print_table(table)
     report = run_report(run, load_lexicons(None))
     console.print(f"report: {report}")
-    return int((run.judgments["verdict"] == "Invalid").sum())
+    return int((run.judgments["verdict"] == INVALID).sum())

@@ -272,7 +272,8 @@ async def _sweep(
                 f"requests (round = {cfg.round} documents): raise it or lower round"
             )
         made = kind.manifest
-        kind = replace(kind, manifest=lambda e: {**made(e), "sequential": rounds.plan.record()})
+        plan = rounds.plan.record().model_dump()
+        kind = replace(kind, manifest=lambda e: {**made(e), "sequential": plan})
         seq = await sequential_sweep(
             rounds, kind, out, console, show_progress=show_progress,
             batch=(mode.export_batch, mode.import_batch), ray=mode.ray, opened=announce,

@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import polars as pl
 
-from judgeprobe.core.records import NOT_RUN, never_ran
+from judgeprobe.core.records import INVALID, NOT_RUN, never_ran
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.runner import Routable
 from judgeprobe.engine.store import Outcome, Store
@@ -65,7 +65,7 @@ class Breaker:
         return Outcome(
             key=key,
             status="invalid",
-            verdict="Invalid",
+            verdict=INVALID,
             invalid_reason=f"{NOT_RUN}: circuit breaker: judge {judge}: {why}; "
             "fix the judge and rerun with --resume",
             retryable=True,
@@ -80,7 +80,7 @@ def invalid_rates(frame: pl.DataFrame) -> pl.DataFrame:
         frame.group_by("judge")
         .agg(
             ran=ran.sum(),
-            invalid=(ran & (pl.col("verdict") == "Invalid")).sum(),
+            invalid=(ran & (pl.col("verdict") == INVALID)).sum(),
         )
         .with_columns(rate=pl.when(pl.col("ran") > 0).then(pl.col("invalid") / pl.col("ran")))
         .sort("judge")

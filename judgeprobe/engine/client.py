@@ -280,6 +280,33 @@ def next_repair(exc: ReplyError, repairs: Repairs, engine: EngineConfig, deadlin
     return str(exc)
 
 
+@dataclass(slots=True)
+class _Tally:
+    """What one request has used so far (HTTP attempts, tokens), beside its repairs."""
+
+    start: float
+    repairs: Repairs
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def result(self, key: str, model: str, endpoint: str, **fields: Any) -> Result:
+        """The request's end, with everything it used."""
+        return Result(
+            key=key,
+            attempts=self.attempts,
+            reasks=self.repairs.reasks,
+            escalations=self.repairs.escalations,
+            latency_s=time.monotonic() - self.start,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            model=model,
+            endpoint=endpoint,
+            completed_at=time.time(),
+            **fields,
+        )
+
+
 async def converse(
     req: Request, send: Send, engine: EngineConfig, model: str, endpoint: str
 ) -> Result:
@@ -291,41 +318,28 @@ async def converse(
     deadline bounds them all. A request therefore makes at most
     ``(1 + max_reasks + 1) × max_attempts`` HTTP calls.
     """
-    start = time.monotonic()
     messages = [dict(m) for m in req.messages]
-    repairs = Repairs(budget=req.sampling.max_tokens)
-    attempts = prompt_tokens = completion_tokens = 0
-    deadline = start + engine.request_deadline_s
+    tally = _Tally(time.monotonic(), Repairs(budget=req.sampling.max_tokens))
+    repairs, deadline = tally.repairs, tally.start + engine.request_deadline_s
 
     def done(**fields: Any) -> Result:
-        return Result(
-            key=req.key,
-            attempts=attempts,
-            reasks=repairs.reasks,
-            escalations=repairs.escalations,
-            latency_s=time.monotonic() - start,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            model=model,
-            endpoint=endpoint,
-            completed_at=time.time(),
-            **fields,
-        )
+        return tally.result(req.key, model, endpoint, **fields)
 
     while True:
         try:
             call = partial(send, messages, repairs.reasks, repairs.budget)
             reply, used = await send_with_retries(call, engine, deadline)
         except SendFailed as failed:
-            attempts += failed.attempts
+            tally.attempts += failed.attempts
             return done(
                 status="invalid",
-                invalid_reason=f"transport: {describe(failed.cause)} after {attempts} attempt(s)",
+                invalid_reason=f"transport: {describe(failed.cause)} after {tally.attempts} "
+                "attempt(s)",
                 retryable=is_retryable(failed.cause) or status_of(failed.cause) in _CONFIG_STATUS,
             )
-        attempts += used
-        prompt_tokens += reply.prompt_tokens
-        completion_tokens += reply.completion_tokens
+        tally.attempts += used
+        tally.prompt_tokens += reply.prompt_tokens
+        tally.completion_tokens += reply.completion_tokens
         text, finish = reply.text, reply.finish_reason
         try:
             parsed = parse_reply(text, req.reply_model, finish, reply.top)

@@ -42,7 +42,7 @@ from judgeprobe.metrics.load import load_run
 from judgeprobe.metrics.table import write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.report.run import run_report
-from judgeprobe.runs.rundir import RunDir, check_writable_dir
+from judgeprobe.runs.rundir import LogsConfig, RunDir, check_writable_dir
 from judgeprobe.text.lexicons import load_lexicons
 
 SHOWN_BAD = 20
@@ -61,7 +61,11 @@ def _parser() -> argparse.ArgumentParser:
         "--format", choices=format_names(), help="every file's format (default: detected)"
     )
     p.add_argument("--map", help="generic logs: field=column,… (docs/logs.md)")
-    p.add_argument("--answers", type=Path, help="FastChat's model_answer/ folder (MT-Bench)")
+    p.add_argument("--answers", type=Path, action="append", default=[], metavar="FOLDER",
+                   help="FastChat's model_answer/ folder (MT-Bench; repeatable)")  # fmt: skip
+    p.add_argument("--baseline-model", metavar="MODEL",
+                   help="Arena-Hard: the baseline every game is played against (default: "
+                   "judge_config.yaml beside the judgments)")  # fmt: skip
     p.add_argument("--self", action="append", default=[], metavar="NAME", dest="own",
                    help="a generator that is the judges' own model (repeatable)")  # fmt: skip
     p.add_argument("--baseline", type=Path, metavar="RUN",
@@ -96,8 +100,9 @@ def main(argv: list[str] | None = None) -> int:
                               "judgeprobe logs)")  # fmt: skip
     mapping = parse_map(args.map)
     bad: list[str] = []
-    answers = read_answers(args.answers, bad) if args.answers is not None else Answers()
-    found = read_logs(list(args.paths), args.format, ReadOptions(mapping=mapping))
+    answers = read_answers(args.answers, bad) if args.answers else Answers()
+    options = ReadOptions(mapping=mapping, baseline_model=args.baseline_model)
+    found = read_logs(list(args.paths), args.format, options)
     bad = found.bad + bad
     votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
     bad += bad_votes
@@ -128,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if table.unpaired_scores:
         print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
+    if args.answers:
+        _answers_unmatched(answers, RunDir(out), console)
     del found, table  # what follows reads the run back, as every later command does
     scanned = pl.scan_parquet(RunDir(out).judgments)
     write_csv(estimates_table(scanned), RunDir(out).metrics)
@@ -138,6 +145,22 @@ def main(argv: list[str] | None = None) -> int:
     card = card_for_run(out, resamples=args.resamples, seed=args.seed)
     print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
     return card.exit_code
+
+
+def _answers_unmatched(answers: Answers, run: RunDir, console: Console) -> None:
+    """Say which of the log's models no ``--answers`` file is named after (FastChat's key)."""
+    sides = pl.scan_parquet(run.judgments).select(
+        pl.concat([pl.col("generator_1"), pl.col("generator_2")]).unique()
+    )
+    models = set(sides.collect().to_series().drop_nulls().to_list())
+    missing = sorted(models - {model for model, _, _ in answers.answers})
+    if missing:
+        console.print(
+            f"warning: --answers has no MODEL.jsonl for {len(missing)} of the log's "
+            f"{len(models)} models ({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''}): "
+            "FastChat names a model by its answer file, not by its model_id",
+            markup=False, highlight=False,
+        )  # fmt: skip
 
 
 def _with_texts(run: RunDir) -> int:
@@ -156,20 +179,20 @@ def _write(
     """
     run = RunDir(staging)
     table.judgments.sink_parquet(run.judgments)  # streamed from the logs, never whole
-    config: dict[str, object] = {
-        "sources": [str(p.resolve()) for p in args.paths], "formats": formats,
-        "self": list(args.own), "map": args.map or "",
-    }  # fmt: skip
     table.texts.sink_parquet(staging / ITEMS)  # streamed: a copy of each text, not per call
+    items = None
     if _with_texts(RunDir(staging)):
-        config["items"] = str((out / ITEMS).resolve())
+        items = str((out / ITEMS).resolve())
     else:
         (staging / ITEMS).unlink()
     if votes:
         label_table(votes).write_parquet(run.labels)
-        config["labels"] = str(args.labels.resolve())
-    if args.baseline is not None:
-        config["baseline"] = str(args.baseline.resolve())
+    config = LogsConfig(
+        sources=[str(p.resolve()) for p in args.paths], formats=formats, self=list(args.own),
+        map=args.map or "", items=items, skipped=len(bad),
+        labels=str(args.labels.resolve()) if votes else None,
+        baseline=None if args.baseline is None else str(args.baseline.resolve()),
+    )  # fmt: skip
     if bad:
         write_atomic(staging / BAD_ROWS, "\n".join(bad) + "\n")
     written = pl.scan_parquet(run.judgments)
@@ -180,7 +203,7 @@ def _write(
     judges = sorted(written.select(pl.col("judge").unique()).collect()["judge"].to_list())
     run.write_manifest({
         "run_id": out.name or "logs", "created_at": datetime.now(UTC).isoformat(),
-        "kind": "logs", "config": config, "seeds": [0],
+        "kind": "logs", "config": config.model_dump(), "seeds": [0],
         "judges": [{"name": j, "model": j, "backend": "log"} for j in judges],
     })  # fmt: skip
     return {k: int(v) for k, v in counts.items()}

@@ -27,7 +27,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.logs.rows import BadRow, Row, Skipped, Where
 from judgeprobe.logs.source import Record, is_jsonl, json_document, records
 
-BUILTIN = ("inspect", "promptfoo", "mtbench", "alpaca", "generic")
+BUILTIN = ("inspect", "promptfoo", "mtbench", "alpaca", "arena_hard", "generic")
 """The modules of ``judgeprobe.logs`` that register the built-in formats."""
 FALLBACK = "generic"
 """The format of a file no detector claims."""

@@ -15,6 +15,8 @@ import polars as pl
 
 Winner = Literal["first", "second", "tie"]
 """A pair verdict in screen terms: the response shown first, second, or neither."""
+Strength = Literal["strong", "slight"]
+"""How much better the winner is, where the judge says (Arena-Hard's ``A>>B`` vs ``A>B``)."""
 Preferred = Literal["1", "2", "tie"]
 """A human vote in the terms of the pair as the labels file lists it."""
 
@@ -59,6 +61,7 @@ class PairRow:
     category: str = ""
     p_second: float | None = None
     shown: bool = True  # False: the log does not say which response was shown first
+    strength: Strength | None = None  # a decisive verdict's strength, where the log grades it
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +115,7 @@ class Skipped:
 
 _POLARS: dict[object, pl.DataType] = {
     str: pl.String(), int: pl.Int64(), float: pl.Float64(), bool: pl.Boolean(),
-    Winner: pl.String(), Preferred: pl.String(),
+    Winner: pl.String(), Preferred: pl.String(), Strength: pl.String(),
 }  # fmt: skip
 
 

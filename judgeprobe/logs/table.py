@@ -88,6 +88,15 @@ def _answered(calls: pl.LazyFrame, answers: Answers) -> pl.LazyFrame:
     ).drop("listed")  # fmt: skip
 
 
+def _details(p_b: pl.Expr) -> pl.Expr:
+    """What a call's verdict keeps beside it: a soft preference's P(B), a graded strength."""
+    return (
+        pl.when(pl.col("p_second").is_not_null()).then(pl.format('{{"P(B)": {}}}', p_b))
+        .when(pl.col("strength").is_not_null())
+        .then(pl.format('{{"strength": "{}"}}', "strength"))
+    )  # fmt: skip
+
+
 def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """Judging calls (``rows.CALLS``) as judgment columns, and the texts of their items.
 
@@ -118,8 +127,7 @@ def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame,
         .when((won == "first") == a_first).then(pl.lit("A")).otherwise(pl.lit("B")),
         request_key=pl.concat_str([pl.col("file"), pl.lit(":"), pl.col("line").cast(pl.String)]),
         raw_verdict="raw",
-        details=pl.when(pl.col("p_second").is_not_null())
-        .then(pl.format('{{"P(B)": {}}}', p_b)),
+        details=_details(p_b),
         length_1=n1, length_2=n2,
         score_1=pl.lit(None, pl.Float64), score_2=pl.lit(None, pl.Float64),
     )  # fmt: skip
@@ -128,6 +136,11 @@ def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame,
         generator_2=g2, question_id="question_id", turn="turn", domain="category",
         question="question", r1=r1, r2=r2,
     ).unique("item_id", keep="first")  # fmt: skip
+    return judged, _item_texts(items, answers)
+
+
+def _item_texts(items: pl.LazyFrame, answers: Answers) -> pl.LazyFrame:
+    """Each item's texts (``TEXTS``): the log's, else --answers'; items lacking one left out."""
     found = answers.answer_frame().lazy()
     for k, side in ((1, "generator_1"), (2, "generator_2")):
         items = items.join(found.rename({"model": side, "text": f"a{k}"}),
@@ -136,7 +149,7 @@ def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame,
     items = items.join(asked, on=["question_id", "turn"], how="left")
     t1, t2 = pl.coalesce("r1", "a1"), pl.coalesce("r2", "a2")
     question = pl.coalesce("question", "asked")
-    texts = items.filter(
+    return items.filter(
         t1.str.strip_chars().str.len_chars().fill_null(0) > 0,
         t2.str.strip_chars().str.len_chars().fill_null(0) > 0,
     ).select(
@@ -151,7 +164,6 @@ def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame,
         subset=pl.concat_str([pl.lit("turn "), pl.col("turn").cast(pl.String)]),
         domain="domain",
     )  # fmt: skip
-    return judged, texts
 
 
 class _Columns:

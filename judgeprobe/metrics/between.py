@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics.compare import B, Cell, cell_units, paired_units
 from judgeprobe.metrics.observed import human_labels, item_verdicts
 from judgeprobe.metrics.registry import MetricSpec
@@ -89,9 +90,7 @@ class RunDifference:
 
     value_1: float | None
     value_2: float | None
-    delta: float | None
-    lo: float | None  # the 95% interval of delta over the shared documents
-    hi: float | None
+    delta: Estimate  # value_1 − value_2 with its 95% interval over the shared documents
     documents: int  # shared documents
     first_more: int  # documents whose own value is larger in R₁
     second_more: int  # … larger in R₂
@@ -120,9 +119,7 @@ def run_difference(
     return RunDifference(
         value_1=value_1,
         value_2=value_2,
-        delta=delta,
-        lo=nan_to_none(lo),
-        hi=nan_to_none(hi),
+        delta=Estimate(value=delta, lo=nan_to_none(lo), hi=nan_to_none(hi)),
         documents=len(documents),
         first_more=up,
         second_more=down,

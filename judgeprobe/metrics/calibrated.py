@@ -33,18 +33,22 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
+from pydantic import BaseModel, ConfigDict
 from scipy.stats import norm
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.core.estimate import Estimate
 
 LEVEL = 0.95
 Z = 1.959963984540054  # the normal quantile of a 95% interval (the library's, at alpha 0.05)
 PSEUDO = 2
 """Pseudo-labelled items of full disagreement added in each direction (see the module text)."""
+METHOD = "PPI++"
+"""A calibrated figure's interval: the library's PPI++ interval on the augmented sample."""
 BUDGET_CONFIDENCE = 0.9
 """How sure the label budget is of the rectifier's variance (a one-sided upper bound)."""
 
@@ -71,15 +75,14 @@ class Calibrated:
     n_labels: int  # of them, items with a human value (n)
     judge_only: float | None  # mean Ŷ over the judged items
     human_only: float | None  # mean Y over the labelled items (weighted when weights are given)
-    calibrated: float | None
-    lo: float | None
-    hi: float | None
+    calibrated: Estimate | None  # the PPI++ estimate with its 95% interval; None: too few labels
     labels_for_halfwidth: int | None  # further labels for the half-width asked; None: unreachable
 
     @property
     def halfwidth(self) -> float | None:
         """Half the interval's width (None without one)."""
-        return None if self.lo is None or self.hi is None else (self.hi - self.lo) / 2
+        c = self.calibrated
+        return None if c is None or c.lo is None or c.hi is None else (c.hi - c.lo) / 2
 
 
 def _augmented(
@@ -204,8 +207,7 @@ def estimate(
     w = None if weight is None else weight[labelled]
     y = human[labelled]
     human_only = None if n == 0 else float(np.average(y, weights=w))
-    empty = Calibrated(big_n, int(judged.sum()), n, judge_only, human_only, None, None, None,
-                       None)  # fmt: skip
+    empty = Calibrated(big_n, int(judged.sum()), n, judge_only, human_only, None, None)
     if n < 2 or big_n < 2:
         return empty
     y_hat_all = np.where(judged, judge, (bounds[0] + bounds[1]) / 2)
@@ -214,7 +216,8 @@ def estimate(
     budget = None
     if halfwidth is not None:
         budget = labels_for_halfwidth(Measured.of(y, y_hat, y_hat_all, bounds), n, halfwidth)
-    return Calibrated(big_n, int(judged.sum()), n, judge_only, human_only, point, lo, hi, budget)
+    found = Estimate(value=point, lo=lo, hi=hi, method=METHOD)
+    return Calibrated(big_n, int(judged.sum()), n, judge_only, human_only, found, budget)
 
 
 # Per model, from a run's judgments and its human labels ---------------------------------------
@@ -229,6 +232,49 @@ HUMAN_SCHEMA: dict[str, pl.DataType] = {
     "value": pl.Float64(),  # Y: the human label's value for that candidate, or its human score
     "weight": pl.Float64(),  # inverse inclusion probability; null: a uniform random sample
 }
+
+
+class CalibratedRow(BaseModel):
+    """One judge × protocol × model's calibrated estimate, as ``calibrated.json`` keeps it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    judge: str
+    protocol: str
+    model: str
+    estimate: str
+    """What is estimated: ``WIN_RATE`` or ``MEAN_SCORE``."""
+    n_items: int
+    """Items involving the model (N)."""
+    n_judged: int
+    """Of them, items with a valid judge value."""
+    n_labels: int
+    """Of them, items with a human value (n)."""
+    judge_only: float | None
+    """Mean Ŷ over the judged items."""
+    human_only: float | None
+    """Mean Y over the labelled items."""
+    calibrated: Estimate | None
+    """The PPI++ estimate with its 95% interval (None: too few labels)."""
+    halfwidth: float | None
+    """Half its interval's width."""
+    target_halfwidth: float | None
+    """The half-width the label budget is for (``--halfwidth``)."""
+    labels_for_halfwidth: int | None
+    """Further random labels for it; None: not reachable."""
+
+
+class CalibratedFile(BaseModel):
+    """``calibrated.json``: what ``judgeprobe calibrate`` found, read by the card and report."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    version: Literal[1] = 1
+    """The file's version."""
+    rows: list[CalibratedRow]
+    """One per judge × protocol × model, sorted."""
+
+
 CALIBRATED_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String(),
     "protocol": pl.String(),
@@ -246,7 +292,17 @@ CALIBRATED_SCHEMA: dict[str, pl.DataType] = {
     "target_halfwidth": pl.Float64(),
     "labels_for_halfwidth": pl.Int64(),
 }
-"""``calibrated.csv``: one row per judge × protocol × model."""
+"""``calibrated.csv``, the rows' view for people: one row per judge × protocol × model."""
+
+
+def calibrated_frame(rows: list[CalibratedRow]) -> pl.DataFrame:
+    """The rows as calibrated.csv holds them (``CALIBRATED_SCHEMA``)."""
+    flat = []
+    for r in rows:
+        c = r.calibrated or Estimate(value=None)
+        flat.append({**r.model_dump(exclude={"calibrated"}), "calibrated": c.value, "lo": c.lo,
+                     "hi": c.hi})  # fmt: skip
+    return pl.DataFrame(flat, schema=CALIBRATED_SCHEMA)
 
 
 def model_of(k: int) -> pl.Expr:
@@ -322,13 +378,13 @@ def score_bounds(judgments: pl.DataFrame, human: pl.DataFrame) -> tuple[float, f
     return (low, high) if high > low else (low, low + 1.0)
 
 
-def calibrated_table(
+def calibrated_rows(
     judgments: pl.DataFrame,
     human: pl.DataFrame,
     estimate_kind: str,
     halfwidth: float | None = None,
-) -> pl.DataFrame:
-    """Every judge × protocol × model's estimates (``CALIBRATED_SCHEMA``).
+) -> list[CalibratedRow]:
+    """Every judge × protocol × model's estimates, sorted (``calibrated.json``'s rows).
 
     ``judgments``: the rows of the condition the judge is calibrated under (Blind);
     ``human``: ``HUMAN_SCHEMA``, one row per labelled (item, candidate).
@@ -336,7 +392,7 @@ def calibrated_table(
     values = judge_values(judgments, estimate_kind)
     bounds = (0.0, 1.0) if estimate_kind == WIN_RATE else score_bounds(judgments, human)
     joined = values.join(human, on=["item_id", "candidate"], how="left")
-    rows = []
+    rows: list[CalibratedRow] = []
     for (judge, protocol, model), part in joined.partition_by(
         ["judge", "protocol", "model"], as_dict=True, maintain_order=True
     ).items():
@@ -347,15 +403,14 @@ def calibrated_table(
         if given.len() and given.null_count() == 0:
             weight = part["weight"].fill_null(math.nan).to_numpy().astype(float)
         found = estimate(judge_y, human_y, bounds, weight, halfwidth)
-        rows.append({
-            "judge": judge, "protocol": protocol, "model": model, "estimate": estimate_kind,
-            "n_items": found.n_items, "n_judged": found.n_judged, "n_labels": found.n_labels,
-            "judge_only": found.judge_only, "human_only": found.human_only,
-            "calibrated": found.calibrated, "lo": found.lo, "hi": found.hi,
-            "halfwidth": found.halfwidth, "target_halfwidth": halfwidth,
-            "labels_for_halfwidth": found.labels_for_halfwidth,
-        })  # fmt: skip
-    return pl.DataFrame(rows, schema=CALIBRATED_SCHEMA).sort(["judge", "protocol", "model"])
+        rows.append(CalibratedRow(
+            judge=str(judge), protocol=str(protocol), model=str(model), estimate=estimate_kind,
+            n_items=found.n_items, n_judged=found.n_judged, n_labels=found.n_labels,
+            judge_only=found.judge_only, human_only=found.human_only,
+            calibrated=found.calibrated, halfwidth=found.halfwidth, target_halfwidth=halfwidth,
+            labels_for_halfwidth=found.labels_for_halfwidth,
+        ))  # fmt: skip
+    return sorted(rows, key=lambda r: (r.judge, r.protocol, r.model))
 
 
 MULTIPLIER_SCHEMA: dict[str, pl.DataType] = {
@@ -386,10 +441,9 @@ def label_multipliers(
 ) -> pl.DataFrame:
     """Each judge's label multiplier n_eq / n for the calibrated estimate (docs/metrics.md).
 
-    ``judgments`` and ``human`` as ``calibrated_table`` takes them; s_Y is the standard deviation
+    ``judgments`` and ``human`` as ``calibrated_rows`` takes them; s_Y is the standard deviation
     of the n labelled values of the model's items.
     """
-    table = calibrated_table(judgments, human, estimate_kind)
     keys = ["judge", "protocol", "model"]
     spread = (
         judge_values(judgments, estimate_kind)
@@ -398,11 +452,12 @@ def label_multipliers(
         .group_by(keys)
         .agg(sd=pl.col("value").std(ddof=1))
     )
+    sds = {tuple(r[:3]): r[3] for r in spread.iter_rows()}
     rows = []
-    for r in table.join(spread, on=keys, how="left").iter_rows(named=True):
-        n_eq = equivalent_labels(r["sd"] or 0.0, r["halfwidth"])
-        n = r["n_labels"]
-        rows.append({**{k: r[k] for k in keys}, "n_labels": n, "halfwidth": r["halfwidth"],
-                     "equivalent_labels": n_eq,
+    for r in calibrated_rows(judgments, human, estimate_kind):
+        n_eq = equivalent_labels(sds.get((r.judge, r.protocol, r.model)) or 0.0, r.halfwidth)
+        n = r.n_labels
+        rows.append({"judge": r.judge, "protocol": r.protocol, "model": r.model, "n_labels": n,
+                     "halfwidth": r.halfwidth, "equivalent_labels": n_eq,
                      "multiplier": None if n_eq is None or not n else n_eq / n})  # fmt: skip
     return pl.DataFrame(rows, schema=MULTIPLIER_SCHEMA)

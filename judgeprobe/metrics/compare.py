@@ -32,6 +32,7 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import BLIND
+from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics.families import CONTINUOUS, families, prepare, union_columns
 from judgeprobe.metrics.registry import BY_NAME, MetricSpec
 from judgeprobe.metrics.resample import Draw, Key, Resampling, Totals, document_sums
@@ -62,7 +63,7 @@ another wording (``BlindWording1``, …): no cue there."""
 
 
 @dataclass(frozen=True)
-class Difference:
+class PairedDifference:
     """metric(a) − metric(b) on the units both cells judged (see the module docstring)."""
 
     metric: str
@@ -70,15 +71,13 @@ class Difference:
     b: Cell
     value_a: float | None  # the metric of a on the shared units; None when undefined
     value_b: float | None
-    delta: float | None
-    lo: float | None  # 95% paired document-level interval of delta
-    hi: float | None
+    delta: Estimate  # a − b with its 95% paired document-level interval (value None: undefined)
     n: int  # shared units
     documents: int  # the documents they come from: the resampling unit
     a_more: int | None  # documents where a's count exceeds b's (shares only, else None)
     b_more: int | None
     p: float | None  # exact two-sided sign test of a_more against b_more
-    ci_flag: str | None = None  # why lo/hi may not keep their promise (uncertainty.ci_flag)
+    ci_flag: str | None = None  # why delta's bounds may not keep their promise (uncertainty)
 
 
 NO_CELL: Cell = ("", "", "")
@@ -96,7 +95,7 @@ def _summaries(
     resamples: int,
     seed: int,
     method: Method = SCORE,
-) -> dict[tuple[Key, str], Difference]:
+) -> dict[tuple[Key, str], PairedDifference]:
     """Paired differences per ``group`` and metric, from units both arms share.
 
     The difference between the plain and ``_b`` columns of the shared units in ``pairs`` (one row
@@ -221,19 +220,17 @@ class _BothArms:
 
     def difference(
         self, s: MetricSpec, totals: Totals, got: dict[str, Interval], tally: Tally | None
-    ) -> Difference:
+    ) -> PairedDifference:
         """Metric ``s``'s difference in one group (its cells left for the caller)."""
         va, vb = self.values(totals, s)
         lo, hi, flag = got.get(s.name, (float("nan"), float("nan"), None))
-        return Difference(
+        return PairedDifference(
             metric=s.name,
             a=NO_CELL,
             b=NO_CELL,
             value_a=nan_to_none(va),
             value_b=nan_to_none(vb),
-            delta=nan_to_none(va - vb),
-            lo=nan_to_none(lo),
-            hi=nan_to_none(hi),
+            delta=Estimate(value=nan_to_none(va - vb), lo=nan_to_none(lo), hi=nan_to_none(hi)),
             n=totals.n,
             documents=totals.documents,
             a_more=None if tally is None else tally[0],
@@ -329,9 +326,9 @@ def difference_rows(
                         "protocol": a[1],
                         "condition": a[2],
                         "metric": f"diff_{name}",
-                        "value": d.delta,
-                        "lo": d.lo,
-                        "hi": d.hi,
+                        "value": d.delta.value,
+                        "lo": d.delta.lo,
+                        "hi": d.delta.hi,
                         "n": d.n,
                         "documents": d.documents,
                         "versus": f"{kind}={key[3]}",
@@ -374,7 +371,7 @@ def paired_difference(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     method: Method = SCORE,
-) -> Difference:
+) -> PairedDifference:
     """metric(a) − metric(b) on the items both cells judged.
 
     With a paired document-level interval (``method``; ``resamples`` and ``seed`` serve the
@@ -383,7 +380,7 @@ def paired_difference(
     Signature::
 
         paired_difference(judgments, metric, a, b, *, lex=None, drift=None,
-                          resamples=10_000, seed=0) -> Difference
+                          resamples=10_000, seed=0) -> PairedDifference
 
     ``judgments``: a judgments table (``records.JUDGMENT_SCHEMA``; ``document_id`` is derived
     from the item where absent). ``metric``: a registry name (``registry.METRICS``), e.g.
@@ -406,5 +403,7 @@ def paired_difference(
     pairs = paired_units(table[spec.family], spec, a, b).with_columns(_pair=pl.lit("ab"))
     got = _summaries(pairs, ["_pair"], [spec], resamples, seed, method).get((("ab",), metric))
     if got is None:  # no shared unit
-        return Difference(metric, a, b, None, None, None, None, None, 0, 0, None, None, None)
+        return PairedDifference(
+            metric, a, b, None, None, Estimate(value=None), 0, 0, None, None, None
+        )
     return replace(got, a=a, b=b)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
 from judgeprobe.conditions import BLIND
+from judgeprobe.core.records import INVALID
 from judgeprobe.runs.rundir import Manifest
 
 NONDISCRIMINATING_FLAG = 0.5
@@ -100,7 +101,7 @@ def invalid_reasons(judgments: pl.DataFrame, top: int = 3) -> pl.DataFrame:
         .str.slice(0, 120)
     )
     counts = (
-        judgments.filter(pl.col("verdict") == "Invalid")
+        judgments.filter(pl.col("verdict") == INVALID)
         .group_by("judge", "protocol", reason.alias("reason"))
         .agg(n=pl.len())
         .join(total, on=["judge", "protocol"])

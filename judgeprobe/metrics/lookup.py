@@ -12,12 +12,15 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from judgeprobe.core.estimate import Estimate
 from judgeprobe.metrics.registry import BY_NAME
 from judgeprobe.metrics.wording import KAPPA
 
 Cell = tuple[str, str, str]
 """(judge, protocol, condition)."""
 
+NONE = Estimate(value=None)
+"""No figure."""
 NAMES = frozenset([*BY_NAME, KAPPA])
 """Every metric a level row of the tidy table may carry."""
 
@@ -29,9 +32,7 @@ class Figure:
     judge: str
     protocol: str
     condition: str
-    value: float | None = None
-    lo: float | None = None  # the 95% interval's bounds (``uncertainty.interval``)
-    hi: float | None = None
+    estimate: Estimate = NONE  # the value with its 95% interval (``uncertainty.interval``)
     n: int | None = None  # units with a contribution
     documents: int | None = None  # the documents they come from
     p: float | None = None  # the exact sign test over documents, for a tested metric
@@ -43,9 +44,29 @@ class Figure:
         return self.judge, self.protocol, self.condition
 
     @property
+    def value(self) -> float | None:
+        """The point estimate (None: undefined, or no such row)."""
+        return self.estimate.value
+
+    @property
+    def lo(self) -> float | None:
+        """The interval's lower bound."""
+        return self.estimate.lo
+
+    @property
+    def hi(self) -> float | None:
+        """The interval's upper bound."""
+        return self.estimate.hi
+
+    @property
     def interval(self) -> tuple[float | None, float | None, float | None]:
         """``(value, lo, hi)``."""
         return self.value, self.lo, self.hi
+
+    @property
+    def found(self) -> Estimate | None:
+        """The estimate, or None where the table has no figure at all (as a card row holds it)."""
+        return Estimate.of(*self.interval)
 
 
 def known(metric: str) -> str:
@@ -61,16 +82,16 @@ class MetricsTable:
     def __init__(self, tidy: pl.DataFrame) -> None:
         level = tidy.filter(pl.col("versus").is_null()) if "versus" in tidy.columns else tidy
         self._by: dict[tuple[str, str, str, str], Figure] = {}
-        wanted = ("value", "lo", "hi", "n", "documents", "p", "ci_flag")
+        wanted = ("n", "documents", "p", "ci_flag")
         columns = [c for c in wanted if c in level.columns]
         for r in level.iter_rows(named=True):
             key = (r["judge"], r["protocol"], r["condition"], r["metric"])
             if key in self._by:  # a breakdown's parts repeat cells: the first, as before
                 continue
-            got = {c: r[c] for c in columns}
-            value = got.get("value")
-            got["value"] = None if isinstance(value, float) and value != value else value
-            self._by[key] = Figure(*key[:3], **got)
+            value = r.get("value")
+            value = None if isinstance(value, float) and value != value else value
+            estimate = Estimate(value=value, lo=r.get("lo"), hi=r.get("hi"))
+            self._by[key] = Figure(*key[:3], estimate, **{c: r[c] for c in columns})
 
     def get(self, cell: Cell, metric: str) -> Figure:
         """The cell's ``metric``; an empty figure (value None) where the table lacks it."""

@@ -26,9 +26,12 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from judgeprobe.core.estimate import Estimate
+from judgeprobe.core.records import INVALID
 from judgeprobe.metrics.agreement import interval as kappa_interval
 from judgeprobe.metrics.agreement import kappa, kappa_of_table, label_pairs
 from judgeprobe.metrics.uncertainty import (
+    PERCENTILE,
     Linear,
     Share,
     Signed,
@@ -60,14 +63,14 @@ class Observed:
     effect_name: str
     n: int
     documents: int
-    effect: float | None
-    lo: float | None
-    hi: float | None
+    effect: Estimate  # with its 95% interval over questions
     up: int | None = None  # questions moving with the effect, against
     down: int | None = None
     p: float | None = None
     reference: str = ""  # what the effect is measured against
     parts: Mapping[str, float | int | None] = field(default_factory=dict)
+    consistency: Estimate | None = None  # position: the same verdict in both orders
+    kappa: Estimate | None = None  # agreement: Cohen's κ (percentile bootstrap over questions)
 
 
 def _bounds(
@@ -96,7 +99,7 @@ def item_verdicts(judgments: pl.DataFrame) -> pl.DataFrame:
     makes it Invalid. ``value_A`` = mean over the valid verdicts of 1 (A), ½ (Tie), 0 (B).
     """
     value = pl.col("verdict").replace_strict(VALUE, default=None, return_dtype=pl.Float64)
-    valid = pl.col("verdict") != "Invalid"
+    valid = pl.col("verdict") != INVALID
     return (
         narrow(judgments)
         .lazy()
@@ -112,7 +115,7 @@ def item_verdicts(judgments: pl.DataFrame) -> pl.DataFrame:
         )
         .with_columns(
             verdict=pl.when(pl.col("invalid"))
-            .then(pl.lit("Invalid"))
+            .then(pl.lit(INVALID))
             .when(pl.col("kinds") > 1)
             .then(pl.lit("Tie"))
             .otherwise(pl.col("only"))
@@ -153,10 +156,10 @@ def position(judgments: pl.DataFrame) -> list[Observed]:
         up, down, p = question_test(part, pl.col("first") - pl.col("second"))
         out.append(Observed(
             str(judge), str(protocol), "position", "position (observed)",
-            "first − second shown", n, part[DOC].n_unique(), effect, lo, hi, up, down, p,
-            "both orders of the same item",
-            {"consistency": consistency, "consistency_lo": c_lo, "consistency_hi": c_hi,
-             "background": 2 * int(part["second"].sum()) / n},
+            "first − second shown", n, part[DOC].n_unique(), Estimate(value=effect, lo=lo, hi=hi),
+            up, down, p, "both orders of the same item",
+            {"background": 2 * int(part["second"].sum()) / n},
+            consistency=Estimate(value=consistency, lo=c_lo, hi=c_hi),
         ))  # fmt: skip
     return out
 
@@ -194,7 +197,8 @@ def length(judgments: pl.DataFrame, labels: pl.DataFrame | None) -> list[Observe
             up, down, p = question_test(tested, pl.col("jl") / pl.col("jd") - pl.col("rl"))
             out.append(Observed(
                 *cell, "length", "length (observed)", "L(judge) − L(human)", int(ref["jd"].sum()),
-                ref[DOC].n_unique(), lj - lr, lo, hi, up, down, p, "human labels",
+                ref[DOC].n_unique(), Estimate(value=lj - lr, lo=lo, hi=hi), up, down, p,
+                "human labels",
                 {"L_judge": lj, "L_reference": lr, "L_judge_all": judge_l,
                  "reference_pairs": int(ref["rd"].sum())},
             ))  # fmt: skip
@@ -203,8 +207,9 @@ def length(judgments: pl.DataFrame, labels: pl.DataFrame | None) -> list[Observe
         up, down, p = question_test(part, 2 * pl.col("jl") - pl.col("jd"))
         out.append(Observed(
             *cell, "length", "length (observed)", "L − ½ (against ½)", int(part["jd"].sum()),
-            part[DOC].n_unique(), judge_l - 0.5, None if lo is None else lo - 0.5,
-            None if hi is None else hi - 0.5, up, down, p, "½", {"L_judge": judge_l},
+            part[DOC].n_unique(), Estimate(value=judge_l - 0.5, lo=None if lo is None else lo - 0.5,
+                                           hi=None if hi is None else hi - 0.5),
+            up, down, p, "½", {"L_judge": judge_l},
         ))  # fmt: skip
     return out
 
@@ -256,7 +261,7 @@ def self_preference(
                 str(judge), str(protocol), "self-preference",
                 f"self-preference (observed): {model}",
                 f"win rate of {model}: judge − {reference}", units.height, units[DOC].n_unique(),
-                judged - against, lo, hi, up, down, p, reference,
+                Estimate(value=judged - against, lo=lo, hi=hi), up, down, p, reference,
                 {"win_judge": judged, "win_reference": against},
             ))  # fmt: skip
     return out
@@ -269,7 +274,7 @@ def agreement(
     human = human_labels(labels)
     if human.is_empty():
         return []
-    items = item_verdicts(judgments).filter(pl.col("verdict") != "Invalid")
+    items = item_verdicts(judgments).filter(pl.col("verdict") != INVALID)
     both = items.join(human, on="item_id", how="inner").with_columns(
         agree=(pl.col("verdict") == pl.col("human")).cast(pl.Int64), unit=pl.lit(1, pl.Int64)
     )
@@ -286,10 +291,10 @@ def agreement(
         rates |= {f"human_{x}": people.count(x) / len(people) for x in VALUE}
         out.append(Observed(
             str(judge), str(protocol), "agreement", "agreement (observed)",
-            "agreement with human labels", part.height, part[DOC].n_unique(), share, lo, hi,
-            reference="human labels",
-            parts={"kappa": nan_to_none(k), "kappa_lo": nan_to_none(k_lo),
-                   "kappa_hi": nan_to_none(k_hi), **rates},
+            "agreement with human labels", part.height, part[DOC].n_unique(),
+            Estimate(value=share, lo=lo, hi=hi), reference="human labels", parts=rates,
+            kappa=Estimate(value=nan_to_none(k), lo=nan_to_none(k_lo), hi=nan_to_none(k_hi),
+                            method=PERCENTILE),
         ))  # fmt: skip
     return out
 
@@ -297,14 +302,15 @@ def agreement(
 def unreadable(judgments: pl.DataFrame) -> list[Observed]:
     """The share of verdicts the log holds as errors or that do not parse."""
     units = narrow(judgments).select(
-        *CELL, DOC, bad=(pl.col("verdict") == "Invalid").cast(pl.Int64), unit=pl.lit(1, pl.Int64)
+        *CELL, DOC, bad=(pl.col("verdict") == INVALID).cast(pl.Int64), unit=pl.lit(1, pl.Int64)
     )
     out = []
     for (judge, protocol), part in sorted(units.partition_by(CELL, as_dict=True).items()):
         lo, hi = _bounds(part, ["bad", "unit"], ratio(0, 1))
         out.append(Observed(
             str(judge), str(protocol), "unreadable", "unreadable (observed)", "Invalid verdicts",
-            part.height, part[DOC].n_unique(), int(part["bad"].sum()) / part.height, lo, hi,
+            part.height, part[DOC].n_unique(),
+            Estimate(value=int(part["bad"].sum()) / part.height, lo=lo, hi=hi),
             parts={"invalid": int(part["bad"].sum())},
         ))  # fmt: skip
     return out
@@ -331,10 +337,10 @@ def drift(
         if paired.is_empty():
             continue
         system = paired.filter(pl.col("item_id").is_in(list(changed_texts)))
-        invalid = paired.filter((pl.col("verdict") == "Invalid") | (pl.col("before") == "Invalid"))
+        invalid = paired.filter((pl.col("verdict") == INVALID) | (pl.col("before") == INVALID))
         units = paired.filter(
             ~pl.col("item_id").is_in(list(changed_texts))
-            & (pl.col("verdict") != "Invalid") & (pl.col("before") != "Invalid")
+            & (pl.col("verdict") != INVALID) & (pl.col("before") != INVALID)
         )  # fmt: skip
         if units.is_empty():
             continue
@@ -351,7 +357,8 @@ def drift(
         out.append(Observed(
             str(judge), str(protocol), "drift", "drift (observed)",
             f"verdicts changed from {', '.join(judges)}", units.height, units[DOC].n_unique(),
-            int(units["changed"].sum()) / units.height, lo, hi, up, down, p, "the baseline log",
+            Estimate(value=int(units["changed"].sum()) / units.height, lo=lo, hi=hi), up, down, p,
+            "the baseline log",
             {name: int(units[name].sum()) for name in ("to_A", "to_B", "into_tie", "out_of_tie")}
             | {"system_changed": system.height, "invalid_either": invalid.height},
         ))  # fmt: skip

@@ -359,7 +359,7 @@ class Folded:
 
 
 @dataclass(frozen=True)
-class Difference:
+class EstimatorDifference:
     """first − second, two estimators of any kind (a metric of one cell minus another's)."""
 
     first: Estimator
@@ -370,12 +370,12 @@ class Difference:
         out: np.ndarray = self.first(s) - self.second(s)
         return out
 
-    def shifted(self, k: int) -> Difference:
+    def shifted(self, k: int) -> EstimatorDifference:
         """The same difference of columns ``k`` places later."""
-        return Difference(self.first.shifted(k), self.second.shifted(k))
+        return EstimatorDifference(self.first.shifted(k), self.second.shifted(k))
 
 
-Estimator = Share | Linear | Folded | Difference
+Estimator = Share | Linear | Folded | EstimatorDifference
 """A statistic with a score interval: what every metric of the table is."""
 
 
@@ -393,15 +393,15 @@ def versus(first: Estimator, second: Estimator, k: int) -> Estimator:
     """first(first k sums) − second(the rest): two estimators on one stacked pattern.
 
     A difference of linear combinations stays linear, so MOVER sees every share's correlation;
-    any other pair is a ``Difference``. ``second`` may differ from ``first`` (two runs' rows
-    with different formulas: LDS − Placebo in one, LDS − OLS in the other).
+    any other pair is an ``EstimatorDifference``. ``second`` may differ from ``first`` (two
+    runs' rows with different formulas: LDS − Placebo in one, LDS − OLS in the other).
     """
     if isinstance(first, Share | Linear) and isinstance(second, Share | Linear):
         one = Linear(((1.0, first),)) if isinstance(first, Share) else first
         two = Linear(((1.0, second),)) if isinstance(second, Share) else second
         negated = tuple((-c, share) for c, share in two.shifted(k).terms)
         return Linear(one.terms + negated)
-    return Difference(first, second.shifted(k))
+    return EstimatorDifference(first, second.shifted(k))
 
 
 def difference(stat: Stat, k: int) -> Stat:
@@ -410,7 +410,7 @@ def difference(stat: Stat, k: int) -> Stat:
     One cell's metric minus another's, both read from one stacked pattern so that both arms are
     measured on the same documents (``versus``).
     """
-    if isinstance(stat, Share | Linear | Folded | Difference):
+    if isinstance(stat, Share | Linear | Folded | EstimatorDifference):
         return versus(stat, stat, k)
 
     def f(s: np.ndarray) -> np.ndarray:
@@ -506,7 +506,7 @@ def _part(stat: Estimator, values: np.ndarray, weights: np.ndarray) -> _Part:
     if isinstance(stat, Linear):
         terms = [(c, _part(share, values, weights)) for c, share in stat.terms]
         return terms[0][1] if len(terms) == 1 and terms[0][0] == 1 else _combine(terms, weights)
-    if isinstance(stat, Difference):
+    if isinstance(stat, EstimatorDifference):
         first, second = _part(stat.first, values, weights), _part(stat.second, values, weights)
         pair = [(1.0, first), (-1.0, second)]
         got = _combine(pair, weights)
@@ -546,7 +546,7 @@ def interval(
     ``score`` for every ``Estimator``; the percentile bootstrap (``resamples``, ``seed``) for
     ``method="percentile"`` or a statistic that is not an estimator.
     """
-    if method == SCORE and isinstance(stat, Share | Linear | Folded | Difference):
+    if method == SCORE and isinstance(stat, Share | Linear | Folded | EstimatorDifference):
         return score_interval(values, weights, stat)
     return percentile_interval(values, weights, stat, resamples, seed)
 
@@ -566,6 +566,6 @@ def ci_flag(
     a rule that depends on them.
     """
     del values, weights
-    if method == SCORE and isinstance(stat, Share | Linear | Folded | Difference):
+    if method == SCORE and isinstance(stat, Share | Linear | Folded | EstimatorDifference):
         return None
     return UNVERIFIED

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from judgeprobe.conditions import BLIND, WORDING, family_members
-from judgeprobe.core.records import JUDGMENT_SCHEMA
+from judgeprobe.core.records import INVALID, JUDGMENT_SCHEMA
 from judgeprobe.protocols.pressure import unsupplied_pressure
 from judgeprobe.protocols.reveal import unsupplied
 from judgeprobe.text.lexicons import Lexicons
@@ -33,7 +33,7 @@ RELABEL = "single_relabel"  # the candidate set's subset: one summary under swap
 
 VERDICT, TARGET = pl.col("verdict"), pl.col("target")
 """The judgment's verdict (A, B, Tie or Invalid) and the candidate its cue favours (A, B, none)."""
-VALID = VERDICT != "Invalid"
+VALID = VERDICT != INVALID
 DEGRADED = pl.col("degraded").fill_null("") != ""
 """A sensitivity judgment (a candidate beside its degraded copy): it has no Blind twin, so
 it is no probe of a cue; its own family is ``metrics.sensitivity``."""

@@ -13,6 +13,7 @@ import polars as pl
 
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import MISSING, cell, interval, interval_expr, p_value
+from judgeprobe.core.records import INVALID
 from judgeprobe.metrics.flags import invalid_reasons
 from judgeprobe.metrics.uncertainty import ratio, unit_interval
 
@@ -28,7 +29,7 @@ def counts_table(j: pl.DataFrame) -> pl.DataFrame:
             n=pl.len(),
             Tie=(v == "Tie").sum(),
             **{"[1,2]": (v == "A").sum(), "[2,1]": (v == "B").sum()},
-            Invalid=(v == "Invalid").sum(),
+            Invalid=(v == INVALID).sum(),
         )
         .sort(CELL)
     )
@@ -64,7 +65,7 @@ def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame
     llm = pl.when(first).then(pl.lit("A")).when(pl.col("source_2") == "LLM").then(pl.lit("B"))
     other_gen = pl.when(first).then("generator_2").otherwise("generator_1").fill_null("")
     blind = (
-        j.filter((pl.col("condition") == BLIND) & (pl.col("verdict") != "Invalid"))
+        j.filter((pl.col("condition") == BLIND) & (pl.col("verdict") != INVALID))
         .with_columns(
             llm_side=llm,
             other=pl.when(first).then(_method("generator_2", "source_2"))
@@ -146,7 +147,7 @@ def cost_table(j: pl.DataFrame) -> pl.DataFrame:
     """
     counts = ["attempts", "n_requests", "reasks", "escalations"]
     j = j.with_columns(pl.lit(0, dtype=pl.Int64).alias(c) for c in counts if c not in j.columns)
-    valid = pl.col("verdict") != "Invalid"
+    valid = pl.col("verdict") != INVALID
     again = pl.col("n_requests") + pl.col("reasks") + pl.col("escalations")
     return (
         j.group_by(["judge", "protocol"])

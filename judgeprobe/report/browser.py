@@ -21,6 +21,7 @@ import polars as pl
 from markupsafe import Markup
 
 from judgeprobe.conditions import BLIND
+from judgeprobe.core.records import INVALID
 from judgeprobe.metrics.units import PAIR, acknowledges, with_optional
 from judgeprobe.render.templating import fragment
 from judgeprobe.runs.rundir import RunDir
@@ -63,7 +64,7 @@ def _move() -> pl.Expr:
     v, vb, t = pl.col("verdict"), pl.col("blind_verdict"), pl.col("target")
     other = pl.when(t == "A").then(pl.lit("B")).when(t == "B").then(pl.lit("A"))
     return (
-        pl.when((v == "Invalid") | vb.is_null() | (vb == "Invalid"))
+        pl.when((v == INVALID) | vb.is_null() | (vb == INVALID))
         .then(pl.lit("unpaired"))
         .when(v == vb)
         .then(pl.lit("same"))
@@ -81,7 +82,7 @@ def _read() -> pl.Expr:
     """A sensitivity judgment against its own pair: the intact text, the copy, or Tie."""
     v, copy = pl.col("verdict"), pl.col("degraded")
     return (
-        pl.when(v == "Invalid")
+        pl.when(v == INVALID)
         .then(pl.lit("unpaired"))
         .when(v == "Tie")
         .then(pl.lit("even"))

@@ -24,6 +24,7 @@ from typing import Any
 import polars as pl
 
 from judgeprobe.conditions import BLIND, REASK, REPEAT
+from judgeprobe.core.records import INVALID
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability
 from judgeprobe.metrics.lookup import Figure, MetricsTable
@@ -304,7 +305,7 @@ def judge_sentences(j: pl.DataFrame) -> list[str]:
     """
     blind = j.filter(pl.col("condition") == BLIND)
     base, basis = (blind, "Blind judgments") if not blind.is_empty() else (j, "judgments")
-    valid = pl.col("verdict") != "Invalid"
+    valid = pl.col("verdict") != INVALID
     counts = (
         base.group_by("judge", "protocol", maintain_order=True)
         .agg(

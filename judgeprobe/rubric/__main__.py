@@ -21,6 +21,7 @@ from rich.console import Console
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.cells import cell, interval
 from judgeprobe.core.cli import RESUME, command_parser, main_guard
+from judgeprobe.core.records import INVALID
 from judgeprobe.metrics.load import load_run
 from judgeprobe.report.rubric import write_rubric_report
 from judgeprobe.report.run import run_report
@@ -172,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
             judge_all(cfg, items, folder, console, progress=not args.no_progress)
         )
         incomplete = summary.deadline_hit
-        invalid = int((judgments["verdict"] == "Invalid").sum())
+        invalid = int((judgments["verdict"] == INVALID).sum())
         console.print(
             f"{judgments.height} rubric judgments ({invalid} invalid); sent "
             f"{summary.sent}, reused {summary.skipped}"

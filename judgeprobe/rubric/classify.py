@@ -298,6 +298,33 @@ def _fit_predict(
     return np.asarray(model.predict(list(texts[test])))
 
 
+def _cross_validated(
+    estimator: Any, texts: np.ndarray, labels: np.ndarray, folds: int, seed: int
+) -> dict[str, np.ndarray]:
+    """Each metric over stratified folds of the training split (empty below two folds)."""
+    if folds < 2:
+        return {m: np.array([]) for m in METRICS}
+    splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
+    fitted = cross_validate(
+        estimator, list(texts), labels, cv=splitter, scoring=_fold_scores, error_score="raise"
+    )
+    return {m: fitted[f"test_{m}"] for m in METRICS}
+
+
+def _majority_accuracy(
+    train: np.ndarray, y_train: np.ndarray, test: np.ndarray, y_test: np.ndarray
+) -> tuple[float, float, float]:
+    """The majority class's held-out accuracy with its score interval."""
+    majority = DummyClassifier(strategy="most_frequent").fit(train, y_train)
+    hits = (y_test == majority.predict(test)).astype(np.float64)
+    lo, hi = interval(
+        np.array([[1.0, 1.0], [0.0, 1.0]]),
+        np.array([hits.sum(), len(hits) - hits.sum()]),
+        ratio(0, 1),
+    )
+    return float(hits.mean()), lo, hi
+
+
 def evaluate(
     judge: str,
     name: str,
@@ -317,18 +344,7 @@ def evaluate(
     )
     weighted = cohort == "WC"
     folds = min(FOLDS, int(np.bincount(labels[train], minlength=2).min()))
-    cv: dict[str, np.ndarray] = {m: np.array([]) for m in METRICS}
-    if folds >= 2:
-        splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
-        fitted = cross_validate(
-            make(weighted=weighted),
-            list(t[train]),
-            labels[train],
-            cv=splitter,
-            scoring=_fold_scores,
-            error_score="raise",
-        )
-        cv = {m: fitted[f"test_{m}"] for m in METRICS}
+    cv = _cross_validated(make(weighted=weighted), t[train], labels[train], folds, seed)
     pred = _fit_predict(make, t, labels, train, test, weighted=weighted)
     counts = confusion(labels[test], pred)
     point, ci = scores(counts), intervals(counts, resamples, seed)
@@ -348,26 +364,11 @@ def evaluate(
                 "folds": folds,
             }
         )
-    majority = DummyClassifier(strategy="most_frequent").fit(t[train], labels[train])
-    hits = (labels[test] == majority.predict(t[test])).astype(np.float64)
-    lo, hi = interval(
-        np.array([[1.0, 1.0], [0.0, 1.0]]),
-        np.array([hits.sum(), len(hits) - hits.sum()]),
-        ratio(0, 1),
-    )
+    value, lo, hi = _majority_accuracy(t[train], labels[train], t[test], labels[test])
     out.metrics.append(
-        {
-            **cell,
-            "metric": "majority_accuracy",
-            "cv_mean": None,
-            "cv_sd": None,
-            "value": float(hits.mean()),
-            "lo": nan_to_none(lo),
-            "hi": nan_to_none(hi),
-            "n_test": len(test),
-            "folds": folds,
-        }
-    )
+        {**cell, "metric": "majority_accuracy", "cv_mean": None, "cv_sd": None, "value": value,
+         "lo": nan_to_none(lo), "hi": nan_to_none(hi), "n_test": len(test), "folds": folds}
+    )  # fmt: skip
     tp, fp, fn, tn = (int(c) for c in counts)
     out.confusion.append({**cell, "tp": tp, "fp": fp, "fn": fn, "tn": tn})
 

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgeprobe.core.files import content_hash
+from judgeprobe.core.records import INVALID
 from judgeprobe.engine.cached import CachedAsker
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.request import Message, Sampling
@@ -155,7 +156,7 @@ async def run_rubric_job(
     if reply is None:
         return Outcome(
             status="invalid",
-            verdict="Invalid",
+            verdict=INVALID,
             explanation=result.raw,
             invalid_reason=result.invalid_reason,
             retryable=result.retryable,

@@ -17,7 +17,7 @@ from rich.console import Console
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.files import atomic_path
-from judgeprobe.core.records import NOT_RUN
+from judgeprobe.core.records import INVALID, NOT_RUN
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.settings import lanes_of
@@ -97,7 +97,7 @@ def rubric_rows(jobs: Iterable[RubricJob], store: Store) -> pl.DataFrame:
                 "variant": job.variant,
                 "source": job.source or "",
                 "seed": job.seed,
-                "verdict": o.verdict if o else "Invalid",
+                "verdict": o.verdict if o else INVALID,
                 "expected": item.expected,
                 "criterion": item.criterion,
                 "criterion_used": (o.details.get("criterion") if o else None) or item.criterion,

@@ -2,8 +2,9 @@
 
 ``RunDir`` is the one place a run directory's file names are written: every stage that writes
 or reads a run (sweep, report, card, metrics, annotation, rubric probe, self-test) asks it for
-a path, so the directory is an interface with a type. ``Manifest`` is what a reader needs of
-``manifest.json``, checked once; whatever else an older or newer run wrote there is kept.
+a path, so the directory is an interface with a type. ``Manifest`` declares every key of
+``manifest.json``, checked once: keys older versions wrote are dropped by a documented list
+(``RETIRED``), any other undeclared key refused in one line.
 
 Every command that writes a run (the cue sweep, the rubric probe) checks its output
 path and any earlier run there before a server is asked anything, so a bad path or a
@@ -19,9 +20,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.cli import PROG
@@ -50,28 +51,152 @@ def resumable_note(failed: Counter[str], command: str) -> str:
     )
 
 
-class Manifest(BaseModel):
-    """What a run's readers need of its ``manifest.json``, each field of the type it must have.
+RunKind = Literal["cue", "rubric", "candidates", "logs", "selftest-calibrate"]
+"""What made a run: the cue sweep, the rubric probe, the candidate builder, ``judgeprobe logs``,
+or the self-test's calibration example."""
 
-    Strict on those, tolerant of every other key (older runs wrote some that are gone, newer
-    ones add their own): they are kept, so a manifest read and written again loses nothing.
-    Only ``run_id`` and ``created_at`` are in every run ever written; the rest default.
+RETIRED: dict[str, str] = {
+    "shard": "written by the retired --shard (a run that has it is refused on resume)",
+}
+"""Keys older versions wrote that no reader needs: accepted on read and dropped (docs/outputs.md,
+"manifest.json"). Any other key the model does not declare is refused."""
+
+_MODEL = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class LogsConfig(BaseModel):
+    """What ``judgeprobe logs`` was given: the config of a judge-logs run (``kind = "logs"``)."""
+
+    model_config = _MODEL
+
+    sources: list[str] = []
+    """The log files read, resolved."""
+    formats: dict[str, str] = {}
+    """Each file's format, as detected or named."""
+    self: list[str] = []
+    """``--self``: the judges' own models, for self-preference."""
+    map: str = ""
+    """``--map``: the generic reader's field map, when one was given."""
+    items: str | None = None
+    """The items file the run kept the texts in; None when no log carried texts."""
+    labels: str | None = None
+    """``--labels``: the human labels file."""
+    baseline: str | None = None
+    """``--baseline``: an earlier logs run of the same items, for drift."""
+    skipped: int = 0
+    """Rows a log reader skipped (not a judgment), counted."""
+
+
+class SequentialRecord(BaseModel):
+    """A sequential design as the manifest keeps it (``card.sequential.SequentialPlan``)."""
+
+    model_config = _MODEL
+
+    round: int
+    """Documents per look."""
+    maximum: int
+    """Documents at most."""
+    seed: int
+    """Of the document order."""
+
+
+class RejectedText(BaseModel):
+    """A generated text the review rejected, and who said why."""
+
+    model_config = _MODEL
+
+    id: str
+    condition: str
+    item_id: str
+    note: str
+    who: str
+    when: str
+
+
+class ReviewRecord(BaseModel):
+    """What the manifest records of a run's review (``runs.review.review_state``)."""
+
+    model_config = _MODEL
+
+    decided: int
+    """Texts decided."""
+    accept: int = 0
+    reject: int = 0
+    edit: int = 0
+    rejected_texts: list[RejectedText] = []
+    """Each rejected text, with its reviewer's note."""
+    edited_texts: list[str] = []
+    """The ids of the texts edited."""
+    rejected_judgments: int | None = None
+    """The judgments the rejections leave out, when counted."""
+
+
+class Manifest(BaseModel):
+    """A run's ``manifest.json``, every key it may hold declared with the type it must have.
+
+    Only ``run_id`` and ``created_at`` are in every run ever written; the rest default. Keys
+    older versions wrote (``RETIRED``) are dropped on read; any other undeclared key is refused
+    (``RunDir.manifest``: one line). A judge-logs run's ``config`` reads as ``LogsConfig``
+    (``logs``); the other kinds' ``config`` is their own config model as dumped (the sweep's
+    ``cue.config.SweepConfig``, the rubric probe's, the builder's), validated by it where read.
     """
 
-    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+    model_config = _MODEL
 
     run_id: str
     created_at: str
-    kind: str = "cue"
+    kind: RunKind = "cue"
     config_digest: str = ""
     config: dict[str, Any] = {}
+    """The run's config as its kind's model wrote it ({} for a logs run: see ``logs``)."""
+    logs: LogsConfig | None = None
+    """A judge-logs run's config (the file's ``config`` of a ``kind = "logs"`` run)."""
     seeds: list[int] = []
     determinism: str = ""
     conditions: dict[str, dict[str, Any]] = {}
     judges: list[dict[str, Any]] = []
     items: dict[str, Any] = {}  # the rubric probe's: its source and count
-    shard: Any = None  # written by the retired --shard
     spend: dict[str, Any] | None = None  # what the run spent (runs.spend), once it has run
+    sequential: SequentialRecord | None = None
+    """A sequential run's design (``design = "sequential"``); None for a fixed design."""
+    review: ReviewRecord | None = None
+    """The run's human review, once one was made."""
+    retired: tuple[str, ...] = ()
+    """The ``RETIRED`` keys the file held (dropped; a shard run is refused on resume)."""
+    # provenance (``runs.manifest.provenance``)
+    judgeprobe: str = ""
+    git_revision: str | None = None
+    python: str = ""
+    platform: str = ""
+    packages: dict[str, Any] = {}
+    templates: dict[str, str] = {}
+    # the cue sweep's (``cue.manifest.new_manifest``)
+    protocol_templates: dict[str, Any] = {}
+    budgets: dict[str, Any] = {}
+    schemas: dict[str, str] = {}
+    wording_templates: dict[str, Any] = {}
+    own_prompts: dict[str, Any] = {}
+    label_schemes: dict[str, Any] = {}
+    ray: bool = False  # swept with --ray
+    # the rubric probe's and the candidate builder's
+    sampling: dict[str, Any] = {}
+    set_version: str | None = None
+    documents: int | None = None
+    writers: list[dict[str, Any]] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_older(cls, data: Any) -> Any:
+        """Retired keys dropped (and noted); a logs run's ``config`` read as ``LogsConfig``."""
+        if not isinstance(data, dict):
+            return data
+        found = tuple(k for k in RETIRED if data.get(k))
+        data = {k: v for k, v in data.items() if k not in RETIRED}
+        if found:
+            data["retired"] = found
+        if data.get("kind") == "logs" and "config" in data:
+            data["logs"] = data.pop("config")
+        return data
 
     @property
     def task(self) -> Task:
@@ -82,7 +207,7 @@ class Manifest(BaseModel):
     @property
     def items_source(self) -> str | None:
         """The items the run judged, as its config named them; None when it names none."""
-        found = self.config.get("items")
+        found = self.logs.items if self.logs is not None else self.config.get("items")
         return None if found is None else str(found)
 
 
@@ -129,8 +254,26 @@ class RunDir:
 
     @property
     def calibrated(self) -> Path:
-        """The human-calibrated estimates (``judgeprobe calibrate``), one row a model."""
+        """The human-calibrated estimates (``judgeprobe calibrate``) for people, one row a model.
+
+        The card and report read ``calibrated_json``.
+        """
         return self.path / "calibrated.csv"
+
+    @property
+    def calibrated_json(self) -> Path:
+        """The same estimates typed (``metrics.calibrated.CalibratedFile``): what the card reads."""
+        return self.path / "calibrated.json"
+
+    @property
+    def alttest(self) -> Path:
+        """The alternative annotator test (``judgeprobe alttest``), one row a judge × ε."""
+        return self.path / "alttest.csv"
+
+    @property
+    def alttest_annotators(self) -> Path:
+        """The alt-test's per-annotator tests, one row a judge × ε × annotator."""
+        return self.path / "alttest_annotators.csv"
 
     @property
     def controlled(self) -> Path:
@@ -247,6 +390,11 @@ class RunDir:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first["loc"]) or "the file"
+            if first["type"] == "extra_forbidden":
+                raise JudgeprobeError(
+                    f"{self.manifest_file}: unknown key {where} (not one this judgeprobe "
+                    "writes or knows as retired; written by a newer version?)"
+                ) from None
             raise JudgeprobeError(
                 f"{self.manifest_file}: malformed manifest ({where}: {first['msg']})"
             ) from None
@@ -279,9 +427,9 @@ def check_run_dir(out: Path, *, resume: bool, digest: str, what: str = "run") ->
             f"{out} was made with a different config; resume it with the same config "
             "or choose another --out"
         )
-    if previous.shard:  # made by the retired --shard
+    if "shard" in previous.retired:  # made by the retired --shard
         raise JudgeprobeError(
-            f"{out} holds one shard of a sharded run ({previous.shard}); --shard is "
+            f"{out} holds one shard of a sharded run; --shard is "
             "retired: rerun the whole sweep with --ray (it reuses nothing of the shard)"
         )
 

@@ -24,6 +24,7 @@ import orjson
 import polars as pl
 
 from judgeprobe.conditions import BLIND
+from judgeprobe.core.records import INVALID
 from judgeprobe.metrics.selfpref import UNLABELLED, self_preference
 from judgeprobe.selftest.check import Line, first_order
 from judgeprobe.selftest.simulator import OWN_STYLE, Biases
@@ -69,7 +70,7 @@ def self_preference_lines(
     table = self_preference(judgments, resamples=0)
     lines = []
     for (judge, protocol), part in m.partition_by(["judge", "protocol"], as_dict=True).items():
-        blind = part.filter((pl.col("condition") == BLIND) & (pl.col("verdict") != "Invalid"))
+        blind = part.filter((pl.col("condition") == BLIND) & (pl.col("verdict") != INVALID))
         won = {"A": 1.0, "B": 0.0, "Tie": 0.5}
         want = blind["expected_verdict"].replace_strict(won, return_dtype=pl.Float64).mean()
         row = table.filter(

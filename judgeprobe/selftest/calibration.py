@@ -106,10 +106,12 @@ def _repetition(rng: np.random.Generator, s: Setting) -> tuple[bool, float, floa
     shown = np.full(s.items, np.nan)
     shown[order[: s.labels]] = human[order[: s.labels]]
     found = estimate(judge, shown)
-    assert found.lo is not None
-    assert found.hi is not None
+    got = found.calibrated
+    assert got is not None
+    assert got.lo is not None
+    assert got.hi is not None
     assert found.halfwidth is not None
-    covered = found.lo <= truth <= found.hi
+    covered = got.lo <= truth <= got.hi
     bias = (found.judge_only or 0.0) - truth
     ask = ASK * found.halfwidth
     labelled = order[: s.labels]

@@ -59,7 +59,7 @@ from judgeprobe.conditions import (
     wording_index,
 )
 from judgeprobe.core.estimate import value_of
-from judgeprobe.core.records import Item, Verdict
+from judgeprobe.core.records import INVALID, Item, Verdict
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import Job
 from judgeprobe.cue.stream import cue_jobs, protocols_for
@@ -245,7 +245,7 @@ def _close(a: object, b: float | None) -> bool:
 def check(judgments: pl.DataFrame, oracle: pl.DataFrame, card: Card, biases: Biases) -> list[Line]:
     """Every line: the run as a whole, then each planted effect per judge and protocol."""
     m = judgments.join(oracle, on=KEY, how="left")
-    n_valid = int((m["verdict"] != "Invalid").sum())
+    n_valid = int((m["verdict"] != INVALID).sum())
     agree = int((m["verdict"] == m["expected_verdict"]).sum())
     lines = [
         Line("judgments", "all", None, agree, m.height, agree == m.height == n_valid,
@@ -270,7 +270,7 @@ def _accuracy(m: pl.DataFrame, card: Card, cell: tuple[str, str]) -> Line:
     """ACC on Blind as the oracle counts it (a Tie is not correct) against the card's."""
     blind = m.filter(
         (pl.col("condition") == BLIND) & pl.col("gold").is_in(["A", "B"])
-        & (pl.col("expected_verdict") != "Invalid")
+        & (pl.col("expected_verdict") != INVALID)
     )  # fmt: skip
     k = int((blind["expected_verdict"] == blind["gold"]).sum())
     want = k / blind.height if blind.height else None
@@ -292,7 +292,7 @@ def _sensitivity(pairs: pl.DataFrame, card: Card, cell: tuple[str, str], b: Bias
         return Line("sensitivity", cell[1], planted, 0, 0, exact=True,
                     detail="no sensitivity condition")  # fmt: skip
     intact = pl.when(pl.col("degraded") == "A").then(pl.lit("B")).otherwise(pl.lit("A"))
-    counts = pairs.filter(pl.col("expected_verdict") != "Invalid").select(
+    counts = pairs.filter(pl.col("expected_verdict") != INVALID).select(
         net=(pl.col("expected_verdict") == intact).sum().cast(pl.Int64)
         - (pl.col("expected_verdict") == pl.col("degraded")).sum().cast(pl.Int64),
         valid=pl.len(),
@@ -373,7 +373,7 @@ def _wording(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> L
     per = (
         m.group_by(keys)
         .agg(
-            valid=(pl.col("verdict") != "Invalid").all(),
+            valid=(pl.col("verdict") != INVALID).all(),
             kinds=x.n_unique(),
             **{c: (x == v).sum() for c, v in (("a", "A"), ("b", "B"), ("tie", "Tie"))},
         )
@@ -401,7 +401,7 @@ def _wording(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> L
 def _rs(frame: pl.DataFrame) -> tuple[int, int, int]:
     """Valid pairs, revised, and switched to the other candidate (RS_opp), as the oracle sees."""
     final, first = pl.col("expected_verdict"), pl.col("expected_turn1")
-    counts = frame.filter(pl.col("verdict") != "Invalid").select(
+    counts = frame.filter(pl.col("verdict") != INVALID).select(
         n=pl.len(),
         revised=(final != first).sum(),
         switched=(first.is_in(["A", "B"]) & final.is_in(["A", "B"]) & (final != first)).sum(),
@@ -429,7 +429,7 @@ def _pressure(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> 
         got = _effect(row)
         got_switched = value_of(row.rs_opp) if isinstance(row, PressureRow) else None
         exact = _close(got, want) and _close(got_switched, switched / n if n else None)
-        units = first_order(part.filter(pl.col("verdict") != "Invalid"))
+        units = first_order(part.filter(pl.col("verdict") != INVALID))
         if condition == "Challenge":
             units = units.filter(pl.col("expected_turn1") != "Tie")
         k = int((units["verdict"] != units["expected_turn1"]).sum())
@@ -466,7 +466,7 @@ def _cell_row(estimates: pl.DataFrame, cell: tuple[str, str], condition: str) ->
 
 
 def _tie(blind: pl.DataFrame, estimates: pl.DataFrame, cell: tuple[str, str], b: Biases) -> Line:
-    valid = blind.filter(pl.col("verdict") != "Invalid")
+    valid = blind.filter(pl.col("verdict") != INVALID)
     want = int((valid["expected_verdict"] == "Tie").sum()) / valid.height if valid.height else None
     got = _cell_row(estimates, cell, BLIND).get("EDR")
     units = first_order(blind).filter(~pl.col("same_opening") & (pl.col("longer") == "Tie"))
@@ -483,7 +483,7 @@ def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], rate: floa
     v12 = blind.filter(pl.col("order") == "12").select(*keys, *cols)
     v21 = blind.filter(pl.col("order") == "21").select(*keys, *cols)
     both = v12.join(v21, on=keys, suffix="_21").filter(
-        (pl.col("verdict") != "Invalid") & (pl.col("verdict_21") != "Invalid")
+        (pl.col("verdict") != INVALID) & (pl.col("verdict_21") != INVALID)
     )
     if both.is_empty():
         why = "not measured: no Blind item judged in both orders (order = both)"

@@ -27,6 +27,7 @@ import numpy as np
 import orjson
 import polars as pl
 
+from judgeprobe.core.records import INVALID
 from judgeprobe.logs.__main__ import main as logs_main
 from judgeprobe.runs.rundir import RunDir
 
@@ -108,7 +109,7 @@ def decide(pair: Pair, rng: np.random.Generator, p: Planted, *, first_is_a: bool
     """The judge's verdict on one showing, in candidate terms (or Invalid)."""
     u = rng.random(5)
     if u[0] < p.unreadable:
-        return "Invalid"
+        return INVALID
     if u[1] < p.position:
         return "A" if first_is_a else "B"
     if u[2] < p.length:
@@ -140,8 +141,8 @@ def decisions(pairs: list[Pair], p: Planted) -> list[Decided]:
 
 
 def _item_verdict(verdicts: list[str]) -> str:
-    if "Invalid" in verdicts:
-        return "Invalid"
+    if INVALID in verdicts:
+        return INVALID
     return verdicts[0] if len(set(verdicts)) == 1 else "Tie"
 
 
@@ -153,9 +154,9 @@ def expected(found: list[Decided], *, both_orders: bool) -> dict[str, float | in
     out: dict[str, float | int | None] = {}
     showings = [(d, [d.v12, d.v21] if both_orders else [d.v12]) for d in found]
     n_all = sum(len(v) for _, v in showings)
-    out["unreadable"] = sum(v.count("Invalid") for _, v in showings) / n_all
+    out["unreadable"] = sum(v.count(INVALID) for _, v in showings) / n_all
     if both_orders:
-        units = [d for d in found if "Invalid" not in (d.v12, d.v21)]
+        units = [d for d in found if INVALID not in (d.v12, d.v21)]
         first = sum(d.v12 == "A" and d.v21 == "B" for d in units)
         second = sum(d.v12 == "B" and d.v21 == "A" for d in units)
         out["position"] = (first - second) / len(units)
@@ -177,9 +178,9 @@ def expected(found: list[Decided], *, both_orders: bool) -> dict[str, float | in
     diffs, agree, n_agree = [], 0, 0
     for d, vs in showings:
         x = d.pair
-        valid = [v for v in vs if v != "Invalid"]
+        valid = [v for v in vs if v != INVALID]
         verdict = _item_verdict(vs)
-        if verdict != "Invalid":
+        if verdict != INVALID:
             n_agree += 1
             agree += verdict == x.human
         if JUDGE in (x.g1, x.g2) and valid:
@@ -200,7 +201,7 @@ def _jsonl(path: Path, rows: Sequence[Mapping[str, object]]) -> Path:
     return path
 
 
-_MODEL = {"A": "model_1", "B": "model_2", "Tie": "tie", "Invalid": "error"}
+_MODEL = {"A": "model_1", "B": "model_2", "Tie": "tie", INVALID: "error"}
 
 
 def write_mtbench(
@@ -253,7 +254,7 @@ def write_mtbench(
 
 def write_alpaca(folder: Path, found: list[Decided], labels: Path) -> list[str]:
     """AlpacaEval annotations of the order-12 showings (1, 2, 1.5; null unreadable)."""
-    pref = {"A": 1, "B": 2, "Tie": 1.5, "Invalid": None}
+    pref = {"A": 1, "B": 2, "Tie": 1.5, INVALID: None}
     rows = [{"instruction": f"Question {d.pair.qid}?", "output_1": d.pair.t1,
              "generator_1": d.pair.g1, "output_2": d.pair.t2, "generator_2": d.pair.g2,
              "annotator": JUDGE, "preference": pref[d.v12]} for d in found]  # fmt: skip
@@ -275,7 +276,7 @@ def write_generic(folder: Path, found: list[Decided], labels: Path) -> list[str]
     w = csv.writer(out)
     w.writerow(["id", "prompt", "model_a", "model_b", "answer_a", "answer_b", "winner", "judge",
                 "rationale"])  # fmt: skip
-    word = {"A": "A", "B": "B", "Tie": "tie", "Invalid": "error"}
+    word = {"A": "A", "B": "B", "Tie": "tie", INVALID: "error"}
     for d in found:
         x = d.pair
         w.writerow([x.qid, f"Question {x.qid}?", x.g1, x.g2, x.t1, x.t2, word[d.v12], JUDGE, "."])
@@ -334,10 +335,10 @@ def score_expected(graded: dict[tuple[str, str], float | None]) -> dict[str, flo
     for q in questions:
         for a, b in combinations(sorted(GENERATORS), 2):
             x, y = graded[(a, q)], graded[(b, q)]
-            v = "Invalid" if x is None or y is None else "A" if x > y else "B" if x < y else "Tie"
+            v = INVALID if x is None or y is None else "A" if x > y else "B" if x < y else "Tie"
             counts[v] += 1
     total = sum(counts.values())
-    return {"unreadable": counts["Invalid"] / total, "judgments": total,
+    return {"unreadable": counts[INVALID] / total, "judgments": total,
             **{f"derived {v}": counts[v] for v in ("A", "B", "Tie")}}  # fmt: skip
 
 

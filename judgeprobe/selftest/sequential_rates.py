@@ -88,6 +88,23 @@ def _requests(plan: pl.DataFrame, stages: Mapping[str, int]) -> pl.Series:
     return plan["protocol"].replace_strict(dict(stages), return_dtype=pl.Int64)
 
 
+def _round_costs(plan: pl.DataFrame, rounds: SequentialRounds) -> tuple[pl.DataFrame, list[str]]:
+    """Each planned judgment's requests with the look that judges its document; the order."""
+    stages = {name: p.stages for name, p in rounds.protocols.items()}
+    cost = plan.select(
+        pl.col("document_id").cast(pl.String), "protocol", "condition",
+        requests=_requests(plan, stages),
+    )  # fmt: skip
+    seq = rounds.plan
+    order = seq.order(cost["document_id"].unique().to_list())
+    look_of = {d: next(k for k, n in enumerate(seq.looks) if i < n) for i, d in enumerate(order)}
+    cost = cost.filter(pl.col("document_id").is_in(order)).with_columns(
+        look=pl.col("document_id").replace_strict(look_of, return_dtype=pl.Int64),
+        base=pl.col("condition").map_elements(rides_with, return_dtype=pl.String),
+    )
+    return cost, order
+
+
 def replay_runs(
     design: Design, plan: pl.DataFrame, verdicts: Sequence[np.ndarray], lex: Lexicons,
     thresholds: LoadedThresholds, seed: int = 0,
@@ -105,17 +122,7 @@ def replay_runs(
         plan.with_columns(judge=pl.lit(name), verdict=pl.Series(SHOWN[v], dtype=pl.String))
         for name, v in zip(names, verdicts, strict=True)
     ).with_columns(pl.col("document_id").cast(pl.String))
-    stages = {name: p.stages for name, p in rounds.protocols.items()}
-    cost = plan.select(
-        pl.col("document_id").cast(pl.String), "protocol", "condition",
-        requests=_requests(plan, stages),
-    )  # fmt: skip
-    order = seq.order(cost["document_id"].unique().to_list())
-    look_of = {d: next(k for k, n in enumerate(seq.looks) if i < n) for i, d in enumerate(order)}
-    cost = cost.filter(pl.col("document_id").is_in(order)).with_columns(
-        look=pl.col("document_id").replace_strict(look_of, return_dtype=pl.Int64),
-        base=pl.col("condition").map_elements(rides_with, return_dtype=pl.String),
-    )
+    cost, order = _round_costs(plan, rounds)
     fixed = int(cost["requests"].sum())
     states: dict[str, Looked | None] = dict.fromkeys(names)
     cards: dict[str, Card] = {}

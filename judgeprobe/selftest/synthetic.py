@@ -23,11 +23,16 @@ PLANS = ["a new footbridge", "longer opening hours", "a solar roof", "a bus rout
 OUTCOMES = ["approved", "postponed", "rejected", "approved with changes"]
 
 
-def synthetic_document(rng: random.Random, i: int) -> tuple[str, str, str]:
-    """Synthetic document ``i`` and two faithful summaries of it, drawn from ``rng``."""
+def _facts(rng: random.Random) -> tuple[str, str, str, str, int, int]:
+    """One meeting's place, body, plan, outcome, cost and votes, drawn in a fixed order."""
     place, body = rng.choice(PLACES), rng.choice(BODIES)
     plan, outcome = rng.choice(PLANS), rng.choice(OUTCOMES)
-    cost, votes = rng.randint(2, 90) * 10_000, rng.randint(5, 12)
+    return place, body, plan, outcome, rng.randint(2, 90) * 10_000, rng.randint(5, 12)
+
+
+def synthetic_document(rng: random.Random, i: int) -> tuple[str, str, str]:
+    """Synthetic document ``i`` and two faithful summaries of it, drawn from ``rng``."""
+    place, body, plan, outcome, cost, votes = _facts(rng)
     doc = (
         f"Report {i}. The {body} of {place} met on day {i % 28 + 1} to discuss {plan}. "
         f"The proposal would cost about {cost} pounds over three years. "
@@ -52,9 +57,7 @@ def synthetic_question(rng: random.Random, i: int) -> tuple[str, str, str]:
     The question pairs of ``--own`` (an MT-Bench-style judge of question/answer pairs): the
     question carries its facts, the answers state them in other openings, at nearly equal length.
     """
-    place, body = rng.choice(PLACES), rng.choice(BODIES)
-    plan, outcome = rng.choice(PLANS), rng.choice(OUTCOMES)
-    cost, votes = rng.randint(2, 90) * 10_000, rng.randint(5, 12)
+    place, body, plan, outcome, cost, votes = _facts(rng)
     question = (
         f"Question {i}. The {body} of {place} met to discuss {plan}, which would cost about "
         f"{cost} pounds; the members {outcome} it, with {votes} votes in favour. "

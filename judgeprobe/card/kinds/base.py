@@ -27,9 +27,12 @@ RowVerdict = Literal[
     "UNSTABLE",
     "NOISY",
     "OBSERVED",
+    "REPLACES",
+    "DOES-NOT-REPLACE",
 ]
 """Every verdict a row can carry (README: what each one means; OBSERVED: an informational row
-read from a judge's logs, which decides nothing)."""
+read from a judge's logs, which decides nothing; REPLACES, DOES-NOT-REPLACE: the alt-test's
+verdict at its ε, which decides the exit code only under thresholds that gate on it)."""
 
 SIGN_TEST = "exact two-sided sign test over documents (McNemar's, on the discordant ones)"
 """The test of every row with a p-value: documents moving with the effect against the others."""
