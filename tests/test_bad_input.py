@@ -96,12 +96,23 @@ def test_bad_judge_flag(tmp_path: Path) -> None:
     _assert_one_line_error(proc.stderr, proc.returncode, "NAME=URL")
 
 
-def test_nonconforming_server_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("fault", "word"),
+    [
+        ("nonconforming", "schema"),
+        ("follow_instructions", "enforce"),  # copies what the prompt spells out
+    ],
+)
+def test_a_server_without_structured_output_is_refused(
+    tmp_path: Path, fault: str, word: str
+) -> None:
     items = make_items(tmp_path / "i.jsonl", 2)
-    with FakeJudge(nonconforming=True) as judge:
+    with FakeJudge(
+        nonconforming=fault == "nonconforming", follow_instructions=fault == "follow_instructions"
+    ) as judge:
         cfg = write_config(tmp_path / "c.toml", judge.url, items)
         proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
-    _assert_one_line_error(proc.stderr, proc.returncode, "structured-output check", "schema")
+    _assert_one_line_error(proc.stderr, proc.returncode, "structured-output check", word)
     assert not (tmp_path / "run").exists()
 
 
@@ -137,17 +148,6 @@ def _metrics_cli(*args: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "judgeprobe.metrics", *args],
         capture_output=True, text=True, timeout=120, cwd=ROOT,
     )  # fmt: skip
-
-
-def test_instruction_following_without_schema_is_refused(tmp_path: Path) -> None:
-    """A server that ignores response_format and copies what the prompt spells out must
-    not pass the structured-output probe."""
-    items = make_items(tmp_path / "i.jsonl", 2)
-    with FakeJudge(follow_instructions=True) as judge:
-        cfg = write_config(tmp_path / "c.toml", judge.url, items)
-        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
-    _assert_one_line_error(proc.stderr, proc.returncode, "structured-output check", "enforce")
-    assert not (tmp_path / "run").exists()
 
 
 def test_url_without_v1_says_what_is_wrong(tmp_path: Path, fake_judge: FakeJudge) -> None:

@@ -191,6 +191,43 @@ def test_bad_input_is_one_error_line(
     assert "--draw" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("weight", ["nan", "inf", "-1", "0"])
+def test_a_weight_not_positive_and_finite_is_refused_before_anything_is_written(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], weight: str
+) -> None:
+    labels = pl.read_parquet(RunDir(run_dir).labels)
+    RunDir(run_dir).labels.unlink()
+    path = tmp_path / "votes.csv"
+    key = labels.select("item_id", "label", pl.lit(2.0).alias("weight"))
+    rows = key.with_columns(pl.col("weight").cast(pl.String)).to_dicts()
+    rows[len(rows) // 2]["weight"] = weight  # one bad weight among good ones
+    pl.DataFrame(rows).write_csv(path)
+    assert cli([str(run_dir), "--labels", str(path), "--draw", "5"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --labels ")
+    assert f"weight {float(weight)}" in err
+    assert err.count("\n") == 1, err
+    assert not RunDir(run_dir).calibrated.exists()
+    assert not RunDir(run_dir).label_draw.exists()  # --draw writes nothing on a refusal
+
+
+def test_draw_writes_nothing_when_the_labels_are_refused(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = pl.read_parquet(RunDir(run_dir).labels)
+    RunDir(run_dir).labels.unlink()
+    mixed = labels.select("item_id", "label", pl.lit(None, pl.Float64).alias("score"))
+    both = mixed.with_columns(pl.when(pl.int_range(pl.len()) == 0).then(None)
+                              .otherwise("label").alias("label"),
+                              pl.when(pl.int_range(pl.len()) == 0).then(3.0)
+                              .otherwise("score").alias("score"))  # fmt: skip
+    path = tmp_path / "both.csv"
+    both.write_csv(path)
+    assert cli([str(run_dir), "--labels", str(path), "--draw", "5"]) == 2
+    assert "both preferences and scores" in capsys.readouterr().err
+    assert not RunDir(run_dir).label_draw.exists()
+
+
 def test_draw_is_reproducible_skips_the_labelled_and_goes_on() -> None:
     items = [f"i{k:03d}" for k in range(100)]
     first = draw(items, set(), 10, seed=3)

@@ -10,16 +10,26 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import pkgutil
 from pathlib import Path
 from typing import get_args
 
+import jsonschema
+import pytest
 from pydantic import TypeAdapter
 
 import judgeprobe.card.kinds
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.kinds.base import RowBase
-from judgeprobe.card.record import KIND_ORDER, ROW_TYPES, CardRow
+from judgeprobe.card.record import (
+    KIND_ORDER,
+    ROW_TYPES,
+    CardRow,
+    Estimate,
+    ObservedPositionRow,
+    ObservedRow,
+)
 from judgeprobe.runs.rundir import RunDir
 from tests.test_card import _write, biased, reading
 
@@ -111,3 +121,21 @@ def test_card_json_rows_read_back_as_the_same_typed_rows(tmp_path: Path) -> None
     assert again == list(card.records)
     assert {type(r).__name__ for r in again} == {"CueRow", "SensitivityRow"}
     assert RunDir(run).card_json.is_file()
+
+
+def test_observed_rows_validate_against_the_published_schema() -> None:
+    """A judge-logs card's rows (not made by the cue card above) fit card.schema.json too."""
+    schema = json.loads((PACKAGE.parent / "docs" / "card.schema.json").read_text("utf-8"))
+    row_schema = {"$defs": schema["$defs"], **schema["properties"]["rows"]["items"]}
+    rows: list[CardRow] = [
+        ObservedPositionRow(judge="j", protocol="p", row="position (observed)", n=10,
+                            documents=10, effect=Estimate(value=0.2, lo=0.0, hi=0.4), p=0.1,
+                            consistency=Estimate(value=0.7), verdict="CLEAR", note="n"),
+        ObservedRow(kind="observed-agreement", judge="j", protocol="p", row="agreement",
+                    test="", verdict="OBSERVED", note="κ"),
+    ]  # fmt: skip
+    adapter = TypeAdapter(list[CardRow])
+    for row in json.loads(adapter.dump_json(rows)):
+        jsonschema.Draft202012Validator(row_schema).validate(row)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator(row_schema).validate({**row, "kind": "observed-nothing"})

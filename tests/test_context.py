@@ -116,18 +116,14 @@ class FakeLlamaServer(FakeJudge):
         super().__init__()
         self.n_ctx = n_ctx
 
-    async def _start(self) -> None:
+    def app(self) -> web.Application:
         app = web.Application()
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/props", self._props)
         app.router.add_post("/apply-template", self._apply)
         app.router.add_post("/tokenize", self._tokenize)
         app.router.add_post("/v1/chat/completions", self._llama_chat)
-        self._runner = web.AppRunner(app, handle_signals=False)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return app
 
     async def _props(self, _: web.Request) -> web.Response:
         settings = {"n_ctx": self.n_ctx}

@@ -112,6 +112,11 @@ def test_stuck_server_cannot_hang_the_sweep(tmp_path: Path) -> None:
     assert j.height == 12
     assert (j["verdict"] == "Invalid").all()
     assert j["invalid_reason"].str.starts_with("not run").all()
+    # The deadline says it covers sending only, before the tables and the report are made.
+    said = proc.stderr.index("the deadline covers sending only")
+    assert "sweep deadline (2s) reached: sending stopped" in proc.stderr
+    assert said < proc.stderr.index("report: ")
+    assert (tmp_path / "run" / "report.html").is_file()
 
 
 # --- truncation: escalated once, never re-asked or re-sent unchanged ---------------------------

@@ -175,6 +175,29 @@ def test_bad_own_judge_is_one_line(tmp_path: Path, verdict: str, prompt: str, ne
     assert needle in lines[0], lines
 
 
+@pytest.mark.parametrize(
+    ("grade", "needle"),
+    [('"half"', "map.P = 'half': not a number"), ("nan", "map.P = nan: not a finite number"),
+     ("inf", "map.P = inf: not a finite number")],
+)  # fmt: skip
+def test_a_graded_score_map_that_is_not_numbers_is_one_line_naming_it(
+    tmp_path: Path, grade: str, needle: str
+) -> None:
+    """Named as the map's grade at load, before any manifest or store (issue 42)."""
+    cfg = _own_config(tmp_path, "http://127.0.0.1:9/v1")
+    graded = f"{{ pattern = 'GRADE: (\\w)', map = {{ C = 1, P = {grade}, I = 0 }} }}"
+    cfg.write_text(cfg.read_text().replace("verdict = " + VERDICT, "score = " + graded))
+    for plan in ([], ["--plan"]):
+        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"), *plan)
+        lines = [line for line in proc.stderr.strip().splitlines() if line.strip()]
+        assert proc.returncode == 2, proc.stderr
+        assert len(lines) == 1, lines
+        assert "score" in lines[0]
+        assert needle in lines[0], lines
+        assert "Field required" not in lines[0]
+        assert not (tmp_path / "run").exists()
+
+
 def test_own_without_a_prompt_is_one_line(tmp_path: Path) -> None:
     items = make_items(tmp_path / "i.jsonl", 2)
     cfg = write_config(tmp_path / "c.toml", "http://127.0.0.1:9/v1", items, protocols=["own"])

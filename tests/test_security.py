@@ -99,15 +99,20 @@ def _assert_nowhere(secrets: list[str], texts: list[str], run_dir: Path | None) 
             assert secret.encode() not in data, f"{secret!r} leaked into {path}"
 
 
-def test_probe_sends_the_judges_key(tmp_path: Path) -> None:
+def _keyed_sweep(tmp_path: Path, judge: FakeJudge) -> subprocess.CompletedProcess[str]:
+    """A sweep of judge ``keyed`` at ``judge``, its key in $JP_TEST_KEY (``KEY_SECRET``)."""
     items = make_items(tmp_path / "i.jsonl", 2)
+    cfg = _config(
+        tmp_path / "c.toml", items,
+        [{"name": "keyed", "url": judge.url, "api_key_env": "JP_TEST_KEY"}],
+    )  # fmt: skip
+    return _run("--config", str(cfg), "--out", str(tmp_path / "run"),
+                env={"JP_TEST_KEY": KEY_SECRET})  # fmt: skip
+
+
+def test_probe_sends_the_judges_key(tmp_path: Path) -> None:
     with FakeJudge(api_key=KEY_SECRET) as judge:
-        cfg = _config(
-            tmp_path / "c.toml", items,
-            [{"name": "keyed", "url": judge.url, "api_key_env": "JP_TEST_KEY"}],
-        )  # fmt: skip
-        proc = _run("--config", str(cfg), "--out", str(tmp_path / "run"),
-                    env={"JP_TEST_KEY": KEY_SECRET})  # fmt: skip
+        proc = _keyed_sweep(tmp_path, judge)
         seen = list(judge.auth_seen)
     assert proc.returncode == 0, proc.stderr
     paths = {path for path, _ in seen}
@@ -117,14 +122,8 @@ def test_probe_sends_the_judges_key(tmp_path: Path) -> None:
 
 
 def test_refused_key_names_the_variable_not_the_key(tmp_path: Path) -> None:
-    items = make_items(tmp_path / "i.jsonl", 2)
     with FakeJudge(api_key="the-right-key") as judge:  # its 401 echoes what it was shown
-        cfg = _config(
-            tmp_path / "c.toml", items,
-            [{"name": "keyed", "url": judge.url, "api_key_env": "JP_TEST_KEY"}],
-        )  # fmt: skip
-        proc = _run("--config", str(cfg), "--out", str(tmp_path / "run"),
-                    env={"JP_TEST_KEY": KEY_SECRET})  # fmt: skip
+        proc = _keyed_sweep(tmp_path, judge)
     _one_line_error(proc, "keyed", "refused the API key from $JP_TEST_KEY", "401")
     _assert_nowhere([KEY_SECRET], [proc.stdout, proc.stderr], None)
     assert not (tmp_path / "run").exists()

@@ -25,16 +25,21 @@ def _checks(lines: list[str], effect: str) -> list[str]:
     return [line for line in lines if line[:4] in ("PASS", "MISS", "SKIP") and effect in line]
 
 
+def _passed(capsys: pytest.CaptureFixture[str], out: Path, effect: str, *args: str) -> pl.DataFrame:
+    """A self-test run into ``out`` whose three ``effect`` checks pass: the card it wrote."""
+    code, lines = _run(capsys, "--out", str(out), "--items", ITEMS, *args)
+    assert code == 0, "\n".join(lines)
+    found = _checks(lines, effect)
+    assert len(found) == 3, "\n".join(lines)
+    assert all(line.startswith("PASS") for line in found), "\n".join(lines)
+    return pl.read_csv(out / "card.csv")
+
+
 def test_a_planted_sensitivity_is_recovered(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "read"
-    code, lines = _run(capsys, "--out", str(out), "--items", ITEMS, "--sensitivity", "0.8")
-    assert code == 0, "\n".join(lines)
-    sens = _checks(lines, "sensitivity")
-    assert len(sens) == 3, "\n".join(lines)
-    assert all(line.startswith("PASS") for line in sens), "\n".join(lines)
-    card = pl.read_csv(out / "card.csv")
+    card = _passed(capsys, out, "sensitivity", "--sensitivity", "0.8")
     assert set(card.filter(pl.col("kind") == "sensitivity")["verdict"]) == {"SENSITIVE"}
     # Another rate planted than the run's: the stored verdicts no longer match it.
     code, lines = _run(capsys, "--out", str(out), "--check-only", "--sensitivity", "0.3")
@@ -46,12 +51,6 @@ def test_a_planted_sensitivity_is_recovered(
 def test_a_blind_judge_is_insensitive_never_clear(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str
 ) -> None:
-    out = tmp_path / mode
-    code, lines = _run(capsys, "--out", str(out), "--items", ITEMS, "--blind", mode)
-    assert code == 0, "\n".join(lines)
-    blind = _checks(lines, "blind judge")
-    assert len(blind) == 3, "\n".join(lines)
-    assert all(line.startswith("PASS") for line in blind), "\n".join(lines)
-    card = pl.read_csv(out / "card.csv")
+    card = _passed(capsys, tmp_path / mode, "blind judge", "--blind", mode)
     assert set(card.filter(pl.col("kind") == "sensitivity")["verdict"]) == {"INSENSITIVE"}
     assert "CLEAR" not in set(card["verdict"])

@@ -208,11 +208,12 @@ def test_a_budget_below_the_first_round_is_one_line_and_writes_nothing(tmp_path:
     items = make_items(tmp_path / "items.jsonl", 6)
     cfg = fake_config(tmp_path / "c.toml", "http://127.0.0.1:9/v1", items,
                       design="sequential", round=3, budget_requests=5)  # fmt: skip
-    done = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
-    assert done.returncode == 2
-    assert done.stderr.startswith("error: budget_requests 5 is below the first round's 12")
-    assert len(done.stderr.strip().splitlines()) == 1
-    assert not (tmp_path / "run").exists()
+    for plan in ([], ["--plan"]):  # --plan refuses it alike, before any request
+        done = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"), *plan)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith("error: budget_requests 5 is below the first round's 12")
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert not (tmp_path / "run").exists()
 
 
 def test_plan_prices_a_sequential_design_worst_case_and_from_its_pilot(

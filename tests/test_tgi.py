@@ -212,13 +212,20 @@ def test_repetition_penalty_reaches_tgi(tmp_path: Path) -> None:
 
 def test_disable_thinking_is_refused_on_tgi(tmp_path: Path) -> None:
     """TGI 3.3's ChatRequest has no chat_template_kwargs: the switch would be dropped."""
+    said = refused_on_tgi(tmp_path, {"disable_thinking": True})
+    assert said.strip().splitlines()[-1].startswith("error: judge fake: disable_thinking")
+
+
+def refused_on_tgi(tmp_path: Path, judge: dict[str, Any]) -> str:
+    """A one-item sweep of a TGI judge with ``judge``'s settings, refused before any run
+    directory exists (exit 2): its stderr."""
     items = make_items(tmp_path / "items.jsonl", 1)
     with FakeTGI() as tgi:
-        cfg = sweep_config(tmp_path / "c.toml", tgi.url, items, judge={"disable_thinking": True})
+        cfg = sweep_config(tmp_path / "c.toml", tgi.url, items, judge=judge)
         proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
     assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines()[-1].startswith("error: judge fake: disable_thinking")
     assert not (tmp_path / "run").exists()
+    return proc.stderr
 
 
 def test_the_servers_readme_smoke_requests_are_valid() -> None:

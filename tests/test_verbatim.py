@@ -5,6 +5,7 @@ slots, item fields and conversation turns they name."""
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -75,24 +76,27 @@ def test_a_judge_that_will_be_sent_a_schema_is_still_checked(tmp_path: Path) -> 
         with FakeJudge(ignore_schema=True, free_text='{"winner": "A"}') as fake:
             cfg = _judge_config(tmp_path, fake.url, judge, protocols)
             proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
-        lines = proc.stderr.strip().splitlines()
-        assert proc.returncode == 2, proc.stderr
-        assert len(lines) == 1, proc.stderr
-        assert "structured-output check" in lines[0]
-        assert "enforce" in lines[0]
-        assert not (tmp_path / "run").exists()
+        line = _refused(proc, tmp_path / "run")
+        assert "structured-output check" in line
+        assert "enforce" in line
 
 
 def test_a_text_judge_whose_server_gives_no_reply_is_one_line(tmp_path: Path) -> None:
     with FakeJudge(ignore_schema=True, free_text="   ") as judge:
         cfg = _judge_config(tmp_path, judge.url, _pattern_judge(tmp_path), ["own"])
         proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
+    line = _refused(proc, tmp_path / "run")
+    assert "no usable reply" in line
+    assert "empty reply" in line
+
+
+def _refused(proc: subprocess.CompletedProcess[str], out: Path) -> str:
+    """The one line a refused sweep said (exit 2, no run directory ``out``)."""
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2, proc.stderr
     assert len(lines) == 1, proc.stderr
-    assert "no usable reply" in lines[0]
-    assert "empty reply" in lines[0]
-    assert not (tmp_path / "run").exists()
+    assert not out.exists()
+    return lines[0]
 
 
 SYSTEM = "You judge two answers. Finish with [[A]], [[B]] or [[C]].\n"

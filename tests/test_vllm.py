@@ -12,10 +12,9 @@ import pytest
 
 from judgeprobe.engine.request import Sampling
 from tests.conftest import make_items, run_cli
-from tests.fake_tgi import FakeTGI
 from tests.fake_vllm import FakeVLLM
 from tests.fakeserver import FakeJudge
-from tests.test_tgi import PAPER, sent_body, sweep_config
+from tests.test_tgi import PAPER, refused_on_tgi, sent_body, sweep_config
 
 
 def test_sampling_reaches_vllm_and_nothing_is_ignored(tmp_path: Path) -> None:
@@ -96,10 +95,5 @@ def test_batch_invariance_is_recorded_and_keyed(tmp_path: Path) -> None:
 
 
 def test_batch_invariance_is_refused_off_vllm(tmp_path: Path) -> None:
-    items = make_items(tmp_path / "items.jsonl", 1)
-    with FakeTGI() as tgi:
-        cfg = sweep_config(tmp_path / "c.toml", tgi.url, items, judge={"batch_invariant": True})
-        proc = run_cli("--config", str(cfg), "--out", str(tmp_path / "run"))
-    assert proc.returncode == 2
-    assert "error: judge fake: batch_invariant is a vLLM option" in proc.stderr
-    assert not (tmp_path / "run").exists()
+    said = refused_on_tgi(tmp_path, {"batch_invariant": True})
+    assert "error: judge fake: batch_invariant is a vLLM option" in said

@@ -26,7 +26,7 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.annotate.export import KEY_FIELDS
-from judgeprobe.core.records import INVALID
+from judgeprobe.core.records import INVALID, TIE
 from judgeprobe.metrics.agreement import (
     Annotations,
     interval,
@@ -148,7 +148,7 @@ def agreement(
     mean = ratio(0, 1)  # Σ hits / Σ rows
     for a in annotations:
         pairs = sorted(a.labels)
-        tie = np.array([a.labels[p] == "Tie" for p in pairs])
+        tie = np.array([a.labels[p] == TIE for p in pairs])
         ci = interval([doc_of[p] for p in pairs], share(tie), mean, resamples, seed)
         out.append(_row("annotator", a.annotator, "", "tie_rate",
                         float(tie.mean()) if pairs else np.nan, ci, len(pairs)))  # fmt: skip
@@ -170,7 +170,7 @@ def agreement(
     cells = verdicts.group_by("judge", "protocol", "condition", maintain_order=True)
     for (judge, protocol, condition), g in sorted(cells, key=lambda c: tuple(map(str, c[0]))):
         hit = (g["verdict"] == g["human"]).to_numpy()
-        tie = (g["verdict"] == "Tie").to_numpy()
+        tie = (g["verdict"] == TIE).to_numpy()
         docs = g["document_id"].to_list()
         who = f"{judge} {protocol}"
         for metric, values in (("agreement_with_majority", hit), ("judge_tie_rate", tie)):
@@ -178,7 +178,7 @@ def agreement(
             out.append(_row("judge", who, str(condition), metric, float(values.mean()), ci,
                             g["pair_id"].n_unique()))  # fmt: skip
     agreed = sorted(human)
-    tie = np.array([human[p] == "Tie" for p in agreed])
+    tie = np.array([human[p] == TIE for p in agreed])
     ci = interval([doc_of[p] for p in agreed], share(tie), mean, resamples, seed)
     out.append(_row("majority", "humans", "", "tie_rate",
                     float(tie.mean()) if agreed else np.nan, ci, len(agreed)))  # fmt: skip

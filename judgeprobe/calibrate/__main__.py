@@ -20,6 +20,7 @@ skipped) to RUN/annotation/draw.csv, which ``judgeprobe review RUN`` serves firs
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from rich.table import Table
 from judgeprobe import JudgeprobeError
 from judgeprobe.calibrate.draw import draw, write_draw
 from judgeprobe.calibrate.labels import (
+    Labels,
     condition_judgments,
     find_labels,
     from_review,
@@ -42,6 +44,7 @@ from judgeprobe.core.files import write_atomic
 from judgeprobe.metrics.calibrated import (
     WIN_RATE,
     CalibratedFile,
+    CalibratedRow,
     calibrated_frame,
     calibrated_rows,
     score_bounds,
@@ -104,31 +107,10 @@ def _show(table: pl.DataFrame) -> None:
     table_console().print(view)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``judgeprobe calibrate``."""
-    args = _parser().parse_args(argv)
-    if args.halfwidth is not None and not args.halfwidth > 0:
-        raise JudgeprobeError("--halfwidth must be above 0")
-    if args.draw is not None and args.draw < 1:
-        raise JudgeprobeError("--draw must be at least 1")
-    run = RunDir(args.run_dir)
-    judgments = condition_judgments(run, args.condition)
-    labels = find_labels(run, judgments, args.labels)
-    if args.draw is not None:
-        labelled = set(labels.rows["item_id"].to_list())
-        labelled |= set(from_review(run).rows["item_id"].to_list())
-        drawn = draw(judgments["item_id"].to_list(), labelled, args.draw, args.seed)
-        write_draw(run, drawn)
-        print(f"drew {len(drawn)} items to label (seed {args.seed}, {len(labelled)} labelled "
-              f"ones skipped): {run.label_draw}; `judgeprobe review {run.path}` serves them "
-              "first")  # fmt: skip
-    if labels.rows.is_empty():
-        if args.draw is not None:
-            return 0
-        raise JudgeprobeError(
-            f"{run.path}: no human labels (no labels.parquet, no --labels, none in the review "
-            "store); draw items to label with --draw K and label them in `judgeprobe review`"
-        )
+def _calibrated(
+    judgments: pl.DataFrame, labels: Labels, args: argparse.Namespace
+) -> tuple[list[CalibratedRow], pl.DataFrame, str, float]:
+    """The calibrated rows and table, the kind and the half-width; every refusal before writing."""
     kind = label_kind(labels)
     human = human_values(labels.rows)
     halfwidth = args.halfwidth
@@ -142,6 +124,41 @@ def main(argv: list[str] | None = None) -> int:
             f"{labels.source}: no label falls on an item the judge judged under "
             f"{args.condition} (with two different models)"
         )
+    return rows, table, kind, halfwidth
+
+
+def _draw(run: RunDir, judgments: pl.DataFrame, labels: Labels, k: int, seed: int) -> None:
+    """``--draw K``: the next K items to label, labelled ones skipped."""
+    labelled = set(labels.rows["item_id"].to_list())
+    labelled |= set(from_review(run).rows["item_id"].to_list())
+    drawn = draw(judgments["item_id"].to_list(), labelled, k, seed)
+    write_draw(run, drawn)
+    print(f"drew {len(drawn)} items to label (seed {seed}, {len(labelled)} labelled "
+          f"ones skipped): {run.label_draw}; `judgeprobe review {run.path}` serves them "
+          "first")  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``judgeprobe calibrate``: every input checked before anything is written."""
+    args = _parser().parse_args(argv)
+    if args.halfwidth is not None and not 0 < args.halfwidth < math.inf:
+        raise JudgeprobeError("--halfwidth must be a finite number above 0")
+    if args.draw is not None and args.draw < 1:
+        raise JudgeprobeError("--draw must be at least 1")
+    run = RunDir(args.run_dir)
+    judgments = condition_judgments(run, args.condition)
+    labels = find_labels(run, judgments, args.labels)
+    found = None if labels.rows.is_empty() else _calibrated(judgments, labels, args)
+    if args.draw is not None:
+        _draw(run, judgments, labels, args.draw, args.seed)
+    if found is None:
+        if args.draw is not None:
+            return 0
+        raise JudgeprobeError(
+            f"{run.path}: no human labels (no labels.parquet, no --labels, none in the review "
+            "store); draw items to label with --draw K and label them in `judgeprobe review`"
+        )
+    rows, table, kind, halfwidth = found
     write_csv(table, run.calibrated)
     write_atomic(run.calibrated_json, CalibratedFile(rows=rows).model_dump_json(indent=2).encode())
     _show(table)

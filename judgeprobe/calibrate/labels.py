@@ -75,10 +75,18 @@ def from_parquet(path: Path) -> Labels:
 
 
 def _check(frame: pl.DataFrame, origin: str) -> pl.DataFrame:
-    """Weights positive; each row a preference or a score."""
+    """Weights positive and finite, scores finite; each row a preference or a score."""
     w = frame["weight"].drop_nulls()
-    if w.len() and (w <= 0).any():
-        raise JudgeprobeError(f"{origin}: a weight is not positive (inverse inclusion probability)")
+    bad = w.filter(~w.is_finite() | (w <= 0))
+    if bad.len():
+        raise JudgeprobeError(
+            f"{origin}: weight {bad[0]} is not a positive finite number (an inverse inclusion "
+            "probability)"
+        )
+    scores = frame["score"].drop_nulls()
+    if (~scores.is_finite()).any():
+        raise JudgeprobeError(f"{origin}: score {scores.filter(~scores.is_finite())[0]} is not "
+                              "a finite number")  # fmt: skip
     if w.len() and w.len() != frame.height:
         raise JudgeprobeError(f"{origin}: weight given for some rows only (all or none)")
     neither = frame.filter(pl.col("label").is_null() & pl.col("score").is_null())

@@ -21,6 +21,7 @@ from judgeprobe.metrics.agreement import human_kappa
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.load import counted_judgments, load_judgments
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.metrics.winrates import read_win_rates
 from judgeprobe.prompts.task import DEFAULT
 from judgeprobe.runs.review import is_rejected, read_decisions, review_sentences
 from judgeprobe.runs.rundir import RunDir
@@ -44,6 +45,7 @@ def card_for_run(
     task = manifest.task if manifest is not None else DEFAULT
     if logs:
         card = observed_card(run, judgments, limits, resamples, seed, task)
+        card = replace(card, win_rates=read_win_rates(run.win_rates))
     else:
         tidy = compute_metrics(
             judgments, lex, None, resamples, seed, differences=False, method=INTERVALS

@@ -2,13 +2,16 @@
 
 A log row is what the judge already said; nothing was changed, so every row is an association
 in the judge's own traffic, named "(observed)" where a live row says "under the cue". Rows:
-position (items judged in both orders, the Blind position row's definitions), length,
+position (items judged in both orders, the Blind position row's definitions), position
+(randomized) where the log's tool shuffled the shown order itself and it was recovered (an
+experiment, not an association: AlpacaEval's weighted and ``_fn`` annotators), length,
 self-preference (per own model), agreement with human labels, unreadable, and drift (with a
 baseline log). Their exact tests share one Benjamini–Hochberg family. Verdicts:
 
-- position, and length and self-preference measured against human labels, get the card's
-  verdict rule (BIASED / CLEAR / UNDERPOWERED) with the position threshold (position) or the
-  cue threshold (the others): both compare the judge with a reference on the same items;
+- position (both kinds), and length and self-preference measured against human labels, get
+  the card's verdict rule (BIASED / CLEAR / UNDERPOWERED) with the position threshold
+  (position) or the cue threshold (the others): both compare the judge with a reference on
+  the same items;
 - length against ½, self-preference against the other judges, agreement, unreadable and drift
   are OBSERVED: informational, no exit code (a longer answer may be the better one; another
   judge is no ground truth).
@@ -23,7 +26,7 @@ import polars as pl
 from judgeprobe import JudgeprobeError
 from judgeprobe.card import stats
 from judgeprobe.card.kinds.base import SIGN_TEST
-from judgeprobe.card.kinds.observed import ObservedPositionRow, ObservedRow
+from judgeprobe.card.kinds.observed import ObservedPositionRow, ObservedRow, RandomizedPositionRow
 from judgeprobe.card.pairs import BLIND_VERDICT
 from judgeprobe.card.rows import Card
 from judgeprobe.card.thresholds import LoadedThresholds
@@ -53,6 +56,16 @@ def note(o: Observed) -> str:
         return (f"observed: both orders of the same item in the log; consistency "
                 f"{shown(o.consistency)}{tests}"
                 " (first-shown vs second-shown)")  # fmt: skip
+    if o.measure == "position-randomized":
+        kept, switched, undetermined = (
+            int(q[k] or 0) for k in ("kept", "switched", "undetermined")
+        )
+        told = kept + switched
+        return (f"randomized by the log's tool (it shuffled which response was shown first): "
+                f"first-shown response chosen in {q['first']} of {o.n} decisive verdicts; shown "
+                f"order recovered for {told} of {told + undetermined} rows ({switched} switched, "
+                f"{kept} not), {undetermined} could not be told and make no position claim"
+                f"{tests}")  # fmt: skip
     if o.measure == "length":
         if o.reference == "½":
             return (f"observed: longer response chosen in {_pct(q['L_judge'])} of decisive "
@@ -79,7 +92,10 @@ def note(o: Observed) -> str:
             f"vs out of Tie{tests}")  # fmt: skip
 
 
-def _row(o: Observed) -> ObservedPositionRow | ObservedRow:
+Row = ObservedPositionRow | RandomizedPositionRow | ObservedRow
+
+
+def _row(o: Observed) -> Row:
     """The row of one observed figure, before its q-value and verdict."""
     fields = {
         "judge": o.judge, "protocol": o.protocol, "row": o.row, "n": o.n,
@@ -90,14 +106,37 @@ def _row(o: Observed) -> ObservedPositionRow | ObservedRow:
     }  # fmt: skip
     if o.measure == "position":
         return ObservedPositionRow.model_validate({**fields, "consistency": o.consistency})
+    if o.measure == "position-randomized":
+        counts = {k: int(o.parts[k] or 0) for k in ("first", "switched", "kept", "undetermined")}
+        return RandomizedPositionRow.model_validate({
+            **fields, "first_shown": counts["first"], "switched": counts["switched"],
+            "kept": counts["kept"], "undetermined": counts["undetermined"],
+        })  # fmt: skip
     return ObservedRow.model_validate({**fields, "kind": f"observed-{o.measure}"})
 
 
 def _tested(o: Observed) -> bool:
     """Whether the row's test decides a verdict (module docstring)."""
-    return o.measure == "position" or (
+    return o.measure in POSITION or (
         o.measure in ("length", "self-preference") and o.reference == "human labels"
     )
+
+
+POSITION = ("position", "position-randomized")
+"""The rows read against the position threshold, in either direction."""
+
+
+def randomized_cells(manifest: Manifest | None) -> dict[tuple[str, str], dict[str, int]]:
+    """The judge × protocol cells whose order the log's tool shuffled, and the recovery counts.
+
+    Read from ``LogsConfig.randomized_order``, which ``judgeprobe logs`` writes.
+    """
+    found = manifest.logs.randomized_order if manifest is not None and manifest.logs else []
+    return {
+        (c.judge, c.protocol): {"kept": c.kept, "switched": c.switched,
+                                "undetermined": c.undetermined}
+        for c in found
+    }  # fmt: skip
 
 
 TEXT_KEYS = ["document", "candidate_1", "candidate_2"]
@@ -139,7 +178,9 @@ def observed_rows(
     labels = pl.read_parquet(run.labels) if run.labels.is_file() else None
     own = manifest.logs.self if manifest is not None and manifest.logs else []
     blind = judgments.filter(pl.col("condition") == BLIND)
-    found = observed.position(blind) + observed.length(blind, labels)
+    found = observed.position(blind)
+    found += observed.randomized_position(blind, randomized_cells(manifest))
+    found += observed.length(blind, labels)
     found += observed.self_preference(blind, labels, own)
     found += observed.agreement(blind, labels, resamples, seed) + observed.unreadable(blind)
     baseline, changed = _baseline(manifest)
@@ -158,17 +199,19 @@ def observed_card(
     rows = [_row(o) for o in found]
     q_values = stats.bh_qvalues([o.p for o in found])
     tests = sum(o.p is not None for o in found)
-    records: list[ObservedPositionRow | ObservedRow] = []
+    records: list[Row] = []
     for o, row, q in zip(found, rows, q_values, strict=True):
         if not _tested(o):
             records.append(row.model_copy(update={"q": q, "verdict": INFORMATIONAL}))
             continue
-        threshold = t.position_effect if o.measure == "position" else t.cue_effect
+        threshold = t.position_effect if o.measure in POSITION else t.cue_effect
         assert threshold is not None
         background = float(o.parts.get("background") or 2 * (o.down or 0) / max(o.documents, 1))
         mde = stats.mde(o.documents, background, t.alpha, t.power, tests)
+        if mde is not None and o.measure == "position-randomized":
+            mde /= 2  # share − ½ is half the paired first − second difference
         verdict = stats.verdict(q, o.effect.value, o.effect.bounds, mde, threshold, t.fdr,
-                                either_direction=o.measure == "position")  # fmt: skip
+                                either_direction=o.measure in POSITION)  # fmt: skip
         records.append(
             row.model_copy(
                 update={"q": q, "mde": mde, "mde_documents": o.documents, "background": background,
@@ -176,4 +219,4 @@ def observed_card(
             )
         )  # fmt: skip
     silent = pl.DataFrame(schema={c: pl.String for c in SILENT})
-    return Card(tuple(records), silent, thresholds, task)
+    return Card(tuple(records), silent, thresholds, task, observed=True)

@@ -16,13 +16,14 @@ import sys
 from typing import Literal
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from judgeprobe import __version__
 from judgeprobe.card.record import CalibratedEstimate, CardRow
 from judgeprobe.card.rows import Card
 from judgeprobe.card.thresholds import Thresholds
 from judgeprobe.metrics.uncertainty import Method, method_sentence
+from judgeprobe.metrics.winrates import WinRate
 
 SCHEMA_VERSION = 2
 """card.json's version: raised when a field a reader relies on changes or goes (2: each row
@@ -127,8 +128,9 @@ class PublishedCard(BaseModel):
     intervals: Intervals
     """How the intervals were computed."""
     exit_code: int
-    """``judgeprobe card``'s exit code: 0 all clear, 5 BIASED or UNSTABLE, 8 DOES-NOT-REPLACE
-    (under thresholds that gate on the alt-test), 7 INSENSITIVE, 6 UNDERPOWERED."""
+    """``judgeprobe card``'s exit code: 0 all clear (or nothing to gate on: no row that can set
+    one), 5 BIASED or UNSTABLE, 8 DOES-NOT-REPLACE (under thresholds that gate on the alt-test),
+    7 INSENSITIVE, 6 UNDERPOWERED."""
     summary: str
     """The verdicts counted, and what the exit code means, in one line."""
     rows: list[CardRow]
@@ -137,6 +139,9 @@ class PublishedCard(BaseModel):
     """Figures corrected by a calibration, where the run has one."""
     spend: list[Spend]
     """What the run spent, per judge × protocol."""
+    win_rates: list[WinRate] = Field(default_factory=list)
+    """A logs run's win rates per judge × protocol × model, as the log's own tool counts them
+    (AlpacaEval's leaderboard figure ÷ 100, FastChat's ``win_rate_adjusted``); [] otherwise."""
 
 
 def _distinct(frame: pl.DataFrame, column: str) -> pl.Expr:
@@ -217,6 +222,7 @@ def published(
         rows=list(card.records),
         calibrated=list(card.calibrated),
         spend=_spend(judgments),
+        win_rates=list(card.win_rates),
     )
 
 

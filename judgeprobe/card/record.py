@@ -31,7 +31,12 @@ from judgeprobe.card.kinds.base import (
     TestedRow,
 )
 from judgeprobe.card.kinds.cue import CueRow
-from judgeprobe.card.kinds.observed import ObservedBase, ObservedPositionRow, ObservedRow
+from judgeprobe.card.kinds.observed import (
+    ObservedBase,
+    ObservedPositionRow,
+    ObservedRow,
+    RandomizedPositionRow,
+)
 from judgeprobe.card.kinds.position import PositionRow
 from judgeprobe.card.kinds.pressure import PressureRow
 from judgeprobe.card.kinds.reading import AccuracyRow, ReadingRow, SensitivityRow
@@ -48,6 +53,7 @@ CardRow = Annotated[
     | PositionRow
     | RepeatRow
     | ObservedPositionRow
+    | RandomizedPositionRow
     | ObservedRow
     | AltTestRow,
     Field(discriminator="kind"),
@@ -162,6 +168,7 @@ __all__ = [
     "ObservedRow",
     "PositionRow",
     "PressureRow",
+    "RandomizedPositionRow",
     "ReadingRow",
     "RepeatRow",
     "RowBase",

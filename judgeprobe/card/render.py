@@ -22,7 +22,6 @@ from judgeprobe.card.record import (
     AccuracyRow,
     CardRow,
     CueRow,
-    ObservedBase,
     PressureRow,
     ReadingRow,
     WordingRow,
@@ -35,6 +34,7 @@ from judgeprobe.card.rows import (
     Card,
 )
 from judgeprobe.card.sensitivity import INSENSITIVE
+from judgeprobe.card.speech import clear_meaning, observed_rule, observed_table
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import MISSING, cell, p_value
 from judgeprobe.core.estimate import shown
@@ -121,7 +121,8 @@ def display(card: Card) -> pl.DataFrame:
                 "note": _note(card, r),
             }
         )
-    return pl.DataFrame(out) if out else pl.DataFrame()
+    table = pl.DataFrame(out) if out else pl.DataFrame()
+    return observed_table(table) if card.observed else table
 
 
 def forest_rows(card: Card) -> pl.DataFrame:
@@ -147,7 +148,7 @@ def forest_rows(card: Card) -> pl.DataFrame:
 
 def rule(card: Card) -> str:
     """The verdict rule with this card's thresholds, in words (the task's nouns)."""
-    return card.task.nouns(_rule(card))
+    return card.task.nouns(observed_rule(card) if card.observed else _rule(card))
 
 
 def _rule(card: Card) -> str:
@@ -174,7 +175,6 @@ def _rule(card: Card) -> str:
         + _sequential_rule(card)
         + _wording_rule(card)
         + _sensitivity_rule(card)
-        + _observed_rule(card)
         + _alttest_rule(card)
     )
 
@@ -196,20 +196,6 @@ def _alttest_rule(card: Card) -> str:
         "judge and that annotator each aligned with the others' labels; the winning rate ω is "
         "the share of annotators whose one-sided paired t-test (margin ε, Benjamini–Yekutieli) "
         f"the judge wins; REPLACES when ω ≥ 0.5, else DOES-NOT-REPLACE; {at}."
-    )
-
-
-def _observed_rule(card: Card) -> str:
-    """The observed rows of a judge-logs run in words (``card.observed``), on a card with them."""
-    if not card.of_type(ObservedBase):
-        return ""
-    return (
-        " Observed rows (judge logs): what the judge already said, nothing intervened on, so "
-        "each is an association in its own traffic, not an effect under a cue. Position "
-        "(items the log holds in both orders), and length and self-preference against human "
-        "labels on the same items, take the rule above (length and self-preference with the "
-        "cue threshold); length against ½, self-preference against other judges, agreement, "
-        "unreadable and drift are OBSERVED: shown, no exit code."
     )
 
 
@@ -295,7 +281,7 @@ def summary(card: Card) -> str:
     counts = Counter(r.verdict for r in card.records)
     parts = [f"{counts[v]} {v}" for v in sorted(counts, key=str)]
     biased = "BIASED" if "BIASED" in counts else "UNSTABLE"
-    meaning = {0: "all clear", EXIT_BIASED: f"a row is {biased}",
+    meaning = {0: clear_meaning(card), EXIT_BIASED: f"a row is {biased}",
                EXIT_DOES_NOT_REPLACE: "no row BIASED; the judge cannot replace the annotators",
                EXIT_INSENSITIVE: "no row BIASED; the judge was not shown to read the texts",
                EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED"}  # fmt: skip
@@ -331,7 +317,8 @@ def write_card(
         silent_note += f" (first {SILENT_SHOWN} shown; all in card_silent.csv)"
     md = [f"# {markdown_text(title)}", "", *[f"- {markdown_text(m)}" for m in meta], ""]
     md += [rule(card), "", to_markdown(shown) if not shown.is_empty() else "(no rows)", ""]
-    md += ["## Silent cue moves", "", silent_note, ""]
+    if not card.observed:  # a log has no cue: no silent move to show
+        md += ["## Silent cue moves", "", silent_note, ""]
     if not silent.is_empty():
         md += [to_markdown(silent), ""]
     human = None if card.human is None else kappa_table(card.human)
@@ -357,7 +344,7 @@ def write_card(
         rule=rule(card),
         forest=None if plot is None else base64.b64encode(plot).decode(),
         card=None if shown.is_empty() else header_and_rows(shown),
-        silent_note=silent_note,
+        silent_note="" if card.observed else silent_note,
         silent=None if silent.is_empty() else header_and_rows(silent),
         review=list(card.review),
         human_note=HUMAN_NOTE if human is not None else "",

@@ -94,6 +94,7 @@ from judgeprobe.metrics.uncertainty import (
     unit_interval,
 )
 from judgeprobe.metrics.units import DOC
+from judgeprobe.metrics.winrates import WinRate
 from judgeprobe.prompts.task import DEFAULT, Task
 from judgeprobe.text.lexicons import Lexicons
 
@@ -128,6 +129,10 @@ class Card:
     method: Method = INTERVALS  # how the rows' intervals were computed
     # Figures corrected by a calibration, where the run has one: a section, not rows.
     calibrated: tuple[CalibratedEstimate, ...] = ()
+    # A judge-logs card (``card.observed``): it speaks of the log, not of a live design.
+    observed: bool = False
+    # A logs run's win rates as the log's own tool counts them (``metrics.winrates``).
+    win_rates: tuple[WinRate, ...] = ()
 
     @cached_property
     def rows(self) -> pl.DataFrame:
@@ -157,7 +162,8 @@ class Card:
     def exit_code(self) -> int:
         """The card command's exit code, so a CI job can gate on the card.
 
-        0 all clear, ``EXIT_BIASED`` when any row is BIASED (or UNSTABLE: a wording row), else
+        0 all clear (or, no row able to set one, nothing to gate on: ``card.speech``),
+        ``EXIT_BIASED`` when any row is BIASED (or UNSTABLE: a wording row), else
         ``EXIT_DOES_NOT_REPLACE`` when an alt-test row that gates (thresholds version 5) is
         DOES-NOT-REPLACE, else ``EXIT_INSENSITIVE`` when
         any row is INSENSITIVE (the judge was not shown to read the texts), else

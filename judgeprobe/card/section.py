@@ -8,9 +8,8 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.card.battery import battery_section
-from judgeprobe.card.observed import observed_card
 from judgeprobe.card.render import display, rule, silent_table, summary
-from judgeprobe.card.rows import make_card
+from judgeprobe.card.rows import Card, make_card
 from judgeprobe.card.sequential import SequentialPlan, replay, sequential_card
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.prompts.task import DEFAULT, Task
@@ -58,11 +57,26 @@ def card_sections(
     ]
 
 
-def observed_sections(
-    run: RunDir, judgments: pl.DataFrame, resamples: int, seed: int, task: Task = DEFAULT
-) -> list[Section]:
-    """The card of a judge-logs run (``card.observed``): its observed rows."""
-    card = observed_card(run, judgments, load_thresholds(), resamples, seed, task)
+WIN_RATE_NOTE = (
+    "Each model's win rate as the log's own tool counts it (ties ½): AlpacaEval's mean of "
+    "preference − 1 (its leaderboard's win_rate ÷ 100), FastChat's win_rate_adjusted for "
+    "MT-Bench pair lines (a line is one result: a win when both calls agree, else a tie), "
+    "(wins + ½ ties) / (wins + ties + losses) for any other log; Invalid verdicts left out. "
+    "The same table is win_rates.csv."
+)
+
+
+def win_rate_section(run: RunDir) -> list[Section]:
+    """The run's win rates (``win_rates.csv``), where the logs run wrote them."""
+    if not run.win_rates.is_file():
+        return []
+    table = pl.read_csv(run.win_rates).with_columns(pl.col("win_rate").round(4))
+    return [Section("Win rates (as the log's own tool counts them)", WIN_RATE_NOTE,
+                    tables=[table])]  # fmt: skip
+
+
+def observed_card_sections(card: Card) -> list[Section]:
+    """An observed card as the report shows it; nothing for a card without rows."""
     if not card.records:
         return []
     return [

@@ -106,9 +106,9 @@ class SequentialPlan:
         """Each look's information fraction (documents / maximum)."""
         return tuple(n / self.maximum for n in self.looks)
 
-    def record(self) -> SequentialRecord:
-        """The plan as the manifest keeps it (``sequential_of`` reads it back)."""
-        return SequentialRecord(round=self.round, maximum=self.maximum, seed=self.seed)
+    def record(self) -> dict[str, int]:
+        """The plan as the manifest keeps it (``SequentialRecord``; ``sequential_of`` reads it)."""
+        return SequentialRecord(round=self.round, maximum=self.maximum, seed=self.seed).model_dump()
 
 
 def sequential_of(manifest: Manifest | None) -> SequentialPlan | None:

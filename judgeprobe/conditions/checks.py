@@ -24,7 +24,7 @@ that changed.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -155,10 +155,10 @@ def write_attack_checks(
     path: Path, items: Sequence[Item], conditions: dict[str, Condition], names: Sequence[str]
 ) -> str:
     """Write the checks (when the sweep has an attack condition); a one-line summary or ""."""
-    table = attack_checks(items, conditions, names)
-    if table.is_empty():
-        return ""
-    table.write_csv(path)
+    return _written(path, attack_checks(items, conditions, names), _attack_summary)
+
+
+def _attack_summary(table: pl.DataFrame) -> str:
     kept, unknown = int(table["preserved"].sum()), table["preserved"].null_count()
     maybe = f" ({unknown} without a similarity)" if unknown else ""
     failed = table.filter(pl.col("preserved").not_())
@@ -166,8 +166,15 @@ def write_attack_checks(
                       for r in failed.head(FAILED_SHOWN).iter_rows(named=True))  # fmt: skip
     more = f" and {failed.height - FAILED_SHOWN} more" if failed.height > FAILED_SHOWN else ""
     shown = f" (failed: {named}{more})" if named else ""
-    return (f"attack preservation: {kept} of {table.height} attacked texts pass{maybe}{shown} "
-            f"→ {path}")  # fmt: skip
+    return f"attack preservation: {kept} of {table.height} attacked texts pass{maybe}{shown}"
+
+
+def _written(path: Path, table: pl.DataFrame, summary: Callable[[pl.DataFrame], str]) -> str:
+    """Write a checks table unless it is empty: its summary line with the path, or ""."""
+    if table.is_empty():
+        return ""
+    table.write_csv(path)
+    return f"{summary(table)} → {path}"
 
 
 DEGRADE_SCHEMA = {
@@ -210,12 +217,12 @@ def write_degrade_checks(
     path: Path, items: Sequence[Item], conditions: dict[str, Condition], names: Sequence[str]
 ) -> str:
     """Write the checks (when the sweep has a sensitivity condition); a one-line summary or ""."""
-    table = degrade_checks(items, conditions, names)
-    if table.is_empty():
-        return ""
-    table.write_csv(path)
+    return _written(path, degrade_checks(items, conditions, names), _degrade_summary)
+
+
+def _degrade_summary(table: pl.DataFrame) -> str:
     judged = int(table["verified"].sum())
     return (
         f"sensitivity: {judged} of {table.height} (condition, item) pairs have a degraded copy "
-        f"that differs in exactly one fact and are judged → {path}"
+        "that differs in exactly one fact and are judged"
     )

@@ -17,6 +17,11 @@ from judgeprobe.core.layouts import Gold, Message, field_text
 INVALID: Final = "Invalid"
 """The verdict of a judgment that ended without one (its reason says why): never dropped."""
 
+TIE: Final = "Tie"
+"""The verdict that prefers neither candidate (the same word in screen terms)."""
+VERDICTS: Final = ("A", "B", TIE)
+"""The valid verdicts in candidate terms: candidate 1 preferred, candidate 2, neither."""
+
 Verdict = Literal["A", "B", "Tie", "Invalid"]
 """A cue judgment's verdict, in candidate terms."""
 RubricVerdict = Literal["satisfied", "violated"]

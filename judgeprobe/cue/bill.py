@@ -58,6 +58,7 @@ from judgeprobe.engine.settings import JudgeConfig, Price
 from judgeprobe.engine.speed import Speed, timed_probe
 from judgeprobe.engine.store import Result, Store
 from judgeprobe.protocols import JudgeProtocol
+from judgeprobe.protocols.budget import least
 from judgeprobe.protocols.pointwise import OwnScorer
 from judgeprobe.protocols.reveal import reveal_stages
 from judgeprobe.text.tokens import APPROXIMATION, approx_tokens
@@ -327,34 +328,6 @@ def later_budgets(protocol: JudgeProtocol, *, second_turn: bool) -> list[int]:
     if protocol.name == "pbp":
         return [*turn1, b["score"], b["rank"]]
     return [*turn1, *[b.get("reveal", b["verdict"])] * reveal_stages(protocol.name)]
-
-
-def least(node: Mapping[str, Any], defs: Mapping[str, Any] | None = None) -> Any:
-    """The shortest value a (pydantic) JSON schema allows: a dry run's stand-in reply."""
-    defs = node.get("$defs", {}) if defs is None else defs
-    if "$ref" in node:
-        return least(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
-    if "const" in node:
-        return node["const"]
-    if "enum" in node:
-        return node["enum"][0]
-    for choice in ("anyOf", "oneOf", "allOf"):
-        if choice in node:
-            return least(node[choice][0], defs)
-    kind = node.get("type")
-    if kind == "object":
-        props: Mapping[str, Any] = node.get("properties", {})
-        return {k: least(v, defs) for k, v in props.items()}
-    if kind == "array":
-        return [least(node.get("items", {}), defs) for _ in range(int(node.get("minItems", 0)))]
-    if kind == "string":
-        return "x" * int(node.get("minLength", 0))
-    if kind in ("integer", "number"):
-        low = node.get("minimum", node.get("exclusiveMinimum", -1) + 1)
-        return int(low) if kind == "integer" else float(low)
-    if kind == "boolean":
-        return False
-    return None
 
 
 @cache

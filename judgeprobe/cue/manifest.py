@@ -78,10 +78,9 @@ def new_manifest(
     hashes = {n: [templates_hash(p.templates, cfg.task) for p in others]
               for n, others in worded.items()}  # fmt: skip
     made = provenance("cue", digest, names, cfg.task)
-    urls = {name: public_url(ep.judge.url) for name, ep in endpoints.items()}
-    seed, sampling = cfg.seeds[0], cfg.sampling
     # the level every judge reaches; per judge under judges[]
-    reached = sampling.determinism(seed, batch_invariant=all(j.batch_invariant for j in cfg.judges))
+    every = all(j.batch_invariant for j in cfg.judges)
+    reached = cfg.sampling.determinism(cfg.seeds[0], batch_invariant=every)
     return {
         **made,
         "run_id": run_id,
@@ -100,18 +99,24 @@ def new_manifest(
         **({"wording_templates": hashes} if cfg.wordings > 1 else {}),
         **({"own_prompts": own} if own else {}),
         **({"label_schemes": label_schemes(cfg, protocols)} if cfg.schemes != ["numbers"] else {}),
-        "judges": [
-            {
-                "name": name,
-                "url": urls[name],
-                "api_key_env": ep.judge.api_key_env,
-                "backend": ep.info.backend,
-                "model": ep.info.model,
-                "fingerprint": ep.info.fingerprint,
-                "server": ep.info.details,
-                "sampling": sampling_record(ep.info.backend, sampling, cfg.seeds),
-                "determinism": sampling.determinism(seed, batch_invariant=ep.judge.batch_invariant),
-            }
-            for name, ep in endpoints.items()
-        ],
+        "judges": _judge_records(cfg, endpoints),
     }
+
+
+def _judge_records(cfg: SweepConfig, endpoints: dict[str, Endpoint]) -> list[dict[str, Any]]:
+    """Each judge as it answered: its server, model, fingerprint, sampling and determinism."""
+    seed, sampling = cfg.seeds[0], cfg.sampling
+    return [
+        {
+            "name": name,
+            "url": public_url(ep.judge.url),
+            "api_key_env": ep.judge.api_key_env,
+            "backend": ep.info.backend,
+            "model": ep.info.model,
+            "fingerprint": ep.info.fingerprint,
+            "server": ep.info.details,
+            "sampling": sampling_record(ep.info.backend, sampling, cfg.seeds),
+            "determinism": sampling.determinism(seed, batch_invariant=ep.judge.batch_invariant),
+        }
+        for name, ep in endpoints.items()
+    ]

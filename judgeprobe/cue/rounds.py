@@ -31,11 +31,14 @@ from judgeprobe.card.sequential import (
     look_card,
     replay,
 )
-from judgeprobe.card.thresholds import load_thresholds
+from judgeprobe.card.thresholds import LoadedThresholds, load_thresholds
 from judgeprobe.conditions import (
+    BLIND,
     NAMED_BLIND,
+    PLACEBO,
     REASK,
     REPEAT,
+    WORDING,
     Condition,
     DegradeCondition,
     PressureCondition,
@@ -55,9 +58,8 @@ from judgeprobe.runs.batch import batch_sweep
 from judgeprobe.runs.ray import ray_sweep
 from judgeprobe.runs.rundir import RunDir, open_store
 from judgeprobe.runs.sweep import JobType, judges_open, run_planned
-from judgeprobe.text.lexicons import load_lexicons
+from judgeprobe.text.lexicons import Lexicons, load_lexicons
 
-PLACEBO = "Placebo"
 Needed = dict[tuple[str, str], set[str]] | None
 """Per (judge, protocol), the conditions a round plans; None: every condition."""
 
@@ -72,7 +74,7 @@ def sequential_plan(cfg: SweepConfig, items: Sequence[Item]) -> SequentialPlan:
 def rides_with(condition: str) -> str:
     """The condition a job's rides with: Blind for its repeats, wordings and further schemes."""
     riders = {REPEAT, *NAMED_BLIND.values()}
-    return "Blind" if condition in riders or condition.startswith("BlindWording") else condition
+    return BLIND if condition in riders or condition.startswith(WORDING) else condition
 
 
 def requests_of(job: Job) -> int:
@@ -213,36 +215,49 @@ async def run_rounds(rounds: SequentialRounds, kind: JobType[Job], out: Path, co
             return rounds.jobs(last, fingerprints, plans[last])
 
         planned = sum(1 for _ in rounds.jobs(k, placeholder, needed))
-        summary, frame, go_on = await send(
+        sent = await send(
             replace(kind, plan=through, planned=planned), replace(kind, plan=alone, planned=planned)
         )
-        merge(swept.summary, summary)
-        swept.rounds = k + 1
-        if frame is None:
-            swept.stopped = f"round {k + 1} waits for its answers"
-            return swept
-        swept.judgments = frame
-        counted = counted_judgments(RunDir(out).judgments)
-        final = k == len(rounds.plan.looks) - 1
-        card = look_card(counted, lex, thresholds, cfg.task)
-        swept.state = look(card, k, rounds.plan, swept.state, last=final)
-        settled, total = len(swept.state.settled()), len(swept.state.states)
-        console.print(
-            f"round {k + 1}: {rounds.plan.looks[k]} documents, {swept.requests} requests "
-            f"planned; {settled} of {total} card rows settled"
-        )
-        if summary.deadline_hit or summary.tripped:
-            swept.stopped = "the sweep stopped (deadline or circuit breaker)"
-            return swept
-        if not go_on:
-            swept.more = not rounds.settled(rounds.needed(swept.state)) and k + 1 < len(
-                rounds.plan.looks
-            )
-            swept.stopped = f"round {k + 1} imported" + ("; export the next" if swept.more else "")
+        if _round_done(rounds, swept, k, sent, out, console, lex, thresholds):
             return swept
     else:
         swept.stopped = "the documents ran out"
     return swept
+
+
+def _round_done(
+    rounds: SequentialRounds, swept: SequentialRun, k: int, sent: Sent, out: Path,
+    console: Console, lex: Lexicons, thresholds: LoadedThresholds,
+) -> bool:  # fmt: skip
+    """Take round ``k``'s answers and its look at the card into ``swept``.
+
+    Returns whether this pass stops here (``swept.stopped`` then says why).
+    """
+    summary, frame, go_on = sent
+    merge(swept.summary, summary)
+    swept.rounds = k + 1
+    if frame is None:
+        swept.stopped = f"round {k + 1} waits for its answers"
+        return True
+    swept.judgments = frame
+    counted = counted_judgments(RunDir(out).judgments)
+    final = k == len(rounds.plan.looks) - 1
+    card = look_card(counted, lex, thresholds, rounds.cfg.task)
+    swept.state = look(card, k, rounds.plan, swept.state, last=final)
+    settled, total = len(swept.state.settled()), len(swept.state.states)
+    console.print(
+        f"round {k + 1}: {rounds.plan.looks[k]} documents, {swept.requests} requests "
+        f"planned; {settled} of {total} card rows settled"
+    )
+    if summary.deadline_hit or summary.tripped:
+        swept.stopped = "the sweep stopped (deadline or circuit breaker)"
+        return True
+    if not go_on:
+        more = not rounds.settled(rounds.needed(swept.state))
+        swept.more = more and k + 1 < len(rounds.plan.looks)
+        swept.stopped = f"round {k + 1} imported" + ("; export the next" if swept.more else "")
+        return True
+    return False
 
 
 def _answered(
@@ -279,27 +294,11 @@ async def sequential_sweep(
     (one round per file) or imports its answers, and stops there.
     """
     cfg = rounds.cfg
-    pending = [opened]
-
-    def once() -> None:
-        if pending[0] is not None:
-            pending[0]()
-            pending[0] = None
-
-    export, imported = batch
-    if export is not None or imported is not None:
-        declared = {j.name: batch_info(j).fingerprint for j in cfg.judges}
-
-        async def by_batch(through: JobType[Job], alone: JobType[Job]) -> Sent:
-            done = _answered(out, through, alone, declared)
-            if done is not None:
-                return RunSummary(skipped=alone.planned), done, True
-            summary, frame = await batch_sweep(
-                through, cfg.judges, cfg.engine, out, console, export, imported, opened=once
-            )  # fmt: skip
-            return summary, frame, False  # an export's frame is None: nothing answered yet
-
-        return await run_rounds(rounds, kind, out, console, by_batch)
+    once = _once(opened)
+    if batch != (None, None):
+        return await run_rounds(
+            rounds, kind, out, console, _by_batch(cfg, out, console, batch, once)
+        )
     if ray is not None:
 
         async def by_ray(through: JobType[Job], alone: JobType[Job]) -> Sent:
@@ -310,15 +309,55 @@ async def sequential_sweep(
             return swept.summary, swept.judgments, True
 
         return await run_rounds(rounds, kind, out, console, by_ray)
-    texts_only = kind.texts_only
+    return await _live_rounds(rounds, kind, out, console, show_progress=show_progress, opened=once)
+
+
+def _once(opened: Callable[[], None] | None) -> Callable[[], None]:
+    """``opened``, called the first time only (the run directory exists from then on)."""
+    pending = [opened]
+
+    def once() -> None:
+        if pending[0] is not None:
+            pending[0]()
+            pending[0] = None
+
+    return once
+
+
+def _by_batch(
+    cfg: SweepConfig, out: Path, console: Console, batch: tuple[Path | None, Path | None],
+    opened: Callable[[], None],
+) -> Send:  # fmt: skip
+    """A round as a batch pass: answered already, exported, or imported (then it stops)."""
+    export, imported = batch
+    declared = {j.name: batch_info(j).fingerprint for j in cfg.judges}
+
+    async def by_batch(through: JobType[Job], alone: JobType[Job]) -> Sent:
+        done = _answered(out, through, alone, declared)
+        if done is not None:
+            return RunSummary(skipped=alone.planned), done, True
+        summary, frame = await batch_sweep(
+            through, cfg.judges, cfg.engine, out, console, export, imported, opened=opened
+        )  # fmt: skip
+        return summary, frame, False  # an export's frame is None: nothing answered yet
+
+    return by_batch
+
+
+async def _live_rounds(
+    rounds: SequentialRounds, kind: JobType[Job], out: Path, console: Console, *,
+    show_progress: bool, opened: Callable[[], None],
+) -> SequentialRun:  # fmt: skip
+    """The rounds sent live: the judges probed once, the store open across rounds."""
+    cfg = rounds.cfg
     async with judges_open(
-        cfg.judges, cfg.engine, console, kind.checks, texts_only=texts_only
+        cfg.judges, cfg.engine, console, kind.checks, texts_only=kind.texts_only
     ) as endpoints:
         fingerprints = {name: ep.info.fingerprint for name, ep in endpoints.items()}
         store = open_store(out)
         try:
             RunDir(out).write_manifest(kind.manifest(endpoints))
-            once()
+            opened()
 
             async def live(through: JobType[Job], alone: JobType[Job]) -> Sent:
                 summary = await run_planned(

@@ -265,15 +265,8 @@ async def _sweep(
     kind = cue_job_type(cfg, protocols, items, conditions, out, counts=planned, review=review)
     if cfg.design == "sequential":
         rounds = SequentialRounds(cfg, protocols, items, conditions)
-        first = rounds.first_round()
-        if cfg.budget_requests and first > cfg.budget_requests:  # nothing would be judged
-            raise JudgeprobeError(
-                f"budget_requests {cfg.budget_requests} is below the first round's {first} "
-                f"requests (round = {cfg.round} documents): raise it or lower round"
-            )
         made = kind.manifest
-        plan = rounds.plan.record().model_dump()
-        kind = replace(kind, manifest=lambda e: {**made(e), "sequential": plan})
+        kind = replace(kind, manifest=lambda e: {**made(e), "sequential": rounds.plan.record()})
         seq = await sequential_sweep(
             rounds, kind, out, console, show_progress=show_progress,
             batch=(mode.export_batch, mode.import_batch), ray=mode.ray, opened=announce,
@@ -325,6 +318,26 @@ async def _sweep(
     return summary, report_unreliable(frame, cfg, summary, console)
 
 
+def check_design(
+    cfg: SweepConfig,
+    protocols: dict[str, JudgeProtocol],
+    items: list[Item],
+    conditions: dict[str, Condition],
+) -> None:
+    """What a run refuses of its design, before any request: ``--plan`` and a run call it alike.
+
+    A sequential run whose ``budget_requests`` is below its first round would judge nothing.
+    """
+    if cfg.design != "sequential" or not cfg.budget_requests:
+        return
+    first = SequentialRounds(cfg, protocols, items, conditions).first_round()
+    if first > cfg.budget_requests:
+        raise JudgeprobeError(
+            f"budget_requests {cfg.budget_requests} is below the first round's {first} "
+            f"requests (round = {cfg.round} documents): raise it or lower round"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``judgeprobe run``: the cue sweep from config to report."""
     args = _parser().parse_args(argv)
@@ -353,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         check_conditions(cfg.judges, {n: conditions[n] for n in cfg.conditions}, items)
     protocols = protocols_for(cfg)  # built once: planning, counts and the manifest share them
     check_writable_dir(out, "--out")
+    check_design(cfg, protocols, items, conditions)  # --plan refuses what a run would
     if args.plan:
         return _plan(cfg, protocols, items, conditions, out, chosen)
     if mode.export_batch is not None:

@@ -9,6 +9,7 @@ friends) compose them, so the engine never depends on what a sweep is.
 from __future__ import annotations
 
 import base64
+import math
 import os
 import re
 import warnings
@@ -227,11 +228,20 @@ class ScoreFormat(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _scale_of_the_map(cls, data: Any) -> Any:
-        """A graded format's scale: its map's smallest and largest value, never given apart."""
+        """A graded format's scale: its map's smallest and largest value, never given apart.
+
+        A value that is not a finite number is refused here, naming the grade, before the scale
+        it would give (not as a missing min and max, not as a NaN scale later).
+        """
         if not isinstance(data, dict) or not isinstance(data.get("map"), dict):
             return data
-        values = [v for v in data["map"].values() if isinstance(v, int | float)]
-        if len(values) != len(data["map"]) or len(values) < 2:
+        for grade, value in data["map"].items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"map.{grade} = {value!r}: not a number (the grade's score)")
+            if not math.isfinite(value):
+                raise ValueError(f"map.{grade} = {value!r}: not a finite number")
+        values = list(data["map"].values())
+        if len(values) < 2:
             return data  # the field's own validation names the problem
         low, high = min(values), max(values)
         if data.get("min", low) != low or data.get("max", high) != high:

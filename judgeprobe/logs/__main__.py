@@ -8,8 +8,9 @@ Reads MT-Bench pair and single-answer judgments, AlpacaEval annotations, inspect
 (``.eval``/``.json``, the ``logs`` extra), promptfoo ``results.json`` and any JSONL/CSV with a
 column map (``--map verdict=winner,…``; docs/logs.md lists the aliases), detected per file or
 named with ``--format``. Calls no judge. Writes judgments.parquet, items.parquet (the texts the
-log carries or ``--answers`` supplies), labels.parquet (``--labels``), the manifest, metrics,
-the observed card and the report, so ``judgeprobe card/report/review/metrics DIR`` work on it.
+log carries or ``--answers`` supplies), labels.parquet (``--labels``), win_rates.csv (each
+model's win rate as the log's own tool counts it), the manifest, metrics, the observed card and
+the report, so ``judgeprobe card/report/review/metrics DIR`` work on it.
 A row that cannot be read is one line naming file and line; a file with no usable row is an
 error (exit 2); unreadable verdicts are Invalid judgments, counted, never dropped.
 """
@@ -31,19 +32,19 @@ from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
-from judgeprobe.logs.formats import ReadOptions, format_names
+from judgeprobe.logs.formats import ReadOptions, format_names, logs_task
 from judgeprobe.logs.generic import parse_map
+from judgeprobe.logs.labels import unmatched, unmatched_line
 from judgeprobe.logs.mtbench import Answers, read_answers
-from judgeprobe.logs.read import read_logs, read_votes
+from judgeprobe.logs.read import Read, read_logs, read_votes
 from judgeprobe.logs.rows import VoteRow
 from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
-from judgeprobe.metrics.load import load_run
 from judgeprobe.metrics.table import write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
-from judgeprobe.report.run import run_report
+from judgeprobe.metrics.winrates import win_rates
+from judgeprobe.report.logs import logs_report
 from judgeprobe.runs.rundir import LogsConfig, RunDir, check_writable_dir
-from judgeprobe.text.lexicons import load_lexicons
 
 SHOWN_BAD = 20
 """Bad rows printed one a line; the rest are in ``bad_rows.txt``."""
@@ -55,8 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     p = command_parser("logs", __doc__)
     p.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="judge log files")
     p.add_argument("--out", type=Path, required=True, help="the run directory to write")
-    p.add_argument("--labels", type=Path, help="human labels (MT-Bench human judgments or a "
-                   "table: question_id, generator_1, generator_2, turn, preferred)")  # fmt: skip
+    p.add_argument("--labels", type=Path, help="human labels (MT-Bench human judgments, a log "
+                   "in a pair format logs reads, or a table: question_id, generator_1, "
+                   "generator_2, turn, preferred)")  # fmt: skip
     p.add_argument(
         "--format", choices=format_names(), help="every file's format (default: detected)"
     )
@@ -112,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=out.parent))
     try:
-        counts = _write(staging, out, args, found.formats, table, votes, bad)
+        counts = _write(staging, out, args, found, table, votes, bad)
         if counts["judgments"] == 0:
             raise JudgeprobeError(
                 f"no pair to judge: {table.unpaired_scores} scores, each alone on its question "
@@ -131,20 +133,44 @@ def main(argv: list[str] | None = None) -> int:
         f"Invalid), {counts['items']} items, {_with_texts(RunDir(out))} with texts; "
         f"{len(votes)} human labels; {len(bad)} skipped"
     )
-    if table.unpaired_scores:
-        print(f"{table.unpaired_scores} scores alone on their question (no pair): not judgments")
+    for line in _notes(found, table, counts["unmatched_labels"], len(votes), args.labels):
+        print(line)
     if args.answers:
         _answers_unmatched(answers, RunDir(out), console)
     del found, table  # what follows reads the run back, as every later command does
     scanned = pl.scan_parquet(RunDir(out).judgments)
     write_csv(estimates_table(scanned), RunDir(out).metrics)
+    card = card_for_run(out, resamples=args.resamples, seed=args.seed)
     if args.no_report:
         report = f"none (--no-report: judgeprobe report {out} writes it and metrics_ci.csv)"
     else:
-        report = str(run_report(load_run(out), load_lexicons(None), args.resamples, args.seed))
-    card = card_for_run(out, resamples=args.resamples, seed=args.seed)
+        report = str(logs_report(out, args.resamples, args.seed, card=card))
     print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
     return card.exit_code
+
+
+def _notes(
+    found: Read, table: LogTable, unmatched_labels: int, votes: int, labels: Path | None
+) -> list[str]:
+    """What the summary adds: unpaired scores, recovered shown order, unmatched labels.
+
+    One line for scores alone on their question, when there are any; one per judge whose log's
+    tool shuffled the shown order; one for labels that match no item, when there are any.
+    """
+    out = []
+    if table.unpaired_scores:
+        out.append(f"{table.unpaired_scores} scores alone on their question (no pair): not "
+                   "judgments")  # fmt: skip
+    for c in found.randomized_cells():
+        kept, switched, left = c.kept, c.switched, c.undetermined
+        out.append(
+            f"{c.judge}: the log's tool shuffled the shown order; recovered for "
+            f"{kept + switched} of {kept + switched + left} rows ({switched} switched, {kept} "
+            f"not), {left} could not be told (no position claim on those)"
+        )
+    if unmatched_labels:
+        out.append(unmatched_line(unmatched_labels, votes, str(labels)))
+    return out
 
 
 def _answers_unmatched(answers: Answers, run: RunDir, console: Console) -> None:
@@ -170,7 +196,7 @@ def _with_texts(run: RunDir) -> int:
 
 
 def _write(
-    staging: Path, out: Path, args: argparse.Namespace, formats: dict[str, str],
+    staging: Path, out: Path, args: argparse.Namespace, found: Read,
     table: LogTable, votes: list[VoteRow], bad: list[str],
 ) -> dict[str, int]:  # fmt: skip
     """The run's files, written into ``staging`` (renamed to ``out`` when all are there).
@@ -179,19 +205,26 @@ def _write(
     """
     run = RunDir(staging)
     table.judgments.sink_parquet(run.judgments)  # streamed from the logs, never whole
+    lines = [f for f, fmt in found.formats.items() if fmt == "mtbench-pair"]  # one result a line
+    write_csv(win_rates(pl.scan_parquet(run.judgments), lines), run.win_rates)
     table.texts.sink_parquet(staging / ITEMS)  # streamed: a copy of each text, not per call
     items = None
     if _with_texts(RunDir(staging)):
         items = str((out / ITEMS).resolve())
     else:
         (staging / ITEMS).unlink()
+    unmatched_labels = 0
     if votes:
-        label_table(votes).write_parquet(run.labels)
+        labels = label_table(votes)
+        labels.write_parquet(run.labels)
+        unmatched_labels = unmatched(labels, pl.scan_parquet(run.judgments))
     config = LogsConfig(
-        sources=[str(p.resolve()) for p in args.paths], formats=formats, self=list(args.own),
-        map=args.map or "", items=items, skipped=len(bad),
+        sources=[str(p.resolve()) for p in args.paths], formats=found.formats,
+        self=list(args.own), map=args.map or "", items=items, skipped=len(bad),
         labels=str(args.labels.resolve()) if votes else None,
         baseline=None if args.baseline is None else str(args.baseline.resolve()),
+        randomized_order=found.randomized_cells(), unmatched_labels=unmatched_labels,
+        task=logs_task(found.formats.values()),  # the nouns its pages speak
     )  # fmt: skip
     if bad:
         write_atomic(staging / BAD_ROWS, "\n".join(bad) + "\n")
@@ -206,7 +239,7 @@ def _write(
         "kind": "logs", "config": config.model_dump(), "seeds": [0],
         "judges": [{"name": j, "model": j, "backend": "log"} for j in judges],
     })  # fmt: skip
-    return {k: int(v) for k, v in counts.items()}
+    return {**{k: int(v) for k, v in counts.items()}, "unmatched_labels": unmatched_labels}
 
 
 def cli(argv: list[str] | None = None) -> int:

@@ -28,6 +28,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.logs.formats import LogFormat, ReadOptions, Sniff, record_rows, register_format
 from judgeprobe.logs.rows import BadRow, PairRow, Row, Skipped, Strength, Where, Winner
 from judgeprobe.logs.source import Record, need, records, text
+from judgeprobe.prompts.task import Task
 
 KEYS = {"model", "judge", "games"}
 CONFIG = "judge_config.yaml"
@@ -122,5 +123,5 @@ def _rows(path: Path, options: ReadOptions) -> Iterator[Row | Skipped]:
 
 register_format(LogFormat(
     "arena-hard", _is_arena_hard, _rows,
-    help="arena-hard-auto data/BENCH/model_judgment/JUDGE/MODEL.jsonl",
+    help="arena-hard-auto data/BENCH/model_judgment/JUDGE/MODEL.jsonl", task=Task(preset="qa"),
 ))  # fmt: skip

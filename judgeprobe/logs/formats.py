@@ -15,7 +15,7 @@ docs/development.md, "Adding a log format", says how to add one.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -26,6 +26,7 @@ import polars as pl
 from judgeprobe import JudgeprobeError
 from judgeprobe.logs.rows import BadRow, Row, Skipped, Where
 from judgeprobe.logs.source import Record, is_jsonl, json_document, records
+from judgeprobe.prompts.task import LOGS, Task
 
 BUILTIN = ("inspect", "promptfoo", "mtbench", "alpaca", "arena_hard", "generic")
 """The modules of ``judgeprobe.logs`` that register the built-in formats."""
@@ -91,6 +92,7 @@ class LogFormat:
     read: FileReader
     fast: FastReader | None = None
     help: str = ""
+    task: Task = LOGS  # whose nouns a run of these logs speaks (questions and answers, …)
 
 
 _REGISTRY: dict[str, LogFormat] = {}
@@ -112,6 +114,15 @@ def _formats() -> dict[str, LogFormat]:
 def format_names() -> tuple[str, ...]:
     """Every registered format by name, the fallback last."""
     return tuple(sorted(_formats(), key=lambda name: (name == FALLBACK, name)))
+
+
+def logs_task(names: Iterable[str]) -> Task:
+    """The task of a run read from files of formats ``names``: theirs when they agree.
+
+    Formats that disagree: ``prompts.task.LOGS`` (responses to a question).
+    """
+    found = {get_format(name).task for name in names}
+    return found.pop() if len(found) == 1 else LOGS
 
 
 def get_format(name: str) -> LogFormat:

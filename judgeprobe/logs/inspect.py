@@ -17,6 +17,7 @@ from typing import Any
 from judgeprobe import JudgeprobeError
 from judgeprobe.logs.formats import LogFormat, ReadOptions, Sniff, register_format
 from judgeprobe.logs.rows import ScoreRow, Where
+from judgeprobe.prompts.task import Task
 
 GRADES = {"C": 1.0, "P": 0.5, "I": 0.0}
 """inspect_ai's CORRECT, PARTIAL and INCORRECT."""
@@ -96,4 +97,8 @@ def _rows(path: Path, options: ReadOptions) -> Iterator[ScoreRow]:
     return eval_rows(path)
 
 
-register_format(LogFormat("inspect", _is_eval, _rows, help="inspect_ai .eval/.json eval logs"))
+register_format(
+    LogFormat(
+        "inspect", _is_eval, _rows, help="inspect_ai .eval/.json eval logs", task=Task(preset="qa")
+    )
+)

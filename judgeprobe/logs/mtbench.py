@@ -43,6 +43,7 @@ from judgeprobe.logs.rows import (
     calls_plan,
 )
 from judgeprobe.logs.source import Record, need, records, text, turn_of
+from judgeprobe.prompts.task import Task
 
 PAIR_KEYS = {"model_1", "model_2", "g1_winner", "g2_winner"}
 SINGLE_KEYS = {"model", "score", "judgment"}
@@ -324,8 +325,13 @@ def pair_calls_fast(path: Path) -> pl.LazyFrame | None:
             question=_prompt_expr(prompt, "question"), response_first=_prompt_expr(prompt, "a"),
             response_second=_prompt_expr(prompt, "b"), category=pl.lit(""),
             p_second=pl.lit(None), shown=pl.lit(True), strength=pl.lit(None),
+            randomized=pl.lit(None),
         ))  # fmt: skip
     return pl.concat(calls)
+
+
+QA = Task(preset="qa")
+"""MT-Bench's task: answers to a question."""
 
 
 def _prompt_expr(prompt: pl.Expr, part: str) -> pl.Expr:
@@ -340,9 +346,9 @@ def _fast(path: Path, options: ReadOptions) -> pl.LazyFrame | None:
 
 register_format(LogFormat(
     "mtbench-pair", lambda s: s.keys >= PAIR_KEYS, per_record(pair_rows), _fast,
-    "FastChat llm_judge model_judgment/*_pair.jsonl",
+    "FastChat llm_judge model_judgment/*_pair.jsonl", QA,
 ))  # fmt: skip
 register_format(LogFormat(
     "mtbench-single", lambda s: s.keys >= SINGLE_KEYS and "judge" in s.keys,
-    per_record(single_rows), help="FastChat llm_judge model_judgment/*_single.jsonl",
+    per_record(single_rows), help="FastChat llm_judge model_judgment/*_single.jsonl", task=QA,
 ))  # fmt: skip

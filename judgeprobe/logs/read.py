@@ -7,16 +7,18 @@ rows, never bad rows: they become Invalid judgments.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.logs.formats import LogFormat, ReadOptions, detect, get_format
+from judgeprobe.logs.formats import FALLBACK, LogFormat, ReadOptions, detect, get_format
 from judgeprobe.logs.generic import Columns
 from judgeprobe.logs.rows import CALLS, BadRow, PairRow, ScoreRow, Skipped, VoteRow, calls_frame
 from judgeprobe.logs.source import records
+from judgeprobe.runs.rundir import RandomizedOrder
 
 
 @dataclass
@@ -27,10 +29,24 @@ class Read:
     scores: list[ScoreRow] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
+    # rows a judge × protocol had by ``PairRow.randomized`` (a fast reader's rows have none)
+    randomized: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
 
     def all_calls(self) -> pl.LazyFrame:
         """Every file's judging calls as one plan."""
         return pl.concat(self.calls) if self.calls else pl.LazyFrame(schema=CALLS)
+
+    def randomized_cells(self) -> list[RandomizedOrder]:
+        """Each judge × protocol whose shown order the log's tool shuffled, and its recovery.
+
+        From ``PairRow.randomized``: how many rows had the order recovered as listed (kept),
+        reversed (switched), or not (undetermined). For the manifest and the printed summary.
+        """
+        return [
+            RandomizedOrder(judge=judge, protocol=protocol, kept=c["kept"],
+                            switched=c["switched"], undetermined=c["undetermined"])
+            for (judge, protocol), c in sorted(self.randomized.items())
+        ]  # fmt: skip
 
 
 def _read_file(path: Path, fmt: LogFormat, options: ReadOptions, out: Read) -> int:
@@ -49,6 +65,9 @@ def _read_file(path: Path, fmt: LogFormat, options: ReadOptions, out: Read) -> i
         n += 1
         if isinstance(row, PairRow):
             pairs.append(row)
+            if row.randomized is not None:
+                cell = out.randomized.setdefault((row.judge, row.protocol), Counter())
+                cell[row.randomized] += 1
         else:
             out.scores.append(row)
     if pairs:
@@ -78,27 +97,31 @@ def read_logs(
 def read_votes(
     path: Path, mapping: dict[str, str] | None = None
 ) -> tuple[list[VoteRow], list[str]]:
-    """Human votes: MT-Bench human judgments, or a table keyed by question, pair and turn.
+    """Human votes: a log in a pair format ``logs`` reads, MT-Bench's, or a key table.
 
-    The table's columns: the question (``question_id`` or its aliases), ``generator_1`` and
-    ``generator_2`` (or aliases), ``turn`` (default 1), ``preferred`` (1, 2 or tie, or any
-    verdict value the generic reader reads) or ``score``, optional ``weight`` and
-    ``annotator``. A vote that cannot be read is one line of the second list.
+    A log in any format ``logs`` detects gives its verdicts as votes on their items
+    (``labels.log_votes``). A table's columns: the question (``question_id`` or its aliases),
+    ``generator_1`` and ``generator_2`` (or aliases), ``turn`` (default 1), ``preferred`` (1, 2
+    or tie, or any verdict value the generic reader reads) or ``score``, optional ``weight``
+    and ``annotator``. A vote that cannot be read is one line of the second list.
     """
-    from judgeprobe.logs.labels import vote
+    from judgeprobe.logs.labels import log_votes, vote
 
     if not path.is_file():
         raise JudgeprobeError(f"--labels {path}: no such file")
-    votes: list[VoteRow] = []
-    bad: list[str] = []
-    columns = Columns(mapping or {})
-    for where, record in records(path):
-        try:
-            if isinstance(record, BadRow):
-                raise record
-            votes.append(vote(where, record, columns))
-        except BadRow as exc:
-            bad.append(f"{where}: {exc}")
+    fmt = detect(path)
+    if fmt.name != FALLBACK:
+        votes, bad = log_votes(fmt.read(path, ReadOptions(mapping=mapping or {})))
+    else:
+        votes, bad = [], []
+        columns = Columns(mapping or {})
+        for where, record in records(path):
+            try:
+                if isinstance(record, BadRow):
+                    raise record
+                votes.append(vote(where, record, columns))
+            except BadRow as exc:
+                bad.append(f"{where}: {exc}")
     if not votes:
         raise JudgeprobeError(
             f"--labels {path}: no usable label (first: {bad[0] if bad else 'no record'})"

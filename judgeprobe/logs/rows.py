@@ -19,6 +19,9 @@ Strength = Literal["strong", "slight"]
 """How much better the winner is, where the judge says (Arena-Hard's ``A>>B`` vs ``A>B``)."""
 Preferred = Literal["1", "2", "tie"]
 """A human vote in the terms of the pair as the labels file lists it."""
+Randomized = Literal["kept", "switched", "undetermined"]
+"""Where the log's tool shuffled the shown order itself (AlpacaEval): the row's order as
+recovered, the pair shown as the log lists it (kept) or reversed (switched), or not told."""
 
 
 class BadRow(ValueError):
@@ -62,6 +65,7 @@ class PairRow:
     p_second: float | None = None
     shown: bool = True  # False: the log does not say which response was shown first
     strength: Strength | None = None  # a decisive verdict's strength, where the log grades it
+    randomized: Randomized | None = None  # None: the log's tool did not shuffle the order
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +119,7 @@ class Skipped:
 
 _POLARS: dict[object, pl.DataType] = {
     str: pl.String(), int: pl.Int64(), float: pl.Float64(), bool: pl.Boolean(),
-    Winner: pl.String(), Preferred: pl.String(), Strength: pl.String(),
+    Winner: pl.String(), Preferred: pl.String(), Strength: pl.String(), Randomized: pl.String(),
 }  # fmt: skip
 
 

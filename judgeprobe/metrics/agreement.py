@@ -23,6 +23,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import interval_expr
+from judgeprobe.core.records import VERDICTS
 from judgeprobe.metrics.uncertainty import (
     Share,
     Stat,
@@ -36,7 +37,7 @@ from judgeprobe.metrics.units import DOC
 from judgeprobe.runs.review import Label, read_labels
 from judgeprobe.runs.rundir import RunDir
 
-LABELS = ("A", "B", "Tie")
+LABELS = VERDICTS  # the categories kappa counts, in its tables' order
 
 
 @dataclass(frozen=True, slots=True)

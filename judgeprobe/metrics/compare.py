@@ -320,22 +320,7 @@ def difference_rows(
                 a, b = ((c["judge"], c["protocol"], key[1]) for c in cells)
                 if BY_NAME[name].directional and not (directional.get(a) and directional.get(b)):
                     continue
-                rows.append(
-                    {
-                        "judge": a[0],
-                        "protocol": a[1],
-                        "condition": a[2],
-                        "metric": f"diff_{name}",
-                        "value": d.delta.value,
-                        "lo": d.delta.lo,
-                        "hi": d.delta.hi,
-                        "n": d.n,
-                        "documents": d.documents,
-                        "versus": f"{kind}={key[3]}",
-                        "p": d.p,
-                        "ci_flag": d.ci_flag,
-                    }
-                )
+                rows.append(_tidy(d, a, name, f"{kind}={key[3]}"))
     return rows
 
 
@@ -358,6 +343,15 @@ def paired_units(units: pl.DataFrame, spec: MetricSpec, a: Cell, b: Cell) -> pl.
     """The showings both cells count for ``spec``, a's columns beside b's (suffix ``_b``)."""
     arms = [cell_units(units, spec, cell) for cell in (a, b)]
     return shared_units(arms[0], arms[1], SHOWING, spec.unit_column)
+
+
+def _tidy(d: PairedDifference, a: Cell, name: str, versus: str) -> dict[str, object]:
+    """A difference as a row of the tidy table: in ``a``'s cell, ``versus`` the other arm."""
+    return {
+        "judge": a[0], "protocol": a[1], "condition": a[2], "metric": f"diff_{name}",
+        "value": d.delta.value, "lo": d.delta.lo, "hi": d.delta.hi, "n": d.n,
+        "documents": d.documents, "versus": versus, "p": d.p, "ci_flag": d.ci_flag,
+    }  # fmt: skip
 
 
 def paired_difference(

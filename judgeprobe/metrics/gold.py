@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from judgeprobe.core.records import TIE
 from judgeprobe.metrics.uncertainty import contrast, ratio
 from judgeprobe.metrics.units import KEYS, VALID, VERDICT
 
@@ -65,10 +66,10 @@ def gold_units(j: pl.LazyFrame) -> pl.LazyFrame:
 def gold_tie_units(j: pl.LazyFrame) -> pl.LazyFrame:
     """Per unit whose gold is a tie (it leaves ACC): Tie verdicts and valid ones."""
     return (
-        j.filter(GOLD == "Tie")
+        j.filter(GOLD == TIE)
         .group_by(KEYS)
         .agg(
-            tie_said=(VALID & (VERDICT == "Tie")).sum().cast(pl.Int64),
+            tie_said=(VALID & (VERDICT == TIE)).sum().cast(pl.Int64),
             tie_judged=VALID.sum().cast(pl.Int64),
         )
     )

@@ -10,6 +10,9 @@ exact test on the discordant questions, as the card's other rows).
 
 - ``position``: items judged validly in both orders (``items.position_units``, the Blind
   position row's units): first-shown excess and consistency.
+- ``position (randomized)``: where the log's tool itself shuffled the shown order (AlpacaEval)
+  and the order was recovered, the first-shown win share − ½ over decisive verdicts: an
+  experiment, since the order was assigned at random.
 - ``length``: over decisive verdicts on pairs of unequal length, the longer-win share L, against
   the human labels' L on the labelled pairs, else against ½.
 - ``self-preference``: the judge's own model's win rate (ties ½) under the judge minus under
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from judgeprobe.core.estimate import Estimate
-from judgeprobe.core.records import INVALID
+from judgeprobe.core.records import INVALID, TIE
 from judgeprobe.metrics.agreement import interval as kappa_interval
 from judgeprobe.metrics.agreement import kappa, kappa_of_table, label_pairs
 from judgeprobe.metrics.uncertainty import (
@@ -49,7 +52,7 @@ COLUMNS = ["judge", "protocol", "condition", DOC, "subset", "item_id", "generato
 """The judgments-table columns the observed figures read (a log run's card reads no other)."""
 VALUE = {"A": 1.0, "Tie": 0.5, "B": 0.0}
 """Candidate A's value of a verdict: a win, half, a loss."""
-Measure = str  # position | length | self-preference | agreement | unreadable | drift
+Measure = str  # position | position-randomized | length | self-preference | agreement | …
 
 
 @dataclass(frozen=True)
@@ -164,6 +167,44 @@ def position(judgments: pl.DataFrame) -> list[Observed]:
     return out
 
 
+def randomized_position(
+    judgments: pl.DataFrame, cells: Mapping[tuple[str, str], Mapping[str, int]]
+) -> list[Observed]:
+    """First-shown win share − ½ where the log's tool randomized the shown order.
+
+    ``cells``: the judge × protocol cells whose order the tool shuffled, each with how many rows
+    had their order recovered (``kept``, ``switched``) or not (``undetermined``); only
+    judgments with a recovered order (``order`` 12 or 21) count. The interval is the share's
+    over questions, shifted by ½; the test the exact sign test over questions of first- minus
+    second-shown wins.
+    """
+    decisive = narrow(judgments).filter(
+        pl.col("order").cast(pl.String).is_in(["12", "21"]), pl.col("verdict").is_in(["A", "B"])
+    )
+    first = (pl.col("order").cast(pl.String) == "12") == (pl.col("verdict") == "A")
+    units = decisive.select(
+        *CELL, pl.col(DOC).cast(pl.String), first=first.cast(pl.Int64),
+        second=(~first).cast(pl.Int64), unit=pl.lit(1, pl.Int64),
+    )  # fmt: skip
+    out = []
+    for (judge, protocol), part in sorted(units.partition_by(CELL, as_dict=True).items()):
+        counts = cells.get((str(judge), str(protocol)))
+        if counts is None:
+            continue
+        n, wins = part.height, int(part["first"].sum())
+        lo, hi = _bounds(part, ["first", "unit"], ratio(0, 1))
+        up, down, p = question_test(part, pl.col("first") - pl.col("second"))
+        out.append(Observed(
+            str(judge), str(protocol), "position-randomized", "position (randomized)",
+            "first-shown share − ½", n, part[DOC].n_unique(),
+            Estimate(value=wins / n - 0.5, lo=None if lo is None else lo - 0.5,
+                     hi=None if hi is None else hi - 0.5),
+            up, down, p, "the log's tool's random shown order",
+            {"first": wins, "background": 1.0, **{k: int(v) for k, v in counts.items()}},
+        ))  # fmt: skip
+    return out
+
+
 def length(judgments: pl.DataFrame, labels: pl.DataFrame | None) -> list[Observed]:
     """The longer-win share of decisive verdicts, against the human labels' or ½."""
     unequal = (
@@ -184,8 +225,8 @@ def length(judgments: pl.DataFrame, labels: pl.DataFrame | None) -> list[Observe
         cell = (str(judge), str(protocol))
         ref = part.join(human, on="item_id", how="inner").with_columns(
             rl=((pl.col("human") == "A") == pl.col("longer_A")).cast(pl.Int64)
-            * (pl.col("human") != "Tie").cast(pl.Int64),
-            rd=(pl.col("human") != "Tie").cast(pl.Int64),
+            * (pl.col("human") != TIE).cast(pl.Int64),
+            rd=(pl.col("human") != TIE).cast(pl.Int64),
         )
         judge_l = int(part["jl"].sum()) / int(part["jd"].sum())
         if int(ref["rd"].sum()) > 0:
@@ -223,10 +264,21 @@ def own_models(judge: str, own: Collection[str], generators: Collection[str]) ->
 def self_preference(
     judgments: pl.DataFrame, labels: pl.DataFrame | None, own: Collection[str] = ()
 ) -> list[Observed]:
-    """The judge's own model's win rate under the judge minus under the reference."""
-    items = item_verdicts(judgments).filter(pl.col("value_A").is_not_null())
+    """The judge's own model's win rate under the judge minus under the reference.
+
+    Only the items of a pair with some judge's own model are grouped (a log's other items
+    change no figure here, and grouping 10^6 of them is most of the card's memory).
+    """
+    g = judgments.lazy().select(pl.concat([pl.col("generator_1"), pl.col("generator_2")]).unique())
+    generators = set(g.collect().to_series().drop_nulls().to_list())
+    judges = judgments.lazy().select(pl.col("judge").unique()).collect().to_series().to_list()
+    owned = {m for j in judges for m in own_models(str(j), own, generators)}
+    if not owned:
+        return []
+    with_own = pl.col("generator_1").is_in(owned) | pl.col("generator_2").is_in(owned)
+    items = item_verdicts(narrow(judgments).filter(with_own))
+    items = items.filter(pl.col("value_A").is_not_null())
     human = human_labels(labels)
-    generators = set(items["generator_1"].to_list()) | set(items["generator_2"].to_list())
     out = []
     for (judge, protocol), part in sorted(items.partition_by(CELL, as_dict=True).items()):
         for model in own_models(str(judge), own, generators):
@@ -274,7 +326,8 @@ def agreement(
     human = human_labels(labels)
     if human.is_empty():
         return []
-    items = item_verdicts(judgments).filter(pl.col("verdict") != INVALID)
+    labelled = narrow(judgments).filter(pl.col("item_id").is_in(human["item_id"].implode()))
+    items = item_verdicts(labelled).filter(pl.col("verdict") != INVALID)
     both = items.join(human, on="item_id", how="inner").with_columns(
         agree=(pl.col("verdict") == pl.col("human")).cast(pl.Int64), unit=pl.lit(1, pl.Int64)
     )
@@ -348,8 +401,8 @@ def drift(
         units = units.with_columns(
             changed=(v != b).cast(pl.Int64), to_A=((v == "A") & (b != "A")).cast(pl.Int64),
             to_B=((v == "B") & (b != "B")).cast(pl.Int64),
-            into_tie=((v == "Tie") & (b != "Tie")).cast(pl.Int64),
-            out_of_tie=((b == "Tie") & (v != "Tie")).cast(pl.Int64), unit=pl.lit(1, pl.Int64),
+            into_tie=((v == TIE) & (b != TIE)).cast(pl.Int64),
+            out_of_tie=((b == TIE) & (v != TIE)).cast(pl.Int64), unit=pl.lit(1, pl.Int64),
         )  # fmt: skip
         lo, hi = _bounds(units, ["changed", "unit"], ratio(0, 1))
         up, down, p = question_test(units, pl.col("into_tie") - pl.col("out_of_tie"))

@@ -88,22 +88,13 @@ METRICS: tuple[MetricSpec, ...] = (
     M("EDR", "cell", ("tie", "valid"), SHARE, description="Tie share of valid verdicts"),
     M("ND", "cell", ("a", "b", "valid"), _ND, description="|A − B| / valid"),
     M("share_A", "cell", ("a", "valid"), SHARE, description="candidate 1 preferred"),
-    M(
-        "LDS",
-        "paired",
-        ("lds", "paired"),
-        SHARE,
-        directional=True,
-        description="moves into the target",
-    ),
-    M("TS", "paired", ("ts", "paired"), SHARE, description="moves into Tie"),
-    M(
-        "OLS",
-        "paired",
-        ("ols", "paired"),
-        SHARE,
-        directional=True,
-        description="moves into the other candidate",
+    *(
+        M(name, "paired", (count, "paired"), SHARE, directional=d, description=f"moves into {w}")
+        for name, count, d, w in (
+            ("LDS", "lds", True, "the target"),
+            ("TS", "ts", False, "Tie"),
+            ("OLS", "ols", True, "the other candidate"),
+        )
     ),
     # LAO = LDS / (LDS + TS + OLS); every change is exactly one of the three when the cell
     # has a target, so the denominator is the count of changed verdicts.
@@ -117,20 +108,19 @@ METRICS: tuple[MetricSpec, ...] = (
         den="paired",
     ),
     M("flip_rate", "paired", ("changed", "paired"), SHARE, description="verdict ≠ Blind's"),
-    M(
-        "marginal_LDS",
-        "marginal",
-        ("p_fav", "p_valid", "b_fav", "b_valid"),
-        _DIFFERENCE,
-        directional=True,
-    ),
-    M("marginal_TS", "marginal", ("p_tie", "p_valid", "b_tie", "b_valid"), _DIFFERENCE),
-    M(
-        "marginal_OLS",
-        "marginal",
-        ("p_opp", "p_valid", "b_opp", "b_valid"),
-        _DIFFERENCE,
-        directional=True,
+    *(  # the paired moves' marginal counterparts: the share's change, Blind to the condition
+        M(
+            name,
+            "marginal",
+            (f"p_{c}", "p_valid", f"b_{c}", "b_valid"),
+            _DIFFERENCE,
+            directional=d,
+        )
+        for name, c, d in (
+            ("marginal_LDS", "fav", True),
+            ("marginal_TS", "tie", False),
+            ("marginal_OLS", "opp", True),
+        )
     ),
     M("RS", "reveal", ("revised", "pairs"), SHARE, description="v_R ≠ v_F"),
     M("RS_truth", "reveal", ("to_truth", "pairs"), SHARE, description="revised to truth"),

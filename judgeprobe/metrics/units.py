@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from judgeprobe.conditions import BLIND, WORDING, family_members
-from judgeprobe.core.records import INVALID, JUDGMENT_SCHEMA
+from judgeprobe.core.records import INVALID, JUDGMENT_SCHEMA, TIE, VERDICTS
 from judgeprobe.protocols.pressure import unsupplied_pressure
 from judgeprobe.protocols.reveal import unsupplied
 from judgeprobe.text.lexicons import Lexicons
@@ -147,7 +147,7 @@ def moves(before: pl.Expr) -> dict[str, pl.Expr]:
     other = _other(TARGET)  # the candidate the cue does not favour
     return {
         "lds": (VERDICT == TARGET) & (before != TARGET),
-        "ts": (VERDICT == "Tie") & (before != "Tie"),
+        "ts": (VERDICT == TIE) & (before != TIE),
         "ols": (other == VERDICT) & (before != other),
     }
 
@@ -164,7 +164,7 @@ def cell_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
         judgments=pl.len().cast(pl.Int64),
         invalid=(~VALID).sum().cast(pl.Int64),
         valid=VALID.sum().cast(pl.Int64),
-        tie=(VERDICT == "Tie").sum().cast(pl.Int64),
+        tie=(VERDICT == TIE).sum().cast(pl.Int64),
         a=(VERDICT == "A").sum().cast(pl.Int64),
         b=(VERDICT == "B").sum().cast(pl.Int64),
         directional=TARGET.is_in(["A", "B"]).all(),
@@ -204,7 +204,7 @@ def marginal_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     p_side = probe.group_by(keys).agg(
         p_valid=pl.len().cast(pl.Int64),
         p_fav=(VERDICT == TARGET).sum().cast(pl.Int64),
-        p_tie=(VERDICT == "Tie").sum().cast(pl.Int64),
+        p_tie=(VERDICT == TIE).sum().cast(pl.Int64),
         p_opp=(other == VERDICT).sum().cast(pl.Int64),
     )
     cell_target = probe.group_by(CELL).agg(
@@ -221,7 +221,7 @@ def marginal_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
         .agg(
             b_valid=pl.len().cast(pl.Int64),
             b_fav=(pl.col("blind_verdict") == blind_target).sum().cast(pl.Int64),
-            b_tie=(pl.col("blind_verdict") == "Tie").sum().cast(pl.Int64),
+            b_tie=(pl.col("blind_verdict") == TIE).sum().cast(pl.Int64),
             b_opp=(pl.col("blind_verdict") == _other(blind_target)).sum().cast(pl.Int64),
         )
     )
@@ -249,7 +249,7 @@ def reveal_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
     ``to_target`` counts final verdicts on t.
     """
     v_f = pl.col("turn1_verdict")
-    both = VALID & v_f.is_in(["A", "B", "Tie"])
+    both = VALID & v_f.is_in(VERDICTS)
     revision = moves(v_f)
     # Under a push there is no truth: "the opposite" is the other of turn 1's pick.
     switched = v_f.is_in(["A", "B"]) & (_other(v_f) == VERDICT)
@@ -270,7 +270,7 @@ def reveal_units(j: pl.LazyFrame, lex: Lexicons) -> pl.LazyFrame:
             to_truth=revision["lds"].sum().cast(pl.Int64),
             to_tie=revision["ts"].sum().cast(pl.Int64),
             to_opp=pl.when(PRESSURE).then(switched).otherwise(revision["ols"]).sum().cast(pl.Int64),
-            to_out=((v_f == "Tie") & picked).sum().cast(pl.Int64),
+            to_out=((v_f == TIE) & picked).sum().cast(pl.Int64),
             to_target=(TARGET.is_in(["A", "B"]) & (VERDICT == TARGET)).sum().cast(pl.Int64),
             ack=ack.sum().cast(pl.Int64),
             ack_floor=ack_floor.sum().cast(pl.Int64),
@@ -443,14 +443,33 @@ def evidence_units(j: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def _target_score(prefix: str = "") -> pl.Expr:
-    """The score the cue's target got (``score_1`` for A, ``score_2`` for B); null otherwise."""
+def _target_value(column: str, prefix: str = "") -> pl.Expr:
+    """The ``column`` value the cue's target got (``_1`` for A, ``_2`` for B); null otherwise."""
     return (
         pl.when(TARGET == "A")
-        .then(pl.col(f"{prefix}score_1"))
+        .then(pl.col(f"{prefix}{column}_1"))
         .when(TARGET == "B")
-        .then(pl.col(f"{prefix}score_2"))
+        .then(pl.col(f"{prefix}{column}_2"))
     )
+
+
+def _against_blind(
+    j: pl.LazyFrame, column: str, keep: pl.Expr
+) -> tuple[pl.LazyFrame, pl.Expr, pl.Expr]:
+    """The valid cue judgments with a target that pass ``keep``, joined to their valid Blind twins.
+
+    With them, the target's ``column`` under the cue and under Blind (pairs with both read).
+    """
+    blind = j.filter((pl.col("condition") == BLIND) & VALID).select(
+        *PAIR, **{f"blind_{column}_{k}": pl.col(f"{column}_{k}") for k in (1, 2)}
+    )
+    now, before = _target_value(column), _target_value(column, "blind_")
+    paired = (
+        j.filter(PROBE & VALID & TARGET.is_in(["A", "B"]) & keep)
+        .join(blind, on=PAIR, how="inner")
+        .filter(now.is_not_null() & before.is_not_null())
+    )
+    return paired, now, before
 
 
 def score_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
@@ -462,21 +481,12 @@ def score_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     sums their max − min, so the mean shift in the judge's own points is
     Σshift / Σscored × Σspan / Σscored (``registry``: ``score_shift``, scaled by ``span``).
     """
-    blind = j.filter((pl.col("condition") == BLIND) & VALID).select(
-        *PAIR, blind_score_1=pl.col("score_1"), blind_score_2=pl.col("score_2")
-    )
     span = pl.col("score_max") - pl.col("score_min")
-    now, before = _target_score(), _target_score("blind_")
-    return (
-        j.filter(PROBE & VALID & TARGET.is_in(["A", "B"]) & (span > 0))
-        .join(blind, on=PAIR, how="inner")
-        .filter(now.is_not_null() & before.is_not_null())
-        .group_by(keys)
-        .agg(
-            shift=((now - before) / span).sum().cast(pl.Float64),
-            scored=pl.len().cast(pl.Int64),
-            span=span.sum().cast(pl.Float64),
-        )
+    paired, now, before = _against_blind(j, "score", span > 0)
+    return paired.group_by(keys).agg(
+        shift=((now - before) / span).sum().cast(pl.Float64),
+        scored=pl.len().cast(pl.Int64),
+        span=span.sum().cast(pl.Float64),
     )
 
 
@@ -487,26 +497,9 @@ def prob_units(j: pl.LazyFrame, keys: list[str] = KEYS) -> pl.LazyFrame:
     log-probabilities (docs/metrics.md, "Probability verdicts"): ``pshift`` sums the differences,
     each in [−1, 1], ``probed`` counts the pairs (``registry``: ``prob_shift``).
     """
-    blind = j.filter((pl.col("condition") == BLIND) & VALID).select(
-        *PAIR, blind_prob_1=pl.col("prob_1"), blind_prob_2=pl.col("prob_2")
-    )
-    now, before = _target_prob(), _target_prob("blind_")
-    return (
-        j.filter(PROBE & VALID & TARGET.is_in(["A", "B"]))
-        .join(blind, on=PAIR, how="inner")
-        .filter(now.is_not_null() & before.is_not_null())
-        .group_by(keys)
-        .agg(pshift=(now - before).sum().cast(pl.Float64), probed=pl.len().cast(pl.Int64))
-    )
-
-
-def _target_prob(prefix: str = "") -> pl.Expr:
-    """The probability the cue's target got (``prob_1`` for A, ``prob_2`` for B)."""
-    return (
-        pl.when(TARGET == "A")
-        .then(pl.col(f"{prefix}prob_1"))
-        .when(TARGET == "B")
-        .then(pl.col(f"{prefix}prob_2"))
+    paired, now, before = _against_blind(j, "prob", pl.lit(value=True))
+    return paired.group_by(keys).agg(
+        pshift=(now - before).sum().cast(pl.Float64), probed=pl.len().cast(pl.Int64)
     )
 
 
@@ -531,7 +524,7 @@ def wording_units(j: pl.LazyFrame) -> pl.LazyFrame:
         kinds=VERDICT.filter(VALID).n_unique(),
         a=(VERDICT == "A").sum().cast(pl.Int64),
         b=(VERDICT == "B").sum().cast(pl.Int64),
-        tie=(VERDICT == "Tie").sum().cast(pl.Int64),
+        tie=(VERDICT == TIE).sum().cast(pl.Int64),
     )
     rated = (pl.col("judged") == pl.col("wordings")) & (pl.col("valid") == pl.col("wordings"))
     return per.select(

@@ -138,3 +138,5 @@ class Task(BaseModel):
 
 DEFAULT = Task()
 """The paper's task: summaries of a document, judged on ``CRITERIA``."""
+LOGS = Task(preset="qa", response="response", responses="responses")
+"""A judge log's task where its format names none: responses to a question."""

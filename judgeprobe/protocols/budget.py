@@ -11,6 +11,9 @@ colon, comma and the whitespace a grammar lets a judge put between values. A rep
 keeps to its schema fits its budget unless the judge writes denser text than measured or the
 backend ignores the bounds; then the engine escalates once (``judgeprobe.engine.client``).
 A configured ``*_max_tokens`` replaces a sized budget; the manifest records every budget.
+
+The other walk of a reply schema, ``least``, gives its shortest value: the stand-in reply of
+the bill's dry run and the self-test judge's answer to a request that judges nothing.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ def reply_tokens(schema: Mapping[str, Any], chars_per_token: float) -> float:
 
     def walk(node: Mapping[str, Any]) -> float:
         if "$ref" in node:
-            return walk(defs[node["$ref"].rsplit("/", 1)[-1]])
+            return walk(_target(node, defs))
         if "enum" in node or "const" in node:  # short literals: a token per character at worst
             values = node.get("enum", [node.get("const")])
             return max(len(orjson.dumps(v)) for v in values) + PUNCTUATION
@@ -57,6 +60,40 @@ def reply_tokens(schema: Mapping[str, Any], chars_per_token: float) -> float:
         return 1 + PUNCTUATION  # integer, number, boolean, null
 
     return walk(schema)
+
+
+def least(node: Mapping[str, Any], defs: Mapping[str, Any] | None = None) -> Any:
+    """The shortest value a (pydantic) JSON schema allows."""
+    defs = node.get("$defs", {}) if defs is None else defs
+    if "$ref" in node:
+        return least(_target(node, defs), defs)
+    if "const" in node:
+        return node["const"]
+    if "enum" in node:
+        return node["enum"][0]
+    for choice in ("anyOf", "oneOf", "allOf"):
+        if choice in node:
+            return least(node[choice][0], defs)
+    kind = node.get("type")
+    if kind == "object":
+        props: Mapping[str, Any] = node.get("properties", {})
+        return {k: least(v, defs) for k, v in props.items()}
+    if kind == "array":
+        return [least(node.get("items", {}), defs) for _ in range(int(node.get("minItems", 0)))]
+    if kind == "string":
+        return "x" * int(node.get("minLength", 0))
+    if kind in ("integer", "number"):
+        low = node.get("minimum", node.get("exclusiveMinimum", -1) + 1)
+        return int(low) if kind == "integer" else float(low)
+    if kind == "boolean":
+        return False
+    return None
+
+
+def _target(node: Mapping[str, Any], defs: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The definition a ``$ref`` node points to."""
+    found: Mapping[str, Any] = defs[node["$ref"].rsplit("/", 1)[-1]]
+    return found
 
 
 @cache

@@ -90,15 +90,28 @@ def read_verdict(fmt: VerdictFormat, top: TopTokens | None, text: str) -> dict[s
     }
 
 
+def verdict_spec(fmt: VerdictFormat) -> str:
+    """A verdict format as one sorted JSON text: the cache key of its reply model classes."""
+    return orjson.dumps(fmt.model_dump(), option=orjson.OPT_SORT_KEYS).decode()
+
+
+def verdict_rule(spec: str) -> tuple[VerdictFormat, dict[str, Any]]:
+    """The format of ``spec`` and its reading rule as every request key holds it.
+
+    One definition for the text and the log-probability verdict replies (as ``score_rule``).
+    """
+    fmt = VerdictFormat.model_validate(orjson.loads(spec))
+    return fmt, {"title": "own_verdict", "x-verdict": fmt.model_dump(exclude={"max_tokens"})}
+
+
 def verdict_model(fmt: VerdictFormat) -> type[LogprobVerdict]:
     """The reply model of one log-probability verdict format (one class per format)."""
-    return _verdict_model(orjson.dumps(fmt.model_dump(), option=orjson.OPT_SORT_KEYS).decode())
+    return _verdict_model(verdict_spec(fmt))
 
 
 @cache
 def _verdict_model(spec: str) -> type[LogprobVerdict]:
-    fmt = VerdictFormat.model_validate(orjson.loads(spec))
-    rule = {"title": "own_verdict", "x-verdict": fmt.model_dump(exclude={"max_tokens"})}
+    fmt, rule = verdict_rule(spec)
 
     class Reply(LogprobVerdict):
         key_schema: ClassVar[dict[str, Any]] = rule

@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import ClassVar
 
-import orjson
-
 from judgeprobe import JudgeprobeError
 from judgeprobe.engine.settings import JudgeConfig, VerdictFormat
 from judgeprobe.engine.validate import ReplyError, TextReply
@@ -34,7 +32,13 @@ from judgeprobe.protocols.base import (
     assistant,
     labelled,
 )
-from judgeprobe.protocols.logprobs import LogprobVerdict, probability_details, verdict_model
+from judgeprobe.protocols.logprobs import (
+    LogprobVerdict,
+    probability_details,
+    verdict_model,
+    verdict_rule,
+    verdict_spec,
+)
 from judgeprobe.protocols.pointwise import OwnScorer, own_scorer
 from judgeprobe.protocols.readout import reply_class
 from judgeprobe.protocols.replies import ScreenVerdict
@@ -59,13 +63,12 @@ def _token(fmt: VerdictFormat, token: str) -> ScreenVerdict:
 
 def own_reply_model(fmt: VerdictFormat) -> type[OwnReply]:
     """The reply model of one verdict format (one class per format: its schema is cached)."""
-    return _model(orjson.dumps(fmt.model_dump(), option=orjson.OPT_SORT_KEYS).decode())
+    return _model(verdict_spec(fmt))
 
 
 @cache
 def _model(spec: str) -> type[OwnReply]:
-    fmt = VerdictFormat.model_validate(orjson.loads(spec))
-    rule = {"title": "own_verdict", "x-verdict": fmt.model_dump(exclude={"max_tokens"})}
+    fmt, rule = verdict_rule(spec)
     how = (
         f"as a JSON object with the key {fmt.json_key!r}"
         if fmt.json_key

@@ -13,7 +13,7 @@ import polars as pl
 
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import MISSING, cell, interval, interval_expr, p_value
-from judgeprobe.core.records import INVALID
+from judgeprobe.core.records import INVALID, TIE
 from judgeprobe.metrics.flags import invalid_reasons
 from judgeprobe.metrics.uncertainty import ratio, unit_interval
 
@@ -27,7 +27,7 @@ def counts_table(j: pl.DataFrame) -> pl.DataFrame:
         j.group_by(CELL)
         .agg(
             n=pl.len(),
-            Tie=(v == "Tie").sum(),
+            Tie=(v == TIE).sum(),
             **{"[1,2]": (v == "A").sum(), "[2,1]": (v == "B").sum()},
             Invalid=(v == INVALID).sum(),
         )
@@ -78,7 +78,7 @@ def provenance_table(j: pl.DataFrame, resamples: int, seed: int) -> pl.DataFrame
         )
         .with_columns(
             llm=(pl.col("verdict") == pl.col("llm_side")).cast(pl.Int64),
-            tie=(pl.col("verdict") == "Tie").cast(pl.Int64),
+            tie=(pl.col("verdict") == TIE).cast(pl.Int64),
             judgments=pl.lit(1, dtype=pl.Int64),
         )
     )  # fmt: skip

@@ -15,7 +15,9 @@ from judgeprobe.metrics.compute import BREAKDOWNS
 from judgeprobe.metrics.flags import add_arguments, from_arguments, run_limits
 from judgeprobe.metrics.load import load_run
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
+from judgeprobe.report.logs import logs_report
 from judgeprobe.report.run import run_report
+from judgeprobe.runs.rundir import RunDir
 from judgeprobe.text.lexicons import load_lexicons
 
 
@@ -31,9 +33,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_arguments(parser)
     args = parser.parse_args(argv)
-    run = load_run(args.run_dir)  # a missing or corrupt part is one error line
     if args.resamples < 0:
         raise JudgeprobeError("--resamples must be >= 0")
+    found = RunDir(args.run_dir).manifest_or_none()
+    if found is not None and found.kind == "logs" and RunDir(args.run_dir).judgments.is_file():
+        path = logs_report(args.run_dir, args.resamples, args.seed)  # reads only what it counts
+        print(f"wrote {path} and {path.with_suffix('.md')}")
+        return 0
+    run = load_run(args.run_dir)  # a missing or corrupt part is one error line
     limits = from_arguments(args, run_limits(run.manifest))
     path = run_report(
         run,

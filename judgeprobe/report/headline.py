@@ -297,53 +297,79 @@ def _first_shown() -> pl.Expr:
     return ((v == "A") & (o == "12")) | ((v == "B") & (o == "21"))
 
 
+def shown_order() -> pl.Expr:
+    """Whether a judgment's shown order is known and reached the judge.
+
+    Not for a score pair (a pointwise judge scores each response alone) nor for a judgment
+    whose order is empty (a log that does not keep it): neither says which was shown first.
+    """
+    return pl.col("order").is_in(["12", "21"]) & pl.col("score_1").is_null()
+
+
 def judge_sentences(j: pl.DataFrame) -> list[str]:
     """One sentence per judge × protocol on its answers without a cue.
 
     Those are the Blind answers, or all conditions when the run has no Blind; the sentence
-    warns when one answer dominates.
+    warns when one answer dominates. First- and second-shown are counted only over judgments
+    with a shown order (``shown_order``): a judge without one gets no position claim.
     """
     blind = j.filter(pl.col("condition") == BLIND)
     base, basis = (blind, "Blind judgments") if not blind.is_empty() else (j, "judgments")
     valid = pl.col("verdict") != INVALID
+    ordered = valid & shown_order()
     counts = (
         base.group_by("judge", "protocol", maintain_order=True)
         .agg(
             n=pl.len(),
             valid=valid.sum(),
-            first=(valid & _first_shown()).sum(),
+            ordered=ordered.sum(),
+            first=(ordered & _first_shown()).sum(),
             tie=(pl.col("verdict") == "Tie").sum(),
+            ordered_tie=(ordered & (pl.col("verdict") == "Tie")).sum(),
         )
-        .with_columns(second=pl.col("valid") - pl.col("first") - pl.col("tie"))
+        .with_columns(second=pl.col("ordered") - pl.col("first") - pl.col("ordered_tie"))
         .sort("judge", "protocol")
     )
-    out = []
-    for r in counts.iter_rows(named=True):
-        who, n, n_valid = _who(r["judge"], r["protocol"]), r["n"], r["valid"]
-        invalid = f"; {n - n_valid} of {n} Invalid" if n_valid < n else ""
-        if n_valid == 0:
-            out.append(f"⚠ {who} gave no valid verdict in {n} {basis}: nothing can be read.")
-            continue
-        split = f"first-shown {r['first']}, second-shown {r['second']}, Tie {r['tie']}"
-        answers = {
-            "answered Tie": r["tie"],
-            "picked the first-shown summary": r["first"],
-            "picked the second-shown summary": r["second"],
-        }
-        habit, k = max(answers.items(), key=lambda kv: kv[1])
-        if n_valid >= MIN_VALID and k >= ONE_SIDED * n_valid:
-            out.append(
-                f"⚠ {who} {habit} in {k} of {n_valid} valid {basis} ({split}{invalid}): "
-                "a judge this one-sided says little about the texts, and its cue effects "
-                "below say little about cues."
+    return [_judge_sentence(r, basis) for r in counts.iter_rows(named=True)]
+
+
+def _judge_sentence(r: Row, basis: str) -> str:
+    """A cell's answers without a cue; screen terms only where its shown order is known."""
+    who, n, n_valid = _who(r["judge"], r["protocol"]), r["n"], r["valid"]
+    invalid = f"; {n - n_valid} of {n} Invalid" if n_valid < n else ""
+    if n_valid == 0:
+        return f"⚠ {who} gave no valid verdict in {n} {basis}: nothing can be read."
+    if r["ordered"] == 0:  # no order reached it: ties are all its verdicts can show of a habit
+        tied = r["tie"]
+        if n_valid >= MIN_VALID and tied >= ONE_SIDED * n_valid:
+            return (
+                f"⚠ {who} answered Tie in {tied} of {n_valid} valid {basis}{invalid}: a judge "
+                "this one-sided says little about the texts, and its cue effects below say "
+                "little about cues."
             )
-        else:
-            out.append(
-                f"{who} without a cue preferred the first-shown summary {r['first']} times, "
-                f"the second-shown {r['second']} and Tie {r['tie']}, of {n_valid} valid "
-                f"{basis}{invalid}."
-            )
-    return out
+        return (
+            f"{who} without a cue answered Tie {tied} times of {n_valid} valid {basis}"
+            f"{invalid}; which was shown first is not known, so its position is not counted."
+        )
+    split = f"first-shown {r['first']}, second-shown {r['second']}, Tie {r['ordered_tie']}"
+    answers = {
+        "answered Tie": r["ordered_tie"],
+        "picked the first-shown summary": r["first"],
+        "picked the second-shown summary": r["second"],
+    }
+    habit, k = max(answers.items(), key=lambda kv: kv[1])
+    m = r["ordered"]
+    if m >= MIN_VALID and k >= ONE_SIDED * m:
+        return (
+            f"⚠ {who} {habit} in {k} of {m} valid {basis} ({split}{invalid}): "
+            "a judge this one-sided says little about the texts, and its cue effects "
+            "below say little about cues."
+        )
+    return (
+        f"{who} without a cue preferred the first-shown summary {r['first']} times, "
+        f"the second-shown {r['second']} and Tie {r['ordered_tie']}, of {m} valid "
+        f"{basis}{invalid}."
+    )
 
 
 def target_names(j: pl.DataFrame) -> dict[tuple[str, str, str], str]:

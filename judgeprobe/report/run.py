@@ -14,13 +14,14 @@ from pathlib import Path
 from rich.console import Console
 
 from judgeprobe.card.calibrated import calibrated_sections
-from judgeprobe.card.section import card_sections, observed_sections
+from judgeprobe.card.section import card_sections
 from judgeprobe.card.sequential import sequential_of
 from judgeprobe.metrics.flags import Readability
 from judgeprobe.metrics.load import Run
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.report.compose import write_report
 from judgeprobe.report.controlled import controlled_sections
+from judgeprobe.report.logs import logs_report
 from judgeprobe.report.review import review_sections
 from judgeprobe.report.rubric import rubric_sections
 from judgeprobe.report.selfpref import selfpref_sections
@@ -36,13 +37,16 @@ def run_report(
     limits: Readability | None = None,
     by: str | None = None,
 ) -> Path:
-    """The run's report with the judge card and any rubric results in it; the HTML path."""
+    """The run's report with the judge card and any rubric results in it; the HTML path.
+
+    A logs run's is ``report.logs``' (what the judge already said: no live design's sections).
+    """
+    if run.manifest.kind == "logs":
+        return logs_report(run.dir.path, resamples, seed, console)
     return write_report(
         run, lex, resamples, seed, console,
         handed=[
-            (lambda _j, _tidy: observed_sections(run.dir, run.judgments, resamples, seed))
-            if run.manifest.kind == "logs"
-            else lambda j, tidy: card_sections(
+            lambda j, tidy: card_sections(
                 j, tidy, lex, resamples, seed, run.manifest.task, sequential_of(run.manifest)
             ),
             lambda j, _tidy: selfpref_sections(j, resamples, seed),

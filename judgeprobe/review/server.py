@@ -161,6 +161,8 @@ async def guard(
             response = await handler(request)
         except web.HTTPException as exc:  # no such route, wrong method: said as JSON
             response = _error(exc.status, exc.reason)
+        except _Bad as bad:  # a request this server refuses, said by the handler
+            response = _error(bad.status, bad.message)
         except StoreBusy:  # another process holds the store's write lock: try again shortly
             response = _error(503, "the review store is busy (another process is writing it); "
                               "nothing was saved: try again")  # fmt: skip
@@ -186,6 +188,8 @@ async def _body(request: web.Request, model: type[DecisionIn] | type[LabelIn]) -
 
 
 class _Bad(Exception):
+    """A refused request: ``guard`` answers it with its status and message."""
+
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
@@ -225,20 +229,17 @@ async def texts(request: web.Request) -> web.Response:
 async def decide(request: web.Request) -> web.Response:
     """Accept, reject or edit one generated text."""
     review = request.app[KEY]
-    try:
-        body: DecisionIn = await _body(request, DecisionIn)
-    except _Bad as bad:
-        return _error(bad.status, bad.message)
+    body: DecisionIn = await _body(request, DecisionIn)
     text = review.texts.by_id().get(body.id)
     if text is None:
-        return _error(404, f"no generated text {body.id!r} in this run")
+        raise _Bad(404, f"no generated text {body.id!r} in this run")
     if body.action == "edit":
         if body.text is None or not body.text.strip():
-            return _error(400, "an edit needs its text (not blank)")
+            raise _Bad(400, "an edit needs its text (not blank)")
         if body.text == text.text:
-            return _error(400, "the edit is the text as generated: accept it instead")
+            raise _Bad(400, "the edit is the text as generated: accept it instead")
     elif body.text is not None:
-        return _error(400, f"text is for an edit, not for {body.action}")
+        raise _Bad(400, f"text is for an edit, not for {body.action}")
     made = Decision(
         id=text.id,
         condition=text.condition,
@@ -278,13 +279,10 @@ async def pairs(request: web.Request) -> web.Response:
 async def label(request: web.Request) -> web.Response:
     """Label one pair: 1, 2 or tie as shown, with a note."""
     review = request.app[KEY]
-    try:
-        body: LabelIn = await _body(request, LabelIn)
-    except _Bad as bad:
-        return _error(bad.status, bad.message)
+    body: LabelIn = await _body(request, LabelIn)
     pair = review.sample.pairs.get(body.id)
     if pair is None:
-        return _error(404, f"no pair {body.id!r} in this run's sample")
+        raise _Bad(404, f"no pair {body.id!r} in this run's sample")
     given = pair.label(body.preferred, body.note, review.reviewer)
     stored = await review.use(lambda store: store.label(given), write=True)
     return _json({"ok": True, "label": pair.shown_label(stored)})

@@ -28,7 +28,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.core.cli import PROG
 from judgeprobe.core.files import write_json
 from judgeprobe.engine.store import Store
-from judgeprobe.prompts.task import DEFAULT, Task
+from judgeprobe.prompts.task import DEFAULT, LOGS, Task
 
 EXIT_BAD_INPUT = 2  # one `error:` line on stderr, nothing written
 EXIT_INCOMPLETE = 3  # the sweep deadline stopped sending, or batch answers are pending
@@ -57,11 +57,29 @@ or the self-test's calibration example."""
 
 RETIRED: dict[str, str] = {
     "shard": "written by the retired --shard (a run that has it is refused on resume)",
+    "merged_from": "written by the retired judgeprobe merge (the shard directories merged)",
 }
 """Keys older versions wrote that no reader needs: accepted on read and dropped (docs/outputs.md,
 "manifest.json"). Any other key the model does not declare is refused."""
 
 _MODEL = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class RandomizedOrder(BaseModel):
+    """A judge × protocol whose shown order the log's tool shuffled, as far as it was recovered."""
+
+    model_config = _MODEL
+
+    judge: str
+    """The judge (AlpacaEval's annotator)."""
+    protocol: str
+    """Its protocol."""
+    kept: int
+    """Rows shown in the order the log lists the pair."""
+    switched: int
+    """Rows whose second-listed response was shown first."""
+    undetermined: int
+    """Rows whose shown order could not be told (no position claim on them)."""
 
 
 class LogsConfig(BaseModel):
@@ -85,6 +103,14 @@ class LogsConfig(BaseModel):
     """``--baseline``: an earlier logs run of the same items, for drift."""
     skipped: int = 0
     """Rows a log reader skipped (not a judgment), counted."""
+    task: Task | None = None
+    """Whose nouns the run's pages speak (the formats' task, ``logs.formats.logs_task``); None:
+    ``prompts.task.LOGS``, questions and responses."""
+    randomized_order: list[RandomizedOrder] = []
+    """Each judge × protocol whose shown order the log's tool shuffled (AlpacaEval), and how
+    much of it the reader recovered."""
+    unmatched_labels: int = 0
+    """``--labels`` rows that name no item of the log (counted, printed, in no figure)."""
 
 
 class SequentialRecord(BaseModel):
@@ -200,7 +226,13 @@ class Manifest(BaseModel):
 
     @property
     def task(self) -> Task:
-        """The task the run's prompts and pages speak of (``prompts.task``; older runs: default)."""
+        """The task the run's prompts and pages speak of (``prompts.task``).
+
+        A logs run's is its formats' (older logs runs: questions and responses); an older live
+        run's, the paper's.
+        """
+        if self.kind == "logs":
+            return (self.logs.task if self.logs is not None else None) or LOGS
         found = self.config.get("task")
         return DEFAULT if found is None else Task.model_validate(found)
 
@@ -226,6 +258,11 @@ class RunDir:
     def labels(self) -> Path:
         """Human labels of the run's items (``records.LABEL_SCHEMA``), when it has any."""
         return self.path / "labels.parquet"
+
+    @property
+    def win_rates(self) -> Path:
+        """Each model's win rate as the log's own tool counts it (a logs run; CSV)."""
+        return self.path / "win_rates.csv"
 
     @property
     def manifest_file(self) -> Path:

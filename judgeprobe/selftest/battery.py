@@ -24,7 +24,7 @@ import orjson
 import polars as pl
 
 from judgeprobe.conditions import BLIND
-from judgeprobe.core.records import INVALID
+from judgeprobe.core.records import INVALID, TIE
 from judgeprobe.metrics.selfpref import UNLABELLED, self_preference
 from judgeprobe.selftest.check import Line, first_order
 from judgeprobe.selftest.simulator import OWN_STYLE, Biases
@@ -80,7 +80,7 @@ def self_preference_lines(
         got = row["value"][0] if row.height else None
         exact = isinstance(got, float) and isinstance(want, float) and abs(got - want) < 1e-9
         units = first_order(blind).filter(
-            (pl.col("own") != "Tie") & (pl.col("x_taste") != "Tie")
+            (pl.col("own") != TIE) & (pl.col("x_taste") != TIE)
             & (pl.col("x_taste") != pl.col("own"))
         )  # fmt: skip
         k = int((units["verdict"] == units["own"]).sum())

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from judgeprobe.conditions import BLIND
 from judgeprobe.core.records import JUDGMENT_SCHEMA, LABEL_SCHEMA
 from judgeprobe.metrics.calibrated import Measured, estimate, labels_for_halfwidth
 from judgeprobe.runs.rundir import RunDir
@@ -194,7 +195,7 @@ def simulated_run(
         for order in ("12", "21"):
             rows.append({
                 "run_id": "selftest-calibrate", "judge": "simulated", "protocol": "baseline",
-                "condition": "Blind", "item_id": f"item-{i:05d}", "subset": "sim",
+                "condition": BLIND, "item_id": f"item-{i:05d}", "subset": "sim",
                 "document_id": f"q{i % 20:02d}", "generator_1": "model-a",
                 "generator_2": "model-b", "order": order, "seed": 0,
                 "verdict": verdict[float(judge[i])], "target": "none",

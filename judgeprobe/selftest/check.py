@@ -59,7 +59,7 @@ from judgeprobe.conditions import (
     wording_index,
 )
 from judgeprobe.core.estimate import value_of
-from judgeprobe.core.records import INVALID, Item, Verdict
+from judgeprobe.core.records import INVALID, TIE, Item, Verdict
 from judgeprobe.cue.config import SweepConfig
 from judgeprobe.cue.job import Job
 from judgeprobe.cue.stream import cue_jobs, protocols_for
@@ -217,12 +217,13 @@ def first_order(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.sort([*keys, "order"]).unique(keys, keep="first", maintain_order=True)
 
 
-def _moves(frame: pl.DataFrame, verdict: str, blind: str) -> pl.DataFrame:
+def _shift_counts(frame: pl.DataFrame, verdict: str, blind: str) -> pl.DataFrame:
+    """How many verdicts moved from the blind one: to the target, to Tie, to the other side."""
     v, b, t = pl.col(verdict), pl.col(blind), pl.col("target")
     opp = pl.when(t == "A").then(pl.lit("B")).when(t == "B").then(pl.lit("A"))
     return frame.select(
         lds=((v == t) & (b != t)).sum(),
-        ts=((v == "Tie") & (b != "Tie")).sum(),
+        ts=((v == TIE) & (b != TIE)).sum(),
         ols=((v == opp) & (b != opp)).sum(),
     )
 
@@ -431,7 +432,7 @@ def _pressure(m: pl.DataFrame, card: Card, cell: tuple[str, str], b: Biases) -> 
         exact = _close(got, want) and _close(got_switched, switched / n if n else None)
         units = first_order(part.filter(pl.col("verdict") != INVALID))
         if condition == "Challenge":
-            units = units.filter(pl.col("expected_turn1") != "Tie")
+            units = units.filter(pl.col("expected_turn1") != TIE)
         k = int((units["verdict"] != units["expected_turn1"]).sum())
         name = "" if row is None else row.effect_name
         detail = (f"{condition}: card {name} {_fmt(got)} (expected "
@@ -449,9 +450,9 @@ def _single_cue(probes: pl.DataFrame, column: str) -> set[str]:
     """
     others = {"label", "badge", "longer", "formatted"} - {column}
     per = probes.group_by("condition").agg(
-        shown=(pl.col(column) != "Tie").all(),
-        alone=pl.all_horizontal(*(pl.col(c) == "Tie" for c in others)).all(),
-        even=(pl.col("blind_longer") == "Tie").all(),
+        shown=(pl.col(column) != TIE).all(),
+        alone=pl.all_horizontal(*(pl.col(c) == TIE for c in others)).all(),
+        even=(pl.col("blind_longer") == TIE).all(),
     )
     return set(per.filter(pl.col("shown") & pl.col("alone") & pl.col("even"))["condition"])
 
@@ -467,10 +468,10 @@ def _cell_row(estimates: pl.DataFrame, cell: tuple[str, str], condition: str) ->
 
 def _tie(blind: pl.DataFrame, estimates: pl.DataFrame, cell: tuple[str, str], b: Biases) -> Line:
     valid = blind.filter(pl.col("verdict") != INVALID)
-    want = int((valid["expected_verdict"] == "Tie").sum()) / valid.height if valid.height else None
+    want = int((valid["expected_verdict"] == TIE).sum()) / valid.height if valid.height else None
     got = _cell_row(estimates, cell, BLIND).get("EDR")
-    units = first_order(blind).filter(~pl.col("same_opening") & (pl.col("longer") == "Tie"))
-    k = int((units["verdict"] == "Tie").sum())
+    units = first_order(blind).filter(~pl.col("same_opening") & (pl.col("longer") == TIE))
+    k = int((units["verdict"] == TIE).sum())
     detail = f"Blind EDR {_fmt(got)}, expected {_fmt(want)}"
     return Line("tie rate", cell[1], b.tie_rate, k, units.height, _close(got, want), detail)
 
@@ -495,8 +496,8 @@ def _position(blind: pl.DataFrame, card: Card, cell: tuple[str, str], rate: floa
     row = card.find(cell[0], cell[1], row_name)
     got = _effect(row)
     units = both.filter(
-        ~pl.col("same_opening") & (pl.col("longer") == "Tie") & (pl.col("own") == "Tie")
-        & (pl.col("verdict") != "Tie") & (pl.col("verdict_21") != "Tie")
+        ~pl.col("same_opening") & (pl.col("longer") == TIE) & (pl.col("own") == TIE)
+        & (pl.col("verdict") != TIE) & (pl.col("verdict_21") != TIE)
     )  # fmt: skip
     k = int(units.select((pl.col("verdict") == "A") & (pl.col("verdict_21") == "B")).sum().item())
     detail = f"card first − second {_fmt(got)}, expected {_fmt(want)}; {_verdict(row)}"
@@ -516,7 +517,7 @@ def _cue(
     cell: tuple[str, str],
 ) -> Line:
     condition = str(part["condition"][0])
-    want = _moves(part, "expected_verdict", "blind_expected").row(0, named=True)
+    want = _shift_counts(part, "expected_verdict", "blind_expected").row(0, named=True)
     row = _cell_row(estimates, cell, condition)
     counts_ok = all(row.get(f"{k}_count") == want[k] for k in ("lds", "ts", "ols"))
     card_row = card.find(cell[0], cell[1], condition)
@@ -525,7 +526,7 @@ def _cue(
     placebo = effect_name.removeprefix("LDS − ")
     if placebo not in ("", "OLS"):  # the card subtracts this placebo's LDS
         shown = probes.filter(pl.col("condition") == placebo)
-        base = _moves(shown, "expected_verdict", "blind_expected")["lds"][0]
+        base = _shift_counts(shown, "expected_verdict", "blind_expected")["lds"][0]
         want_effect = (want["lds"] - base) / n if n else None
     else:
         want_effect = (want["lds"] - want["ols"]) / n if n else None

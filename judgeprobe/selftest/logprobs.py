@@ -127,7 +127,7 @@ def _shifts(m: pl.DataFrame, biases: Biases) -> pl.DataFrame:
     alone = (pl.col("target_label") == biases.favoured_label) & (other != biases.favoured_label)
     verdict = pl.col("expected_verdict")
     return (
-        m.filter((pl.col("condition") != "Blind") & target.is_in(["A", "B"]))
+        m.filter((pl.col("condition") != BLIND) & target.is_in(["A", "B"]))
         .join(blind, on=key, how="inner")
         .group_by("judge", "protocol", "condition")
         .agg(

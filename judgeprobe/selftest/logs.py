@@ -27,7 +27,7 @@ import numpy as np
 import orjson
 import polars as pl
 
-from judgeprobe.core.records import INVALID
+from judgeprobe.core.records import INVALID, TIE, VERDICTS
 from judgeprobe.logs.__main__ import main as logs_main
 from judgeprobe.runs.rundir import RunDir
 
@@ -170,7 +170,7 @@ def expected(found: list[Decided], *, both_orders: bool) -> dict[str, float | in
         longer = "A" if len(x.t1) > len(x.t2) else "B"
         jl += sum(v == longer for v in decisive)
         jd += len(decisive)
-        if x.human != "Tie":
+        if x.human != TIE:
             rl += x.human == longer
             rd += 1
     out["length"] = jl / jd - rl / rd
@@ -339,7 +339,7 @@ def score_expected(graded: dict[tuple[str, str], float | None]) -> dict[str, flo
             counts[v] += 1
     total = sum(counts.values())
     return {"unreadable": counts[INVALID] / total, "judgments": total,
-            **{f"derived {v}": counts[v] for v in ("A", "B", "Tie")}}  # fmt: skip
+            **{f"derived {v}": counts[v] for v in VERDICTS}}  # fmt: skip
 
 
 def _card(run: Path) -> dict[str, dict[str, object]]:

@@ -33,17 +33,14 @@ from judgeprobe.cue.rounds import SequentialRounds, rides_with
 from judgeprobe.cue.stream import protocols_for
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.selftest.verdict_rates import (
-    DETERMINISTIC,
     JUDGES,
     PLANTED_CUE,
     Counter,
     Design,
     JudgeName,
     Rate,
-    Truth,
     counters,
-    draw_verdicts,
-    plan_table,
+    rates_of,
 )
 from judgeprobe.text.lexicons import Lexicons, load_lexicons
 
@@ -198,26 +195,10 @@ def sequential_rates(
     """Every judge's error rates under each sequential design, from ``cards`` seeded runs each."""
     limits = thresholds or load_thresholds()
     lex = load_lexicons()
-    out: list[Rate] = []
-    for d_index, design in enumerate(designs):
-        plan = plan_table(design)
-        truth = Truth.of(plan)
-        against_placebo = "Placebo" in design.config.conditions
-        for judge in judges:
-            checks = sequential_counters(judge, limits)
-            broken = [0] * len(checks)
-            j_index = JUDGES.index(judge)
-            n = 1 if judge in DETERMINISTIC else cards
-            for start in range(0, n, batch):
-                streams = (np.random.default_rng([seed, d_index, j_index, rep, 38])
-                           for rep in range(start, min(start + batch, n)))  # fmt: skip
-                verdicts = [
-                    draw_verdicts(judge, truth, rng, limits, against_placebo=against_placebo)
-                    for rng in streams
-                ]
-                for run in replay_runs(design, plan, verdicts, lex, limits, seed):
-                    for i, (_, _, breaks) in enumerate(checks):
-                        broken[i] += breaks(run.card)
-            out += [Rate(design.name, judge, name, bound, k, n)
-                    for (name, bound, _), k in zip(checks, broken, strict=True)]  # fmt: skip
-    return out
+
+    def cards_for(design: Design, plan: pl.DataFrame, verdicts: list[np.ndarray]) -> list[Card]:
+        return [run.card for run in replay_runs(design, plan, verdicts, lex, limits, seed)]
+
+    return rates_of(
+        designs, cards, seed, judges, limits, batch, sequential_counters, cards_for, stream=(38,)
+    )

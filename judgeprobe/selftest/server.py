@@ -30,6 +30,7 @@ from aiohttp import web
 from judgeprobe.engine.probe import TEXT_PROBE_PROMPT
 from judgeprobe.prompts import load_template
 from judgeprobe.protocols.base import Presentation
+from judgeprobe.protocols.budget import least
 from judgeprobe.protocols.names import NUMBERS, Names
 from judgeprobe.protocols.pressure import SENTENCES
 from judgeprobe.selftest import simulator as sim
@@ -271,29 +272,6 @@ def read_json_after(text: str, marker: str) -> dict[str, Any]:
     return value
 
 
-def conforming(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
-    """Some value that conforms to ``schema``.
-
-    It answers requests that are not judging stages, such as the start-up probe.
-    """
-    if "$ref" in schema:
-        return conforming(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
-    if "const" in schema:
-        return schema["const"]
-    if "enum" in schema:
-        return schema["enum"][0]
-    kind = schema.get("type")
-    if kind == "object":
-        return {k: conforming(v, defs) for k, v in schema.get("properties", {}).items()}
-    if kind == "array":
-        return [conforming(schema.get("items", {}), defs)] * int(schema.get("minItems", 0))
-    if kind == "boolean":
-        return True
-    if kind in ("integer", "number"):
-        return schema.get("minimum", 0)
-    return "ok" * max(1, int(schema.get("minLength", 1)))
-
-
 def _schema(body: dict[str, Any]) -> dict[str, Any]:
     fmt = body.get("response_format") or {}
     schema = fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or fmt.get("value")
@@ -389,7 +367,7 @@ def reply(
         scores = read_json_after(users[-1], "Scores:")
         return sim.rank_reply(_notes(users), scores, names)
     if schema.get("type") == "object":
-        return conforming(schema, schema.get("$defs", {}))
+        return least(schema)
     raise Unreadable(f"unknown reply schema {stage!r}")
 
 

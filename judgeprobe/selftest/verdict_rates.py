@@ -327,23 +327,43 @@ def verdict_rates(
     """
     limits = thresholds or load_thresholds()
     lex = load_lexicons()
+
+    def cards_for(design: Design, plan: pl.DataFrame, verdicts: list[np.ndarray]) -> list[Card]:
+        return cards_of(plan, verdicts, lex, limits, design.resamples, seed)
+
+    chosen = designs or (default_design(), paper_design())
+    return rates_of(chosen, cards, seed, judges, limits, batch, counters, cards_for)
+
+
+def rates_of(
+    designs: Sequence[Design], cards: int, seed: int, judges: Sequence[JudgeName],
+    limits: LoadedThresholds, batch: int,
+    checks_of: Callable[[JudgeName, LoadedThresholds], list[Counter]],
+    cards_for: Callable[[Design, pl.DataFrame, list[np.ndarray]], Sequence[Card]],
+    *, stream: tuple[int, ...] = (),
+) -> list[Rate]:  # fmt: skip
+    """Every judge's rates on every design: ``cards`` cards each, drawn ``batch`` at a time.
+
+    The cards of one batch come from ``cards_for`` (the fixed card, or the sequential run's);
+    ``stream`` ends every card's random key, so that a driver's draws are its own.
+    """
     out: list[Rate] = []
-    for d_index, design in enumerate(designs or (default_design(), paper_design())):
+    for d_index, design in enumerate(designs):
         plan = plan_table(design)
         truth = Truth.of(plan)
         against_placebo = PLACEBO in design.config.conditions
         for judge in judges:
-            checks = counters(judge, limits)
+            checks = checks_of(judge, limits)
             broken = [0] * len(checks)
             j_index = JUDGES.index(judge)
             n = 1 if judge in DETERMINISTIC else cards
             for start in range(0, n, batch):
-                streams = (np.random.default_rng([seed, d_index, j_index, rep])
+                streams = (np.random.default_rng([seed, d_index, j_index, rep, *stream])
                            for rep in range(start, min(start + batch, n)))  # fmt: skip
                 verdicts = [draw_verdicts(judge, truth, rng, limits,
                                           against_placebo=against_placebo)
                             for rng in streams]  # fmt: skip
-                for card in cards_of(plan, verdicts, lex, limits, design.resamples, seed):
+                for card in cards_for(design, plan, verdicts):
                     for i, (_, _, breaks) in enumerate(checks):
                         broken[i] += breaks(card)
             out += [Rate(design.name, judge, name, bound, k, n)

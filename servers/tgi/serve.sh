@@ -10,18 +10,9 @@
 # JUDGES_TOML (alternative config), SERVE_DRY_RUN=1 (print the command, don't run it).
 set -euo pipefail
 
-prog="$(basename "$0")"
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-toml="${JUDGES_TOML:-$here/../judges.toml}"
-if [[ $# -lt 1 ]]; then
-  echo "usage: $prog JUDGE [extra text-generation-launcher args...]" >&2
-  exit 2
-fi
-judge="$1"
+source "$(dirname "${BASH_SOURCE[0]}")/../serve_common.sh"
+serve_judge "extra text-generation-launcher args..." "$@"
 shift
-
-vars="$(python3 "$here/../judge_vars.py" "$toml" "$judge" "$prog")"
-eval "$vars"
 
 cmd=(text-generation-launcher
   --model-id "$model"
@@ -34,10 +25,4 @@ cmd=(text-generation-launcher
   --usage-stats off)
 cmd+=("$@")
 
-if [[ "${SERVE_DRY_RUN:-0}" == 1 ]]; then
-  printf '%q ' "${cmd[@]}"
-  echo
-  exit 0
-fi
-echo "$prog: $judge -> http://${TGI_HOST:-127.0.0.1}:$tgi_port/v1 (judgeprobe: --judge $judge=http://127.0.0.1:$tgi_port/v1)" >&2
-exec "${cmd[@]}"
+serve_exec "${TGI_HOST:-127.0.0.1}" "$tgi_port"

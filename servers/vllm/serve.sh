@@ -10,18 +10,9 @@
 # JUDGES_TOML (alternative config), SERVE_DRY_RUN=1 (print the command, don't run it).
 set -euo pipefail
 
-prog="$(basename "$0")"
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-toml="${JUDGES_TOML:-$here/../judges.toml}"
-if [[ $# -lt 1 ]]; then
-  echo "usage: $prog JUDGE [extra vllm serve args...]" >&2
-  exit 2
-fi
-judge="$1"
+source "$(dirname "${BASH_SOURCE[0]}")/../serve_common.sh"
+serve_judge "extra vllm serve args..." "$@"
 shift
-
-vars="$(python3 "$here/../judge_vars.py" "$toml" "$judge" "$prog")"
-eval "$vars"
 
 batch_invariant="${VLLM_BATCH_INVARIANT:-0}"
 if [[ "$batch_invariant" != 0 && "$batch_invariant" != 1 ]]; then
@@ -43,10 +34,4 @@ if [[ -n "$tokenizer_mode" ]]; then
 fi
 cmd+=("$@")
 
-if [[ "${SERVE_DRY_RUN:-0}" == 1 ]]; then
-  printf '%q ' "${cmd[@]}"
-  echo
-  exit 0
-fi
-echo "$prog: $judge -> http://${VLLM_HOST:-127.0.0.1}:$vllm_port/v1 (judgeprobe: --judge $judge=http://127.0.0.1:$vllm_port/v1)" >&2
-exec "${cmd[@]}"
+serve_exec "${VLLM_HOST:-127.0.0.1}" "$vllm_port"

@@ -28,6 +28,26 @@ class ObservedPositionRow(ObservedBase):
     """The share of items with the same verdict in both orders."""
 
 
+class RandomizedPositionRow(ObservedBase):
+    """Position where the log's tool itself shuffled the shown order, recovered: an experiment.
+
+    AlpacaEval's weighted and ``_fn`` annotators: the first-shown share of decisive verdicts
+    − ½, rather than an association (docs/metrics.md, "Randomized shown order, recovered
+    (AlpacaEval)").
+    """
+
+    kind: Literal["observed-position-randomized"] = "observed-position-randomized"
+    """What the row measures."""
+    first_shown: int
+    """Decisive verdicts with a recovered order that chose the first-shown response."""
+    switched: int
+    """Rows of the log whose second-listed output was shown first."""
+    kept: int
+    """Rows shown in the order the log lists them."""
+    undetermined: int
+    """Rows whose shown order could not be told: no position claim is made on them."""
+
+
 class ObservedRow(ObservedBase):
     """Any other observed figure: its effect, test and note."""
 
