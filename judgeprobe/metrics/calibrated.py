@@ -449,3 +449,53 @@ def calibrated_rows(
             labels_for_halfwidth=found.labels_for_halfwidth,
         ))  # fmt: skip
     return sorted(rows, key=lambda r: (r.judge, r.protocol, r.model))
+
+
+MULTIPLIER_SCHEMA: dict[str, pl.DataType] = {
+    "judge": pl.String(),
+    "protocol": pl.String(),
+    "model": pl.String(),
+    "n_labels": pl.Int64(),
+    "halfwidth": pl.Float64(),
+    "equivalent_labels": pl.Float64(),
+    "multiplier": pl.Float64(),
+}
+"""One row per judge × protocol × model: what a judge's verdicts are worth in human labels."""
+
+
+def equivalent_labels(human_sd: float, halfwidth: float | None) -> float | None:
+    """n_eq = (z · s_Y / H)²: the labels alone whose normal interval has half-width H.
+
+    None without an interval, or when the labels do not vary (their own interval is then no
+    interval at all).
+    """
+    if halfwidth is None or halfwidth <= 0 or not human_sd > 0:
+        return None
+    return float((Z * human_sd / halfwidth) ** 2)
+
+
+def label_multipliers(
+    judgments: pl.DataFrame, human: pl.DataFrame, estimate_kind: str = WIN_RATE
+) -> pl.DataFrame:
+    """Each judge's label multiplier n_eq / n for the calibrated estimate (docs/metrics.md).
+
+    ``judgments`` and ``human`` as ``calibrated_rows`` takes them; s_Y is the standard deviation
+    of the n labelled values of the model's items.
+    """
+    keys = ["judge", "protocol", "model"]
+    spread = (
+        judge_values(judgments, estimate_kind)
+        .join(human, on=["item_id", "candidate"], how="inner")
+        .filter(pl.col("value").is_not_null())
+        .group_by(keys)
+        .agg(sd=pl.col("value").std(ddof=1))
+    )
+    sds = {tuple(r[:3]): r[3] for r in spread.iter_rows()}
+    rows = []
+    for r in calibrated_rows(judgments, human, estimate_kind):
+        n_eq = equivalent_labels(sds.get((r.judge, r.protocol, r.model)) or 0.0, r.halfwidth)
+        n = r.n_labels
+        rows.append({"judge": r.judge, "protocol": r.protocol, "model": r.model, "n_labels": n,
+                     "halfwidth": r.halfwidth, "equivalent_labels": n_eq,
+                     "multiplier": None if n_eq is None or not n else n_eq / n})  # fmt: skip
+    return pl.DataFrame(rows, schema=MULTIPLIER_SCHEMA)

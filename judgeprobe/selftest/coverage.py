@@ -30,6 +30,11 @@ The kinds (each a judgments design whose metric has a known expectation):
 - ``wording``: the wording flip share, each Blind showing judged under three wordings, the last
   one changing its verdict with probability v (``wording_coverage`` measures it through
   ``compute_metrics`` too).
+- ``runs``: ``compare``'s paired difference between two runs of one row (the position row's
+  first-shown excess, ``metrics.between.run_difference``): on every item run 2 leans
+  first-shown with its document's rate (mean 0.1) and run 1 with a rate higher by v / 1.1, the
+  two drawn from one uniform on 80% of items; either leans second-shown with probability 0.1
+  where it does not lean first-shown. So excess(run 1) − excess(run 2) = 1.1 × (v / 1.1) = v.
 """
 
 from __future__ import annotations
@@ -43,7 +48,15 @@ import polars as pl
 from judgeprobe.conditions import BLIND, wording_condition
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.registry import BY_NAME
-from judgeprobe.metrics.uncertainty import SCORE, Method, Signed, Stat, ci_flag, interval
+from judgeprobe.metrics.uncertainty import (
+    SCORE,
+    Method,
+    Signed,
+    Stat,
+    ci_flag,
+    interval,
+    versus,
+)
 from judgeprobe.selftest import calibration
 from judgeprobe.text.lexicons import load_lexicons
 
@@ -64,10 +77,12 @@ VALUES: dict[str, tuple[float, ...]] = {
     "shift": (0.0, 0.05, 0.2, 0.5, 1.0),
     "prob": (0.0, 0.05, 0.2, 0.5, 1.0),
     "wording": (0.0, 0.02, 0.05, 0.2, 0.5, 1.0),
+    "runs": (0.0, 0.01, 0.05, 0.2, 0.5),
 }
 METRIC = {"share": "LDS", "ratio": "LAO", "signed": "SENS", "excess": "first_shown_excess",
           "folded": "ND", "paired": "diff_LDS", "drift": "delta_e_same",
-          "shift": "score_shift", "prob": "prob_shift", "wording": "wording_flip"}  # fmt: skip
+          "shift": "score_shift", "prob": "prob_shift", "wording": "wording_flip",
+          "runs": "compare_position"}  # fmt: skip
 RESULT_SCHEMA = {
     "kind": pl.String(),
     "metric": pl.String(),
@@ -297,6 +312,8 @@ def document_sums(
         fresh = np.where(rng.random(p.shape) < 0.8, u, rng.random(p.shape))
         net = (fresh < _raised(base, value)).astype(float) - (u < base)
         cols = [net, ones]
+    elif kind == "runs":
+        cols = _two_runs(rng, value, judges, documents, per)
     elif kind == "drift":
         mean = np.clip(p, 1e-9, 1 - 1e-9)
         cols = [np.where(p > 0, rng.beta(mean * 5, (1 - mean) * 5), 0.0), ones]
@@ -318,8 +335,38 @@ def document_sums(
     return np.stack([np.asarray(c, dtype=np.float64).sum(axis=2) for c in cols], axis=2)
 
 
+SECOND = 0.1
+"""The ``runs`` design's chance of a second-shown lean where an item does not lean first."""
+
+
+def _two_runs(
+    rng: np.random.Generator, value: float, judges: int, documents: int, per: int
+) -> list[np.ndarray]:
+    """Both runs' position columns per item (first, second, swapped; run 1 then run 2)."""
+    base = np.repeat(
+        np.stack([_rates(rng, BASE_RATE, documents, per) for _ in range(judges)])[:, :, None],
+        per,
+        axis=2,
+    )
+    shape = base.shape
+    u, w = rng.random(shape), rng.random(shape)
+    fresh = np.where(rng.random(shape) < 0.8, u, rng.random(shape))
+    other = np.where(rng.random(shape) < 0.8, w, rng.random(shape))
+    first_1, first_2 = fresh < _raised(base, value / (1 + SECOND)), u < base
+    second_1, second_2 = ~first_1 & (other < SECOND), ~first_2 & (w < SECOND)
+    ones = np.ones(shape)
+    return [first_1, second_1, ones, first_2, second_2, ones]
+
+
 def _estimator(kind: str) -> Stat:
-    """The estimator the metrics table gives the kind's metric (``paired``: compare's share)."""
+    """The estimator the metrics table gives the kind's metric.
+
+    ``paired``: compare's reduced share; ``runs``: ``judgeprobe compare``'s, the excess of run 1
+    minus that of run 2 on stacked sums.
+    """
+    if kind == "runs":
+        excess = BY_NAME["first_shown_excess"].stat
+        return versus(excess, excess, len(BY_NAME["first_shown_excess"].columns))
     return Signed(0, 1) if kind == "paired" else BY_NAME[METRIC[kind]].stat
 
 
