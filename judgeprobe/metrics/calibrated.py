@@ -263,6 +263,16 @@ class CalibratedRow(BaseModel):
     labels_for_halfwidth: int | None
     """Further random labels for it; None: not reachable."""
 
+    @property
+    def lo(self) -> float | None:
+        """The calibrated interval's lower end (calibrated.csv's ``lo``)."""
+        return None if self.calibrated is None else self.calibrated.lo
+
+    @property
+    def hi(self) -> float | None:
+        """Its upper end (calibrated.csv's ``hi``)."""
+        return None if self.calibrated is None else self.calibrated.hi
+
 
 class CalibratedFile(BaseModel):
     """``calibrated.json``: what ``judgeprobe calibrate`` found, read by the card and report."""
@@ -303,44 +313,6 @@ def calibrated_frame(rows: list[CalibratedRow]) -> pl.DataFrame:
         flat.append({**r.model_dump(exclude={"calibrated"}), "calibrated": c.value, "lo": c.lo,
                      "hi": c.hi})  # fmt: skip
     return pl.DataFrame(flat, schema=CALIBRATED_SCHEMA)
-
-
-class Calibration(BaseModel):
-    """One row of ``calibrated.csv`` as a typed record (the API's ``judgeprobe.calibrate``)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
-
-    judge: str
-    """The judge."""
-    protocol: str
-    """Its protocol."""
-    model: str
-    """The model whose win rate or mean score is estimated."""
-    estimate: str
-    """``win rate`` or ``mean score``."""
-    n_items: int
-    """Items of the run under the calibrated condition."""
-    n_judged: int
-    """Those with a valid judge value."""
-    n_labels: int
-    """Those with a human label."""
-    judge_only: float | None
-    """The judge's estimate alone (every judged item)."""
-    human_only: float | None
-    """The people's estimate alone (the labelled items)."""
-    calibrated: float | None
-    """The calibrated estimate (PPI++)."""
-    lo: float | None
-    """Its 95% interval's lower end."""
-    hi: float | None
-    """Its upper end."""
-    halfwidth: float | None
-    """The interval's half-width."""
-    target_halfwidth: float | None
-    """The half-width the label budget aims at."""
-    labels_for_halfwidth: int | None
-    """Further random labels that would bring the interval to the target (None: not reachable
-    or not needed)."""
 
 
 def model_of(k: int) -> pl.Expr:
