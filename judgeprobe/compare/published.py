@@ -7,11 +7,12 @@ meaning does. ``docs/compare.schema.json`` is generated from these models
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
+
+from judgeprobe.core import files
 
 SCHEMA_VERSION = 1
 Verdict = Literal["better", "worse", "no detectable difference"]
@@ -177,18 +178,9 @@ class PublishedComparison(BaseModel):
     """How the intervals were computed, in words."""
 
 
-def schema() -> dict[str, object]:
-    """compare.json's JSON Schema, generated from the models."""
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": f"judgeprobe-compare-v{SCHEMA_VERSION}",
-        **PublishedComparison.model_json_schema(),
-    }
-
-
 def schema_text() -> str:
     """The schema as ``docs/compare.schema.json`` holds it."""
-    return json.dumps(schema(), indent=2, ensure_ascii=False) + "\n"
+    return files.schema_text(PublishedComparison, "compare", SCHEMA_VERSION)
 
 
 if __name__ == "__main__":

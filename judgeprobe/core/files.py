@@ -9,6 +9,7 @@ machine and Python version.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 
 
 @contextmanager
@@ -51,3 +53,13 @@ def bytes_hash(data: bytes | str, length: int | None = None) -> str:
     raw = data.encode("utf-8") if isinstance(data, str) else data
     digest = hashlib.sha256(raw).hexdigest()
     return digest[:length] if length else digest
+
+
+def schema_text(model: type[BaseModel], document: str, version: int) -> str:
+    """The JSON Schema of a published document, generated from its model, as docs/ holds it."""
+    found = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"judgeprobe-{document}-v{version}",
+        **model.model_json_schema(),
+    }
+    return json.dumps(found, indent=2, ensure_ascii=False) + "\n"
