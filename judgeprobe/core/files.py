@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +31,25 @@ def atomic_path(path: Path) -> Iterator[Path]:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def staged_dir(out: Path) -> Iterator[Path]:
+    """A fresh folder beside ``out``, renamed to ``out`` when the block ends without error.
+
+    On any error it is removed, so nothing half-written ever stands at ``out`` (absent or empty
+    before: the callers refuse a non-empty one first).
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name or 'run'}.", dir=out.parent))
+    try:
+        yield staging
+        if out.exists():
+            out.rmdir()
+        staging.rename(out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:
