@@ -158,6 +158,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="--coverage: the simulation's seed")
     p.add_argument("--method", choices=["score", "percentile"], default="score",
                    help="--coverage: the interval method (percentile: the old one)")  # fmt: skip
+    _planted_flags(p)
+    return p
+
+
+def _planted_flags(p: argparse.ArgumentParser) -> None:
+    """The simulated judge's planted biases, one flag each (``Biases``' defaults)."""
     defaults = Biases()
     for name, meaning in FLAGS.items():
         default = getattr(defaults, name)
@@ -181,7 +187,6 @@ def _parser() -> argparse.ArgumentParser:
         help="non-Tie verdicts sent to the judge's own style (default 0; "
         f"--battery: {PLANTED['self_preference']})",
     )
-    return p
 
 
 def _biases(args: argparse.Namespace) -> Biases:

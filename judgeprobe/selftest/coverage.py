@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import polars as pl
@@ -148,6 +149,14 @@ def _prob_pairs(
     rng: np.random.Generator, value: float, judges: int, documents: int, per: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """P(target | cue) and P(target | Blind) per pair, shape (judges, documents, per)."""
+    cue, blind = _cue_blind_rates(rng, value, judges, documents, per)
+    return _probabilities(rng, cue), _probabilities(rng, blind)
+
+
+def _cue_blind_rates(
+    rng: np.random.Generator, value: float, judges: int, documents: int, per: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's rate under the cue and under Blind, (1 ± value) / 2 around its document's."""
     cue, blind = (
         np.repeat(
             np.stack([_rates(rng, q, documents, per) for _ in range(judges)])[:, :, None],
@@ -156,7 +165,7 @@ def _prob_pairs(
         )
         for q in ((1 + value) / 2, (1 - value) / 2)
     )
-    return _probabilities(rng, cue), _probabilities(rng, blind)
+    return cue, blind
 
 
 def _frame(base: dict[str, np.ndarray], *, cue: bool = False, **columns: object) -> pl.DataFrame:
@@ -180,6 +189,10 @@ def _frame(base: dict[str, np.ndarray], *, cue: bool = False, **columns: object)
     )
 
 
+Extra = Mapping[str, Mapping[str, object]]
+"""Further columns of a cue pair's two judgments, by side ("blind", "probe")."""
+
+
 def _judgments(
     kind: str, rng: np.random.Generator, value: float, judges: int, documents: int, per: int
 ) -> pl.DataFrame:
@@ -189,20 +202,37 @@ def _judgments(
         base["document"]
     ]
     u = rng.random(rate.size)
+    if kind in CUE_KINDS:
+        return _cue_judgments(kind, rng, base, rate, u, (value, judges, documents, per))
+    return _control_judgments(kind, rng, base, rate, u)
+
+
+def _cue_pair(
+    base: dict[str, np.ndarray], probe: np.ndarray, blind: np.ndarray, protocol: str = "baseline",
+    extra: Extra | None = None,
+) -> pl.DataFrame:  # fmt: skip
+    """A cue (True, target A) beside its Blind twin, each with its verdicts."""
+    rows = [
+        _frame(base, cue=True, protocol=protocol, condition=BLIND, order="12", verdict=blind,
+               target="none", **(extra or {}).get("blind", {})),
+        _frame(base, cue=True, protocol=protocol, condition="True", order="12", verdict=probe,
+               target="A", **(extra or {}).get("probe", {})),
+    ]  # fmt: skip
+    return pl.concat(rows)
+
+
+CUE_KINDS = ("prob", "share", "ratio", "paired", "drift")
+"""The kinds simulated as a cue beside Blind (``_cue_judgments``)."""
+
+
+def _cue_judgments(
+    kind: str, rng: np.random.Generator, base: dict[str, np.ndarray], rate: np.ndarray,
+    u: np.ndarray, setting: tuple[float, int, int, int],
+) -> pl.DataFrame:  # fmt: skip
+    """A cue kind's judgments (``setting``: value, judges, documents, items per document)."""
+    value, judges, documents, per = setting
     size = rate.size
-
-    Extra = Mapping[str, Mapping[str, object]]
-
-    def cue_pair(probe: np.ndarray, blind: np.ndarray, protocol: str = "baseline",
-                 extra: Extra | None = None) -> pl.DataFrame:  # fmt: skip
-        rows = [
-            _frame(base, cue=True, protocol=protocol, condition=BLIND, order="12", verdict=blind,
-                   target="none", **(extra or {}).get("blind", {})),
-            _frame(base, cue=True, protocol=protocol, condition="True", order="12", verdict=probe,
-                   target="A", **(extra or {}).get("probe", {})),
-        ]  # fmt: skip
-        return pl.concat(rows)
-
+    cue_pair = partial(_cue_pair, base)
     blind_b = np.full(size, "B")
     if kind == "prob":  # the target is A: P(A | cue) against P(A | Blind)
         cue_p, blind_p = (x.reshape(-1) for x in _prob_pairs(rng, value, judges, documents, per))
@@ -231,6 +261,19 @@ def _judgments(
         explanations = {"probe": {"explanation": [f"{d:.17g}" for d in drift]},
                         "blind": {"explanation": ["0"] * size}}  # fmt: skip
         return cue_pair(blind_b, blind_b, extra=explanations)
+    raise ValueError(f"unknown interval kind {kind!r}")
+
+
+def _control_judgments(
+    kind: str,
+    rng: np.random.Generator,
+    base: dict[str, np.ndarray],
+    rate: np.ndarray,
+    u: np.ndarray,
+) -> pl.DataFrame:
+    """A control kind's judgments: wordings, degraded copies, position."""
+    size = rate.size
+    blind_b = np.full(size, "B")
     if kind == "wording":  # Blind and two more wordings: B, B, and A where the wording flips
         last = np.where(u < rate, "A", "B")
         return pl.concat(
@@ -318,14 +361,7 @@ def document_sums(
         mean = np.clip(p, 1e-9, 1 - 1e-9)
         cols = [np.where(p > 0, rng.beta(mean * 5, (1 - mean) * 5), 0.0), ones]
     elif kind == "shift":  # (s_c − s_B) / (max − min) per pair, scores on 1–10
-        cue, blind = (
-            np.repeat(
-                np.stack([_rates(rng, q, documents, per) for _ in range(judges)])[:, :, None],
-                per,
-                axis=2,
-            )
-            for q in ((1 + value) / 2, (1 - value) / 2)
-        )
+        cue, blind = _cue_blind_rates(rng, value, judges, documents, per)
         cols = [(rng.binomial(9, cue) - rng.binomial(9, blind)) / 9, ones]
     elif kind == "prob":  # P(target | cue) − P(target | Blind) per pair
         cue_p, blind_p = _prob_pairs(rng, value, judges, documents, per)
