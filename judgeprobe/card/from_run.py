@@ -24,8 +24,25 @@ from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.winrates import read_win_rates
 from judgeprobe.prompts.task import DEFAULT
 from judgeprobe.runs.review import is_rejected, read_decisions, review_sentences
-from judgeprobe.runs.rundir import RunDir
+from judgeprobe.runs.rundir import RunDir, skipped_share
 from judgeprobe.text.lexicons import load_lexicons
+
+
+def checked_card(
+    run_dir: Path,
+    *,
+    thresholds: Path | None = None,
+    lexicons: Path | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Card:
+    """``judgeprobe card``'s path: the input checked (one line when it is wrong), then the card."""
+    judgments = RunDir(run_dir).judgments
+    if not judgments.is_file():
+        raise JudgeprobeError(f"{run_dir}: no {judgments.name} (is this a run directory?)")
+    if resamples < 0:
+        raise JudgeprobeError("--resamples must be >= 0")
+    return card_for_run(run_dir, thresholds, lexicons, resamples, seed)
 
 
 def card_for_run(
@@ -61,6 +78,9 @@ def card_for_run(
         )
     card = replace(card, calibrated=calibrated_estimates(run))  # calibrate's, when it ran
     card = replace(card, records=card.records + alttest_rows(run, limits.values))  # alttest's
+    found = manifest.logs if manifest is not None else None
+    if found is not None and found.skipped:  # a logs run whose readers skipped rows
+        card = replace(card, skipped=found.skipped, log_rows=found.rows)
     decisions = read_decisions(run)
     if decisions:  # the judgments of rejected texts, which the card leaves out
         gone = load_judgments(run.judgments).filter(is_rejected(decisions)).height
@@ -72,5 +92,8 @@ def card_for_run(
     present = set(pl.read_parquet_schema(run.judgments))
     wanted = [c for c in PUBLISHED_COLUMNS if c in present]  # an older table may lack some
     whole = load_judgments(run.judgments, wanted)  # what the run spent, rejected texts' too
-    write_card(card, run, f"Judge card — {run_id}", judgments=whole, run_id=run_id)
+    title = f"Judge card — {run_id}"
+    if card.skipped:  # said on the card's first line, before any row
+        title += f" ({skipped_share(card.skipped, card.log_rows)})"
+    write_card(card, run, title, judgments=whole, run_id=run_id)
     return card

@@ -219,4 +219,28 @@ def observed_card(
             )
         )  # fmt: skip
     silent = pl.DataFrame(schema={c: pl.String for c in SILENT})
-    return Card(tuple(records), silent, thresholds, task, observed=True)
+    notes = self_notes(run, judgments, found)
+    return Card(tuple(records), silent, thresholds, task, observed=True, notes=notes)
+
+
+def self_notes(run: RunDir, judgments: pl.DataFrame, found: list[Observed]) -> tuple[str, ...]:
+    """Why a generator ``--self`` named has no self-preference row: one sentence each."""
+    manifest = run.manifest_or_none()
+    own = manifest.logs.self if manifest is not None and manifest.logs else []
+    shown = {o.row.removeprefix("self-preference (observed): ").lower() for o in found
+             if o.measure == "self-preference"}  # fmt: skip
+    generators = {str(g).lower() for c in ("generator_1", "generator_2") for g in judgments[c]}
+    judges = judgments["judge"].n_unique()
+    notes = []
+    for model in own:
+        if model.lower() in shown:
+            continue
+        if model.lower() not in generators:
+            why = "no judgment in the logs is of a pair it generated"
+        elif not run.labels.is_file() and judges < 2:
+            why = ("it needs a reference on the same items: human labels (--labels) or a "
+                   "second judge in the logs, and this run has neither")  # fmt: skip
+        else:
+            why = "no item of it is judged by the reference (the labels or another judge)"
+        notes.append(f"--self {model}: no self-preference row: {why}")
+    return tuple(notes)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 from collections import Counter
+from html import escape
 from pathlib import Path
 
 import polars as pl
@@ -45,8 +46,8 @@ from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG
 from judgeprobe.metrics.uncertainty import method_sentence
 from judgeprobe.render.plots import forest
 from judgeprobe.render.tables import header_and_rows, markdown_text, to_markdown
-from judgeprobe.render.templating import page
-from judgeprobe.runs.rundir import RunDir
+from judgeprobe.render.templating import fragment, page
+from judgeprobe.runs.rundir import EXIT_UNRELIABLE, RunDir, skipped_share
 
 SILENT_SHOWN = 50
 HUMAN_NOTE = (
@@ -279,10 +280,12 @@ def summary(card: Card) -> str:
     counts = Counter(r.verdict for r in card.records)
     parts = [f"{counts[v]} {v}" for v in sorted(counts, key=str)]
     biased = "BIASED" if "BIASED" in counts else "UNSTABLE"
+    skipped = skipped_share(card.skipped, card.log_rows)
     meaning = {0: clear_meaning(card), EXIT_BIASED: f"a row is {biased}",
                EXIT_DOES_NOT_REPLACE: "no row BIASED; the judge cannot replace the annotators",
                EXIT_INSENSITIVE: "no row BIASED; the judge was not shown to read the texts",
-               EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED"}  # fmt: skip
+               EXIT_UNDERPOWERED: "no row BIASED, some UNDERPOWERED",
+               EXIT_UNRELIABLE: skipped}  # fmt: skip
     code = card.exit_code
     return f"{', '.join(parts) or 'no rows'}; exit code {code} ({meaning[code]})"
 
@@ -302,6 +305,21 @@ def _silent_note(n_silent: int) -> str:
     return note
 
 
+def _figures(card: Card, shown: pl.DataFrame) -> dict[str, object]:
+    """The forest plot (base64 PNG) and the table, as ``card_rows.html.j2`` draws them."""
+    plot = forest(forest_rows(card), "Each row's effect against its threshold")
+    return {
+        "forest": None if plot is None else base64.b64encode(plot).decode(),
+        "card": None if shown.is_empty() else header_and_rows(shown),
+    }
+
+
+def notebook_html(card: Card, title: str) -> str:
+    """The card in a notebook cell: its title, verdict line, forest plot and table (the page's)."""
+    head = f"<h3>{escape(title)}</h3><p>{escape(summary(card))}</p>"
+    return head + str(fragment("card_rows.html.j2", **_figures(card, display(card))))
+
+
 def write_card(
     card: Card, run: RunDir, title: str, *, judgments: pl.DataFrame, run_id: str
 ) -> tuple[Path, Path]:
@@ -315,6 +333,7 @@ def write_card(
     meta = [
         f"thresholds: {t.origin} (version {t.values.version}, sha256 {t.sha256[:12]})",
         summary(card),
+        *card.notes,
     ]
     silent = silent_table(card)
     silent_note = _silent_note(card.silent_items.height)
@@ -339,14 +358,12 @@ def write_card(
             to_markdown(section.tables[0]),
             "",
         ]
-    plot = forest(forest_rows(card), "Each row's effect against its threshold")
     html = page(
         "card.html.j2",
         title=title,
         meta=meta,
         rule=rule(card),
-        forest=None if plot is None else base64.b64encode(plot).decode(),
-        card=None if shown.is_empty() else header_and_rows(shown),
+        **_figures(card, shown),
         silent_note="" if card.observed else silent_note,
         silent=None if silent.is_empty() else header_and_rows(silent),
         review=list(card.review),

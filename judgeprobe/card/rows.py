@@ -96,6 +96,7 @@ from judgeprobe.metrics.uncertainty import (
 from judgeprobe.metrics.units import DOC
 from judgeprobe.metrics.winrates import WinRate
 from judgeprobe.prompts.task import DEFAULT, Task
+from judgeprobe.runs.rundir import EXIT_UNRELIABLE, skipped_unreliable
 from judgeprobe.text.lexicons import Lexicons
 
 EXIT_BIASED = 5
@@ -129,6 +130,10 @@ class Card:
     method: Method = INTERVALS  # how the rows' intervals were computed
     # Figures corrected by a calibration, where the run has one: a section, not rows.
     calibrated: tuple[CalibratedEstimate, ...] = ()
+    # A logs run's rows its readers skipped, of the rows its logs held (the manifest's)
+    skipped: int = 0
+    log_rows: int = 0
+    notes: tuple[str, ...] = ()  # why a row the run asked for is not on the card (``--self``)
     # A judge-logs card (``card.observed``): it speaks of the log, not of a live design.
     observed: bool = False
     # A logs run's win rates as the log's own tool counts them (``metrics.winrates``).
@@ -167,8 +172,12 @@ class Card:
         ``EXIT_DOES_NOT_REPLACE`` when an alt-test row that gates (thresholds version 5) is
         DOES-NOT-REPLACE, else ``EXIT_INSENSITIVE`` when
         any row is INSENSITIVE (the judge was not shown to read the texts), else
-        ``EXIT_UNDERPOWERED`` when any row is UNDERPOWERED.
+        ``EXIT_UNDERPOWERED`` when any row is UNDERPOWERED. Before all of them,
+        ``EXIT_UNRELIABLE`` when a logs run skipped more than ``SKIPPED_LIMIT`` of its rows:
+        its rows speak of a part of the logs only.
         """
+        if skipped_unreliable(self.skipped, self.log_rows):
+            return EXIT_UNRELIABLE
         verdicts = self.verdicts
         if verdicts & {"BIASED", UNSTABLE}:
             return EXIT_BIASED

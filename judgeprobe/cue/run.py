@@ -60,7 +60,7 @@ from judgeprobe.engine.runner import RunSummary
 from judgeprobe.engine.settings import lanes_of
 from judgeprobe.engine.store import Store
 from judgeprobe.metrics.flags import invalid_reasons
-from judgeprobe.metrics.load import Run
+from judgeprobe.metrics.load import LoadedRun
 from judgeprobe.metrics.table import table_console
 from judgeprobe.protocols import JudgeProtocol
 from judgeprobe.runs.batch import batch_sweep
@@ -309,7 +309,8 @@ async def _sweep(
     finally:
         store.close()
     record_spend(run, spend)
-    n_invalid = write_outputs(Run(run, run.manifest(), without_rejected(frame, review)), console)
+    loaded = LoadedRun(run, run.manifest(), without_rejected(frame, review))
+    n_invalid = write_outputs(loaded, console)
     console.print(
         f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
         f"sent {summary.sent}, reused {summary.skipped}; wrote {run.judgments}, "
@@ -338,23 +339,61 @@ def check_design(
         )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``judgeprobe run``: the cue sweep from config to report."""
-    args = _parser().parse_args(argv)
-    if args.ray is not None:  # a dead or mistyped cluster is one line, before any planning
-        check_cluster(args.ray or None)
-    cfg = _apply_flags(load_config(args.config), args.judge, args.limit)
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """What ``judgeprobe run`` was asked, by its flags' names.
+
+    The command and the API's ``judgeprobe.run``/``plan`` build one and take the same path
+    (``run_command``).
+    """
+
+    config: Path | None = None
+    judge: tuple[str, ...] = ()
+    out: Path | None = None
+    resume: bool = False
+    limit: int | None = None
+    no_progress: bool = False
+    ray: str | None = None
+    export_batch: Path | None = None
+    import_batch: Path | None = None
+    plan: bool = False
+
+    def argv(self) -> list[str]:
+        """The same request as the command's flags (for the resume hint a run prints)."""
+        flags = [["--config", str(self.config)]] if self.config else []
+        flags += [["--judge", j] for j in self.judge]
+        flags += [["--out", str(self.out)]] if self.out else []
+        flags += [["--limit", str(self.limit)]] if self.limit is not None else []
+        flags += [["--ray", self.ray]] if self.ray is not None else []
+        return [part for flag in flags for part in flag]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A sweep checked before any request is sent: config, items, conditions, protocols."""
+
+    cfg: SweepConfig
+    chosen: str  # why the default sweep judges with another embedded judge ("" if not)
+    mode: Mode
+    out: Path
+    review: Mapping[str, Decision]
+    items: list[Item]
+    conditions: dict[str, Condition]
+    protocols: dict[str, JudgeProtocol]
+
+
+def prepare(req: RunRequest) -> Prepared:
+    """Everything that can be wrong with a request, found before anything is sent or written."""
+    if req.ray is not None:  # a dead or mistyped cluster is one line, before any planning
+        check_cluster(req.ray or None)
+    cfg = _apply_flags(load_config(req.config), list(req.judge), req.limit)
     chosen = ""
-    if not (args.config or args.judge or args.export_batch or args.import_batch):
+    if not (req.config or req.judge or req.export_batch or req.import_batch):
         # The default sweep, sent live: on whichever embedded judge is up (judgeprobe.cue.embedded).
         cfg, chosen = running_judge(cfg)
-    mode = Mode(
-        export_batch=args.export_batch,
-        import_batch=args.import_batch,
-        ray=args.ray,
-    )
+    mode = Mode(export_batch=req.export_batch, import_batch=req.import_batch, ray=req.ray)
     check_engines(cfg.judges, ray=mode.ray is not None)
-    out = args.out or Path("runs") / cfg.name
+    out = req.out or Path("runs") / cfg.name
     # A reviewed run (``judgeprobe review``): its edited texts are judged in place of the
     # generated ones; its rejected texts are judged as planned and left out of the metrics.
     review = read_decisions(RunDir(out))
@@ -367,65 +406,66 @@ def main(argv: list[str] | None = None) -> int:
     protocols = protocols_for(cfg)  # built once: planning, counts and the manifest share them
     check_writable_dir(out, "--out")
     check_design(cfg, protocols, items, conditions)  # --plan refuses what a run would
-    if args.plan:
-        return _plan(cfg, protocols, items, conditions, out, chosen)
+    return Prepared(cfg, chosen, mode, out, review, items, conditions, protocols)
+
+
+async def run_command(req: RunRequest, argv: list[str]) -> tuple[int, Path]:
+    """``judgeprobe run``'s whole path after its flags are read: the bill, or the sweep.
+
+    ``argv``: the flags as given, for the resume command a stopped run prints. Returns the
+    exit code and the run directory.
+    """
+    p = prepare(req)
+    if req.plan:
+        print_bill(await plan_of(p), table_console())
+        return 0, p.out
+    mode, out = p.mode, p.out
     if mode.export_batch is not None:
         check_writable_dir(mode.export_batch.parent, "--export-batch")
         if mode.export_batch.is_dir():
             raise JudgeprobeError(f"--export-batch {mode.export_batch}: is a directory")
     if mode.import_batch is not None and not RunDir(out).store.exists():
         raise JudgeprobeError(f"{out} holds no run: export a batch into it first")
-    check_run_dir(out, resume=args.resume or mode.batch, digest=cfg.digest())
+    check_run_dir(out, resume=req.resume or mode.batch, digest=p.cfg.digest())
     console = Console(stderr=True, soft_wrap=True)
-    if chosen:
-        console.print(f"[yellow]{escape(chosen)}[/]")
+    if p.chosen:
+        console.print(f"[yellow]{escape(p.chosen)}[/]")
     start = time.monotonic()
-    earlier_s = earlier_seconds(RunDir(out))
-    swept = _sweep(
-        cfg,
-        protocols,
-        items,
-        conditions,
-        out,
-        console,
-        show_progress=not args.no_progress,
-        mode=mode,
-        review=review,
-        earlier_s=earlier_s,
-    )
-    summary, failing = asyncio.run(swept)
+    summary, failing = await _sweep(
+        p.cfg, p.protocols, p.items, p.conditions, out, console,
+        show_progress=not req.no_progress, mode=mode, review=p.review,
+        earlier_s=earlier_seconds(RunDir(out)),
+    )  # fmt: skip
     console.print(f"done in {time.monotonic() - start:.1f}s")
     if mode.export_batch is not None:
-        return 0
-    return exit_code(
-        summary, failing=failing, argv=sys.argv[1:] if argv is None else argv, console=console
-    )
+        return 0, out
+    return exit_code(summary, failing=failing, argv=argv, console=console), out
 
 
-def _plan(
-    cfg: SweepConfig,
-    protocols: dict[str, JudgeProtocol],
-    items: list[Item],
-    conditions: dict[str, Condition],
-    out: Path,
-    chosen: str,
-) -> int:
-    """``--plan``: probe the judges, check the plan as a run would, print the bill, write it."""
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``judgeprobe run``: the cue sweep from config to report."""
+    args = _parser().parse_args(argv)
+    fields = {k: v for k, v in vars(args).items()}
+    req = RunRequest(**{**fields, "judge": tuple(fields["judge"])})
+    code, _ = asyncio.run(run_command(req, sys.argv[1:] if argv is None else argv))
+    return code
+
+
+async def plan_of(p: Prepared) -> Bill:
+    """``--plan``: probe the judges, check the plan as a run would, price it, write plan.json."""
+    cfg, protocols, items, conditions, out = p.cfg, p.protocols, p.items, p.conditions, p.out
     console = Console(stderr=True, soft_wrap=True)
-    if chosen:
-        console.print(f"[yellow]{escape(chosen)}[/]")
+    if p.chosen:
+        console.print(f"[yellow]{escape(p.chosen)}[/]")
 
     async def first() -> list[FirstRequest]:
         return await first_requests(cfg, protocols, items, conditions)
 
-    async def billed() -> Bill:
-        checks = PlanChecks(cfg.sampling, cfg.seeds, first)
-        async with judges_open(
-            cfg.judges, cfg.engine, console, checks, texts_only=cfg.texts_only
-        ) as endpoints:
-            return await plan_bill(cfg, protocols, items, conditions, endpoints)
-
-    bill = asyncio.run(billed())
+    checks = PlanChecks(cfg.sampling, cfg.seeds, first)
+    async with judges_open(
+        cfg.judges, cfg.engine, console, checks, texts_only=cfg.texts_only
+    ) as endpoints:
+        bill = await plan_bill(cfg, protocols, items, conditions, endpoints)
     if cfg.design == "sequential":  # the worst case, and the spend a pilot's effects predict
         rounds = SequentialRounds(cfg, protocols, items, conditions)
         documents = [sorted({i.document_id for i in r}) for r in rounds.by_round]
@@ -440,12 +480,11 @@ def _plan(
             "case; run one round (budget_requests at the first round's requests), then --plan "
             "again for the spend its effects predict"
         )
-    print_bill(bill, table_console())
     path = RunDir(out).plan
     out.mkdir(parents=True, exist_ok=True)
     write_json(path, bill.record())
     console.print(f"wrote {path}")
-    return 0
+    return bill
 
 
 def exit_code(summary: RunSummary, *, failing: bool, argv: list[str], console: Console) -> int:

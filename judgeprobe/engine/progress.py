@@ -11,6 +11,9 @@ exit), so the cost per request is a few additions however fast requests complete
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from types import TracebackType
 
 from rich.console import Console
@@ -28,6 +31,28 @@ from judgeprobe.engine.store import Outcome
 REFRESH_S = 0.1
 
 
+@dataclass(frozen=True, slots=True)
+class ProgressUpdate:
+    """What a sweep has done so far, as a progress listener is told it."""
+
+    label: str
+    done: int
+    total: int
+    valid: int
+    invalid: int
+    cached: int
+    retries: int
+    requests: int
+    elapsed_s: float
+
+
+PROGRESS_LISTENER: ContextVar[Callable[[ProgressUpdate], None] | None] = ContextVar(
+    "judgeprobe_progress_listener", default=None
+)
+"""Told every refresh of every sweep's progress in this context (the API's ``progress=``
+callback), with or without the bar; unset: only the bar."""
+
+
 class SweepProgress:
     """Counts outcomes and shows them; usable with ``enabled=False`` for quiet runs."""
 
@@ -43,6 +68,8 @@ class SweepProgress:
         self.total = total
         self.valid = self.invalid = self.cached = self.retries = self.requests = 0
         self._start = self._shown = time.monotonic()
+        self._label = label
+        self._listener = PROGRESS_LISTENER.get()
         self._progress = Progress(
             TextColumn(f"[bold]{label}"),
             BarColumn(),
@@ -103,6 +130,12 @@ class SweepProgress:
             return
         self._shown = now
         elapsed = max(1e-9, now - self._start)
+        if self._listener is not None:
+            update = ProgressUpdate(
+                self._label, self.done, self.total, self.valid, self.invalid,
+                self.cached, self.retries, self.requests, elapsed,
+            )  # fmt: skip
+            self._listener(update)
         self._progress.update(
             self._task,
             completed=self.done,

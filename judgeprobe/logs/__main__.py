@@ -10,9 +10,11 @@ column map (``--map verdict=winner,…``; docs/logs.md lists the aliases), detec
 named with ``--format``. Calls no judge. Writes judgments.parquet, items.parquet (the texts the
 log carries or ``--answers`` supplies), labels.parquet (``--labels``), win_rates.csv (each
 model's win rate as the log's own tool counts it), the manifest, metrics, the observed card and
-the report, so ``judgeprobe card/report/review/metrics DIR`` work on it.
-A row that cannot be read is one line naming file and line; a file with no usable row is an
-error (exit 2); unreadable verdicts are Invalid judgments, counted, never dropped.
+the report, so ``judgeprobe card/report/review/metrics DIR`` work on it, all of it in a staging
+directory renamed into place last (a failure leaves ``--out`` absent). A row that cannot be
+read is one line naming file and line, counted in the manifest; more than 1 % skipped is exit
+4 (unreliable). A file with no usable row among others is a warning; no usable row at all is
+an error (exit 2); unreadable verdicts are Invalid judgments, counted, never dropped.
 """
 
 from __future__ import annotations
@@ -21,30 +23,34 @@ import argparse
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import orjson
 import polars as pl
 from rich.console import Console
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
+from judgeprobe.card.rows import Card
 from judgeprobe.core.cli import command_parser, main_guard
 from judgeprobe.core.files import write_atomic
 from judgeprobe.logs.formats import ReadOptions, format_names, logs_task
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.labels import unmatched, unmatched_line
 from judgeprobe.logs.mtbench import Answers, read_answers
-from judgeprobe.logs.read import Read, read_logs, read_votes
+from judgeprobe.logs.read import Read, read_log_files, read_votes
 from judgeprobe.logs.rows import VoteRow
 from judgeprobe.logs.table import LogTable, label_table, log_table
 from judgeprobe.metrics.estimates import estimates_table
+from judgeprobe.metrics.load import load_judgments
 from judgeprobe.metrics.table import write_csv
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.metrics.winrates import win_rates
 from judgeprobe.report.logs import logs_report
-from judgeprobe.runs.rundir import LogsConfig, RunDir, check_writable_dir
+from judgeprobe.runs.rundir import LogsConfig, RunDir, check_writable_dir, skipped_share
 
 SHOWN_BAD = 20
 """Bad rows printed one a line; the rest are in ``bad_rows.txt``."""
@@ -88,38 +94,77 @@ def _report_bad(bad: list[str], out: Path, console: Console) -> None:
                       markup=False, highlight=False)  # fmt: skip
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``judgeprobe logs``: read the logs, write the run, print the card."""
-    args = _parser().parse_args(argv)
+@dataclass(frozen=True)
+class LogsRequest:
+    """What ``judgeprobe logs`` was asked, by its flags' names (the API builds one too)."""
+
+    paths: tuple[Path, ...]
+    out: Path
+    labels: Path | None = None
+    format: str | None = None
+    map: str | None = None
+    answers: tuple[Path, ...] = ()
+    baseline_model: str | None = None
+    own: tuple[str, ...] = ()
+    baseline: Path | None = None
+    no_report: bool = False
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+
+
+def _check(args: LogsRequest) -> None:
+    """Every refusal that needs no log read: before anything is read or written."""
+    if args.format is not None and args.format not in format_names():
+        raise JudgeprobeError(f"format {args.format!r}: not one of {', '.join(format_names())}")
     out: Path = args.out
     if RunDir(out).manifest_file.exists() or (out.is_dir() and any(out.iterdir())):
         raise JudgeprobeError(f"--out {out}: not empty; choose another directory")
     check_writable_dir(out, "--out")
     if args.resamples < 0:
         raise JudgeprobeError("--resamples must be >= 0")
-    if args.baseline is not None and not RunDir(args.baseline).is_run():
-        raise JudgeprobeError(f"--baseline {args.baseline}: not a run directory (make one with "
-                              "judgeprobe logs)")  # fmt: skip
+    if args.baseline is not None:
+        if not RunDir(args.baseline).is_run():
+            raise JudgeprobeError(f"--baseline {args.baseline}: not a run directory (make one "
+                                  "with judgeprobe logs)")  # fmt: skip
+        try:  # its judgments read now: a corrupt table is refused before the run is written
+            load_judgments(RunDir(args.baseline).judgments, ["item_id"])
+        except JudgeprobeError as exc:
+            raise JudgeprobeError(f"--baseline {args.baseline}: {exc}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``judgeprobe logs``: read the logs, write the run, print the card."""
+    args = vars(_parser().parse_args(argv))
+    many = {k: tuple(args[k]) for k in ("paths", "own", "answers")}
+    return logs_run(LogsRequest(**{**args, **many}))
+
+
+def logs_run(args: LogsRequest) -> int:
+    """The command's path after its flags are read: the run written, its card's exit code."""
+    out: Path = args.out
+    _check(args)
     mapping = parse_map(args.map)
     bad: list[str] = []
-    answers = read_answers(args.answers, bad) if args.answers else Answers()
+    answers = read_answers(list(args.answers), bad) if args.answers else Answers()
     options = ReadOptions(mapping=mapping, baseline_model=args.baseline_model)
-    found = read_logs(list(args.paths), args.format, options)
+    found = read_log_files(list(args.paths), args.format, options)
     bad = found.bad + bad
     votes, bad_votes = read_votes(args.labels, mapping) if args.labels else ([], [])
     bad += bad_votes
-    run_id = out.name or "logs"
-    table = log_table(found.all_calls(), found.scores, run_id, answers)
     console = Console(stderr=True, soft_wrap=True)
+    for line in found.unusable:
+        console.print(f"warning: {line}", markup=False, highlight=False)
+    read = Counted(skipped=len(found.bad), rows=found.read_rows(), files=len(found.formats),
+                   unusable=len(found.unusable))  # fmt: skip
+    table = log_table(found.all_calls(), found.scores, out.name or "logs", answers)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=out.parent))
-    try:
-        counts = _write(staging, out, args, found, table, votes, bad)
-        if counts["judgments"] == 0:
-            raise JudgeprobeError(
-                f"no pair to judge: {table.unpaired_scores} scores, each alone on its question "
-                "(a score log needs two or more generators scored on the same question)"
-            )
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name or 'logs'}.", dir=out.parent))
+    try:  # the whole run is written in staging; only then is it renamed into place
+        counts = _write(staging, out, args, found, table, votes, bad, read)
+        unpaired = table.unpaired_scores
+        notes = _notes(found, table, counts["unmatched_labels"], len(votes), args.labels)
+        del found, table  # what follows reads the run back, as every later command does
+        card, report = _finish(staging, out, args)
         if out.exists():
             out.rmdir()  # empty, checked above
         staging.rename(out)
@@ -128,25 +173,47 @@ def main(argv: list[str] | None = None) -> int:
         raise
     _report_bad(bad, out, console)
     print(
-        f"read {counts['judgments'] + table.unpaired_scores} verdicts and scores from "
-        f"{len(found.formats)} file(s): {counts['judgments']} judgments ({counts['invalid']} "
-        f"Invalid), {counts['items']} items, {_with_texts(RunDir(out))} with texts; "
-        f"{len(votes)} human labels; {len(bad)} skipped"
+        f"read {counts['judgments'] + unpaired} verdicts and scores from {read.files} file(s)"
+        f"{f' ({read.unusable} with no usable row)' if read.unusable else ''}: "
+        f"{counts['judgments']} judgments ({counts['invalid']} Invalid), {counts['items']} "
+        f"items, {_with_texts(RunDir(out))} with texts; {len(votes)} human labels; "
+        f"{skipped_share(read.skipped, read.rows)}"
     )
-    for line in _notes(found, table, counts["unmatched_labels"], len(votes), args.labels):
+    for line in notes:
         print(line)
     if args.answers:
         _answers_unmatched(answers, RunDir(out), console)
-    del found, table  # what follows reads the run back, as every later command does
-    scanned = pl.scan_parquet(RunDir(out).judgments)
-    write_csv(estimates_table(scanned), RunDir(out).metrics)
-    card = card_for_run(out, resamples=args.resamples, seed=args.seed)
+    for note in card.notes:
+        print(note)
+    print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
+    return card.exit_code
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """What the read came to: rows skipped of all the logs' rows, files read, files unusable."""
+
+    skipped: int
+    rows: int
+    files: int
+    unusable: int
+
+
+def _finish(staging: Path, out: Path, args: LogsRequest) -> tuple[Card, str]:
+    """Metrics, report and card of the run in ``staging``; then its manifest names ``out``."""
+    run = RunDir(staging)
+    write_csv(estimates_table(pl.scan_parquet(run.judgments)), run.metrics)
+    card = card_for_run(staging, resamples=args.resamples, seed=args.seed)
     if args.no_report:
         report = f"none (--no-report: judgeprobe report {out} writes it and metrics_ci.csv)"
     else:
-        report = str(logs_report(out, args.resamples, args.seed, card=card))
-    print(f"card: {summary(card)} -> {RunDir(out).card_md}; report: {report}")
-    return card.exit_code
+        written = logs_report(staging, args.resamples, args.seed, card=card)
+        report = str(out / written.relative_to(staging))
+    manifest = orjson.loads(run.manifest_file.read_bytes())
+    if manifest["config"].get("items"):  # read from staging until now; the run's from here on
+        manifest["config"]["items"] = str((out / ITEMS).resolve())
+        run.write_manifest(manifest)
+    return card, report
 
 
 def _notes(
@@ -196,8 +263,8 @@ def _with_texts(run: RunDir) -> int:
 
 
 def _write(
-    staging: Path, out: Path, args: argparse.Namespace, found: Read,
-    table: LogTable, votes: list[VoteRow], bad: list[str],
+    staging: Path, out: Path, args: LogsRequest, found: Read,
+    table: LogTable, votes: list[VoteRow], bad: list[str], read: Counted,
 ) -> dict[str, int]:  # fmt: skip
     """The run's files, written into ``staging`` (renamed to ``out`` when all are there).
 
@@ -210,7 +277,7 @@ def _write(
     table.texts.sink_parquet(staging / ITEMS)  # streamed: a copy of each text, not per call
     items = None
     if _with_texts(RunDir(staging)):
-        items = str((out / ITEMS).resolve())
+        items = str((staging / ITEMS).resolve())  # ``_finish`` names ``out`` once written
     else:
         (staging / ITEMS).unlink()
     unmatched_labels = 0
@@ -220,8 +287,9 @@ def _write(
         unmatched_labels = unmatched(labels, pl.scan_parquet(run.judgments))
     config = LogsConfig(
         sources=[str(p.resolve()) for p in args.paths], formats=found.formats,
-        self=list(args.own), map=args.map or "", items=items, skipped=len(bad),
-        labels=str(args.labels.resolve()) if votes else None,
+        self=list(args.own), map=args.map or "", items=items, skipped=read.skipped,
+        rows=read.rows,
+        labels=str(args.labels.resolve()) if votes and args.labels is not None else None,
         baseline=None if args.baseline is None else str(args.baseline.resolve()),
         randomized_order=found.randomized_cells(), unmatched_labels=unmatched_labels,
         task=logs_task(found.formats.values()),  # the nouns its pages speak
@@ -239,6 +307,11 @@ def _write(
         "kind": "logs", "config": config.model_dump(), "seeds": [0],
         "judges": [{"name": j, "model": j, "backend": "log"} for j in judges],
     })  # fmt: skip
+    if counts["judgments"] == 0:
+        raise JudgeprobeError(
+            f"no pair to judge: {table.unpaired_scores} scores, each alone on its question "
+            "(a score log needs two or more generators scored on the same question)"
+        )
     return {**{k: int(v) for k, v in counts.items()}, "unmatched_labels": unmatched_labels}
 
 

@@ -146,6 +146,8 @@ def generic_rows(where: Where, record: Record, columns: Columns) -> Iterator[Row
     r1, r2 = text(get(record, "response_1")), text(get(record, "response_2"))
     g1 = get(record, "generator_1")
     g2 = get(record, "generator_2")
+    if g1 is not None and str(g1) == str(g2):  # as the MT-Bench reader: no pair, a skipped row
+        raise BadRow(f"generator_1 and generator_2 are both {str(g1)!r}")
     if g1 is None or g2 is None:  # no names: the texts name the generators
         if r1 is None or r2 is None:
             raise BadRow("neither the generators nor both responses")
@@ -167,7 +169,27 @@ def generic_rows(where: Where, record: Record, columns: Columns) -> Iterator[Row
 
 def _rows(path: Path, options: ReadOptions) -> Iterator[Row | Skipped]:
     columns = Columns(options.mapping)
-    return record_rows(records(path), lambda where, record: generic_rows(where, record, columns))
+    found = _mapped_present(path, records(path), options.mapping)
+    return record_rows(found, lambda where, record: generic_rows(where, record, columns))
+
+
+def _mapped_present(
+    path: Path, found: Iterator[tuple[Where, Record | BadRow]], mapping: Mapping[str, str]
+) -> Iterator[tuple[Where, Record | BadRow]]:
+    """The records as they are; at the end, an error if a column ``--map`` names is in none.
+
+    Such a map is wrong: every verdict (or score) would read as missing.
+    """
+    missing = set(mapping.values())
+    for where, record in found:
+        if missing and isinstance(record, dict):
+            missing.difference_update(record)
+        yield where, record
+    if missing:
+        names = ", ".join(f"{f}={c}" for f, c in mapping.items() if c in missing)
+        raise JudgeprobeError(
+            f"{path}: --map {names}: no such column in the file (no record has a value there)"
+        )
 
 
 register_format(LogFormat(

@@ -42,7 +42,7 @@ from judgeprobe.logs.rows import (
     Winner,
     calls_plan,
 )
-from judgeprobe.logs.source import Record, need, records, text, turn_of
+from judgeprobe.logs.source import Record, line_count, need, records, text, turn_of
 from judgeprobe.prompts.task import Task
 
 PAIR_KEYS = {"model_1", "model_2", "g1_winner", "g2_winner"}
@@ -274,11 +274,6 @@ _FAST_SCHEMA: dict[str, pl.DataType] = {
 }  # fmt: skip
 
 
-def _line_count(path: Path) -> int:
-    with path.open("rb") as f:
-        return sum(1 for _ in f)
-
-
 def pair_calls_fast(path: Path) -> pl.LazyFrame | None:
     """A pair log as a lazy Polars plan of judging calls (``rows.CALLS``); None if not clean.
 
@@ -299,7 +294,7 @@ def pair_calls_fast(path: Path) -> pl.LazyFrame | None:
     except Exception:  # polars raises several types for a line it cannot read
         return None
     rows = int(checked["rows"][0])
-    if rows == 0 or not checked["clean"][0] or _line_count(path) != rows:
+    if rows == 0 or not checked["clean"][0] or line_count(path) != rows:
         return None
     base = frame.with_columns(
         file=pl.lit(str(path)), line=pl.int_range(1, pl.len() + 1, dtype=pl.Int64),

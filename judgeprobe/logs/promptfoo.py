@@ -4,7 +4,12 @@ Each result is one provider's output for one test case; its ``gradingResult`` ho
 graders' verdict: ``score`` (0 to 1), ``pass`` and ``reason``, and per assertion in
 ``componentResults``. The score read is the model-graded assertion's (``llm-rubric``,
 ``model-graded-closedqa``, ``factuality``, ``g-eval``, ``select-best``…) when there is one,
-else the whole result's. A result with an ``error`` and no grading is unreadable.
+else the whole result's. A result with an ``error`` and no grading is unreadable. The judge
+is the grading provider the assertion names, else the test case's ``options.provider``, else
+``DEFAULT_GRADER``: promptfoo's own default grader, which its export does not name. A grader
+reply promptfoo could not read (its model-graded matchers' ``fail()``: a component result with
+no ``assertion``, ``pass`` false, score 0 and a reason such as "Could not extract JSON from
+llm-rubric response") is no grade of 0: it is an Invalid judgment with that reason.
 """
 
 from __future__ import annotations
@@ -22,6 +27,9 @@ from judgeprobe.logs.rows import BadRow, Row, ScoreRow, Skipped, Where
 from judgeprobe.logs.source import Record, json_document, text
 
 PROTOCOL = "promptfoo"
+DEFAULT_GRADER = "promptfoo-default-grader"
+"""The judge of a model-graded assertion that names no provider (promptfoo then grades with
+its default provider for the API keys it found, and writes none of it in the results)."""
 
 
 def is_promptfoo(document: Any) -> bool:
@@ -45,18 +53,26 @@ def results(path: Path) -> Iterator[tuple[Where, Record | BadRow]]:
         yield Where(str(path), number), got if isinstance(got, dict) else BadRow("not an object")
 
 
-def _graded(grading: Record) -> tuple[object, str, str]:
-    """The model-graded assertion's score, reason and grader, else the whole result's."""
-    for part in grading.get("componentResults") or []:
-        assertion = (part or {}).get("assertion") or {}
+def _graded(grading: Record) -> tuple[object, str, str, bool]:
+    """The model-graded assertion's score, reason and grader, else the whole result's.
+
+    The last value says whether the grader's reply went unread (promptfoo's ``fail()``).
+    """
+    parts = [p for p in grading.get("componentResults") or [] if isinstance(p, dict)]
+    for part in parts:
+        assertion = part.get("assertion") or {}
         kind = str(assertion.get("type") or "")
         if kind.startswith(("llm-", "model-graded", "g-eval", "factuality", "select-best")):
             return (
                 part.get("score"),
                 str(part.get("reason") or ""),
                 _name(assertion.get("provider")),
+                False,
             )
-    return grading.get("score"), str(grading.get("reason") or ""), ""
+    for part in parts:
+        if "assertion" not in part and part.get("pass") is False:  # promptfoo's fail()
+            return part.get("score"), str(part.get("reason") or ""), "", True
+    return grading.get("score"), str(grading.get("reason") or ""), "", False
 
 
 def _name(value: object) -> str:
@@ -75,11 +91,14 @@ def promptfoo_rows(where: Where, record: Record) -> Iterator[ScoreRow]:
     response = record.get("response") or {}
     output = response.get("output") if isinstance(response, dict) else None
     grading = record.get("gradingResult")
+    options = (record.get("testCase") or {}).get("options") or {}
     score: float | None = None
     why, reason, kind = "", "", ""
     if isinstance(grading, dict):
-        raw, reason, kind = _graded(grading)
-        if isinstance(raw, int | float) and not isinstance(raw, bool):
+        raw, reason, kind, failed = _graded(grading)
+        if failed:
+            why = f"the grader's reply was not read by promptfoo ({reason})"
+        elif isinstance(raw, int | float) and not isinstance(raw, bool):
             score = float(raw)
         else:
             why = f"no score in the grading result ({raw!r})"
@@ -87,7 +106,8 @@ def promptfoo_rows(where: Where, record: Record) -> Iterator[ScoreRow]:
         raw = None
         why = f"not graded: {record.get('error') or 'no gradingResult'}"
     yield ScoreRow(
-        where=where, judge=kind or "grader", protocol=PROTOCOL, question_id=qid, turn=1,
+        where=where, judge=kind or _name(options.get("provider")) or DEFAULT_GRADER,
+        protocol=PROTOCOL, question_id=qid, turn=1,
         generator=_name(record.get("provider")) or "provider", score=score, raw=str(raw),
         explanation=reason, invalid_reason=why, question=question,
         response=output if isinstance(output, str) else None,

@@ -1,8 +1,9 @@
 """Read judge logs: each file's format found (or named), its rows read, its bad rows named.
 
 A row that cannot be read is one line ``FILE:LINE: why`` in the result's ``bad`` list, and
-the file goes on; a file with no usable row is an error (exit 2). Unreadable verdicts are
-rows, never bad rows: they become Invalid judgments.
+the file goes on; a file with no usable row is one line in ``unusable`` and the next file goes
+on (its rows are skipped rows all the same); when no file has a usable row it is an error
+(exit 2). Unreadable verdicts are rows, never bad rows: they become Invalid judgments.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.logs.formats import FALLBACK, LogFormat, ReadOptions, detect, get_format
 from judgeprobe.logs.generic import Columns
 from judgeprobe.logs.rows import CALLS, BadRow, PairRow, ScoreRow, Skipped, VoteRow, calls_frame
-from judgeprobe.logs.source import records
+from judgeprobe.logs.source import line_count, records
 from judgeprobe.runs.rundir import RandomizedOrder
 
 
@@ -29,12 +30,19 @@ class Read:
     scores: list[ScoreRow] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
+    unusable: list[str] = field(default_factory=list)  # "FILE: no usable row as FMT (…)"
+    rows: int = 0  # usable rows read one by one (the files ``fast`` holds not counted)
+    fast: list[Path] = field(default_factory=list)  # read whole by a clean fast reader
     # rows a judge × protocol had by ``PairRow.randomized`` (a fast reader's rows have none)
     randomized: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
 
     def all_calls(self) -> pl.LazyFrame:
         """Every file's judging calls as one plan."""
         return pl.concat(self.calls) if self.calls else pl.LazyFrame(schema=CALLS)
+
+    def read_rows(self) -> int:
+        """Every row the files hold, usable or skipped (a fast file's: its lines)."""
+        return self.rows + len(self.bad) + sum(line_count(p) for p in self.fast)
 
     def randomized_cells(self) -> list[RandomizedOrder]:
         """Each judge × protocol whose shown order the log's tool shuffled, and its recovery.
@@ -55,6 +63,7 @@ def _read_file(path: Path, fmt: LogFormat, options: ReadOptions, out: Read) -> i
         fast = fmt.fast(path, options)
         if fast is not None:
             out.calls.append(fast)
+            out.fast.append(path)
             return 1  # checked clean and not empty
     pairs: list[PairRow] = []
     n = 0
@@ -72,25 +81,36 @@ def _read_file(path: Path, fmt: LogFormat, options: ReadOptions, out: Read) -> i
             out.scores.append(row)
     if pairs:
         out.calls.append(calls_frame(pairs))
+    out.rows += n
     return n
 
 
-def read_logs(
+def read_log_files(
     paths: list[Path], fmt: str | None = None, options: ReadOptions | None = None
 ) -> Read:
-    """Every row of the logs; an error line for a missing file or one with no usable row."""
+    """Every row of the logs; an error line for a missing file, or when no file has a row.
+
+    A file without a usable row among others that have one is a line in ``unusable``.
+    """
     out = Read()
     options = options or ReadOptions()
     named = get_format(fmt) if fmt is not None else None
     for path in paths:
         if not path.is_file():
             raise JudgeprobeError(f"{path}: no such file")
+    for path in paths:
         found = named or detect(path)
         out.formats[str(path)] = found.name
         bad_before = len(out.bad)
         if _read_file(path, found, options, out) == 0:
             why = out.bad[bad_before] if len(out.bad) > bad_before else "no record"
-            raise JudgeprobeError(f"{path}: no usable row as {found.name} (first: {why})")
+            out.unusable.append(f"{path}: no usable row as {found.name} (first: {why})")
+    if len(out.unusable) == len(paths):
+        raise JudgeprobeError(
+            out.unusable[0]
+            if len(paths) == 1
+            else f"no usable row in any of the {len(paths)} files (first: {out.unusable[0]})"
+        )
     return out
 
 

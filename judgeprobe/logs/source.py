@@ -17,12 +17,15 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.logs.rows import BadRow, Where
 
 Record = dict[str, Any]
+BOM = b"\xef\xbb\xbf"
+"""UTF-8's byte-order mark, which spreadsheet programs write before a CSV's first column name:
+every reader here drops it, so that name and a JSON file's first line read as written."""
 
 
 def read_bytes(path: Path) -> bytes:
     """The file's bytes, one error line when it cannot be read."""
     try:
-        return path.read_bytes()
+        return path.read_bytes().removeprefix(BOM)
     except OSError as exc:
         raise JudgeprobeError(f"{path}: cannot read it ({exc.strerror})") from None
 
@@ -42,7 +45,7 @@ def is_jsonl(path: Path) -> bool:
     if path.suffix != ".json":
         return False
     with path.open("rb") as f:
-        first, second = f.readline().strip(), f.readline().strip()
+        first, second = f.readline().removeprefix(BOM).strip(), f.readline().strip()
     try:
         return isinstance(orjson.loads(first), dict) and bool(second)
     except orjson.JSONDecodeError:
@@ -58,6 +61,7 @@ def records(path: Path) -> Iterator[tuple[Where, Record | BadRow]]:
     if is_jsonl(path):
         with path.open("rb") as f:
             for number, line in enumerate(f, start=1):
+                line = line.removeprefix(BOM) if number == 1 else line
                 if not line.strip():
                     continue
                 where = Where(name, number)
@@ -76,7 +80,7 @@ def records(path: Path) -> Iterator[tuple[Where, Record | BadRow]]:
 
 def _csv(path: Path) -> Iterator[tuple[Where, Record | BadRow]]:
     try:
-        with path.open(newline="", encoding="utf-8") as f:
+        with path.open(newline="", encoding="utf-8-sig") as f:
             reader = csv.DictReader(f)
             line = reader.line_num + 1
             for row in reader:
@@ -88,6 +92,12 @@ def _csv(path: Path) -> Iterator[tuple[Where, Record | BadRow]]:
                 yield where, {k: v for k, v in row.items() if v != ""}
     except UnicodeDecodeError:
         raise JudgeprobeError(f"{path}: not UTF-8 text") from None
+
+
+def line_count(path: Path) -> int:
+    """A file's lines (a JSON Lines log's rows)."""
+    with path.open("rb") as f:
+        return sum(1 for _ in f)
 
 
 def first_record(path: Path) -> Record | None:

@@ -27,10 +27,24 @@ from judgeprobe.logs.rows import ScoreRow, VoteRow, row_schema
 BLIND = "Blind"
 
 
+ESCAPES = (("%", "%25"), ("/", "%2F"), ("~", "%7E"))
+"""What a generator's name has escaped in an item id, the escape character first: with no
+``/`` or ``~`` in either name, ``QUESTION/tTURN/A~B`` reads back one way only, and a name
+without these characters is written as it is (ids of earlier runs and label files keep
+matching)."""
+
+
+def escape_name(name: str) -> str:
+    """A generator's name as an item id holds it (``ESCAPES``)."""
+    for plain, escaped in ESCAPES:
+        name = name.replace(plain, escaped)
+    return name
+
+
 def item_id(question_id: str, turn: int, generator_a: str, generator_b: str) -> str:
-    """The one id of an item: question, turn and the pair in name order."""
+    """The one id of an item: question, turn and the pair in name order, names escaped."""
     first, second = sorted((generator_a, generator_b))
-    return f"{question_id}/t{turn}/{first}~{second}"
+    return f"{question_id}/t{turn}/{escape_name(first)}~{escape_name(second)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +77,14 @@ TEXTS = row_schema(ItemText)
 
 def _item_id(question: pl.Expr, turn: pl.Expr, g1: pl.Expr, g2: pl.Expr) -> pl.Expr:
     """``item_id`` as an expression (the pair already in name order)."""
-    return pl.concat_str([question, pl.lit("/t"), turn.cast(pl.String), pl.lit("/"), g1,
-                          pl.lit("~"), g2])  # fmt: skip
+
+    def escaped(name: pl.Expr) -> pl.Expr:
+        for plain, code in ESCAPES:
+            name = name.str.replace_all(plain, code, literal=True)
+        return name
+
+    return pl.concat_str([question, pl.lit("/t"), turn.cast(pl.String), pl.lit("/"),
+                          escaped(g1), pl.lit("~"), escaped(g2)])  # fmt: skip
 
 
 def _answered(calls: pl.LazyFrame, answers: Answers) -> pl.LazyFrame:

@@ -305,6 +305,44 @@ def calibrated_frame(rows: list[CalibratedRow]) -> pl.DataFrame:
     return pl.DataFrame(flat, schema=CALIBRATED_SCHEMA)
 
 
+class Calibration(BaseModel):
+    """One row of ``calibrated.csv`` as a typed record (the API's ``judgeprobe.calibrate``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    judge: str
+    """The judge."""
+    protocol: str
+    """Its protocol."""
+    model: str
+    """The model whose win rate or mean score is estimated."""
+    estimate: str
+    """``win rate`` or ``mean score``."""
+    n_items: int
+    """Items of the run under the calibrated condition."""
+    n_judged: int
+    """Those with a valid judge value."""
+    n_labels: int
+    """Those with a human label."""
+    judge_only: float | None
+    """The judge's estimate alone (every judged item)."""
+    human_only: float | None
+    """The people's estimate alone (the labelled items)."""
+    calibrated: float | None
+    """The calibrated estimate (PPI++)."""
+    lo: float | None
+    """Its 95% interval's lower end."""
+    hi: float | None
+    """Its upper end."""
+    halfwidth: float | None
+    """The interval's half-width."""
+    target_halfwidth: float | None
+    """The half-width the label budget aims at."""
+    labels_for_halfwidth: int | None
+    """Further random labels that would bring the interval to the target (None: not reachable
+    or not needed)."""
+
+
 def model_of(k: int) -> pl.Expr:
     """What wrote candidate ``k``: its generator, else its provenance, else "candidate k"."""
     named = [pl.col(f"{c}_{k}").replace("", None) for c in ("generator", "source")]

@@ -14,7 +14,7 @@ from judgeprobe.runs.rundir import Manifest, RunDir
 
 
 @dataclass(frozen=True, slots=True)
-class Run:
+class LoadedRun:
     """A judged run as every stage after the sweep reads it: each part read and checked once.
 
     The sweep builds one from the table it holds; ``load_run`` from a directory on disk.
@@ -65,11 +65,11 @@ def counted_judgments(path: Path, columns: list[str] | None = None) -> pl.DataFr
     return reviewed_judgments(run, frame) if run.judgments == path else frame
 
 
-def load_run(path: Path) -> Run:
+def load_run(path: Path) -> LoadedRun:
     """The run in ``path``: its manifest and judgments, one error line when either is amiss."""
     run = RunDir(path)
     for part in (run.judgments, run.manifest_file):
         if not part.is_file():
             raise JudgeprobeError(f"{path}: no {part.name} (is this a run directory?)")
     judgments = counted_judgments(run.judgments)  # the table first: a corrupt one is named
-    return Run(run, run.manifest(), judgments)
+    return LoadedRun(run, run.manifest(), judgments)

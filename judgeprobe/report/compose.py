@@ -25,7 +25,7 @@ from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.drift import default_drift
 from judgeprobe.metrics.estimates import estimates_table
 from judgeprobe.metrics.flags import NONDISCRIMINATING_FLAG, Readability, run_limits
-from judgeprobe.metrics.load import Run
+from judgeprobe.metrics.load import LoadedRun
 from judgeprobe.metrics.lookup import MetricsTable
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES, SCORE, method_sentence
@@ -429,7 +429,7 @@ class ReportOptions:
 
 
 def write_report(
-    run: Run,
+    run: LoadedRun,
     lex: Lexicons,
     options: ReportOptions,
     *,

@@ -11,12 +11,12 @@ from __future__ import annotations
 import polars as pl
 
 from judgeprobe.metrics.agreement import human_kappa, kappa_table
-from judgeprobe.metrics.load import Run, load_judgments
+from judgeprobe.metrics.load import LoadedRun, load_judgments
 from judgeprobe.render.page import Section
 from judgeprobe.runs.review import is_rejected, read_decisions, rejected, review_sentences
 
 
-def left_out(run: Run) -> int:
+def left_out(run: LoadedRun) -> int:
     """How many of the run's judgments show a text the review rejected."""
     decisions = read_decisions(run.dir)
     if not rejected(decisions) or not run.dir.judgments.is_file():
@@ -24,7 +24,7 @@ def left_out(run: Run) -> int:
     return load_judgments(run.dir.judgments).filter(is_rejected(decisions)).height
 
 
-def review_sections(run: Run, resamples: int, seed: int) -> list[Section]:
+def review_sections(run: LoadedRun, resamples: int, seed: int) -> list[Section]:
     """The review's sections; none for a run nobody reviewed."""
     decisions = read_decisions(run.dir)
     out = []

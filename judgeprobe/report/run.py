@@ -17,7 +17,7 @@ from judgeprobe.card.calibrated import calibrated_sections
 from judgeprobe.card.section import card_sections
 from judgeprobe.card.sequential import sequential_of
 from judgeprobe.metrics.flags import Readability
-from judgeprobe.metrics.load import Run
+from judgeprobe.metrics.load import LoadedRun
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.report.compose import ReportOptions, write_report
 from judgeprobe.report.controlled import controlled_sections
@@ -29,7 +29,7 @@ from judgeprobe.text.lexicons import Lexicons
 
 
 def run_report(
-    run: Run,
+    run: LoadedRun,
     lex: Lexicons,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,

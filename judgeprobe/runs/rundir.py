@@ -34,6 +34,22 @@ EXIT_BAD_INPUT = 2  # one `error:` line on stderr, nothing written
 EXIT_INCOMPLETE = 3  # the sweep deadline stopped sending, or batch answers are pending
 EXIT_UNRELIABLE = 4  # a judge's Invalid share is above [engine] fail_invalid_rate
 EXIT_INTERRUPTED = 130
+SKIPPED_LIMIT = 0.01
+"""A logs run whose readers skipped more than this share of the logs' rows is unreliable
+(exit 4), as a sweep is whose Invalid share is above ``[engine] fail_invalid_rate``: its card
+speaks of rows it could not read."""
+
+
+def skipped_share(skipped: int, rows: int) -> str:
+    """The sentence a logs run states wherever it is summed up: how many rows were skipped."""
+    share = skipped / rows if rows else 0.0
+    above = f", above {SKIPPED_LIMIT:.0%}: unreliable" if share > SKIPPED_LIMIT else ""
+    return f"{skipped} of {rows} log rows skipped ({share:.1%}{above})"
+
+
+def skipped_unreliable(skipped: int, rows: int) -> bool:
+    """Whether a logs run skipped more than ``SKIPPED_LIMIT`` of its rows (exit 4)."""
+    return rows > 0 and skipped / rows > SKIPPED_LIMIT
 
 
 def resume_command(command: str, argv: Sequence[str]) -> str:
@@ -103,6 +119,9 @@ class LogsConfig(BaseModel):
     """``--baseline``: an earlier logs run of the same items, for drift."""
     skipped: int = 0
     """Rows a log reader skipped (not a judgment), counted."""
+    rows: int = 0
+    """Every row the logs held, usable or skipped: ``skipped``'s denominator
+    (``skipped_share``)."""
     task: Task | None = None
     """Whose nouns the run's pages speak (the formats' task, ``logs.formats.logs_task``); None:
     ``prompts.task.LOGS``, questions and responses."""

@@ -344,15 +344,46 @@ def _simulation_alone(args: argparse.Namespace) -> int | None:
     if args.coverage:
         return _coverage(args.judges, args.seed, args.method, args.cards)
     if args.logs:
-        return _logs(args.out or Path("runs/selftest-logs"), args.seed)
+        return _logs(selftest_out(args), args.seed)
     if args.calibrate:
-        return _calibrate(args.out or Path("runs/selftest-calibrate"), args.seed)
+        return _calibrate(selftest_out(args), args.seed)
     return None
+
+
+def selftest_args(**given: object) -> argparse.Namespace:
+    """The command's flags by their names (``items=20``, ``anchoring=0.3``), the rest default.
+
+    How the API asks for a self-test: the same namespace the command reads.
+    """
+    args = _parser().parse_args([])
+    unknown = sorted(set(given) - set(vars(args)))
+    if unknown:
+        raise JudgeprobeError(f"selftest has no option {', '.join(unknown)} (see "
+                              "`judgeprobe selftest --help`)")  # fmt: skip
+    for name, value in given.items():
+        setattr(args, name, value)
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the self-test: plant biases in a simulated judge and look for them."""
-    args = _parser().parse_args(argv)
+    return selftest_run(_parser().parse_args(argv))
+
+
+def selftest_out(args: argparse.Namespace) -> Path:
+    """The run directory a self-test writes: ``--out``, else its design's own."""
+    if args.out is not None:
+        return Path(args.out)
+    if args.logs or args.calibrate:
+        return Path("runs/selftest-logs" if args.logs else "runs/selftest-calibrate")
+    design = "-battery" if args.battery else "-own" if args.own else ""
+    design += f"-{args.own}" if args.own in PUBLIC else ""
+    design += "-score" if args.score else "-logprobs" if args.logprobs else ""
+    return Path(f"runs/selftest{design}")
+
+
+def selftest_run(args: argparse.Namespace) -> int:
+    """The command's path after its flags are read; 0 when every planted effect came back."""
     alone = _simulation_alone(args)
     if alone is not None:
         return alone
@@ -363,10 +394,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.own in PUBLIC and (args.score or args.logprobs or biases.wording > 0):
         raise JudgeprobeError(f"--own {args.own} is a judge of its own: not with --score, "
                               "--logprobs or --wording")  # fmt: skip
-    design = "-battery" if args.battery else "-own" if args.own else ""
-    design += f"-{args.own}" if args.own in PUBLIC else ""
-    design += "-score" if args.score else "-logprobs" if args.logprobs else ""
-    out: Path = args.out or Path(f"runs/selftest{design}")
+    out = selftest_out(args)
     if args.items < 1:
         raise JudgeprobeError("--items must be >= 1")
     config = _config(args, out, biases)

@@ -402,7 +402,9 @@ def write_inspect(
     """inspect_ai eval logs, one a generator (alternately ``.eval`` and ``.json``).
 
     Each answer's score from a model-graded scorer (``C`` from 7 up, ``P`` at 5 and 6, ``I``
-    below; an unreadable score a value that is neither). Needs inspect_ai (the logs extra).
+    below; an unreadable score a value that is neither), graded by ``JUDGE`` bound to the
+    ``grader`` model role, as ``eval(model_roles=…)`` writes it. Needs inspect_ai (the logs
+    extra).
     """
     from inspect_ai.log import (
         EvalConfig,
@@ -412,7 +414,7 @@ def write_inspect(
         EvalSpec,
         write_eval_log,
     )
-    from inspect_ai.model import ModelOutput
+    from inspect_ai.model import ModelConfig, ModelOutput
     from inspect_ai.scorer import Score
 
     def grade(s: float | None) -> str:
@@ -421,7 +423,8 @@ def write_inspect(
     paths = []
     for n, g in enumerate(sorted({g for g, _ in graded})):
         spec = EvalSpec(created="2026-01-01T00:00:00+00:00", task="selftest",
-                        dataset=EvalDataset(), model=g, config=EvalConfig())  # fmt: skip
+                        dataset=EvalDataset(), model=g, config=EvalConfig(),
+                        model_roles={"grader": ModelConfig(model=JUDGE)})  # fmt: skip
         samples = [
             EvalSample(id=int(q), epoch=1, input=f"Question {q}?", target="",
                        output=ModelOutput.from_content(g, answers[(m, q)]),
