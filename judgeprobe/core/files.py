@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 import orjson
+
+from judgeprobe import JudgeprobeError
 
 
 @contextmanager
@@ -51,3 +53,22 @@ def bytes_hash(data: bytes | str, length: int | None = None) -> str:
     raw = data.encode("utf-8") if isinstance(data, str) else data
     digest = hashlib.sha256(raw).hexdigest()
     return digest[:length] if length else digest
+
+
+def json_lines(
+    lines: Iterable[AnyStr], bad: Callable[[int], str]
+) -> Iterator[tuple[int, AnyStr, object]]:
+    """A JSON-lines file's non-blank lines: each one's number (from 1), text (stripped), value.
+
+    Blank lines are skipped but counted, so a number points at the file's own line; a line that
+    is not JSON stops the read with the one-line error ``bad(number)``.
+    """
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            raise JudgeprobeError(bad(number)) from None
+        yield number, text, value
