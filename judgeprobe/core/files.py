@@ -13,13 +13,15 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 import orjson
 from pydantic import BaseModel
+
+from judgeprobe import JudgeprobeError
 
 
 @contextmanager
@@ -84,3 +86,22 @@ def schema_text(model: type[BaseModel], document: str, version: int) -> str:
         **model.model_json_schema(),
     }
     return json.dumps(found, indent=2, ensure_ascii=False) + "\n"
+
+
+def json_lines(
+    lines: Iterable[AnyStr], bad: Callable[[int], str]
+) -> Iterator[tuple[int, AnyStr, object]]:
+    """A JSON-lines file's non-blank lines: each one's number (from 1), text (stripped), value.
+
+    Blank lines are skipped but counted, so a number points at the file's own line; a line that
+    is not JSON stops the read with the one-line error ``bad(number)``.
+    """
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            raise JudgeprobeError(bad(number)) from None
+        yield number, text, value
