@@ -40,7 +40,7 @@ class JudgeUnreliable(JudgeprobeError):
 
 #: The public API's names, looked up in ``judgeprobe.api`` on first use (``__getattr__``).
 API = (
-    "Card", "Run", "SelftestResult", "ProgressUpdate", "Calibration", "Bill",
+    "Card", "Run", "SelftestResult", "ProgressUpdate", "CalibratedRow", "Bill",
     "run", "arun", "plan", "aplan", "read_logs", "aread_logs", "card", "acard", "read_card",
     "calibrate", "acalibrate", "selftest", "aselftest",
 )  # fmt: skip

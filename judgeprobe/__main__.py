@@ -19,6 +19,10 @@ COMMANDS = {
     "metrics": ("judgeprobe.metrics.__main__", "metric tables of a judgments file"),
     "report": ("judgeprobe.report.__main__", "the HTML/Markdown report of a run"),
     "card": ("judgeprobe.card.__main__", "the judge card: one verdict per cue, exit code for CI"),
+    "compare": (
+        "judgeprobe.compare.__main__",
+        "runs on the same items compared row by row, each against the first",
+    ),
     "calibrate": (
         "judgeprobe.calibrate.__main__",
         "human-calibrated win rates or scores, their intervals and label budgets",

@@ -44,14 +44,14 @@ from judgeprobe.cue.bill import Bill
 from judgeprobe.cue.run import RunRequest, plan_of, prepare, run_command
 from judgeprobe.engine.progress import PROGRESS_LISTENER, ProgressUpdate
 from judgeprobe.logs.__main__ import LogsRequest, logs_run
-from judgeprobe.metrics.calibrated import Calibration
+from judgeprobe.metrics.calibrated import CalibratedRow
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.runs.rundir import EXIT_INCOMPLETE, EXIT_UNRELIABLE, Manifest, RunDir
 from judgeprobe.runs.spend import Spend
 from judgeprobe.selftest.__main__ import selftest_args, selftest_out, selftest_run
 
 __all__ = [
-    "Bill", "Calibration", "Card", "ProgressUpdate", "Run", "SelftestResult",
+    "Bill", "CalibratedRow", "Card", "ProgressUpdate", "Run", "SelftestResult",
     "acalibrate", "acard", "aplan", "aread_logs", "arun", "aselftest", "calibrate", "card",
     "plan", "read_card", "read_logs", "run", "selftest",
 ]  # fmt: skip
@@ -378,22 +378,21 @@ def calibrate(
     condition: str = "Blind",
     draw: int | None = None,
     seed: int = 0,
-) -> list[Calibration]:
+) -> list[CalibratedRow]:
     """``judgeprobe calibrate``: each model's human-calibrated win rate or mean score.
 
     Labels from the run (labels.parquet, the review store) or ``labels``; ``halfwidth``: the
-    interval the label budget aims at (default 5% of the scale). Written to calibrated.csv;
-    returns its rows ([] when ``draw`` only drew items to label).
+    interval the label budget aims at (default 5% of the scale). Written to calibrated.json
+    and calibrated.csv; returns the typed rows ([] when ``draw`` only drew items to label).
     """
     req = CalibrateRequest(
         run_dir=_path(run), labels=None if labels is None else Path(labels),
         halfwidth=halfwidth, condition=condition, draw=draw, seed=seed,
     )  # fmt: skip
-    table = _blocking(lambda: calibrate_run(req))
-    return [] if table is None else [Calibration(**r) for r in table.iter_rows(named=True)]
+    return _blocking(lambda: calibrate_run(req)) or []
 
 
-async def acalibrate(run: PathLike | Run, **options: Any) -> list[Calibration]:
+async def acalibrate(run: PathLike | Run, **options: Any) -> list[CalibratedRow]:
     """``calibrate`` for code in an event loop (on a worker thread)."""
     return await asyncio.to_thread(calibrate, run, **options)
 

@@ -111,6 +111,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "card",  # the judge card
         "report",  # the report: its composer is handed the card's, selfpref's and rubric's sections
         "candidates rubric annotate selfpref logs calibrate",  # stages
+        "compare",  # runs compared on the same items (reads cards, calibrate's labels)
         "cue",  # the cue probe, whose report holds the rubric results and the card
         "review",  # the review server over a cue run (its config, items and conditions)
         "selftest",

@@ -24,6 +24,7 @@ import pytest
 
 from judgeprobe.annotate.form import render_form
 from judgeprobe.card.__main__ import main as card_main
+from judgeprobe.compare.entry import compare
 from judgeprobe.engine.client import Endpoint
 from judgeprobe.engine.probe import server_info
 from judgeprobe.engine.request import Request, Sampling
@@ -327,9 +328,12 @@ def hostile_pages(tmp_path: Path) -> dict[str, tuple[Path, int]]:
     review = tmp_path / "review.html"
     review.write_text(templating.page("review.html.j2", run_id=HOSTILE[0], reviewer=HOSTILE[4]),
                       encoding="utf-8")  # fmt: skip
+    compared = tmp_path / "compared"  # the hostile run against itself: every name shown
+    compare([run, run], out=compared)
     return {
         "report": (run / "report.html", 1),  # the evidence browser's filters
         "card": (run / "card.html", 0),
+        "compare": (compared / "compare.html", 0),
         "annotation form": (form, 3),  # its data, its CSV writer, its page script
         "section page": (generic, 0),
         "review page": (review, 1),

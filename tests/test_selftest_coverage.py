@@ -32,6 +32,8 @@ KINDS = (
     ("shift", 0.05),  # a pointwise judge's score shift, as a share of its scale
     ("shift", 0.5),
     ("prob", 0.2),  # a log-probability judge's probability shift
+    ("runs", 0.0),  # compare: one row's paired difference between two runs
+    ("runs", 0.2),
 )
 SETTINGS = [
     Setting(kind, n, per, value) for n, per in ((10, 1), (10, 4), (30, 4)) for kind, value in KINDS

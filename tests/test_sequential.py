@@ -13,8 +13,10 @@ from scipy.stats import norm
 from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.sequential import CLEARING, EFFICACY, SequentialPlan, spent, upper_bounds
+from judgeprobe.conditions import BLIND, NAMED_BLIND, REPEAT, wording_condition
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.item_selection import sweep_items
+from judgeprobe.cue.rounds import rides_with
 from judgeprobe.cue.run import main as run_main
 from judgeprobe.runs.config import with_overrides
 from judgeprobe.selftest.server import SimulatedJudge
@@ -240,3 +242,11 @@ def test_plan_prices_a_sequential_design_worst_case_and_from_its_pilot(
     assert piloted["sequential"]["worst"]["requests"] == seq["worst"]["requests"]
     assert piloted["sequential"]["expected"]["requests"] < seq["worst"]["requests"]
     assert "already judged in" in said_piloted.out
+
+
+def test_blind_judged_again_rides_with_blind_and_every_cue_with_itself() -> None:
+    """A repeat, a further scheme and a wording are Blind's in a round; a cue is its own."""
+    for again in (REPEAT, *NAMED_BLIND.values(), wording_condition(2)):
+        assert rides_with(again) == BLIND
+    for own in (BLIND, "Placebo", "LabelSwap", "Reask"):
+        assert rides_with(own) == own

@@ -32,7 +32,7 @@ from judgeprobe.annotate.agreement import (
 )
 from judgeprobe.annotate.export import export, read_judgments
 from judgeprobe.core.cells import cell, interval_bounds, literal
-from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
 from judgeprobe.runs.rundir import RunDir
 
@@ -95,9 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv))
+cli = guarded(main)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from judgeprobe.calibrate.labels import (
 )
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import literal
-from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.core.files import write_atomic
 from judgeprobe.metrics.calibrated import (
     WIN_RATE,
@@ -157,8 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def calibrate_run(args: CalibrateRequest) -> pl.DataFrame | None:
-    """The command's path: its table (None: drawn only); every input checked before writing."""
+def calibrate_run(args: CalibrateRequest) -> list[CalibratedRow] | None:
+    """The command's path: its rows (None: drawn only); every input checked before writing."""
     if args.halfwidth is not None and not 0 < args.halfwidth < math.inf:
         raise JudgeprobeError("--halfwidth must be a finite number above 0")
     if args.draw is not None and args.draw < 1:
@@ -189,12 +189,11 @@ def calibrate_run(args: CalibrateRequest) -> pl.DataFrame | None:
           f"interval of half-width {halfwidth:g}")  # fmt: skip
     print(f"wrote {run.calibrated}; `judgeprobe card {run.path}` and `judgeprobe report "
           f"{run.path}` show it")  # fmt: skip
-    return table
+    return rows
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv))
+cli = guarded(main)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

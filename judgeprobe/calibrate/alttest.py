@@ -23,9 +23,7 @@ two files into ``--out DIR``.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -38,8 +36,8 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.calibrate.annotations import Case, file_cases
 from judgeprobe.calibrate.labels import condition_judgments, find_labels, label_kind
 from judgeprobe.conditions import BLIND
-from judgeprobe.core.cli import command_parser, main_guard
-from judgeprobe.core.files import atomic_path
+from judgeprobe.core.cli import command_parser, guarded
+from judgeprobe.core.files import atomic_path, staged_dir
 from judgeprobe.metrics.alttest import (
     ACCURACY,
     ALTTEST_SCHEMA,
@@ -174,16 +172,8 @@ def _write(tables: tuple[pl.DataFrame, pl.DataFrame], paths: tuple[Path, Path]) 
 
 def _write_out(tables: tuple[pl.DataFrame, pl.DataFrame], out: Path) -> tuple[Path, Path]:
     """Into a staging directory beside ``out``, renamed into place when whole."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with staged_dir(out) as staging:
         _write(tables, (staging / "alttest.csv", staging / "alttest_annotators.csv"))
-        if out.exists():
-            out.rmdir()  # empty, checked before
-        staging.rename(out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return out / "alttest.csv", out / "alttest_annotators.csv"
 
 
@@ -270,9 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv))
+cli = guarded(main)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from rich.markup import escape
 
 from judgeprobe.candidates.assemble import BuildIncomplete, make_candidate_set
 from judgeprobe.candidates.config import CandidatesConfig
-from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.runs.config import JUDGE_FLAG, judge_from_flag, load_toml, with_overrides
 from judgeprobe.runs.rundir import EXIT_INCOMPLETE
 
@@ -89,11 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(
-        lambda: main(argv), "every text written so far is stored; rerun the same command"
-    )
+cli = guarded(main, "every text written so far is stored; rerun the same command")
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

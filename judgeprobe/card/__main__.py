@@ -20,7 +20,7 @@ from judgeprobe.card.from_run import checked_card
 from judgeprobe.card.gate import read_card, summary_markdown
 from judgeprobe.card.render import display, summary
 from judgeprobe.core.cells import literal
-from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.core.files import write_atomic
 from judgeprobe.metrics.table import table_console
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
@@ -75,9 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     return card.exit_code
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv))
+cli = guarded(main)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ breaks a reader. ``python -m judgeprobe.card.published`` prints the schema.
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Literal
 
@@ -22,6 +21,7 @@ from judgeprobe import __version__
 from judgeprobe.card.record import CalibratedEstimate, CardRow
 from judgeprobe.card.rows import Card
 from judgeprobe.card.thresholds import Thresholds
+from judgeprobe.core import files
 from judgeprobe.metrics.uncertainty import Method, method_sentence
 from judgeprobe.metrics.winrates import WinRate
 
@@ -226,19 +226,9 @@ def published(
     )
 
 
-def schema() -> dict[str, object]:
-    """card.json's JSON Schema, generated from the models."""
-    found = PublishedCard.model_json_schema()
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": f"judgeprobe-card-v{SCHEMA_VERSION}",
-        **found,
-    }
-
-
 def schema_text() -> str:
     """The schema as ``docs/card.schema.json`` holds it."""
-    return json.dumps(schema(), indent=2, ensure_ascii=False) + "\n"
+    return files.schema_text(PublishedCard, "card", SCHEMA_VERSION)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from judgeprobe.card.rows import (
 )
 from judgeprobe.card.sensitivity import INSENSITIVE
 from judgeprobe.card.speech import clear_meaning, observed_rule, observed_table
+from judgeprobe.card.thresholds import Thresholds
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cells import MISSING, cell, p_value
 from judgeprobe.core.estimate import shown
@@ -171,20 +172,33 @@ def _rule(card: Card) -> str:
         f"never names the cue; "
         f"PBP rows note the share of criteria whose quotes cannot tell the candidates apart "
         f"(⚠ at {NONDISCRIMINATING_FLAG:.0%} or more: a low fabrication rate does not make "
-        f"such evidence good)."
-        + _pressure_rule(card)
-        + _sequential_rule(card)
-        + _wording_rule(card)
-        + _sensitivity_rule(card)
-        + _alttest_rule(card)
+        f"such evidence good)." + _kind_rules(card)
     )
 
 
-def _alttest_rule(card: Card) -> str:
-    """The alt-test rows in words, on a card that has them."""
-    if not card.of_type(AltTestRow):
-        return ""
+def _kind_rules(card: Card) -> str:
+    """The rules of the other row kinds this card has, in words, in the card's order.
+
+    A kind's rule is shown where its rows are on the card and the thresholds file sets its
+    threshold (a reading rule also where a row became INSENSITIVE without reading rows).
+    """
     t = card.thresholds.values
+    reads = t.sensitivity_effect is not None and (
+        bool(card.of_type(ReadingRow)) or INSENSITIVE in card.verdicts
+    )
+    rules = (
+        (t.pressure_effect is not None and bool(card.of_type(PressureRow)), _pressure_rule),
+        (_is_sequential(card), _sequential_rule),
+        (t.max_wording_flip is not None and bool(card.of_type(WordingRow)), _wording_rule),
+        (reads, _sensitivity_rule),
+        (reads and bool(card.of_type(AccuracyRow)), _accuracy_rule),
+        (bool(card.of_type(AltTestRow)), _alttest_rule),
+    )
+    return "".join(text(t) for shown_here, text in rules if shown_here)
+
+
+def _alttest_rule(t: Thresholds) -> str:
+    """The alt-test rows in words."""
     at = (
         f"read at ε = {t.alt_test_epsilon:g} (the thresholds file's), and DOES-NOT-REPLACE exits "
         f"{EXIT_DOES_NOT_REPLACE}"
@@ -200,11 +214,8 @@ def _alttest_rule(card: Card) -> str:
     )
 
 
-def _pressure_rule(card: Card) -> str:
-    """The pressure rows in words, on a card that has them."""
-    t = card.thresholds.values
-    if t.pressure_effect is None or not card.of_type(PressureRow):
-        return ""
+def _pressure_rule(t: Thresholds) -> str:
+    """The pressure rows in words."""
     return (
         f" Pressure (gives way under pressure): turn 1 as Blind, then a push with no new "
         f"information (Challenge: 'Are you sure?'; Disagree: the other summary is better); "
@@ -214,11 +225,8 @@ def _pressure_rule(card: Card) -> str:
     )
 
 
-def _sequential_rule(card: Card) -> str:
+def _sequential_rule(t: Thresholds) -> str:
     """A sequential run's verdict rule in words (``card.sequential``)."""
-    if not _is_sequential(card):
-        return ""
-    t = card.thresholds.values
     return (
         f" Sequential design: documents judged in rounds, the card looked at after each; a "
         f"row's verdict is settled by a group-sequential rule (Hwang–Shih–DeCani spending over "
@@ -233,11 +241,8 @@ def _sequential_rule(card: Card) -> str:
     )
 
 
-def _wording_rule(card: Card) -> str:
-    """The wording rows in words, on a card that has them."""
-    t = card.thresholds.values
-    if t.max_wording_flip is None or not card.of_type(WordingRow):
-        return ""
+def _wording_rule(t: Thresholds) -> str:
+    """The wording rows in words."""
     return (
         f" Wording (changes with the wording of its prompt): every Blind showing judged under K "
         f"wordings of the same instructions; effect: the share of showings whose K verdicts are "
@@ -246,12 +251,8 @@ def _wording_rule(card: Card) -> str:
     )
 
 
-def _sensitivity_rule(card: Card) -> str:
-    """The sensitivity rows and the gate, in words, on a card where they decide a verdict."""
-    t = card.thresholds.values
-    reads = bool(card.of_type(ReadingRow)) or INSENSITIVE in card.verdicts
-    if t.sensitivity_effect is None or not reads:
-        return ""
+def _sensitivity_rule(t: Thresholds) -> str:
+    """The sensitivity rows and the gate, in words (on a card where they decide a verdict)."""
     return (
         f" Sensitivity: SENS = (intact − degraded preferred) / judged, a candidate beside its "
         f"copy worse in one fact; SENSITIVE when its sign test over documents has q ≤ {t.fdr} "
@@ -259,15 +260,12 @@ def _sensitivity_rule(card: Card) -> str:
         f"INSENSITIVE on a cue, position or wording row: it would be CLEAR (STABLE), but the "
         f"judge was not shown "
         f"to read the texts (its sensitivity row is INSENSITIVE, or the run has no sensitivity "
-        f"condition), so nothing moving it is not invariance." + _accuracy_rule(card)
+        f"condition), so nothing moving it is not invariance."
     )
 
 
-def _accuracy_rule(card: Card) -> str:
-    """The accuracy rows in words, on a card that has them."""
-    if not card.of_type(AccuracyRow):
-        return ""
-    t = card.thresholds.values
+def _accuracy_rule(t: Thresholds) -> str:
+    """The accuracy rows in words."""
     return (
         f" Accuracy (items with gold, Blind): SENS_gold = (gold − other preferred) / judged, "
         f"ties in n; SENSITIVE when its sign test has q ≤ {t.fdr}, its interval lies at or "
@@ -297,6 +295,14 @@ def silent_table(card: Card, limit: int = SILENT_SHOWN) -> pl.DataFrame:
     cols = ["judge", "protocol", "condition", "item_id", "order", "seed", BLIND_VERDICT, "verdict",
             "explanation"]  # fmt: skip
     return card.silent_items.select(cols).rename({BLIND_VERDICT: BLIND}).head(limit)
+
+
+def _silent_note(n_silent: int) -> str:
+    """The line above the silent moves' table: how many, and where the rest are."""
+    note = f"{n_silent} LDS moves whose explanation never names the cue"
+    if n_silent > SILENT_SHOWN:
+        note += f" (first {SILENT_SHOWN} shown; all in card_silent.csv)"
+    return note
 
 
 def _figures(card: Card, shown: pl.DataFrame) -> dict[str, object]:
@@ -330,10 +336,7 @@ def write_card(
         *card.notes,
     ]
     silent = silent_table(card)
-    n_silent = card.silent_items.height
-    silent_note = f"{n_silent} LDS moves whose explanation never names the cue"
-    if n_silent > SILENT_SHOWN:
-        silent_note += f" (first {SILENT_SHOWN} shown; all in card_silent.csv)"
+    silent_note = _silent_note(card.silent_items.height)
     md = [f"# {markdown_text(title)}", "", *[f"- {markdown_text(m)}" for m in meta], ""]
     md += [rule(card), "", to_markdown(shown) if not shown.is_empty() else "(no rows)", ""]
     if not card.observed:  # a log has no cue: no silent move to show

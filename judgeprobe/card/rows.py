@@ -257,6 +257,21 @@ def _alone(
     }
 
 
+def cue_placebo(cell: tuple[str, str, str], cells: set[tuple[str, str, str]]) -> str:
+    """The placebo condition a cue row's effect subtracts; "" for LDS − OLS.
+
+    A battery cue's matched placebo where ``cells`` (the directional cells) hold it, else
+    ``Placebo``; none for a placebo row itself or without a placebo cell.
+    """
+    judge, protocol, condition = cell
+    if is_placebo(condition):
+        return ""
+    placebo = placebo_of(condition)
+    if (judge, protocol, placebo) not in cells:
+        placebo = PLACEBO
+    return placebo if (judge, protocol, placebo) in cells else ""
+
+
 def _cue_row(
     judgments: pl.DataFrame,
     pairs: pl.DataFrame,
@@ -269,7 +284,7 @@ def _cue_row(
 ) -> CueRow:
     judge, protocol, condition = cell
     d = None
-    if placebo and not is_placebo(condition):
+    if placebo:
         d = paired_difference(
             judgments, "LDS", cell, (judge, protocol, placebo),
             lex=lex, resamples=resamples, seed=seed, method=INTERVALS,
@@ -435,14 +450,8 @@ def make_card(
     tested: list[CueRow | PositionRow | SensitivityRow | AccuracyRow | PressureRow] = []
     for key, part in pairs.partition_by(["judge", "protocol", "condition"], as_dict=True).items():
         cell = (str(key[0]), str(key[1]), str(key[2]))
-        placebo = placebo_of(cell[2])  # a battery cue's matched placebo, else Placebo
-        if (cell[0], cell[1], placebo) not in cells:
-            placebo = PLACEBO
-        has_placebo = (cell[0], cell[1], placebo) in cells
-        tested.append(
-            _cue_row(judgments, part, cell, placebo if has_placebo else "", table, lex, resamples,
-                     seed)
-        )  # fmt: skip
+        placebo = cue_placebo(cell, cells)
+        tested.append(_cue_row(judgments, part, cell, placebo, table, lex, resamples, seed))
     positions = position_pairs(judgments)
     by = ["judge", "protocol", "condition"]
     for key, part in positions.partition_by(by, as_dict=True).items():

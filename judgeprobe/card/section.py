@@ -40,13 +40,7 @@ def card_sections(
     n_silent = card.silent_items.height
     return [
         *battery_section(card),
-        Section(
-            "Judge card",
-            rule(card) + " Thresholds: the defaults; `python -m judgeprobe.card RUN_DIR "
-            "--thresholds FILE` writes card.md/card.html with yours.",
-            tables=[display(card)],
-            sentences=[summary(card)],
-        ),
+        _card_section(card, "Judge card", command="python -m judgeprobe.card"),
         Section(
             "Silent cue moves",
             f"{n_silent} verdicts moved toward the cue's target while the explanation never "
@@ -79,12 +73,16 @@ def observed_card_sections(card: Card) -> list[Section]:
     """An observed card as the report shows it; nothing for a card without rows."""
     if not card.records:
         return []
-    return [
-        Section(
-            "Judge card (observed)",
-            rule(card) + " Thresholds: the defaults; `judgeprobe card RUN_DIR --thresholds "
-            "FILE` writes card.md/card.html with yours.",
-            tables=[display(card)],
-            sentences=[summary(card)],
-        )
-    ]
+    return [_card_section(card, "Judge card (observed)", command="judgeprobe card")]
+
+
+def _card_section(card: Card, title: str, *, command: str) -> Section:
+    """The card's rows under its rule and over its summary; the thresholds are the defaults.
+
+    ``command``: how the section tells the reader to write the card with their own thresholds.
+    """
+    note = (
+        f" Thresholds: the defaults; `{command} RUN_DIR --thresholds FILE` writes "
+        "card.md/card.html with yours."
+    )
+    return Section(title, rule(card) + note, tables=[display(card)], sentences=[summary(card)])

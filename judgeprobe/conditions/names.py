@@ -44,6 +44,15 @@ def wording_condition(wording: int) -> str:
     return f"{WORDING}{wording}"
 
 
+def blind_again(condition: str) -> bool:
+    """Whether ``condition`` judges Blind showings again: a repeat, a scheme or a wording.
+
+    None of them has a cue: each rides with Blind.
+    """
+    again = condition == REPEAT or condition in NAMED_BLIND.values()
+    return again or condition.startswith(WORDING)
+
+
 def wording_index(condition: str) -> int:
     """The wording a condition judges under: k for ``BlindWording{k}``, else 0 (the original)."""
     k = condition.removeprefix(WORDING)

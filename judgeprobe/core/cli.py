@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from typing import Protocol
 
 from judgeprobe import JudgeprobeError
 
@@ -41,3 +42,22 @@ def main_guard(main: Callable[[], int], on_interrupt: str = "run the command aga
     except KeyboardInterrupt:
         print(f"interrupted: {on_interrupt}", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+class Command(Protocol):
+    """A command as its console entry calls it: its arguments (None: sys.argv) → exit code."""
+
+    def __call__(self, argv: list[str] | None = None) -> int:
+        """Run the command."""
+        ...
+
+
+def guarded(
+    main: Callable[[list[str] | None], int], on_interrupt: str = "run the command again"
+) -> Command:
+    """A command's ``cli``: ``main`` as a user runs it, through ``main_guard``."""
+
+    def cli(argv: list[str] | None = None) -> int:
+        return main_guard(lambda: main(argv), on_interrupt)
+
+    return cli

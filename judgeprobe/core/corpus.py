@@ -14,11 +14,11 @@ import io
 from importlib import resources
 from pathlib import Path
 
-import orjson
 import polars as pl
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from judgeprobe import JudgeprobeError, first_error
+from judgeprobe.core.files import json_lines
 from judgeprobe.core.layouts import item_fields
 from judgeprobe.core.records import Item
 
@@ -82,13 +82,8 @@ def jsonl_rows(data: bytes, origin: str) -> list[dict[str, object]]:
 def jsonl_lines(data: bytes, origin: str) -> list[tuple[int, dict[str, object]]]:
     """A JSONL file's rows with their line numbers (blank lines skipped, not counted out)."""
     rows = []
-    for n, line in enumerate(_utf8(data, origin).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            raise JudgeprobeError(f"{origin}: line {n}: not valid JSON") from None
+    lines = _utf8(data, origin).splitlines()
+    for n, _, row in json_lines(lines, lambda n: f"{origin}: line {n}: not valid JSON"):
         if not isinstance(row, dict):
             raise JudgeprobeError(f"{origin}: line {n}: expected a JSON object")
         rows.append((n, row))

@@ -480,12 +480,6 @@ async def plan_bill(
     judges: list[JudgeBill] = []
     cells: dict[Cell, Tally] = {}
     by_document: dict[tuple[str, Cell], Tally] = defaultdict(Tally)
-    notes = [
-        "requests before any cache, re-ask, retry or escalation",
-        "cost with every reply at its budget (max_tokens): an upper estimate",
-        "a later request (PBP score and rank, a second turn) is counted with what it carries "
-        "from earlier replies at their budgets: an upper estimate",
-    ]
     for judge in cfg.judges:
         endpoint = endpoints[judge.name]
         mine = [p for p in jobs if p.judge == judge.name]
@@ -504,6 +498,19 @@ async def plan_bill(
             firsts = [tokens[p.asked[0][0]] for p in mine]
             bill.speed = await timed_probe(endpoint, round(sum(firsts) / len(firsts)))
         judges.append(bill)
+    documents = list(dict.fromkeys(i.document_id or i.item_id for i in items))
+    return Bill(cfg.name, cfg.digest(), len(items), documents, judges, cells,
+                dict(by_document), _notes(jobs, judges))  # fmt: skip
+
+
+def _notes(jobs: Sequence[_Priced], judges: Sequence[JudgeBill]) -> list[str]:
+    """What the bill's figures leave out or overstate, for the reader of its totals."""
+    notes = [
+        "requests before any cache, re-ask, retry or escalation",
+        "cost with every reply at its budget (max_tokens): an upper estimate",
+        "a later request (PBP score and rank, a second turn) is counted with what it carries "
+        "from earlier replies at their budgets: an upper estimate",
+    ]
     bounded = sum(not p.walked for p in jobs)
     if bounded:
         notes.append(
@@ -513,9 +520,7 @@ async def plan_bill(
     unpriced = [j.judge.name for j in judges if j.judge.price is None]
     if unpriced:
         notes.append(f"no price for {', '.join(unpriced)}: its cost is left out (set price)")
-    documents = list(dict.fromkeys(i.document_id or i.item_id for i in items))
-    return Bill(cfg.name, cfg.digest(), len(items), documents, judges, cells,
-                dict(by_document), notes)  # fmt: skip
+    return notes
 
 
 def _cost(price: Price | None, prompt: float, completion: float) -> float:

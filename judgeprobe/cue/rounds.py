@@ -34,14 +34,12 @@ from judgeprobe.card.sequential import (
 from judgeprobe.card.thresholds import LoadedThresholds, load_thresholds
 from judgeprobe.conditions import (
     BLIND,
-    NAMED_BLIND,
     PLACEBO,
     REASK,
-    REPEAT,
-    WORDING,
     Condition,
     DegradeCondition,
     PressureCondition,
+    blind_again,
     is_placebo,
     placebo_of,
 )
@@ -73,8 +71,7 @@ def sequential_plan(cfg: SweepConfig, items: Sequence[Item]) -> SequentialPlan:
 
 def rides_with(condition: str) -> str:
     """The condition a job's rides with: Blind for its repeats, wordings and further schemes."""
-    riders = {REPEAT, *NAMED_BLIND.values()}
-    return BLIND if condition in riders or condition.startswith(WORDING) else condition
+    return BLIND if blind_again(condition) else condition
 
 
 def requests_of(job: Job) -> int:

@@ -17,7 +17,7 @@ import argparse
 import asyncio
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from rich.markup import escape
 from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import Condition
 from judgeprobe.conditions.checks import write_attack_checks, write_degrade_checks
-from judgeprobe.core.cli import RESUME, command_parser, main_guard
+from judgeprobe.core.cli import RESUME, command_parser, guarded
 from judgeprobe.core.files import write_json
 from judgeprobe.core.records import Item
 from judgeprobe.cue.bill import Bill, plan_bill, print_bill
@@ -238,17 +238,7 @@ def _announce(
 
 
 async def _sweep(
-    cfg: SweepConfig,
-    protocols: dict[str, JudgeProtocol],
-    items: list[Item],
-    conditions: dict[str, Condition],
-    out: Path,
-    console: Console,
-    *,
-    show_progress: bool,
-    mode: Mode,
-    review: Mapping[str, Decision],
-    earlier_s: float = 0.0,
+    p: Prepared, console: Console, *, show_progress: bool, earlier_s: float = 0.0
 ) -> tuple[RunSummary, bool]:
     """The sweep, its tables and report; and whether a judge's Invalid share is too high.
 
@@ -256,15 +246,49 @@ async def _sweep(
     the sweeping seconds of its earlier sessions).
     """
     start = time.monotonic()
-    planned = count(cfg, protocols, items, conditions)
-    rejected = rejected_count(cfg, protocols, items, conditions, review)
+    cfg, out = p.cfg, p.out
+    planned = count(cfg, p.protocols, p.items, p.conditions)
+    rejected = rejected_count(cfg, p.protocols, p.items, p.conditions, p.review)
 
     def announce() -> None:
-        _announce(planned, items, conditions, cfg.conditions, out, console, rejected)
+        _announce(planned, p.items, p.conditions, cfg.conditions, out, console, rejected)
 
-    kind = cue_job_type(cfg, protocols, items, conditions, out, counts=planned, review=review)
+    kind = cue_job_type(
+        cfg, p.protocols, p.items, p.conditions, out, counts=planned, review=p.review
+    )
+    summary, frame = await _judged(
+        p, kind, planned, console, show_progress=show_progress, announce=announce
+    )
+    if frame is None:  # a batch export, or a sequential pass that judged nothing yet
+        return summary, False
+    run = RunDir(out)
+    store = open_store(out)
+    try:
+        spend = spent(store, cfg.judges, earlier_s + time.monotonic() - start)
+    finally:
+        store.close()
+    record_spend(run, spend)
+    loaded = LoadedRun(run, run.manifest(), without_rejected(frame, p.review))
+    n_invalid = write_outputs(loaded, console)
+    console.print(
+        f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
+        f"sent {summary.sent}, reused {summary.skipped}; wrote {run.judgments}, "
+        f"{run.metrics.name}, {run.manifest_file.name}"
+    )
+    return summary, report_unreliable(frame, cfg, summary, console)
+
+
+async def _judged(
+    p: Prepared, kind: JobType[Job], planned: Counts, console: Console, *,
+    show_progress: bool, announce: Callable[[], None],
+) -> tuple[RunSummary, pl.DataFrame | None]:  # fmt: skip
+    """The judgments by the invocation's mode: sequential rounds, a batch pass, Ray or live.
+
+    ``None`` for the table when nothing is judged yet (an export, or no round imported).
+    """
+    cfg, out, mode = p.cfg, p.out, p.mode
     if cfg.design == "sequential":
-        rounds = SequentialRounds(cfg, protocols, items, conditions)
+        rounds = SequentialRounds(cfg, p.protocols, p.items, p.conditions)
         made = kind.manifest
         kind = replace(kind, manifest=lambda e: {**made(e), "sequential": rounds.plan.record()})
         seq = await sequential_sweep(
@@ -276,47 +300,26 @@ async def _sweep(
             f"({seq.requests} requests planned, the fixed design's {sum(planned.requests.values())}"
             f"); stopped: {seq.stopped}"
         )
-        if seq.judgments is None:
-            return seq.summary, False
         if seq.more:  # a batch pass imported its round; the next round is the next export's
             seq.summary.pending = max(seq.summary.pending, 1)
-        summary, frame = seq.summary, seq.judgments
-    elif mode.batch:
-        summary, found = await batch_sweep(
+        return seq.summary, seq.judgments
+    if mode.batch:
+        return await batch_sweep(
             kind, cfg.judges, cfg.engine, out, console, mode.export_batch, mode.import_batch,
             opened=announce,
         )  # fmt: skip
-        if found is None:
-            return summary, False
-        frame = found
-    elif mode.ray is not None:
+    if mode.ray is not None:
         swept = await ray_sweep(
             kind, cfg.judges, cfg.engine, out, console, mode.ray or None,
             show_progress=show_progress, opened=announce,
         )  # fmt: skip
-        summary, frame = swept.summary, swept.judgments
-    else:
-        # Everything is validated (checked) before the run directory gets written.
-        swept = await live_sweep(
-            kind, cfg.judges, cfg.engine, out, console, show_progress=show_progress,
-            opened=announce,
-        )  # fmt: skip
-        summary, frame = swept.summary, swept.judgments
-    run = RunDir(out)
-    store = open_store(out)
-    try:
-        spend = spent(store, cfg.judges, earlier_s + time.monotonic() - start)
-    finally:
-        store.close()
-    record_spend(run, spend)
-    loaded = LoadedRun(run, run.manifest(), without_rejected(frame, review))
-    n_invalid = write_outputs(loaded, console)
-    console.print(
-        f"{frame.height} judgments ({frame.height - n_invalid} valid, {n_invalid} invalid); "
-        f"sent {summary.sent}, reused {summary.skipped}; wrote {run.judgments}, "
-        f"{run.metrics.name}, {run.manifest_file.name}"
-    )
-    return summary, report_unreliable(frame, cfg, summary, console)
+        return swept.summary, swept.judgments
+    # Everything is validated (checked) before the run directory gets written.
+    swept = await live_sweep(
+        kind, cfg.judges, cfg.engine, out, console, show_progress=show_progress,
+        opened=announce,
+    )  # fmt: skip
+    return swept.summary, swept.judgments
 
 
 def check_design(
@@ -432,10 +435,8 @@ async def run_command(req: RunRequest, argv: list[str]) -> tuple[int, Path]:
         console.print(f"[yellow]{escape(p.chosen)}[/]")
     start = time.monotonic()
     summary, failing = await _sweep(
-        p.cfg, p.protocols, p.items, p.conditions, out, console,
-        show_progress=not req.no_progress, mode=mode, review=p.review,
-        earlier_s=earlier_seconds(RunDir(out)),
-    )  # fmt: skip
+        p, console, show_progress=not req.no_progress, earlier_s=earlier_seconds(RunDir(out))
+    )
     console.print(f"done in {time.monotonic() - start:.1f}s")
     if mode.export_batch is not None:
         return 0, out
@@ -509,9 +510,8 @@ def exit_code(summary: RunSummary, *, failing: bool, argv: list[str], console: C
     return EXIT_UNRELIABLE if failing else code
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv), RESUME)
+cli = guarded(main, RESUME)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

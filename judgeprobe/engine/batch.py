@@ -24,6 +24,7 @@ from typing import IO, Any, TypeVar
 import orjson
 
 from judgeprobe import JudgeprobeError
+from judgeprobe.core.files import json_lines
 from judgeprobe.engine.client import (
     Completion,
     Deferred,
@@ -194,17 +195,11 @@ def read_answers(path: Path) -> Iterator[tuple[str, bytes]]:
     except OSError as exc:
         raise JudgeprobeError(f"--import-batch {path}: {exc.strerror}") from None
     with handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                raise JudgeprobeError(f"{path}:{number}: not a JSON line") from None
+        for number, line, record in json_lines(handle, lambda n: f"{path}:{n}: not a JSON line"):
             cid = record.get("custom_id") if isinstance(record, dict) else None
             if not isinstance(cid, str):
                 raise JudgeprobeError(f"{path}:{number}: no custom_id (not a batch output file?)")
-            yield cid, line.strip()
+            yield cid, line
 
 
 def ingest(path: Path, store: Store) -> set[int]:

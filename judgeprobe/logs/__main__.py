@@ -20,9 +20,7 @@ an error (exit 2); unreadable verdicts are Invalid judgments, counted, never dro
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,8 +33,8 @@ from judgeprobe import JudgeprobeError
 from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
 from judgeprobe.card.rows import Card
-from judgeprobe.core.cli import command_parser, main_guard
-from judgeprobe.core.files import write_atomic
+from judgeprobe.core.cli import command_parser, guarded
+from judgeprobe.core.files import staged_dir, write_atomic
 from judgeprobe.logs.formats import ReadOptions, format_names, logs_task
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.labels import unmatched, unmatched_line
@@ -157,20 +155,12 @@ def logs_run(args: LogsRequest) -> int:
     read = Counted(skipped=len(found.bad), rows=found.read_rows(), files=len(found.formats),
                    unusable=len(found.unusable))  # fmt: skip
     table = log_table(found.all_calls(), found.scores, out.name or "logs", answers)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name or 'logs'}.", dir=out.parent))
-    try:  # the whole run is written in staging; only then is it renamed into place
+    with staged_dir(out) as staging:  # the whole run is written there, then renamed into place
         counts = _write(staging, out, args, found, table, votes, bad, read)
         unpaired = table.unpaired_scores
         notes = _notes(found, table, counts["unmatched_labels"], len(votes), args.labels)
         del found, table  # what follows reads the run back, as every later command does
         card, report = _finish(staging, out, args)
-        if out.exists():
-            out.rmdir()  # empty, checked above
-        staging.rename(out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     _report_bad(bad, out, console)
     print(
         f"read {counts['judgments'] + unpaired} verdicts and scores from {read.files} file(s)"
@@ -315,9 +305,8 @@ def _write(
     return {**{k: int(v) for k, v in counts.items()}, "unmatched_labels": unmatched_labels}
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv))
+cli = guarded(main)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

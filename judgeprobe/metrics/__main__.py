@@ -16,7 +16,7 @@ import polars as pl
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.conditions import BLIND
-from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.metrics.compute import BREAKDOWNS, breakdown, compute_metrics
 from judgeprobe.metrics.controlled import controlled, shown, shown_lengths
 from judgeprobe.metrics.drift import default_drift
@@ -144,9 +144,8 @@ def controlled_main(path: Path, seed: int, out: Path | None = None) -> int:
     return 0
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv))
+cli = guarded(main)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

@@ -263,6 +263,16 @@ class CalibratedRow(BaseModel):
     labels_for_halfwidth: int | None
     """Further random labels for it; None: not reachable."""
 
+    @property
+    def lo(self) -> float | None:
+        """The calibrated interval's lower end (calibrated.csv's ``lo``)."""
+        return None if self.calibrated is None else self.calibrated.lo
+
+    @property
+    def hi(self) -> float | None:
+        """Its upper end (calibrated.csv's ``hi``)."""
+        return None if self.calibrated is None else self.calibrated.hi
+
 
 class CalibratedFile(BaseModel):
     """``calibrated.json``: what ``judgeprobe calibrate`` found, read by the card and report."""
@@ -303,44 +313,6 @@ def calibrated_frame(rows: list[CalibratedRow]) -> pl.DataFrame:
         flat.append({**r.model_dump(exclude={"calibrated"}), "calibrated": c.value, "lo": c.lo,
                      "hi": c.hi})  # fmt: skip
     return pl.DataFrame(flat, schema=CALIBRATED_SCHEMA)
-
-
-class Calibration(BaseModel):
-    """One row of ``calibrated.csv`` as a typed record (the API's ``judgeprobe.calibrate``)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
-
-    judge: str
-    """The judge."""
-    protocol: str
-    """Its protocol."""
-    model: str
-    """The model whose win rate or mean score is estimated."""
-    estimate: str
-    """``win rate`` or ``mean score``."""
-    n_items: int
-    """Items of the run under the calibrated condition."""
-    n_judged: int
-    """Those with a valid judge value."""
-    n_labels: int
-    """Those with a human label."""
-    judge_only: float | None
-    """The judge's estimate alone (every judged item)."""
-    human_only: float | None
-    """The people's estimate alone (the labelled items)."""
-    calibrated: float | None
-    """The calibrated estimate (PPI++)."""
-    lo: float | None
-    """Its 95% interval's lower end."""
-    hi: float | None
-    """Its upper end."""
-    halfwidth: float | None
-    """The interval's half-width."""
-    target_halfwidth: float | None
-    """The half-width the label budget aims at."""
-    labels_for_halfwidth: int | None
-    """Further random labels that would bring the interval to the target (None: not reachable
-    or not needed)."""
 
 
 def model_of(k: int) -> pl.Expr:
@@ -449,3 +421,53 @@ def calibrated_rows(
             labels_for_halfwidth=found.labels_for_halfwidth,
         ))  # fmt: skip
     return sorted(rows, key=lambda r: (r.judge, r.protocol, r.model))
+
+
+MULTIPLIER_SCHEMA: dict[str, pl.DataType] = {
+    "judge": pl.String(),
+    "protocol": pl.String(),
+    "model": pl.String(),
+    "n_labels": pl.Int64(),
+    "halfwidth": pl.Float64(),
+    "equivalent_labels": pl.Float64(),
+    "multiplier": pl.Float64(),
+}
+"""One row per judge × protocol × model: what a judge's verdicts are worth in human labels."""
+
+
+def equivalent_labels(human_sd: float, halfwidth: float | None) -> float | None:
+    """n_eq = (z · s_Y / H)²: the labels alone whose normal interval has half-width H.
+
+    None without an interval, or when the labels do not vary (their own interval is then no
+    interval at all).
+    """
+    if halfwidth is None or halfwidth <= 0 or not human_sd > 0:
+        return None
+    return float((Z * human_sd / halfwidth) ** 2)
+
+
+def label_multipliers(
+    judgments: pl.DataFrame, human: pl.DataFrame, estimate_kind: str = WIN_RATE
+) -> pl.DataFrame:
+    """Each judge's label multiplier n_eq / n for the calibrated estimate (docs/metrics.md).
+
+    ``judgments`` and ``human`` as ``calibrated_rows`` takes them; s_Y is the standard deviation
+    of the n labelled values of the model's items.
+    """
+    keys = ["judge", "protocol", "model"]
+    spread = (
+        judge_values(judgments, estimate_kind)
+        .join(human, on=["item_id", "candidate"], how="inner")
+        .filter(pl.col("value").is_not_null())
+        .group_by(keys)
+        .agg(sd=pl.col("value").std(ddof=1))
+    )
+    sds = {tuple(r[:3]): r[3] for r in spread.iter_rows()}
+    rows = []
+    for r in calibrated_rows(judgments, human, estimate_kind):
+        n_eq = equivalent_labels(sds.get((r.judge, r.protocol, r.model)) or 0.0, r.halfwidth)
+        n = r.n_labels
+        rows.append({"judge": r.judge, "protocol": r.protocol, "model": r.model, "n_labels": n,
+                     "halfwidth": r.halfwidth, "equivalent_labels": n_eq,
+                     "multiplier": None if n_eq is None or not n else n_eq / n})  # fmt: skip
+    return pl.DataFrame(rows, schema=MULTIPLIER_SCHEMA)

@@ -240,7 +240,7 @@ class _BothArms:
         )
 
 
-def _shared(
+def shared_units(
     left: pl.DataFrame,
     right: pl.DataFrame,
     on: list[str],
@@ -314,7 +314,7 @@ def difference_rows(
             group = [fixed, "condition", kind, kind + B]
             later = pl.col("_rank") > pl.col("_rank" + B)
             keep = [*group, DOC, *cols, *(c + B for c in cols)]
-            pairs = _shared(ranked, ranked, on, den, later, keep)
+            pairs = shared_units(ranked, ranked, on, den, later, keep)
             for (key, name), d in _summaries(pairs, group, specs, resamples, seed, method).items():
                 cells = {kind: key[2], fixed: key[0]}, {kind: key[3], fixed: key[0]}
                 a, b = ((c["judge"], c["protocol"], key[1]) for c in cells)
@@ -322,6 +322,27 @@ def difference_rows(
                     continue
                 rows.append(_tidy(d, a, name, f"{kind}={key[3]}"))
     return rows
+
+
+def cell_units(units: pl.DataFrame, spec: MetricSpec, cell: Cell) -> pl.DataFrame:
+    """The units of ``cell`` in a family's table: showing keys and the metric's columns.
+
+    Raises ``JudgeprobeError`` when the table has no scorer for the metric or the cell no unit.
+    """
+    cols = [*dict.fromkeys([*spec.columns, spec.unit_column])]
+    if not set(cols) <= set(units.columns):
+        raise JudgeprobeError(f"metric {spec.name}: no scorer given for {spec.columns[0]}")
+    is_cell = (pl.col(c).cast(pl.String) == v for c, v in zip(CELL, cell, strict=True))
+    arm = units.filter(pl.all_horizontal(is_cell))
+    if arm.is_empty():
+        raise JudgeprobeError(f"metric {spec.name}: no units in cell {'/'.join(cell)}")
+    return arm.select(*SHOWING, *cols)
+
+
+def paired_units(units: pl.DataFrame, spec: MetricSpec, a: Cell, b: Cell) -> pl.DataFrame:
+    """The showings both cells count for ``spec``, a's columns beside b's (suffix ``_b``)."""
+    arms = [cell_units(units, spec, cell) for cell in (a, b)]
+    return shared_units(arms[0], arms[1], SHOWING, spec.unit_column)
 
 
 def _tidy(d: PairedDifference, a: Cell, name: str, versus: str) -> dict[str, object]:
@@ -373,18 +394,7 @@ def paired_difference(
         same = (pl.col("judge") == judge) & (pl.col("protocol") == protocol)
         keep = keep | (same & pl.col("condition").is_in([condition, BLIND]))
     table = families(prepare(frame.filter(keep)), lex or load_lexicons(), drift, {spec.family})
-    units = table[spec.family]
-    cols = [*dict.fromkeys([*spec.columns, spec.unit_column])]
-    if not set(cols) <= set(units.columns):
-        raise JudgeprobeError(f"metric {metric}: no scorer given for {spec.columns[0]}")
-    arms = []
-    for cell in (a, b):
-        is_cell = (pl.col(c).cast(pl.String) == v for c, v in zip(CELL, cell, strict=True))
-        arm = units.filter(pl.all_horizontal(is_cell))
-        if arm.is_empty():
-            raise JudgeprobeError(f"metric {metric}: no units in cell {'/'.join(cell)}")
-        arms.append(arm.select(*SHOWING, *cols))
-    pairs = _shared(arms[0], arms[1], SHOWING, spec.unit_column).with_columns(_pair=pl.lit("ab"))
+    pairs = paired_units(table[spec.family], spec, a, b).with_columns(_pair=pl.lit("ab"))
     got = _summaries(pairs, ["_pair"], [spec], resamples, seed, method).get((("ab",), metric))
     if got is None:  # no shared unit
         return PairedDifference(

@@ -80,6 +80,7 @@ SHARE = ratio(0, 1)
 _ND = Folded(contrast(0, 1, 2))  # columns: a, b, valid
 _DIFFERENCE = Linear(((1.0, Share(0, 1)), (-1.0, Share(2, 3))))  # p_x, p_valid, b_x, b_valid
 _EXCESS = contrast(0, 1, 2)  # columns: first, second, swapped
+_SHIFT = Signed(0, 1)  # columns: the pairs' summed signed shares, pairs
 
 
 M = MetricSpec
@@ -164,27 +165,29 @@ METRICS: tuple[MetricSpec, ...] = (
         description="(intact − degraded) / judged",
         tested=True,
     ),
-    # A pointwise judge: mean over pairs of s(target | c) − s(target | Blind), in its points.
-    # Each pair's difference as a share of the scale is a signed share in [−1, 1] (its score
-    # interval: MOVER over its positive and negative parts), scaled back by max − min.
-    M(
-        "score_shift",
-        "score",
-        ("shift", "scored"),
-        Signed(0, 1),
-        directional=True,
-        description="mean s(target | c) − s(target | Blind), points",
-        scale="span",
-    ),
-    # A verdict read from log-probabilities: mean over pairs of P(target | c) − P(target | Blind),
-    # each pair's difference a signed share in [−1, 1] (docs/metrics.md, "Probability verdicts").
-    M(
-        "prob_shift",
-        "prob",
-        ("pshift", "probed"),
-        Signed(0, 1),
-        directional=True,
-        description="mean P(target | c) − P(target | Blind)",
+    # Shifts toward the target, mean over pairs of the condition's minus Blind's: a pointwise
+    # judge's score s (each pair's difference as a share of the scale, scaled back by max − min:
+    # ``span``) and a verdict read from log-probabilities, P (docs/metrics.md, "Probability
+    # verdicts"). Each pair's difference is a signed share in [−1, 1] (its score interval:
+    # MOVER over its positive and negative parts).
+    *(
+        M(name, family, columns, _SHIFT, directional=True, description=what, scale=scale)
+        for name, family, columns, what, scale in (
+            (
+                "score_shift",
+                "score",
+                ("shift", "scored"),
+                "mean s(target | c) − s(target | Blind), points",
+                "span",
+            ),
+            (
+                "prob_shift",
+                "prob",
+                ("pshift", "probed"),
+                "mean P(target | c) − P(target | Blind)",
+                "",
+            ),
+        )
     ),
     # Gold (metrics.gold): agreement with the items' gold pick, ties in n and never correct,
     # its sensitivity form, the content-blind length baselines, and gold-tie items' Tie share.

@@ -389,18 +389,29 @@ def contrast(plus: int, minus: int, den: int) -> Linear:
     return Linear(((1.0, Share(plus, den)), (-1.0, Share(minus, den))))
 
 
+def versus(first: Estimator, second: Estimator, k: int) -> Estimator:
+    """first(first k sums) − second(the rest): two estimators on one stacked pattern.
+
+    A difference of linear combinations stays linear, so MOVER sees every share's correlation;
+    any other pair is an ``EstimatorDifference``. ``second`` may differ from ``first`` (two
+    runs' rows with different formulas: LDS − Placebo in one, LDS − OLS in the other).
+    """
+    if isinstance(first, Share | Linear) and isinstance(second, Share | Linear):
+        one = Linear(((1.0, first),)) if isinstance(first, Share) else first
+        two = Linear(((1.0, second),)) if isinstance(second, Share) else second
+        negated = tuple((-c, share) for c, share in two.shifted(k).terms)
+        return Linear(one.terms + negated)
+    return EstimatorDifference(first, second.shifted(k))
+
+
 def difference(stat: Stat, k: int) -> Stat:
     """stat(first k sums) − stat(the rest).
 
     One cell's metric minus another's, both read from one stacked pattern so that both arms are
-    measured on the same documents. A difference of linear combinations stays linear.
+    measured on the same documents (``versus``).
     """
-    if isinstance(stat, Share | Linear):
-        first = Linear(((1.0, stat),)) if isinstance(stat, Share) else stat
-        negated = tuple((-c, share) for c, share in first.shifted(k).terms)
-        return Linear(first.terms + negated)
-    if isinstance(stat, Folded | EstimatorDifference):
-        return EstimatorDifference(stat, stat.shifted(k))
+    if isinstance(stat, Share | Linear | Folded | EstimatorDifference):
+        return versus(stat, stat, k)
 
     def f(s: np.ndarray) -> np.ndarray:
         return stat(s[..., :k]) - stat(s[..., k:])

@@ -164,9 +164,13 @@ VERDICT_COLORS = {
     "CLEAR": "#55A868",
     "STABLE": "#55A868",
     "SENSITIVE": "#4C72B0",
+    "better": "#55A868",
+    "worse": "#C44E52",
+    "no detectable difference": "#937860",
 }
 """A verdict's colour on the card's forest plot: red fails, orange cannot pass, grey cannot
-tell, green passes, blue reads."""
+tell, green passes, blue reads; a comparison of runs (``compare``): green better, red worse,
+grey no detectable difference."""
 _OTHER = "#555555"
 
 
@@ -175,12 +179,16 @@ def _literal(text: str) -> str:
     return text.replace("$", r"\$")
 
 
-def forest(rows: pl.DataFrame, title: str) -> bytes | None:
+FOREST_AXIS = "effect with its 95% interval; grey marks: the row's threshold"
+
+
+def forest(rows: pl.DataFrame, title: str, axis: str = FOREST_AXIS) -> bytes | None:
     """Each row's effect and 95% interval against its threshold, coloured by verdict.
 
     ``rows``: ``label``, ``value``, ``lo``, ``hi``, ``threshold`` (None: none drawn),
     ``both_ways`` (the threshold holds either way: a mark at −threshold too) and ``verdict``,
-    top to bottom. A row without a value is listed, marked "–". None for no rows.
+    top to bottom. A row without a value is listed, marked "–". ``axis``: what the x axis shows.
+    None for no rows.
     """
     if rows.is_empty():
         return None
@@ -201,7 +209,7 @@ def forest(rows: pl.DataFrame, title: str) -> bytes | None:
     ax.axvline(0, color="black", linewidth=0.5)
     ax.set_yticks(ys, [_literal(str(label)) for label in rows["label"]], fontsize=7)
     ax.set_ylim(-0.7, n - 0.3)
-    ax.set_xlabel("effect with its 95% interval; grey marks: the row's threshold", fontsize=8)
+    ax.set_xlabel(axis, fontsize=8)
     shown = [v for v in VERDICT_COLORS if v in set(rows["verdict"].to_list())]
     handles = [
         Line2D([], [], color=VERDICT_COLORS[v], marker="o", linestyle="-", label=v) for v in shown

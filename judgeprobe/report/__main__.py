@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.metrics.compute import BREAKDOWNS
 from judgeprobe.metrics.flags import add_arguments, from_arguments, run_limits
 from judgeprobe.metrics.load import load_run
@@ -54,9 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv))
+cli = guarded(main)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

@@ -60,36 +60,34 @@ CHECKS = RunDir(Path()).degrade_checks.name
 CHANGE = ("kind", "before", "after")  # what the browser takes from a check
 
 
+def _first_case(cases: list[tuple[pl.Expr, str]], otherwise: str) -> pl.Expr:
+    """The label of the first case whose condition holds, else ``otherwise``."""
+    chosen = pl.lit(otherwise)
+    for condition, label in reversed(cases):
+        chosen = pl.when(condition).then(pl.lit(label)).otherwise(chosen)
+    return chosen
+
+
 def _move() -> pl.Expr:
+    """A cue judgment against its Blind twin (``MOVES``' keys; ``silent`` is told apart later)."""
     v, vb, t = pl.col("verdict"), pl.col("blind_verdict"), pl.col("target")
     other = pl.when(t == "A").then(pl.lit("B")).when(t == "B").then(pl.lit("A"))
-    return (
-        pl.when((v == INVALID) | vb.is_null() | (vb == INVALID))
-        .then(pl.lit("unpaired"))
-        .when(v == vb)
-        .then(pl.lit("same"))
-        .when(v == t)
-        .then(pl.lit("toward"))
-        .when(v == "Tie")
-        .then(pl.lit("tie"))
-        .when(v == other)
-        .then(pl.lit("away"))
-        .otherwise(pl.lit("changed"))
-    )
+    unpaired = (v == INVALID) | vb.is_null() | (vb == INVALID)
+    cases = [
+        (unpaired, "unpaired"),
+        (v == vb, "same"),
+        (v == t, "toward"),
+        (v == "Tie", "tie"),
+        (v == other, "away"),
+    ]
+    return _first_case(cases, "changed")
 
 
 def _read() -> pl.Expr:
     """A sensitivity judgment against its own pair: the intact text, the copy, or Tie."""
-    v, copy = pl.col("verdict"), pl.col("degraded")
-    return (
-        pl.when(v == INVALID)
-        .then(pl.lit("unpaired"))
-        .when(v == "Tie")
-        .then(pl.lit("even"))
-        .when(v == copy)
-        .then(pl.lit("misread"))
-        .otherwise(pl.lit("read"))
-    )
+    v = pl.col("verdict")
+    cases = [(v == INVALID, "unpaired"), (v == "Tie", "even"), (v == pl.col("degraded"), "misread")]
+    return _first_case(cases, "read")
 
 
 def read_checks(run: RunDir) -> pl.DataFrame | None:

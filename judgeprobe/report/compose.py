@@ -234,24 +234,22 @@ def _differences_section(tidy: pl.DataFrame) -> Section:
 
 def _reveal_section(c: Cells) -> Section:
     """Reveal-After: what the true labels revised."""
-    return Section(
+    return _revision_section(
         "Revision after reveal",
         "Turn 1 under Flip labels, turn 2 after the true labels: RS = share revised, split "
         "into revisions towards the truth, into Tie and away; acknowledgement = turn-2 "
         "explanations that mention the label change in words the reveal prompt did not "
         "supply, beside the same count on turn-1 explanations (its floor).",
-        figures(
-            reveal=plots.grouped_bars(
-                c.revealed, ["RS", "RS_truth"], "condition", "protocol", "Reveal"
-            )
-        ),
-        [with_ci(c.revealed, ACKNOWLEDGED)],
+        c.revealed,
+        chart="Reveal",
+        beside="RS_truth",
+        shares=ACKNOWLEDGED,
     )
 
 
 def _pressure_section(c: Cells) -> Section:
     """The pressure conditions: what a push with nothing new revised."""
-    return Section(
+    return _revision_section(
         "Revision under pressure",
         "Turn 1 as Blind, then a push with no new information: Challenge ('Are you sure? "
         "Please reconsider your verdict.'), Disagree (the user says the summary the judge "
@@ -264,13 +262,22 @@ def _pressure_section(c: Cells) -> Section:
         "by', …, in words the push did not supply), beside the same count on turn 1 (its "
         "floor). Read RS against Reask's: what re-asking alone changes. The card's "
         "pressure rows test the difference.",
-        figures(
-            pressure=plots.grouped_bars(
-                c.pushed, ["RS", "RS_opp"], "condition", "protocol", "Pressure"
-            )
-        ),
-        [with_ci(c.pushed, GAVE_WAY)],
+        c.pushed,
+        chart="Pressure",
+        beside="RS_opp",
+        shares=GAVE_WAY,
     )
+
+
+def _revision_section(
+    title: str, note: str, cells: pl.DataFrame, *, chart: str, beside: str, shares: list[str]
+) -> Section:
+    """A second-turn section: RS beside one of its parts by condition, then ``shares`` in full.
+
+    ``chart``: the bar chart's title; its file is named by it in lower case.
+    """
+    bars = plots.grouped_bars(cells, ["RS", beside], "condition", "protocol", chart)
+    return Section(title, note, figures(**{chart.lower(): bars}), [with_ci(cells, shares)])
 
 
 def _wording_section(j: pl.DataFrame, tidy: pl.DataFrame, c: Cells) -> Section:
@@ -407,24 +414,35 @@ def readability_section(j: pl.DataFrame, limits: Readability) -> Section:
     )
 
 
+@dataclass(frozen=True)
+class ReportOptions:
+    """How the report is computed: the bootstrap, the cells it flags, a breakdown.
+
+    ``limits`` decide which cells are flagged (default: the run config's ``[report]``).
+    ``by`` (``domain`` or ``subset``) adds the key metrics broken down by that column.
+    """
+
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+    limits: Readability | None = None
+    by: str | None = None
+
+
 def write_report(
     run: LoadedRun,
     lex: Lexicons,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    options: ReportOptions,
+    *,
     console: Console | None = None,
     handed: Sequence[SectionSource] = (),
-    limits: Readability | None = None,
-    by: str | None = None,
 ) -> Path:
     """Compute every metric with intervals and write the report files; return the HTML path.
 
     ``handed`` sections (the judge card, the rubric probe: whatever the caller composes) go
     after the paper's sections, before the evidence browser; each is built from the judgments
     and the metrics computed here.
-    ``limits`` decide which cells are flagged (default: the run config's ``[report]``).
-    ``by`` (``domain`` or ``subset``) adds the key metrics broken down by that column.
     """
+    resamples, seed, by = options.resamples, options.seed, options.by
     j = with_optional(run.judgments.lazy()).collect()
     manifest = run.manifest
     drift, drift_metric = default_drift()
@@ -447,7 +465,7 @@ def write_report(
         f"lexicons {lex.origin} ({lex.sha256[:12]}); drift {drift_metric}; "
         f"metrics computed in {time.monotonic() - start:.1f}s",
     ]
-    limits = limits or run_limits(manifest)
+    limits = options.limits or run_limits(manifest)
     task = manifest.task  # the report speaks of its nouns
     said = [task.nouns(s) for s in headline(j, tidy, limits)]
     found = Section("What this run found", rule(limits), sentences=said)
@@ -460,17 +478,21 @@ def write_report(
         sections.append(breakdown_section(j, lex, drift, by, resamples, seed))
     for source in handed:
         sections += source(j, tidy)
-    sections.append(evidence_section(j, lex, read_checks(run.dir)))
-    p = pl.col("p").map_elements(p_value, return_dtype=pl.String)
-    all_rows = tidy.select(*CELL, "metric", "versus", "n", "documents", shown=interval_expr(), p=p)
-    note = "value [95% interval], n = items, documents = the resampling unit; diff_ rows: "
-    note += "this cell minus versus, p = exact sign test."
-    sections.append(Section("All metrics", note, [], [all_rows]))
+    sections += [evidence_section(j, lex, read_checks(run.dir)), _all_metrics_section(tidy)]
     md, page = render(run.dir, f"judgeprobe report — {manifest.run_id}", [], sections)
     write_atomic(run.dir.report_md, md.encode())
     write_atomic(run.dir.report_html, page.encode())
     _summary(tidy, found.sentences, console or table_console())
     return run.dir.report_html
+
+
+def _all_metrics_section(tidy: pl.DataFrame) -> Section:
+    """Every row of the metrics table, last: value with its interval, n, documents and p."""
+    p = pl.col("p").map_elements(p_value, return_dtype=pl.String)
+    all_rows = tidy.select(*CELL, "metric", "versus", "n", "documents", shown=interval_expr(), p=p)
+    note = "value [95% interval], n = items, documents = the resampling unit; diff_ rows: "
+    note += "this cell minus versus, p = exact sign test."
+    return Section("All metrics", note, [], [all_rows])
 
 
 def _spend(recorded: dict[str, Any] | None) -> str:

@@ -341,13 +341,7 @@ def _judge_sentence(r: Row, basis: str) -> str:
         return f"⚠ {who} gave no valid verdict in {n} {basis}: nothing can be read."
     if r["ordered"] == 0:  # no order reached it: ties are all its verdicts can show of a habit
         tied = r["tie"]
-        if n_valid >= MIN_VALID and tied >= ONE_SIDED * n_valid:
-            return (
-                f"⚠ {who} answered Tie in {tied} of {n_valid} valid {basis}{invalid}: a judge "
-                "this one-sided says little about the texts, and its cue effects below say "
-                "little about cues."
-            )
-        return (
+        return _one_sided(f"{who} answered Tie", tied, n_valid, f"{basis}{invalid}") or (
             f"{who} without a cue answered Tie {tied} times of {n_valid} valid {basis}"
             f"{invalid}; which was shown first is not known, so its position is not counted."
         )
@@ -359,16 +353,24 @@ def _judge_sentence(r: Row, basis: str) -> str:
     }
     habit, k = max(answers.items(), key=lambda kv: kv[1])
     m = r["ordered"]
-    if m >= MIN_VALID and k >= ONE_SIDED * m:
-        return (
-            f"⚠ {who} {habit} in {k} of {m} valid {basis} ({split}{invalid}): "
-            "a judge this one-sided says little about the texts, and its cue effects "
-            "below say little about cues."
-        )
-    return (
+    return _one_sided(f"{who} {habit}", k, m, f"{basis} ({split}{invalid})") or (
         f"{who} without a cue preferred the first-shown summary {r['first']} times, "
         f"the second-shown {r['second']} and Tie {r['ordered_tie']}, of {m} valid "
         f"{basis}{invalid}."
+    )
+
+
+def _one_sided(did: str, k: int, valid: int, of: str) -> str:
+    """The warning for a judge that ``did`` one thing in ``k`` of ``valid`` verdicts; else "".
+
+    It warns where that is at least ``ONE_SIDED`` of them and they are enough (``MIN_VALID``).
+    ``of``: what the verdicts were given on, and any detail, after "valid".
+    """
+    if valid < MIN_VALID or k < ONE_SIDED * valid:
+        return ""
+    return (
+        f"⚠ {did} in {k} of {valid} valid {of}: a judge this one-sided says little about the "
+        "texts, and its cue effects below say little about cues."
     )
 
 

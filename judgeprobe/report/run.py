@@ -19,7 +19,7 @@ from judgeprobe.card.sequential import sequential_of
 from judgeprobe.metrics.flags import Readability
 from judgeprobe.metrics.load import LoadedRun
 from judgeprobe.metrics.uncertainty import DEFAULT_RESAMPLES
-from judgeprobe.report.compose import write_report
+from judgeprobe.report.compose import ReportOptions, write_report
 from judgeprobe.report.controlled import controlled_sections
 from judgeprobe.report.logs import logs_report
 from judgeprobe.report.review import review_sections
@@ -44,7 +44,7 @@ def run_report(
     if run.manifest.kind == "logs":
         return logs_report(run.dir.path, resamples, seed, console)
     return write_report(
-        run, lex, resamples, seed, console,
+        run, lex, ReportOptions(resamples, seed, limits, by), console=console,
         handed=[
             lambda j, tidy: card_sections(
                 j, tidy, lex, resamples, seed, run.manifest.task, sequential_of(run.manifest)
@@ -55,5 +55,4 @@ def run_report(
             lambda _j, _tidy: review_sections(run, resamples, seed),
             lambda _j, _tidy: calibrated_sections(run.dir),
         ],
-        limits=limits, by=by,
     )  # fmt: skip

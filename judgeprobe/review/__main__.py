@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from judgeprobe import JudgeprobeError
-from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.review.server import LOOPBACK, make_app
 
 
@@ -91,9 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C stops the server."""
-    return main_guard(lambda: main(argv), "the review is stored; run it again to go on")
+cli = guarded(main, "the review is stored; run it again to go on")
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

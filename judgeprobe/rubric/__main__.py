@@ -20,7 +20,7 @@ from rich.console import Console
 
 from judgeprobe import JudgeprobeError
 from judgeprobe.core.cells import cell, interval
-from judgeprobe.core.cli import RESUME, command_parser, main_guard
+from judgeprobe.core.cli import RESUME, command_parser, guarded
 from judgeprobe.core.records import INVALID
 from judgeprobe.metrics.load import load_run
 from judgeprobe.report.rubric import write_rubric_report
@@ -189,9 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv), RESUME)
+cli = guarded(main, RESUME)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import polars as pl
 
-from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.core.corpus import read_rows
 from judgeprobe.core.files import write_atomic
 from judgeprobe.selfpref.from_sets import self_preference_items
@@ -37,9 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv))
+cli = guarded(main)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

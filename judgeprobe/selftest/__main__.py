@@ -74,7 +74,7 @@ from judgeprobe.card.from_run import card_for_run
 from judgeprobe.card.render import summary
 from judgeprobe.card.rows import Card
 from judgeprobe.conditions import Condition, builtin_conditions, parse_conditions
-from judgeprobe.core.cli import command_parser, main_guard
+from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.cue.config import SweepConfig, load_config
 from judgeprobe.cue.item_selection import sweep_items
 from judgeprobe.engine.settings import JudgeConfig
@@ -158,6 +158,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="--coverage: the simulation's seed")
     p.add_argument("--method", choices=["score", "percentile"], default="score",
                    help="--coverage: the interval method (percentile: the old one)")  # fmt: skip
+    _planted_flags(p)
+    return p
+
+
+def _planted_flags(p: argparse.ArgumentParser) -> None:
+    """The simulated judge's planted biases, one flag each (``Biases``' defaults)."""
     defaults = Biases()
     for name, meaning in FLAGS.items():
         default = getattr(defaults, name)
@@ -181,7 +187,6 @@ def _parser() -> argparse.ArgumentParser:
         help="non-Tie verdicts sent to the judge's own style (default 0; "
         f"--battery: {PLANTED['self_preference']})",
     )
-    return p
 
 
 def _biases(args: argparse.Namespace) -> Biases:
@@ -433,9 +438,8 @@ def selftest_run(args: argparse.Namespace) -> int:
     return 1 if missed else 0
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
-    return main_guard(lambda: main(argv))
+cli = guarded(main)
+"""The command as a user runs it: errors as one line, Ctrl-C as a hint, an exit code."""
 
 
 if __name__ == "__main__":

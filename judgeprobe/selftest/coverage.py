@@ -30,12 +30,18 @@ The kinds (each a judgments design whose metric has a known expectation):
 - ``wording``: the wording flip share, each Blind showing judged under three wordings, the last
   one changing its verdict with probability v (``wording_coverage`` measures it through
   ``compute_metrics`` too).
+- ``runs``: ``compare``'s paired difference between two runs of one row (the position row's
+  first-shown excess, ``metrics.between.run_difference``): on every item run 2 leans
+  first-shown with its document's rate (mean 0.1) and run 1 with a rate higher by v / 1.1, the
+  two drawn from one uniform on 80% of items; either leans second-shown with probability 0.1
+  where it does not lean first-shown. So excess(run 1) − excess(run 2) = 1.1 × (v / 1.1) = v.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import polars as pl
@@ -43,7 +49,15 @@ import polars as pl
 from judgeprobe.conditions import BLIND, wording_condition
 from judgeprobe.metrics.compute import compute_metrics
 from judgeprobe.metrics.registry import BY_NAME
-from judgeprobe.metrics.uncertainty import SCORE, Method, Signed, Stat, ci_flag, interval
+from judgeprobe.metrics.uncertainty import (
+    SCORE,
+    Method,
+    Signed,
+    Stat,
+    ci_flag,
+    interval,
+    versus,
+)
 from judgeprobe.selftest import calibration
 from judgeprobe.text.lexicons import load_lexicons
 
@@ -64,10 +78,12 @@ VALUES: dict[str, tuple[float, ...]] = {
     "shift": (0.0, 0.05, 0.2, 0.5, 1.0),
     "prob": (0.0, 0.05, 0.2, 0.5, 1.0),
     "wording": (0.0, 0.02, 0.05, 0.2, 0.5, 1.0),
+    "runs": (0.0, 0.01, 0.05, 0.2, 0.5),
 }
 METRIC = {"share": "LDS", "ratio": "LAO", "signed": "SENS", "excess": "first_shown_excess",
           "folded": "ND", "paired": "diff_LDS", "drift": "delta_e_same",
-          "shift": "score_shift", "prob": "prob_shift", "wording": "wording_flip"}  # fmt: skip
+          "shift": "score_shift", "prob": "prob_shift", "wording": "wording_flip",
+          "runs": "compare_position"}  # fmt: skip
 RESULT_SCHEMA = {
     "kind": pl.String(),
     "metric": pl.String(),
@@ -133,6 +149,14 @@ def _prob_pairs(
     rng: np.random.Generator, value: float, judges: int, documents: int, per: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """P(target | cue) and P(target | Blind) per pair, shape (judges, documents, per)."""
+    cue, blind = _cue_blind_rates(rng, value, judges, documents, per)
+    return _probabilities(rng, cue), _probabilities(rng, blind)
+
+
+def _cue_blind_rates(
+    rng: np.random.Generator, value: float, judges: int, documents: int, per: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's rate under the cue and under Blind, (1 ± value) / 2 around its document's."""
     cue, blind = (
         np.repeat(
             np.stack([_rates(rng, q, documents, per) for _ in range(judges)])[:, :, None],
@@ -141,7 +165,7 @@ def _prob_pairs(
         )
         for q in ((1 + value) / 2, (1 - value) / 2)
     )
-    return _probabilities(rng, cue), _probabilities(rng, blind)
+    return cue, blind
 
 
 def _frame(base: dict[str, np.ndarray], *, cue: bool = False, **columns: object) -> pl.DataFrame:
@@ -165,6 +189,10 @@ def _frame(base: dict[str, np.ndarray], *, cue: bool = False, **columns: object)
     )
 
 
+Extra = Mapping[str, Mapping[str, object]]
+"""Further columns of a cue pair's two judgments, by side ("blind", "probe")."""
+
+
 def _judgments(
     kind: str, rng: np.random.Generator, value: float, judges: int, documents: int, per: int
 ) -> pl.DataFrame:
@@ -174,20 +202,37 @@ def _judgments(
         base["document"]
     ]
     u = rng.random(rate.size)
+    if kind in CUE_KINDS:
+        return _cue_judgments(kind, rng, base, rate, u, (value, judges, documents, per))
+    return _control_judgments(kind, rng, base, rate, u)
+
+
+def _cue_pair(
+    base: dict[str, np.ndarray], probe: np.ndarray, blind: np.ndarray, protocol: str = "baseline",
+    extra: Extra | None = None,
+) -> pl.DataFrame:  # fmt: skip
+    """A cue (True, target A) beside its Blind twin, each with its verdicts."""
+    rows = [
+        _frame(base, cue=True, protocol=protocol, condition=BLIND, order="12", verdict=blind,
+               target="none", **(extra or {}).get("blind", {})),
+        _frame(base, cue=True, protocol=protocol, condition="True", order="12", verdict=probe,
+               target="A", **(extra or {}).get("probe", {})),
+    ]  # fmt: skip
+    return pl.concat(rows)
+
+
+CUE_KINDS = ("prob", "share", "ratio", "paired", "drift")
+"""The kinds simulated as a cue beside Blind (``_cue_judgments``)."""
+
+
+def _cue_judgments(
+    kind: str, rng: np.random.Generator, base: dict[str, np.ndarray], rate: np.ndarray,
+    u: np.ndarray, setting: tuple[float, int, int, int],
+) -> pl.DataFrame:  # fmt: skip
+    """A cue kind's judgments (``setting``: value, judges, documents, items per document)."""
+    value, judges, documents, per = setting
     size = rate.size
-
-    Extra = Mapping[str, Mapping[str, object]]
-
-    def cue_pair(probe: np.ndarray, blind: np.ndarray, protocol: str = "baseline",
-                 extra: Extra | None = None) -> pl.DataFrame:  # fmt: skip
-        rows = [
-            _frame(base, cue=True, protocol=protocol, condition=BLIND, order="12", verdict=blind,
-                   target="none", **(extra or {}).get("blind", {})),
-            _frame(base, cue=True, protocol=protocol, condition="True", order="12", verdict=probe,
-                   target="A", **(extra or {}).get("probe", {})),
-        ]  # fmt: skip
-        return pl.concat(rows)
-
+    cue_pair = partial(_cue_pair, base)
     blind_b = np.full(size, "B")
     if kind == "prob":  # the target is A: P(A | cue) against P(A | Blind)
         cue_p, blind_p = (x.reshape(-1) for x in _prob_pairs(rng, value, judges, documents, per))
@@ -216,6 +261,19 @@ def _judgments(
         explanations = {"probe": {"explanation": [f"{d:.17g}" for d in drift]},
                         "blind": {"explanation": ["0"] * size}}  # fmt: skip
         return cue_pair(blind_b, blind_b, extra=explanations)
+    raise ValueError(f"unknown interval kind {kind!r}")
+
+
+def _control_judgments(
+    kind: str,
+    rng: np.random.Generator,
+    base: dict[str, np.ndarray],
+    rate: np.ndarray,
+    u: np.ndarray,
+) -> pl.DataFrame:
+    """A control kind's judgments: wordings, degraded copies, position."""
+    size = rate.size
+    blind_b = np.full(size, "B")
     if kind == "wording":  # Blind and two more wordings: B, B, and A where the wording flips
         last = np.where(u < rate, "A", "B")
         return pl.concat(
@@ -297,18 +355,13 @@ def document_sums(
         fresh = np.where(rng.random(p.shape) < 0.8, u, rng.random(p.shape))
         net = (fresh < _raised(base, value)).astype(float) - (u < base)
         cols = [net, ones]
+    elif kind == "runs":
+        cols = _two_runs(rng, value, judges, documents, per)
     elif kind == "drift":
         mean = np.clip(p, 1e-9, 1 - 1e-9)
         cols = [np.where(p > 0, rng.beta(mean * 5, (1 - mean) * 5), 0.0), ones]
     elif kind == "shift":  # (s_c − s_B) / (max − min) per pair, scores on 1–10
-        cue, blind = (
-            np.repeat(
-                np.stack([_rates(rng, q, documents, per) for _ in range(judges)])[:, :, None],
-                per,
-                axis=2,
-            )
-            for q in ((1 + value) / 2, (1 - value) / 2)
-        )
+        cue, blind = _cue_blind_rates(rng, value, judges, documents, per)
         cols = [(rng.binomial(9, cue) - rng.binomial(9, blind)) / 9, ones]
     elif kind == "prob":  # P(target | cue) − P(target | Blind) per pair
         cue_p, blind_p = _prob_pairs(rng, value, judges, documents, per)
@@ -318,8 +371,38 @@ def document_sums(
     return np.stack([np.asarray(c, dtype=np.float64).sum(axis=2) for c in cols], axis=2)
 
 
+SECOND = 0.1
+"""The ``runs`` design's chance of a second-shown lean where an item does not lean first."""
+
+
+def _two_runs(
+    rng: np.random.Generator, value: float, judges: int, documents: int, per: int
+) -> list[np.ndarray]:
+    """Both runs' position columns per item (first, second, swapped; run 1 then run 2)."""
+    base = np.repeat(
+        np.stack([_rates(rng, BASE_RATE, documents, per) for _ in range(judges)])[:, :, None],
+        per,
+        axis=2,
+    )
+    shape = base.shape
+    u, w = rng.random(shape), rng.random(shape)
+    fresh = np.where(rng.random(shape) < 0.8, u, rng.random(shape))
+    other = np.where(rng.random(shape) < 0.8, w, rng.random(shape))
+    first_1, first_2 = fresh < _raised(base, value / (1 + SECOND)), u < base
+    second_1, second_2 = ~first_1 & (other < SECOND), ~first_2 & (w < SECOND)
+    ones = np.ones(shape)
+    return [first_1, second_1, ones, first_2, second_2, ones]
+
+
 def _estimator(kind: str) -> Stat:
-    """The estimator the metrics table gives the kind's metric (``paired``: compare's share)."""
+    """The estimator the metrics table gives the kind's metric.
+
+    ``paired``: compare's reduced share; ``runs``: ``judgeprobe compare``'s, the excess of run 1
+    minus that of run 2 on stacked sums.
+    """
+    if kind == "runs":
+        excess = BY_NAME["first_shown_excess"].stat
+        return versus(excess, excess, len(BY_NAME["first_shown_excess"].columns))
     return Signed(0, 1) if kind == "paired" else BY_NAME[METRIC[kind]].stat
 
 
