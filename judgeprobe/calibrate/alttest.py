@@ -38,6 +38,7 @@ from judgeprobe.calibrate.labels import condition_judgments, find_labels, label_
 from judgeprobe.conditions import BLIND
 from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.core.files import atomic_path, staged_dir
+from judgeprobe.core.records import INVALID
 from judgeprobe.metrics.alttest import (
     ACCURACY,
     ALTTEST_SCHEMA,
@@ -108,7 +109,7 @@ def _run_cases(run: RunDir, condition: str, labels_file: Path | None) -> list[Ca
         metric = NEG_RMSE
     else:
         humans = rows.select("item_id", "annotator", "label")
-        judged = item_verdicts(judgments).filter(pl.col("verdict") != "Invalid")
+        judged = item_verdicts(judgments).filter(pl.col("verdict") != INVALID)
         judged = judged.select("judge", "protocol", "item_id", pl.col("verdict").alias("label"))
         metric = ACCURACY
     humans = humans.unique(["item_id", "annotator"], keep="first", maintain_order=True)

@@ -35,6 +35,7 @@ from judgeprobe.card.render import summary
 from judgeprobe.card.rows import Card
 from judgeprobe.core.cli import command_parser, guarded
 from judgeprobe.core.files import staged_dir, write_atomic
+from judgeprobe.core.records import INVALID
 from judgeprobe.logs.formats import ReadOptions, format_names, logs_task
 from judgeprobe.logs.generic import parse_map
 from judgeprobe.logs.labels import unmatched, unmatched_line
@@ -288,7 +289,7 @@ def _write(
         write_atomic(staging / BAD_ROWS, "\n".join(bad) + "\n")
     written = pl.scan_parquet(run.judgments)
     counts = written.select(
-        judgments=pl.len(), invalid=(pl.col("verdict") == "Invalid").sum(),
+        judgments=pl.len(), invalid=(pl.col("verdict") == INVALID).sum(),
         items=pl.col("item_id").n_unique(),
     ).collect().row(0, named=True)  # fmt: skip
     judges = sorted(written.select(pl.col("judge").unique()).collect()["judge"].to_list())

@@ -20,12 +20,10 @@ from itertools import combinations
 
 import polars as pl
 
-from judgeprobe.core.records import JUDGMENT_SCHEMA, LABEL_SCHEMA, Verdict
+from judgeprobe.conditions import BLIND
+from judgeprobe.core.records import INVALID, JUDGMENT_SCHEMA, LABEL_SCHEMA, Verdict
 from judgeprobe.logs.mtbench import Answers
 from judgeprobe.logs.rows import ScoreRow, VoteRow, row_schema
-
-BLIND = "Blind"
-
 
 ESCAPES = (("%", "%25"), ("/", "%2F"), ("~", "%7E"))
 """What a generator's name has escaped in an item id, the escape character first: with no
@@ -142,7 +140,7 @@ def pair_judgments(calls: pl.LazyFrame, answers: Answers) -> tuple[pl.LazyFrame,
         document_id="question_id", domain="category", generator_1=g1, generator_2=g2,
         order=pl.when(~pl.col("shown")).then(pl.lit("")).when(a_first).then(pl.lit("12"))
         .otherwise(pl.lit("21")),
-        verdict=pl.when(won.is_null()).then(pl.lit("Invalid"))
+        verdict=pl.when(won.is_null()).then(pl.lit(INVALID))
         .when(won == "tie").then(pl.lit("Tie"))
         .when((won == "first") == a_first).then(pl.lit("A")).otherwise(pl.lit("B")),
         request_key=pl.concat_str([pl.col("file"), pl.lit(":"), pl.col("line").cast(pl.String)]),
@@ -225,7 +223,7 @@ def _scores(rows: list[ScoreRow], answers: Answers) -> tuple[_Columns, int]:
                 continue
             verdict: Verdict
             if x.score is None or y.score is None:
-                verdict = "Invalid"
+                verdict = INVALID
                 why = "; ".join(r.invalid_reason for r in (x, y) if r.score is None)
             else:
                 verdict = "A" if x.score > y.score else "B" if x.score < y.score else "Tie"

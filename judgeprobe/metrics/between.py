@@ -20,6 +20,7 @@ import numpy as np
 import polars as pl
 
 from judgeprobe.core.estimate import Estimate
+from judgeprobe.core.records import INVALID
 from judgeprobe.metrics.compare import B, Cell, cell_units, paired_units
 from judgeprobe.metrics.observed import human_labels, item_verdicts
 from judgeprobe.metrics.registry import MetricSpec
@@ -149,7 +150,7 @@ def label_units(blind: pl.DataFrame, labels: pl.DataFrame | None) -> pl.DataFram
                if c not in blind.columns]  # fmt: skip
     blind = with_optional(blind.lazy()).with_columns(pl.lit(None, pl.Int64).alias(c)
         for c in missing if c.startswith("length")).collect()  # fmt: skip
-    items = item_verdicts(blind).filter(pl.col("verdict") != "Invalid")
+    items = item_verdicts(blind).filter(pl.col("verdict") != INVALID)
     same = pl.col("verdict") == pl.col("human")
     decisive = pl.col("human").is_in(["A", "B"])
     return items.join(human, on="item_id", how="inner").select(

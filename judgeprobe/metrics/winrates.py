@@ -24,6 +24,8 @@ from pathlib import Path
 import polars as pl
 from pydantic import BaseModel, ConfigDict
 
+from judgeprobe.core.records import INVALID
+
 COLUMNS = ["judge", "protocol", "model", "n", "wins", "ties", "losses", "invalid", "win_rate"]
 READS = ["judge", "protocol", "generator_1", "generator_2", "verdict", "details", "request_key"]
 """The judgments-table columns the win rates read."""
@@ -56,7 +58,7 @@ class WinRate(BaseModel):
     result."""
 
 
-_CODE = {"A": 0, "B": 1, "Tie": 2, "Invalid": 3}
+_CODE = {"A": 0, "B": 1, "Tie": 2, INVALID: 3}
 """Verdicts as small integers, so a line's two calls reduce to their min and max."""
 _CELL = ["judge", "protocol", "generator_1", "generator_2"]
 
@@ -86,7 +88,7 @@ def _lines(judgments: pl.LazyFrame) -> pl.LazyFrame:
     counted = per_line.group_by("cell", "lo", "hi").agg(count=pl.len().cast(pl.Int64))
     names = coded.select(*_CELL, "cell").unique("cell")
     verdict = (
-        pl.when(pl.col("hi") == 3).then(pl.lit("Invalid"))
+        pl.when(pl.col("hi") == 3).then(pl.lit(INVALID))
         .when(pl.col("lo") != pl.col("hi")).then(pl.lit("Tie"))
         .otherwise(pl.col("lo").replace_strict({v: k for k, v in _CODE.items()},
                                                return_dtype=pl.String))
@@ -121,14 +123,14 @@ def win_rates(judgments: pl.LazyFrame, line_files: Collection[str] = ()) -> pl.D
         ("generator_2", "B", "A", pl.col("p_b")),
     ):
         value = (
-            pl.when(verdict == "Invalid").then(None)
+            pl.when(verdict == INVALID).then(None)
             .when(pl.col("p_b").is_not_null()).then(p_won)
             .when(verdict == won).then(1.0).when(verdict == lost).then(0.0).otherwise(0.5)
         )  # fmt: skip
         side = results.select(
             "judge", "protocol", model=pl.col(model), count=count,
             win=(verdict == won) * count, tie=(verdict == "Tie") * count,
-            loss=(verdict == lost) * count, invalid=(verdict == "Invalid") * count,
+            loss=(verdict == lost) * count, invalid=(verdict == INVALID) * count,
             value=value.cast(pl.Float64) * count,
         )  # fmt: skip
         sides.append(side)

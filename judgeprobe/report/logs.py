@@ -27,6 +27,7 @@ from judgeprobe.card.speech import method_over_questions
 from judgeprobe.card.thresholds import load_thresholds
 from judgeprobe.core.estimate import shown
 from judgeprobe.core.files import atomic_path, write_atomic
+from judgeprobe.core.records import INVALID
 from judgeprobe.metrics import observed
 from judgeprobe.metrics.compute import TIDY_SCHEMA
 from judgeprobe.metrics.flags import invalid_reasons
@@ -52,7 +53,7 @@ def verdict_counts(j: pl.DataFrame) -> pl.DataFrame:
     paired from two scores.
     """
     v, o = pl.col("verdict"), pl.col("order")
-    valid = v != "Invalid"
+    valid = v != INVALID
     ordered = valid & o.is_in(SHOWN) & pl.col("score_1").is_null()
     first = ((v == "A") & (o == "12")) | ((v == "B") & (o == "21"))
     second = ((v == "B") & (o == "12")) | ((v == "A") & (o == "21"))
@@ -84,7 +85,7 @@ def _counted(n: int, noun: str) -> str:
 
 def _order_sentence(r: dict[str, int], task: Task) -> str:
     """What a cell's verdicts say of the shown order: only what the log keeps of it."""
-    valid = r["judgments"] - r["Invalid"]
+    valid = r["judgments"] - r[INVALID]
     if r["scored"]:
         return (
             f"It scored each {task.response} alone and its verdicts are its scores paired (the "
@@ -116,7 +117,7 @@ def judge_sentences(counts: pl.DataFrame, task: Task) -> list[str]:
     out = []
     for r in counts.iter_rows(named=True):
         who, n = f"{r['judge']} ({r['protocol']})", r["judgments"]
-        valid = n - r["Invalid"]
+        valid = n - r[INVALID]
         if valid == 0:
             out.append(f"⚠ {who} gave no readable verdict in {n} judgments: nothing can be read.")
             continue
@@ -161,7 +162,7 @@ def figures(card: Card) -> pl.DataFrame:
 def _about(manifest: Manifest, counts: pl.DataFrame, card: Card) -> list[str]:
     formats = manifest.config.get("formats") or {}
     read = ", ".join(f"{Path(str(p)).name} ({f})" for p, f in formats.items())
-    total, invalid = int(counts["judgments"].sum()), int(counts["Invalid"].sum())
+    total, invalid = int(counts["judgments"].sum()), int(counts[INVALID].sum())
     return [
         f"run {manifest.run_id}, created {manifest.created_at}; read from {read or 'logs'}",
         "judges: " + ", ".join(sorted({str(x) for x in counts["judge"]})),
@@ -173,7 +174,7 @@ def _about(manifest: Manifest, counts: pl.DataFrame, card: Card) -> list[str]:
 def _verdicts_table(counts: pl.DataFrame, task: Task) -> pl.DataFrame:
     shown_order = ["ordered", "first", "second"] if int(counts["ordered"].sum()) else []
     table = counts.select(
-        "judge", "protocol", "judgments", "questions", "A", "B", "Tie", "Invalid", *shown_order
+        "judge", "protocol", "judgments", "questions", "A", "B", "Tie", INVALID, *shown_order
     )
     named = {"questions": f"{task.context}s", "ordered": "shown order known",
              "first": "first-shown", "second": "second-shown"}  # fmt: skip
