@@ -322,19 +322,15 @@ async def _judged(
     return swept.summary, swept.judgments
 
 
-def check_design(
-    cfg: SweepConfig,
-    protocols: dict[str, JudgeProtocol],
-    items: list[Item],
-    conditions: dict[str, Condition],
-) -> None:
+def check_design(p: Prepared) -> None:
     """What a run refuses of its design, before any request: ``--plan`` and a run call it alike.
 
     A sequential run whose ``budget_requests`` is below its first round would judge nothing.
     """
+    cfg = p.cfg
     if cfg.design != "sequential" or not cfg.budget_requests:
         return
-    first = SequentialRounds(cfg, protocols, items, conditions).first_round()
+    first = SequentialRounds(cfg, p.protocols, p.items, p.conditions).first_round()
     if first > cfg.budget_requests:
         raise JudgeprobeError(
             f"budget_requests {cfg.budget_requests} is below the first round's {first} "
@@ -408,8 +404,9 @@ def prepare(req: RunRequest) -> Prepared:
         check_conditions(cfg.judges, {n: conditions[n] for n in cfg.conditions}, items)
     protocols = protocols_for(cfg)  # built once: planning, counts and the manifest share them
     check_writable_dir(out, "--out")
-    check_design(cfg, protocols, items, conditions)  # --plan refuses what a run would
-    return Prepared(cfg, chosen, mode, out, review, items, conditions, protocols)
+    prepared = Prepared(cfg, chosen, mode, out, review, items, conditions, protocols)
+    check_design(prepared)  # --plan refuses what a run would
+    return prepared
 
 
 async def run_command(req: RunRequest, argv: list[str]) -> tuple[int, Path]:
